@@ -1,0 +1,97 @@
+// Builds every bundle the project ships or tests:
+//   dist/extension.js        the VS Code extension (CJS, Node, `vscode` external)
+//   dist/backend/cli.js      the backend CLI (`client-tools-backend`)
+//   dist/backend/index.js    the backend library API for other Node agents
+//   media/chat.js            the sidebar chat webview (browser IIFE)
+//   out/test/vscode/index.js the suite that runs inside a real extension host
+// Flags: --watch rebuilds on change; --production minifies and drops source maps.
+import * as esbuild from 'esbuild';
+import { readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  legalComments: 'linked',
+  logLevel: 'info',
+  target: 'node20',
+};
+
+const nodeTargets = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/vscode/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    external: ['vscode'],
+    // The extension never needs the model SDK; keep it out so activation stays fast.
+    plugins: [forbid(['openai'])],
+  },
+  {
+    ...common,
+    entryPoints: { cli: 'src/backend/cli.ts', index: 'src/backend/index.ts' },
+    outdir: 'dist/backend',
+    platform: 'node',
+    format: 'cjs',
+    banner: { js: '' },
+    plugins: [forbid(['vscode'])],
+  },
+];
+
+const webviewTargets = [
+  {
+    ...common,
+    target: 'es2022',
+    entryPoints: { chat: 'src/webview/main.ts' },
+    outdir: 'media',
+    platform: 'browser',
+    format: 'iife',
+  },
+];
+
+const testEntries = {};
+for (const dir of ['test/vscode']) {
+  if (!existsSync(dir)) continue;
+  for (const f of readdirSync(dir)) {
+    if (f.endsWith('.ts')) testEntries[path.basename(f, '.ts')] = path.join(dir, f);
+  }
+}
+const testTargets = Object.keys(testEntries).length
+  ? [{
+      ...common,
+      sourcemap: 'inline',
+      minify: false,
+      entryPoints: testEntries,
+      outdir: 'out/test/vscode',
+      platform: 'node',
+      format: 'cjs',
+      external: ['vscode', 'mocha'],
+    }]
+  : [];
+
+/** Fails the build if a bundle pulls in a package that must stay out of it. */
+function forbid(names) {
+  return {
+    name: 'forbid',
+    setup(build) {
+      const filter = new RegExp(`^(${names.map((n) => n.replace(/[/]/g, '\\/')).join('|')})($|/)`);
+      build.onResolve({ filter }, (args) => ({
+        errors: [{ text: `${args.path} must not be bundled here (imported from ${args.importer})` }],
+      }));
+    },
+  };
+}
+
+const targets = [...nodeTargets, ...webviewTargets, ...(production ? [] : testTargets)];
+if (watch) {
+  const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[watch] watching for changes');
+} else {
+  await Promise.all(targets.map((t) => esbuild.build(t)));
+}

@@ -1,0 +1,179 @@
+/**
+ * Encoding and decoding of protocol messages.
+ *
+ * Text frames carry one JSON message. A message with binary content travels as one binary frame:
+ *
+ *   [u32 big-endian N][N bytes of UTF-8 JSON][attachment 0][attachment 1]…
+ *
+ * Inside the JSON each binary item says `{"type":"binary","byteLength":L,"attachment":i,…}`; the
+ * attachments follow in index order, each exactly `byteLength` bytes, with nothing left over. Peers
+ * may also send small binary items inline as base64 (`data`) in a text frame; both decode to
+ * `bytes: Uint8Array`. Decoding never throws: it returns a typed message or a coded error.
+ */
+import type { z } from 'zod';
+import { DEFAULT_LIMITS } from './constants';
+import { ErrorCode } from './errors';
+import { CLIENT_TO_SERVER_TYPES, Messages, SERVER_TO_CLIENT_TYPES } from './schemas';
+import type { AnyMessage, ClientToServer, ContentItem, ServerToClient } from './types';
+
+export interface DecodeError {
+  code: ErrorCode;
+  message: string;
+  /** The request id of the offending message when one could be read, so the peer can fail that call. */
+  relatedId?: string;
+  /** The `type` field when one could be read. */
+  messageType?: string;
+}
+
+export type DecodeResult<T> = { ok: true; message: T } | { ok: false; error: DecodeError };
+
+export interface EncodedFrame {
+  data: string | Buffer;
+  binary: boolean;
+}
+
+export type Direction = 'toServer' | 'toClient';
+
+const TYPES: Record<Direction, ReadonlySet<string>> = {
+  toServer: new Set(CLIENT_TO_SERVER_TYPES),
+  toClient: new Set(SERVER_TO_CLIENT_TYPES),
+};
+const UNION = { toServer: Messages.ClientToServer, toClient: Messages.ServerToClient };
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const HEADER_BYTES = 4;
+
+export interface DecodeOptions {
+  maxMessageBytes?: number;
+}
+
+export function decodeFromClient(data: Buffer | string, isBinary: boolean, options?: DecodeOptions): DecodeResult<ClientToServer> {
+  return decode('toServer', data, isBinary, options) as DecodeResult<ClientToServer>;
+}
+
+export function decodeFromServer(data: Buffer | string, isBinary: boolean, options?: DecodeOptions): DecodeResult<ServerToClient> {
+  return decode('toClient', data, isBinary, options) as DecodeResult<ServerToClient>;
+}
+
+export function decode(direction: Direction, data: Buffer | string, isBinary: boolean, options: DecodeOptions = {}): DecodeResult<AnyMessage> {
+  const max = options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;
+  const size = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+  if (size > max) return fail(ErrorCode.MessageTooLarge, `message of ${size} bytes exceeds the limit of ${max} bytes`);
+
+  let json: string;
+  let attachments: Buffer | undefined;
+  if (isBinary && typeof data !== 'string') {
+    if (data.length < HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, 'binary frame shorter than its 4-byte header');
+    const n = data.readUInt32BE(0);
+    if (n > data.length - HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, `binary frame header says ${n} bytes of JSON but only ${data.length - HEADER_BYTES} follow`);
+    json = data.toString('utf8', HEADER_BYTES, HEADER_BYTES + n);
+    attachments = data.subarray(HEADER_BYTES + n);
+  } else {
+    json = typeof data === 'string' ? data : data.toString('utf8');
+  }
+
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (e) {
+    return fail(ErrorCode.ParseError, `malformed JSON: ${(e as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(ErrorCode.InvalidMessage, 'a message must be a JSON object');
+  const obj = raw as Record<string, unknown>;
+  const relatedId = typeof obj.requestId === 'string' ? obj.requestId.slice(0, 200) : undefined;
+  const messageType = typeof obj.type === 'string' ? obj.type.slice(0, 64) : undefined;
+  if (messageType === undefined) return fail(ErrorCode.InvalidMessage, 'missing field "type"', relatedId);
+  if (!TYPES[direction].has(messageType)) return fail(ErrorCode.UnknownType, `unknown message type "${messageType}"`, relatedId, messageType);
+
+  if (Array.isArray(obj.content)) {
+    const resolved = resolveBinary(obj.content, attachments);
+    if ('code' in resolved) return { ok: false, error: { ...resolved, relatedId, messageType } };
+  } else if (attachments && attachments.length > 0) {
+    return fail(ErrorCode.BadBinaryFrame, 'binary frame carries attachments but the message has no content', relatedId, messageType);
+  }
+
+  const parsed = UNION[direction].safeParse(obj);
+  if (!parsed.success) return fail(ErrorCode.InvalidMessage, describeIssue(parsed.error), relatedId, messageType);
+  return { ok: true, message: parsed.data as AnyMessage };
+}
+
+/** Replaces wire binary items (inline base64 or attachment index) with `bytes`, in place. */
+function resolveBinary(content: unknown[], attachments: Buffer | undefined): { ok: true } | DecodeError {
+  let offset = 0;
+  let nextIndex = 0;
+  for (let i = 0; i < content.length; i++) {
+    const item = content[i] as Record<string, unknown> | null;
+    if (typeof item !== 'object' || item === null || item.type !== 'binary') continue;
+    const byteLength = item.byteLength;
+    if (typeof byteLength !== 'number' || !Number.isInteger(byteLength) || byteLength < 0) {
+      return { code: ErrorCode.InvalidMessage, message: `content[${i}].byteLength: must be a non-negative integer` };
+    }
+    if (typeof item.data === 'string') {
+      if (item.attachment !== undefined) return { code: ErrorCode.InvalidMessage, message: `content[${i}]: exactly one of data or attachment` };
+      if (!BASE64.test(item.data)) return { code: ErrorCode.BadBase64, message: `content[${i}].data: not valid base64` };
+      const bytes = Buffer.from(item.data, 'base64');
+      if (bytes.length !== byteLength) return { code: ErrorCode.BadBase64, message: `content[${i}].data: decodes to ${bytes.length} bytes, byteLength says ${byteLength}` };
+      content[i] = binaryItem(item, bytes);
+    } else if (item.attachment !== undefined) {
+      if (item.attachment !== nextIndex) return { code: ErrorCode.BadBinaryFrame, message: `content[${i}].attachment: expected index ${nextIndex}` };
+      if (!attachments || offset + byteLength > attachments.length) {
+        return { code: ErrorCode.BadBinaryFrame, message: `content[${i}]: attachment ${nextIndex} runs past the end of the frame` };
+      }
+      content[i] = binaryItem(item, attachments.subarray(offset, offset + byteLength));
+      offset += byteLength;
+      nextIndex++;
+    } else {
+      return { code: ErrorCode.InvalidMessage, message: `content[${i}]: a binary item needs data or attachment` };
+    }
+  }
+  const left = (attachments?.length ?? 0) - offset;
+  if (left !== 0) return { code: ErrorCode.BadBinaryFrame, message: `${left} bytes in the binary frame belong to no attachment` };
+  return { ok: true };
+}
+
+function binaryItem(item: Record<string, unknown>, bytes: Uint8Array): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: 'binary', mimeType: item.mimeType, bytes };
+  if (item.filename !== undefined) out.filename = item.filename;
+  return out;
+}
+
+/** Encodes a message; one with binary content becomes a binary frame (see the module comment). */
+export function encode(message: AnyMessage): EncodedFrame {
+  const content = (message as { content?: ContentItem[] }).content;
+  if (!content || !content.some((c) => c.type === 'binary')) return { data: JSON.stringify(message), binary: false };
+
+  const parts: Uint8Array[] = [];
+  let index = 0;
+  const wireContent = content.map((c) => {
+    if (c.type !== 'binary') return c;
+    parts.push(c.bytes);
+    const w: Record<string, unknown> = { type: 'binary', mimeType: c.mimeType, byteLength: c.bytes.byteLength, attachment: index++ };
+    if (c.filename !== undefined) w.filename = c.filename;
+    return w;
+  });
+  const json = Buffer.from(JSON.stringify({ ...message, content: wireContent }), 'utf8');
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  header.writeUInt32BE(json.length, 0);
+  return { data: Buffer.concat([header, json, ...parts]), binary: true };
+}
+
+/** Encodes binary content inline as base64 in a text frame (for peers or tests that want plain JSON). */
+export function encodeInline(message: AnyMessage): string {
+  return JSON.stringify(message, (_key, value: unknown) => {
+    if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'binary' && (value as { bytes?: unknown }).bytes instanceof Uint8Array) {
+      const { bytes, ...rest } = value as { bytes: Uint8Array };
+      return { ...rest, byteLength: bytes.byteLength, data: Buffer.from(bytes).toString('base64') };
+    }
+    return value;
+  });
+}
+
+function fail(code: ErrorCode, message: string, relatedId?: string, messageType?: string): { ok: false; error: DecodeError } {
+  return { ok: false, error: { code, message, relatedId, messageType } };
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid message';
+  const path = issue.path.length ? issue.path.map(String).join('.') : '(message)';
+  return `${path}: ${issue.message}`;
+}

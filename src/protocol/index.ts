@@ -1,0 +1,7 @@
+// Schemas are exported as a namespace because the inferred types share their names.
+export * as Schemas from './schemas';
+export { CLIENT_TO_SERVER_TYPES, SERVER_TO_CLIENT_TYPES } from './schemas';
+export * from './constants';
+export * from './errors';
+export * from './types';
+export * from './codec';

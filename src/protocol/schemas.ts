@@ -1,0 +1,298 @@
+/**
+ * The wire protocol's single source of truth: one zod schema per message.
+ * Types are inferred from these schemas; schema/*.json is generated from them (scripts/generate-schema.ts).
+ *
+ * Binary content has two shapes. On the wire (`wire` schemas) an item carries either inline base64
+ * `data` or an `attachment` index into the bytes that follow the JSON in a binary frame. After
+ * decoding (`app` schemas) every binary item carries `bytes: Uint8Array`. The message schemas are
+ * built once per shape from the same factory so they cannot drift apart.
+ */
+import { z } from 'zod';
+import { PROTOCOL, TOOL_NAME_PATTERN } from './constants';
+
+const id = z.string().min(1).max(200);
+const toolName = z.string().regex(TOOL_NAME_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
+const groupName = z.string().min(1).max(64).regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
+const shortText = z.string().max(10_000);
+const longText = z.string().max(200_000);
+
+/** A JSON Schema object describing a tool's parameters (validated for real at registration). */
+export const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('A JSON Schema (draft 2020-12 subset) for an object');
+
+export const DeclineStrategy = z.enum(['reject', 'skip']).describe('What a denied permission prompt answers: an error result, or a result saying the user skipped the call');
+
+export const ToolDefinition = z.object({
+  name: toolName,
+  description: shortText,
+  parameters: JsonSchemaObject,
+  requiresPermission: z.boolean().optional(),
+  declineStrategy: DeclineStrategy.optional(),
+  /** Calls to a sequential tool never overlap with other calls of the same batch. */
+  sequential: z.boolean().optional(),
+  /** Hidden tools are registered but not shown to the model until an augmentation shows them. */
+  hidden: z.boolean().optional(),
+});
+
+export const SkillDefinition = z.object({
+  name: toolName,
+  description: shortText,
+  functionResult: longText.optional(),
+  systemPrompt: longText.optional(),
+  /** Names of tools (in this group) the skill makes visible when activated. */
+  tools: z.array(toolName).max(256),
+});
+
+export const ToolGroupDefinition = z.object({
+  name: groupName,
+  description: shortText,
+  tools: z.array(ToolDefinition).max(512),
+  skills: z.array(SkillDefinition).max(128).optional(),
+  /** One-time text appended to the expansion result. */
+  functionResult: longText.optional(),
+  /** Joins the system prompt on every turn while the group is expanded. */
+  systemPrompt: longText.optional(),
+  /** Defaults to true: the model first sees one container function. */
+  startCollapsed: z.boolean().optional(),
+});
+
+export const ContextItem = z.object({
+  name: z.string().min(1).max(200),
+  text: longText,
+});
+
+export const Augmentation = z.object({
+  injectGroups: z.array(ToolGroupDefinition).max(64).optional(),
+  removeGroups: z.array(groupName).max(64).optional(),
+  expandGroups: z.array(groupName).max(64).optional(),
+  collapseGroups: z.array(groupName).max(64).optional(),
+  hideTools: z.array(toolName).max(512).optional(),
+  showTools: z.array(toolName).max(512).optional(),
+  addContext: z.array(ContextItem).max(64).optional(),
+});
+
+export const TextContent = z.object({ type: z.literal('text'), text: z.string() });
+export const JsonContent = z.object({ type: z.literal('json'), value: z.unknown() });
+const mimeType = z.string().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like image/png');
+const binaryBase = {
+  type: z.literal('binary'),
+  mimeType,
+  filename: z.string().max(1000).optional(),
+};
+/** On the wire: inline base64 `data`, or `attachment` = index of the bytes in the binary frame. */
+export const WireBinaryContent = z
+  .object({
+    ...binaryBase,
+    byteLength: z.number().int().nonnegative(),
+    data: z.string().optional(),
+    attachment: z.number().int().nonnegative().optional(),
+  })
+  .refine((v) => (v.data === undefined) !== (v.attachment === undefined), {
+    message: 'exactly one of data or attachment',
+  });
+/** After decoding: the bytes themselves. */
+export const BinaryContent = z.object({ ...binaryBase, bytes: z.instanceof(Uint8Array) });
+
+export const EditorContext = z.object({
+  file: z.string().max(4096).optional(),
+  language: z.string().max(100).optional(),
+  selection: z
+    .object({
+      startLine: z.number().int().nonnegative(),
+      startCharacter: z.number().int().nonnegative(),
+      endLine: z.number().int().nonnegative(),
+      endCharacter: z.number().int().nonnegative(),
+    })
+    .optional(),
+  selectedText: z.string().max(100_000).optional(),
+});
+
+export const ProgressStatus = z.enum(['awaiting-permission', 'running', 'progress']);
+export const Executor = z.enum(['client', 'server']);
+export const ToolCallOutcome = z.enum(['succeeded', 'failed', 'denied', 'skipped', 'cancelled', 'timedOut']);
+export const FinishReason = z.enum(['completed', 'cancelled', 'error', 'maxTurns']);
+
+export const GroupState = z.object({
+  name: groupName,
+  description: z.string(),
+  expanded: z.boolean(),
+  /** The container function name the model sees while the group is collapsed. */
+  containerName: z.string(),
+  tools: z.array(z.object({ name: toolName, visible: z.boolean(), requiresPermission: z.boolean() })),
+  skills: z.array(z.object({ name: toolName, active: z.boolean() })),
+});
+
+const threadRef = { threadId: id, runId: id };
+
+function buildMessages<C extends z.ZodType>(contentItem: C) {
+  const content = z.array(contentItem).max(1000);
+
+  // ── extension → backend ─────────────────────────────────────────────
+  const Hello = z.object({
+    type: z.literal('hello'),
+    protocol: z.literal(PROTOCOL),
+    client: z.object({
+      name: z.string().max(200),
+      version: z.string().max(100),
+      ide: z.string().max(200),
+      pid: z.number().int().optional(),
+    }),
+    workspace: z.object({
+      folders: z.array(z.object({ name: z.string().max(500), uri: z.string().max(4096) })).max(100),
+      trusted: z.boolean(),
+    }),
+    toolGroups: z.array(ToolGroupDefinition).max(128),
+    preExpanded: z.array(groupName).max(128).optional(),
+    reset: z.boolean().optional(),
+    resumeSession: id.optional(),
+  });
+  const ClientToolInvokeResponse = z.object({
+    type: z.literal('clientToolInvokeResponse'),
+    requestId: id,
+    success: z.boolean(),
+    content,
+    errorMessage: shortText.optional(),
+    errorCode: z.string().max(64).optional(),
+    augmentation: Augmentation.optional(),
+  });
+  const ClientToolProgress = z.object({
+    type: z.literal('clientToolProgress'),
+    requestId: id,
+    status: ProgressStatus,
+    details: shortText.optional(),
+  });
+  const UserMessage = z.object({
+    type: z.literal('userMessage'),
+    threadId: id,
+    text: z.string().min(1).max(100_000),
+    context: EditorContext.optional(),
+  });
+  const Cancel = z.object({
+    type: z.literal('cancel'),
+    threadId: id.optional(),
+    runId: id.optional(),
+  });
+  const ResetThread = z.object({ type: z.literal('resetThread'), threadId: id });
+  const UpdateToolGroups = z.object({
+    type: z.literal('updateToolGroups'),
+    augmentation: Augmentation,
+  });
+
+  // ── backend → extension ─────────────────────────────────────────────
+  const Welcome = z.object({
+    type: z.literal('welcome'),
+    protocol: z.literal(PROTOCOL),
+    sessionId: id,
+    resumed: z.boolean(),
+    server: z.object({
+      name: z.string().max(200),
+      version: z.string().max(100),
+      model: z.object({ name: z.string().max(200), offline: z.boolean() }),
+    }),
+    limits: z.object({
+      maxMessageBytes: z.number().int().positive(),
+      maxInFlight: z.number().int().positive(),
+      invokeTimeoutMs: z.number().int().positive(),
+    }),
+  });
+  const ClientToolInvokeRequest = z.object({
+    type: z.literal('clientToolInvokeRequest'),
+    requestId: id,
+    toolName,
+    callId: id,
+    arguments: z.record(z.string(), z.unknown()),
+    description: shortText.optional(),
+    threadId: id.optional(),
+    timeoutMs: z.number().int().positive().optional(),
+  });
+  const ClientToolCancel = z.object({
+    type: z.literal('clientToolCancel'),
+    requestId: id,
+    reason: shortText.optional(),
+  });
+  const RunStarted = z.object({ type: z.literal('runStarted'), ...threadRef, model: z.string().max(200) });
+  const TextDelta = z.object({ type: z.literal('textDelta'), ...threadRef, text: z.string() });
+  const ToolCallStarted = z.object({
+    type: z.literal('toolCallStarted'),
+    ...threadRef,
+    callId: id,
+    toolName: z.string().max(200),
+    arguments: z.record(z.string(), z.unknown()),
+    executor: Executor,
+    group: z.string().max(64).optional(),
+  });
+  const ToolCallUpdated = z.object({
+    type: z.literal('toolCallUpdated'),
+    ...threadRef,
+    callId: id,
+    status: ProgressStatus,
+    details: shortText.optional(),
+  });
+  const ToolCallEnded = z.object({
+    type: z.literal('toolCallEnded'),
+    ...threadRef,
+    callId: id,
+    outcome: ToolCallOutcome,
+    content,
+    errorMessage: shortText.optional(),
+    durationMs: z.number().nonnegative(),
+  });
+  const GroupExpanded = z.object({
+    type: z.literal('groupExpanded'),
+    ...threadRef,
+    group: groupName,
+    skill: toolName.optional(),
+    tools: z.array(toolName),
+  });
+  const RunFinished = z.object({ type: z.literal('runFinished'), ...threadRef, reason: FinishReason });
+  const RunError = z.object({
+    type: z.literal('runError'),
+    ...threadRef,
+    code: z.string().max(64),
+    message: shortText,
+    retryable: z.boolean(),
+  });
+  const ToolGroupStateMessage = z.object({
+    type: z.literal('toolGroupState'),
+    threadId: id.optional(),
+    collapsing: z.boolean(),
+    groups: z.array(GroupState),
+    context: z.array(ContextItem).optional(),
+  });
+  const ErrorMessage = z.object({
+    type: z.literal('error'),
+    code: z.string().max(64),
+    message: shortText,
+    relatedId: z.string().max(200).optional(),
+  });
+
+  const ClientToServer = z.discriminatedUnion('type', [
+    Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups,
+  ]);
+  const ServerToClient = z.discriminatedUnion('type', [
+    Welcome, ClientToolInvokeRequest, ClientToolCancel, RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated,
+    ToolCallEnded, GroupExpanded, RunFinished, RunError, ToolGroupStateMessage, ErrorMessage,
+  ]);
+  return {
+    Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups,
+    Welcome, ClientToolInvokeRequest, ClientToolCancel, RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated,
+    ToolCallEnded, GroupExpanded, RunFinished, RunError, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage,
+    ClientToServer, ServerToClient,
+  };
+}
+
+export const ContentItem = z.discriminatedUnion('type', [TextContent, JsonContent, BinaryContent]);
+export const WireContentItem = z.union([TextContent, JsonContent, WireBinaryContent]);
+
+/** Decoded messages: binary content carries `bytes`. Use these in code. */
+export const Messages = buildMessages(ContentItem);
+/** Wire messages: binary content carries `data` or `attachment`. Used for the generated JSON Schema. */
+export const WireMessages = buildMessages(WireContentItem);
+
+/** Direction of each message type, for docs and for routing. */
+export const CLIENT_TO_SERVER_TYPES = [
+  'hello', 'clientToolInvokeResponse', 'clientToolProgress', 'userMessage', 'cancel', 'resetThread', 'updateToolGroups',
+] as const;
+export const SERVER_TO_CLIENT_TYPES = [
+  'welcome', 'clientToolInvokeRequest', 'clientToolCancel', 'runStarted', 'textDelta', 'toolCallStarted',
+  'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError', 'toolGroupState', 'error',
+] as const;
