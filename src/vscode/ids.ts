@@ -1,0 +1,37 @@
+/** Every command, view and setting id in one place; package.json declares the same ids. */
+export const EXTENSION_ID = 'client-tools.client-tools';
+
+export const Commands = {
+  focusChat: 'clientTools.focusChat',
+  newChat: 'clientTools.newChat',
+  askAboutSelection: 'clientTools.askAboutSelection',
+  connect: 'clientTools.connect',
+  disconnect: 'clientTools.disconnect',
+  reconnect: 'clientTools.reconnect',
+  showToolGroups: 'clientTools.showToolGroups',
+  resetPermissions: 'clientTools.resetPermissions',
+  setApiKey: 'clientTools.setApiKey',
+  selectModel: 'clientTools.selectModel',
+  showLog: 'clientTools.showLog',
+  copyConnectionInfo: 'clientTools.copyConnectionInfo',
+  statusBarActions: 'clientTools.statusBarActions',
+  setBackendToken: 'clientTools.setBackendToken',
+} as const;
+
+export const Views = {
+  container: 'clientTools',
+  chat: 'clientTools.chat',
+  toolGroups: 'clientTools.toolGroups',
+} as const;
+
+/** Context keys used in `when` clauses. */
+export const ContextKeys = {
+  connected: 'clientTools.connected',
+  connectionState: 'clientTools.connectionState',
+  running: 'clientTools.running',
+} as const;
+
+export const SecretKeys = {
+  apiKey: 'clientTools.model.apiKey',
+  backendToken: 'clientTools.backendToken',
+} as const;
