@@ -1,0 +1,52 @@
+import * as vscode from 'vscode';
+
+/** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
+export interface ClientToolsConfig {
+  backendUrl: string;
+  model: { baseUrl: string; name: string };
+  invokeTimeoutSeconds: number;
+  disconnectStrategy: 'failFast' | 'retryWithBackoff' | 'fallbackMessage' | 'suspend';
+  permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number };
+  limits: { maxMessageBytes: number; maxInFlight: number; maxResultBytes: number };
+  reconnect: { maxAttempts: number; maxDelaySeconds: number };
+}
+
+const ROOT = 'clientTools';
+
+export function readConfig(): ClientToolsConfig {
+  const c = vscode.workspace.getConfiguration(ROOT);
+  return {
+    backendUrl: machineValue(c, 'backendUrl', ''),
+    model: { baseUrl: machineValue(c, 'model.baseUrl', ''), name: machineValue(c, 'model.name', '') },
+    invokeTimeoutSeconds: c.get('invokeTimeoutSeconds', 30),
+    disconnectStrategy: c.get('disconnectStrategy', 'retryWithBackoff'),
+    permissions: {
+      rememberScope: c.get('permissions.rememberScope', 'session'),
+      promptTimeoutSeconds: c.get('permissions.promptTimeoutSeconds', 300),
+    },
+    limits: {
+      maxMessageBytes: c.get('limits.maxMessageBytes', 32 * 1024 * 1024),
+      maxInFlight: c.get('limits.maxInFlight', 64),
+      maxResultBytes: c.get('limits.maxResultBytes', 16 * 1024 * 1024),
+    },
+    reconnect: {
+      maxAttempts: c.get('reconnect.maxAttempts', 10),
+      maxDelaySeconds: c.get('reconnect.maxDelaySeconds', 30),
+    },
+  };
+}
+
+/**
+ * Settings that decide where the extension connects must never come from a workspace, even if a
+ * `.vscode/settings.json` tries: read only the user (global) value, ignoring workspace layers.
+ */
+function machineValue(c: vscode.WorkspaceConfiguration, key: string, fallback: string): string {
+  const inspected = c.inspect<string>(key);
+  const value = inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
+  return typeof value === 'string' ? value.trim() : fallback;
+}
+
+export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
+  return ['backendUrl', 'model.baseUrl', 'model.name', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
+    .some((k) => e.affectsConfiguration(`${ROOT}.${k}`));
+}
