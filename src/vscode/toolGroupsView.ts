@@ -1,0 +1,98 @@
+import * as vscode from 'vscode';
+import type { ToolGroupDefinition, ToolGroupState } from '../protocol';
+
+type Node =
+  | { kind: 'group'; name: string }
+  | { kind: 'tool'; group: string; name: string }
+  | { kind: 'skill'; group: string; name: string };
+
+/**
+ * Tree of the registered tool groups. Local definitions say what exists and which tools need
+ * permission; the backend's `toolGroupState` says what the model sees right now (expanded,
+ * collapsed, hidden). Updates live as either changes.
+ */
+export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private definitions: ToolGroupDefinition[] = [];
+  private state: ToolGroupState | undefined;
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  setDefinitions(groups: ToolGroupDefinition[]): void {
+    this.definitions = groups;
+    this.changed.fire(undefined);
+  }
+
+  setState(state: ToolGroupState | undefined): void {
+    this.state = state;
+    this.changed.fire(undefined);
+  }
+
+  /** A plain snapshot of what the tree shows, for tests and for "Show Tool Groups". */
+  snapshot(): { name: string; status: string; tools: { name: string; status: string; permission: boolean }[] }[] {
+    return this.definitions.map((g) => ({
+      name: g.name,
+      status: this.groupStatus(g.name),
+      tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true })),
+    }));
+  }
+
+  getChildren(node?: Node): Node[] {
+    if (!node) return this.definitions.map((g) => ({ kind: 'group', name: g.name }));
+    if (node.kind !== 'group') return [];
+    const g = this.definitions.find((d) => d.name === node.name);
+    if (!g) return [];
+    return [
+      ...g.tools.map((t): Node => ({ kind: 'tool', group: g.name, name: t.name })),
+      ...(g.skills ?? []).map((s): Node => ({ kind: 'skill', group: g.name, name: s.name })),
+    ];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'group') {
+      const g = this.definitions.find((d) => d.name === node.name);
+      const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.Collapsed);
+      const status = this.groupStatus(node.name);
+      item.id = `group:${node.name}`;
+      item.description = status;
+      item.tooltip = g?.description;
+      item.iconPath = new vscode.ThemeIcon(status === 'expanded' ? 'folder-opened' : 'folder');
+      item.contextValue = 'group';
+      return item;
+    }
+    if (node.kind === 'skill') {
+      const active = this.state?.groups.find((g) => g.name === node.group)?.skills.find((s) => s.name === node.name)?.active ?? false;
+      const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+      item.id = `skill:${node.group}/${node.name}`;
+      item.description = active ? 'skill · active' : 'skill';
+      item.iconPath = new vscode.ThemeIcon('lightbulb');
+      return item;
+    }
+    const def = this.definitions.find((d) => d.name === node.group)?.tools.find((t) => t.name === node.name);
+    const status = this.toolStatus(node.group, node.name);
+    const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+    item.id = `tool:${node.group}/${node.name}`;
+    item.description = [def?.requiresPermission ? 'asks permission' : '', status].filter(Boolean).join(' · ');
+    item.tooltip = def?.description;
+    item.iconPath = new vscode.ThemeIcon(def?.requiresPermission ? 'shield' : status === 'hidden' ? 'eye-closed' : 'tools');
+    return item;
+  }
+
+  private groupStatus(name: string): string {
+    const g = this.state?.groups.find((s) => s.name === name);
+    if (!this.state) return 'not connected';
+    if (!g) return 'not registered';
+    return g.expanded ? 'expanded' : 'collapsed';
+  }
+
+  private toolStatus(group: string, tool: string): string {
+    const g = this.state?.groups.find((s) => s.name === group);
+    const t = g?.tools.find((x) => x.name === tool);
+    if (!t) return this.state ? 'not registered' : '';
+    if (!t.visible) return g?.expanded ? 'hidden' : 'in collapsed group';
+    return 'visible';
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
