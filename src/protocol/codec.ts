@@ -11,7 +11,7 @@
  * `bytes: Uint8Array`. Decoding never throws: it returns a typed message or a coded error.
  */
 import type { z } from 'zod';
-import { DEFAULT_LIMITS } from './constants';
+import { DEFAULT_LIMITS, PROTOCOL } from './constants';
 import { ErrorCode } from './errors';
 import { CLIENT_TO_SERVER_TYPES, Messages, SERVER_TO_CLIENT_TYPES } from './schemas';
 import type { AnyMessage, ClientToServer, ContentItem, ServerToClient } from './types';
@@ -39,7 +39,8 @@ const TYPES: Record<Direction, ReadonlySet<string>> = {
   toClient: new Set(SERVER_TO_CLIENT_TYPES),
 };
 const UNION = { toServer: Messages.ClientToServer, toClient: Messages.ServerToClient };
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Rejects invalid UTF-8 instead of replacing it with U+FFFD; keeps a BOM so JSON.parse refuses it as before. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const HEADER_BYTES = 4;
 
 export interface DecodeOptions {
@@ -65,10 +66,16 @@ export function decode(direction: Direction, data: Buffer | string, isBinary: bo
     if (data.length < HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, 'binary frame shorter than its 4-byte header');
     const n = data.readUInt32BE(0);
     if (n > data.length - HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, `binary frame header says ${n} bytes of JSON but only ${data.length - HEADER_BYTES} follow`);
-    json = data.toString('utf8', HEADER_BYTES, HEADER_BYTES + n);
+    const text = utf8(data.subarray(HEADER_BYTES, HEADER_BYTES + n));
+    if (text === undefined) return fail(ErrorCode.ParseError, 'the JSON of the binary frame is not valid UTF-8');
+    json = text;
     attachments = data.subarray(HEADER_BYTES + n);
+  } else if (typeof data === 'string') {
+    json = data;
   } else {
-    json = typeof data === 'string' ? data : data.toString('utf8');
+    const text = utf8(data);
+    if (text === undefined) return fail(ErrorCode.ParseError, 'the message is not valid UTF-8');
+    json = text;
   }
 
   let raw: unknown;
@@ -83,6 +90,10 @@ export function decode(direction: Direction, data: Buffer | string, isBinary: bo
   const messageType = typeof obj.type === 'string' ? obj.type.slice(0, 64) : undefined;
   if (messageType === undefined) return fail(ErrorCode.InvalidMessage, 'missing field "type"', relatedId);
   if (!TYPES[direction].has(messageType)) return fail(ErrorCode.UnknownType, `unknown message type "${messageType}"`, relatedId, messageType);
+  // A peer of another major version may change any field; report the version, not the first field that differs.
+  if ((messageType === 'hello' || messageType === 'welcome') && typeof obj.protocol === 'string' && obj.protocol !== PROTOCOL) {
+    return fail(ErrorCode.ProtocolMismatch, `peer speaks "${obj.protocol.slice(0, 64)}", this side speaks "${PROTOCOL}"`, relatedId, messageType);
+  }
 
   if (Array.isArray(obj.content)) {
     const resolved = resolveBinary(obj.content, attachments);
@@ -109,8 +120,10 @@ function resolveBinary(content: unknown[], attachments: Buffer | undefined): { o
     }
     if (typeof item.data === 'string') {
       if (item.attachment !== undefined) return { code: ErrorCode.InvalidMessage, message: `content[${i}]: exactly one of data or attachment` };
-      if (!BASE64.test(item.data)) return { code: ErrorCode.BadBase64, message: `content[${i}].data: not valid base64` };
       const bytes = Buffer.from(item.data, 'base64');
+      // Re-encoding proves the text was canonical base64 (alphabet, padding, zero trailing bits). A regex
+      // with a repeated group overflows V8's backtracking stack on a few megabytes and would throw.
+      if (bytes.toString('base64') !== item.data) return { code: ErrorCode.BadBase64, message: `content[${i}].data: not valid base64` };
       if (bytes.length !== byteLength) return { code: ErrorCode.BadBase64, message: `content[${i}].data: decodes to ${bytes.length} bytes, byteLength says ${byteLength}` };
       content[i] = binaryItem(item, bytes);
     } else if (item.attachment !== undefined) {
@@ -165,6 +178,14 @@ export function encodeInline(message: AnyMessage): string {
     }
     return value;
   });
+}
+
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 function fail(code: ErrorCode, message: string, relatedId?: string, messageType?: string): { ok: false; error: DecodeError } {
