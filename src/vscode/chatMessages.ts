@@ -1,0 +1,170 @@
+/**
+ * Messages between the chat webview and its host (ChatViewProvider), one zod schema each.
+ * Both sides parse what they receive: the host parses webview → host messages, the webview parses
+ * host → webview messages. Nothing here imports `vscode` or DOM types; the webview bundles this file.
+ *
+ * Run events cross `postMessage` as JSON, so the protocol's binary `bytes: Uint8Array` becomes a
+ * base64 `data` string here, and `data` is left out for content the view never displays (binaries
+ * that are not small raster images). Long strings in arguments and results are clipped by
+ * `toChatRunEvent` before they are posted: the view shows a summary, not a file dump.
+ */
+import { z } from 'zod';
+import { JsonContent, Messages, TextContent } from '../protocol/schemas';
+import type { RunEvent } from '../protocol/types';
+
+/** Raster image types the view shows inline via a `data:` URL. SVG is deliberately absent. */
+export const INLINE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+/** Larger images are posted without their bytes and shown as "N bytes of image/…". */
+export const MAX_INLINE_IMAGE_BYTES = 2 * 1024 * 1024;
+/** Longest string kept in posted arguments and results. */
+export const MAX_POSTED_STRING = 20_000;
+export const MAX_USER_TEXT = 100_000;
+export const MAX_COPY_TEXT = 1_000_000;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const runId = z.string().min(1).max(200);
+
+export const ChatBinaryContent = z.object({
+  type: z.literal('binary'),
+  mimeType: z.string().min(1).max(200),
+  filename: z.string().max(1000).optional(),
+  byteLength: z.number().int().nonnegative(),
+  /** Base64 bytes; present only for an inline image type within MAX_INLINE_IMAGE_BYTES. */
+  data: z.string().max(Math.ceil(MAX_INLINE_IMAGE_BYTES / 3) * 4).regex(BASE64, 'must be base64').optional(),
+});
+export const ChatContentItem = z.discriminatedUnion('type', [TextContent, JsonContent, ChatBinaryContent]);
+
+export const ChatToolCallEnded = Messages.ToolCallEnded.extend({ content: z.array(ChatContentItem).max(1000) });
+
+/** A protocol run event as the webview receives it. */
+export const ChatRunEvent = z.discriminatedUnion('type', [
+  Messages.RunStarted,
+  Messages.TextDelta,
+  Messages.ToolCallStarted,
+  Messages.ToolCallUpdated,
+  ChatToolCallEnded,
+  Messages.GroupExpanded,
+  Messages.RunFinished,
+  Messages.RunError,
+]);
+
+export const ConnectionState = z.enum(['connecting', 'connected', 'reconnecting', 'disconnected']);
+
+/** What the status line shows. `offline` marks the backend's offline demo model. */
+export const ChatStatus = z.object({
+  connection: ConnectionState,
+  model: z.string().max(200).optional(),
+  offline: z.boolean().optional(),
+  /** A short reason, e.g. why the connection dropped. */
+  detail: z.string().max(1000).optional(),
+});
+
+// ── host → webview ────────────────────────────────────────────────────
+export const HostRunEvent = z.object({ type: z.literal('runEvent'), event: ChatRunEvent });
+export const HostStatus = z.object({ type: z.literal('status'), status: ChatStatus });
+/** The user's message as it was sent to the backend (typed in the view or composed by a command). */
+export const HostUserMessage = z.object({ type: z.literal('userMessage'), text: z.string().min(1).max(MAX_USER_TEXT) });
+/** A permission prompt is open (or closed again) in the editor; the composer waits meanwhile. */
+export const HostAwaitingInput = z.object({ type: z.literal('awaitingInput'), open: z.boolean() });
+/** A failure outside a run (not connected, send failed); `retryable` offers Retry. */
+export const HostError = z.object({
+  type: z.literal('error'),
+  message: z.string().min(1).max(10_000),
+  code: z.string().min(1).max(64),
+  retryable: z.boolean(),
+});
+/** Clear the transcript (New Chat). */
+export const HostReset = z.object({ type: z.literal('reset') });
+/**
+ * Sent after every `ready`, once the queued messages are flushed: the run the host knows to be in
+ * progress. A view restored from saved state closes any other run it still shows as running.
+ */
+export const HostSync = z.object({ type: z.literal('sync'), activeRunId: runId.nullable() });
+
+export const HostToWebview = z.discriminatedUnion('type', [
+  HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync,
+]);
+
+// ── webview → host ────────────────────────────────────────────────────
+/** The view's script is running and listening; the host flushes its queue. */
+export const WebviewReady = z.object({ type: z.literal('ready') });
+export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
+export const WebviewStop = z.object({ type: z.literal('stop') });
+export const WebviewNewChat = z.object({ type: z.literal('newChat') });
+/** Re-send the last user message the view shows (it survives a window reload, unlike host memory). */
+export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
+/** Copy a code block to the clipboard. */
+export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().max(MAX_COPY_TEXT) });
+
+export const WebviewToHost = z.discriminatedUnion('type', [
+  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,
+]);
+
+export type ChatContentItem = z.infer<typeof ChatContentItem>;
+export type ChatBinaryContent = z.infer<typeof ChatBinaryContent>;
+export type ChatRunEvent = z.infer<typeof ChatRunEvent>;
+export type ChatStatus = z.infer<typeof ChatStatus>;
+export type ConnectionState = z.infer<typeof ConnectionState>;
+export type HostToWebview = z.infer<typeof HostToWebview>;
+export type WebviewToHost = z.infer<typeof WebviewToHost>;
+
+export function isInlineImageType(mimeType: string): boolean {
+  return (INLINE_IMAGE_TYPES as readonly string[]).includes(mimeType.toLowerCase());
+}
+
+/**
+ * Converts a decoded protocol run event into what `postMessage` carries: bytes become base64 (only
+ * for inline images within the cap), long strings in arguments and results are clipped.
+ * `toBase64` is injected so this file stays free of Node's Buffer and of DOM APIs.
+ */
+export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) => string): ChatRunEvent {
+  switch (event.type) {
+    case 'toolCallStarted':
+      return { ...event, arguments: clipStrings(event.arguments, MAX_POSTED_STRING) as Record<string, unknown> };
+    case 'toolCallEnded':
+      return {
+        ...event,
+        content: event.content.map((item): ChatContentItem => {
+          if (item.type === 'text') return { type: 'text', text: clipString(item.text, MAX_POSTED_STRING) };
+          if (item.type === 'json') return { type: 'json', value: clipStrings(item.value, MAX_POSTED_STRING) };
+          const inline = isInlineImageType(item.mimeType) && item.bytes.byteLength <= MAX_INLINE_IMAGE_BYTES;
+          return {
+            type: 'binary',
+            mimeType: item.mimeType,
+            ...(item.filename !== undefined ? { filename: item.filename } : {}),
+            byteLength: item.bytes.byteLength,
+            ...(inline ? { data: toBase64(item.bytes) } : {}),
+          };
+        }),
+      };
+    default:
+      return event;
+  }
+}
+
+function clipString(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
+}
+
+const MAX_ENTRIES = 500;
+const MAX_DEPTH = 32;
+
+/**
+ * Copies a JSON-like value with long strings clipped, arrays and objects cut to MAX_ENTRIES
+ * entries (a last entry says how many were left out) and nesting beyond MAX_DEPTH replaced by "…".
+ */
+export function clipStrings(value: unknown, max: number, depth = 0): unknown {
+  if (typeof value === 'string') return clipString(value, max);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return '…';
+  if (Array.isArray(value)) {
+    const out = value.slice(0, MAX_ENTRIES).map((v) => clipStrings(v, max, depth + 1));
+    if (value.length > MAX_ENTRIES) out.push(`… ${value.length - MAX_ENTRIES} more items`);
+    return out;
+  }
+  const entries = Object.entries(value);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of entries.slice(0, MAX_ENTRIES)) out[k] = clipStrings(v, max, depth + 1);
+  if (entries.length > MAX_ENTRIES) out['…'] = `${entries.length - MAX_ENTRIES} more keys`;
+  return out;
+}
