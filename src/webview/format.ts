@@ -1,0 +1,37 @@
+/** Labels and numbers as the chat shows them. Pure functions, tested in Node. */
+import type { CardStatus } from './state';
+
+export const STATUS_LABEL: Record<CardStatus, string> = {
+  pending: 'Pending',
+  'awaiting-permission': 'Awaiting permission',
+  running: 'Running',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  denied: 'Denied',
+  skipped: 'Skipped',
+  cancelled: 'Cancelled',
+};
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return `${minutes} min ${seconds} s`;
+}
+
+/** "1,234 bytes of application/pdf" */
+export function describeBinary(byteLength: number, mimeType: string): string {
+  return `${byteLength.toLocaleString('en-US')} byte${byteLength === 1 ? '' : 's'} of ${mimeType}`;
+}
+
+const MAX_LISTED_TOOLS = 8;
+
+/** "IDE expanded: OpenFile, ReadFile" */
+export function describeExpansion(group: string, tools: string[], skill?: string): string {
+  const head = skill ? `${group} expanded (skill ${skill})` : `${group} expanded`;
+  if (tools.length === 0) return head;
+  const listed = tools.slice(0, MAX_LISTED_TOOLS).join(', ');
+  const more = tools.length > MAX_LISTED_TOOLS ? `, +${tools.length - MAX_LISTED_TOOLS} more` : '';
+  return `${head}: ${listed}${more}`;
+}

@@ -1,0 +1,407 @@
+/**
+ * The chat view's state and its reducer: (state, action) → state, with no DOM and no I/O, so it runs
+ * in the webview and in plain Node tests alike. The state is plain JSON: the webview saves it with
+ * `setState` and restores it after the view was hidden or the window reloaded.
+ *
+ * Changed items are replaced, unchanged items keep their identity; the renderer relies on that to
+ * touch only what changed (while streaming, only the active answer).
+ */
+import { z } from 'zod';
+import { ChatStatus, isInlineImageType } from '../vscode/chatMessages';
+import type { ChatContentItem, ChatRunEvent, HostToWebview } from '../vscode/chatMessages';
+
+/** Transcript items kept; older ones are dropped. */
+export const MAX_ITEMS = 200;
+/** Base64 characters of images kept across the transcript; older images lose their bytes first. */
+export const MAX_KEPT_IMAGE_CHARS = 3_000_000;
+/** Characters kept per answer; the rest of a runaway answer is dropped. */
+export const MAX_ANSWER_CHARS = 100_000;
+/** Characters kept per result part and for the pretty-printed arguments. */
+export const MAX_DETAIL_CHARS = 20_000;
+/** Run ids remembered as finished, so late events for them are ignored. */
+const MAX_CLOSED_RUNS = 20;
+const SUMMARY_CHARS = 80;
+
+export const CardStatus = z.enum([
+  'pending', 'awaiting-permission', 'running', 'succeeded', 'failed', 'denied', 'skipped', 'cancelled',
+]);
+export type CardStatus = z.infer<typeof CardStatus>;
+const TERMINAL: ReadonlySet<CardStatus> = new Set(['succeeded', 'failed', 'denied', 'skipped', 'cancelled']);
+export function isTerminal(status: CardStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+const ResultPart = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string() }),
+  /** Pretty-printed JSON. */
+  z.object({ kind: z.literal('json'), text: z.string() }),
+  /** An inline raster image; `data` (base64) is null once dropped to stay within MAX_KEPT_IMAGE_CHARS. */
+  z.object({
+    kind: z.literal('image'),
+    mimeType: z.string(),
+    byteLength: z.number(),
+    filename: z.string().optional(),
+    data: z.string().nullable(),
+  }),
+  z.object({ kind: z.literal('binary'), mimeType: z.string(), byteLength: z.number(), filename: z.string().optional() }),
+]);
+export type ResultPart = z.infer<typeof ResultPart>;
+
+const UserItem = z.object({ kind: z.literal('user'), id: z.string(), text: z.string() });
+const AnswerItem = z.object({
+  kind: z.literal('answer'),
+  id: z.string(),
+  runId: z.string(),
+  text: z.string(),
+  /** True while deltas may still be appended to this answer. */
+  streaming: z.boolean(),
+  truncated: z.boolean(),
+});
+const ToolItem = z.object({
+  kind: z.literal('tool'),
+  id: z.string(),
+  runId: z.string(),
+  callId: z.string(),
+  toolName: z.string(),
+  group: z.string().optional(),
+  executor: z.enum(['ide', 'backend']),
+  /** One line, at most SUMMARY_CHARS characters. */
+  argsSummary: z.string(),
+  /** The full arguments, pretty-printed (clipped at MAX_DETAIL_CHARS). */
+  argsJson: z.string(),
+  status: CardStatus,
+  /** Progress details, or why the call failed, was denied or was cancelled. */
+  details: z.string().optional(),
+  durationMs: z.number().optional(),
+  result: z.array(ResultPart),
+  expanded: z.boolean(),
+});
+const ExpansionItem = z.object({
+  kind: z.literal('expansion'),
+  id: z.string(),
+  group: z.string(),
+  skill: z.string().optional(),
+  tools: z.array(z.string()),
+});
+const ErrorItem = z.object({
+  kind: z.literal('error'),
+  id: z.string(),
+  message: z.string(),
+  code: z.string(),
+  retryable: z.boolean(),
+});
+const NoticeItem = z.object({ kind: z.literal('notice'), id: z.string(), text: z.string() });
+
+export const ChatItem = z.discriminatedUnion('kind', [UserItem, AnswerItem, ToolItem, ExpansionItem, ErrorItem, NoticeItem]);
+export type ChatItem = z.infer<typeof ChatItem>;
+export type ToolItem = z.infer<typeof ToolItem>;
+export type AnswerItem = z.infer<typeof AnswerItem>;
+
+export const ChatState = z.object({
+  version: z.literal(1),
+  items: z.array(ChatItem),
+  connection: ChatStatus,
+  run: z.object({ runId: z.string(), threadId: z.string(), model: z.string(), stopRequested: z.boolean() }).nullable(),
+  /** A permission prompt is open in the editor. */
+  awaitingInput: z.boolean(),
+  /** What Retry re-sends. */
+  lastUserText: z.string().nullable(),
+  nextId: z.number().int().nonnegative(),
+  closedRunIds: z.array(z.string()),
+});
+export type ChatState = z.infer<typeof ChatState>;
+
+/** Actions that start in the view itself rather than in a host message. */
+export type LocalAction =
+  | { type: 'restore'; saved: unknown }
+  | { type: 'toggleCard'; id: string; open: boolean }
+  | { type: 'stopRequested' }
+  | { type: 'newChatRequested' };
+
+export type ChatAction = HostToWebview | LocalAction;
+
+export function initialState(): ChatState {
+  return {
+    version: 1,
+    items: [],
+    connection: { connection: 'disconnected' },
+    run: null,
+    awaitingInput: false,
+    lastUserText: null,
+    nextId: 1,
+    closedRunIds: [],
+  };
+}
+
+/** Saved state from `getState()` (any version, possibly absent or corrupt) → a valid, bounded state. */
+export function restoreState(saved: unknown): ChatState {
+  const parsed = ChatState.safeParse(saved);
+  return parsed.success ? bound(parsed.data) : initialState();
+}
+
+export function reduce(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'runEvent':
+      return onRunEvent(state, action.event);
+    case 'status':
+      return { ...state, connection: action.status };
+    case 'userMessage':
+      return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text }));
+    case 'awaitingInput':
+      return state.awaitingInput === action.open ? state : { ...state, awaitingInput: action.open };
+    case 'error':
+      return bound(append(state, { kind: 'error', message: action.message, code: action.code, retryable: action.retryable }));
+    case 'reset':
+    case 'newChatRequested':
+      return {
+        ...initialState(),
+        connection: state.connection,
+        awaitingInput: state.awaitingInput,
+        nextId: state.nextId,
+        closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
+      };
+    case 'sync':
+      return onSync(state, action.activeRunId);
+    case 'restore':
+      return restoreState(action.saved);
+    case 'toggleCard':
+      return mapItem(state, (it) => it.id === action.id && it.kind === 'tool' && it.expanded !== action.open
+        ? { ...it, expanded: action.open }
+        : it);
+    case 'stopRequested':
+      return state.run && !state.run.stopRequested ? { ...state, run: { ...state.run, stopRequested: true } } : state;
+    default:
+      // A message type this build does not know: ignore it rather than break the view.
+      return state;
+  }
+}
+
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+type NewItem = WithoutId<ChatItem>;
+
+function append(state: ChatState, item: NewItem): ChatState {
+  const items = endStreaming(state.items);
+  items.push({ ...item, id: `i${state.nextId}` } as ChatItem);
+  return { ...state, items, nextId: state.nextId + 1 };
+}
+
+/** A copy of `items` where the last answer no longer streams (a tool card or notice follows it). */
+function endStreaming(items: ChatItem[]): ChatItem[] {
+  const out = items.slice();
+  const last = out[out.length - 1];
+  if (last?.kind === 'answer' && last.streaming) out[out.length - 1] = { ...last, streaming: false };
+  return out;
+}
+
+function mapItem(state: ChatState, f: (item: ChatItem) => ChatItem): ChatState {
+  let changed = false;
+  const items = state.items.map((it) => {
+    const next = f(it);
+    if (next !== it) changed = true;
+    return next;
+  });
+  return changed ? { ...state, items } : state;
+}
+
+function remember(list: string[], runId: string): string[] {
+  return list.includes(runId) ? list : [...list, runId].slice(-MAX_CLOSED_RUNS);
+}
+
+function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
+  if (state.closedRunIds.includes(ev.runId)) return state;
+  if (ev.type === 'runStarted') {
+    if (state.run?.runId === ev.runId) return state;
+    const base = state.run ? closeRun(state, 'interrupted') : state;
+    return { ...base, run: { runId: ev.runId, threadId: ev.threadId, model: ev.model, stopRequested: false } };
+  }
+  if (state.run?.runId !== ev.runId) {
+    // An error for a run this view never saw start (e.g. refused at once) is still worth showing.
+    if (ev.type === 'runError' && !state.run) {
+      return bound(append(state, { kind: 'error', message: ev.message, code: ev.code, retryable: ev.retryable }));
+    }
+    return state;
+  }
+  switch (ev.type) {
+    case 'textDelta':
+      return appendText(state, ev.runId, ev.text);
+    case 'toolCallStarted': {
+      if (findCard(state, ev.runId, ev.callId) >= 0) return state;
+      return bound(append(state, {
+        kind: 'tool',
+        runId: ev.runId,
+        callId: ev.callId,
+        toolName: ev.toolName,
+        ...(ev.group !== undefined ? { group: ev.group } : {}),
+        executor: ev.executor === 'client' ? 'ide' : 'backend',
+        argsSummary: summarizeArguments(ev.arguments),
+        argsJson: clip(JSON.stringify(ev.arguments, null, 2), MAX_DETAIL_CHARS),
+        status: 'pending',
+        result: [],
+        expanded: false,
+      }));
+    }
+    case 'toolCallUpdated':
+      return updateCard(state, ev.runId, ev.callId, (card) => {
+        if (isTerminal(card.status)) return card;
+        const status: CardStatus = ev.status === 'awaiting-permission' ? 'awaiting-permission' : 'running';
+        const details = ev.details ?? (status === card.status ? card.details : undefined);
+        return withOptional({ ...card, status }, 'details', details);
+      });
+    case 'toolCallEnded':
+      return bound(updateCard(state, ev.runId, ev.callId, (card) => {
+        const timedOut = ev.outcome === 'timedOut';
+        const status: CardStatus = ev.outcome === 'timedOut' ? 'failed' : ev.outcome;
+        const details = timedOut ? `Timed out${ev.errorMessage ? `: ${ev.errorMessage}` : ''}` : ev.errorMessage;
+        return withOptional({ ...card, status, durationMs: ev.durationMs, result: ev.content.map(toResultPart) }, 'details', details);
+      }));
+    case 'groupExpanded':
+      return bound(append(state, {
+        kind: 'expansion',
+        group: ev.group,
+        ...(ev.skill !== undefined ? { skill: ev.skill } : {}),
+        tools: ev.tools.slice(0, 200),
+      }));
+    case 'runFinished':
+      return closeRun(state, ev.reason);
+    case 'runError': {
+      const closed = closeRun(state, 'error');
+      return bound(append(closed, { kind: 'error', message: ev.message, code: ev.code, retryable: ev.retryable }));
+    }
+  }
+}
+
+function onSync(state: ChatState, activeRunId: string | null): ChatState {
+  if (state.run && state.run.runId !== activeRunId) state = closeRun(state, 'interrupted');
+  if (activeRunId && !state.run && !state.closedRunIds.includes(activeRunId)) {
+    // The view missed the start (it was restored mid-run); adopt the run so its events show.
+    state = { ...state, run: { runId: activeRunId, threadId: '', model: '', stopRequested: false } };
+  }
+  return state;
+}
+
+type CloseReason = 'completed' | 'cancelled' | 'maxTurns' | 'error' | 'interrupted';
+const CLOSE_NOTICE: Partial<Record<CloseReason, string>> = {
+  cancelled: 'Stopped.',
+  maxTurns: 'Stopped: the agent reached its turn limit.',
+  interrupted: 'The run was interrupted.',
+};
+
+/** Ends the current run: the answer stops streaming and calls still open become cancelled. */
+function closeRun(state: ChatState, reason: CloseReason): ChatState {
+  const run = state.run;
+  if (!run) return state;
+  const items = endStreaming(state.items).map((it) =>
+    it.kind === 'tool' && it.runId === run.runId && !isTerminal(it.status)
+      ? { ...it, status: 'cancelled' as const, details: 'The run ended before this call finished.' }
+      : it);
+  let next: ChatState = { ...state, items, run: null, closedRunIds: remember(state.closedRunIds, run.runId) };
+  const notice = CLOSE_NOTICE[reason];
+  if (notice) next = append(next, { kind: 'notice', text: notice });
+  return bound(next);
+}
+
+function appendText(state: ChatState, runId: string, text: string): ChatState {
+  if (text === '') return state;
+  const last = state.items[state.items.length - 1];
+  if (last?.kind === 'answer' && last.runId === runId && last.streaming) {
+    if (last.truncated) return state;
+    const joined = last.text + text;
+    const truncated = joined.length > MAX_ANSWER_CHARS;
+    const items = state.items.slice();
+    items[items.length - 1] = { ...last, text: truncated ? joined.slice(0, MAX_ANSWER_CHARS) : joined, truncated };
+    return { ...state, items };
+  }
+  const truncated = text.length > MAX_ANSWER_CHARS;
+  return bound(append(state, { kind: 'answer', runId, text: truncated ? text.slice(0, MAX_ANSWER_CHARS) : text, streaming: true, truncated }));
+}
+
+function findCard(state: ChatState, runId: string, callId: string): number {
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    const it = state.items[i];
+    if (it.kind === 'tool' && it.runId === runId && it.callId === callId) return i;
+  }
+  return -1;
+}
+
+function updateCard(state: ChatState, runId: string, callId: string, f: (card: ToolItem) => ToolItem): ChatState {
+  const i = findCard(state, runId, callId);
+  if (i < 0) return state;
+  const card = state.items[i] as ToolItem;
+  const next = f(card);
+  if (next === card) return state;
+  const items = state.items.slice();
+  items[i] = next;
+  return { ...state, items };
+}
+
+/** Sets or removes an optional key without ever storing `undefined` (the state must survive JSON). */
+function withOptional<T extends object>(obj: T, key: string, value: string | undefined): T {
+  const copy: Record<string, unknown> = { ...(obj as Record<string, unknown>) };
+  if (value === undefined) delete copy[key];
+  else copy[key] = value;
+  return copy as T;
+}
+
+function toResultPart(item: ChatContentItem): ResultPart {
+  switch (item.type) {
+    case 'text':
+      return { kind: 'text', text: clip(item.text, MAX_DETAIL_CHARS) };
+    case 'json':
+      return { kind: 'json', text: clip(JSON.stringify(item.value, null, 2) ?? 'null', MAX_DETAIL_CHARS) };
+    case 'binary': {
+      const file = item.filename !== undefined ? { filename: item.filename } : {};
+      if (isInlineImageType(item.mimeType) && item.data !== undefined) {
+        return { kind: 'image', mimeType: item.mimeType.toLowerCase(), byteLength: item.byteLength, ...file, data: item.data };
+      }
+      return { kind: 'binary', mimeType: item.mimeType, byteLength: item.byteLength, ...file };
+    }
+  }
+}
+
+/** Keeps the last MAX_ITEMS items, and image bytes only for the newest MAX_KEPT_IMAGE_CHARS. */
+export function bound(state: ChatState): ChatState {
+  let items = state.items.length > MAX_ITEMS ? state.items.slice(-MAX_ITEMS) : state.items;
+  let budget = MAX_KEPT_IMAGE_CHARS;
+  let copied = items !== state.items;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i];
+    if (it.kind !== 'tool' || !it.result.some((p) => p.kind === 'image' && p.data !== null)) continue;
+    let changed = false;
+    const result = it.result.map((p) => {
+      if (p.kind !== 'image' || p.data === null) return p;
+      if (p.data.length <= budget) {
+        budget -= p.data.length;
+        return p;
+      }
+      changed = true;
+      return { ...p, data: null };
+    });
+    if (!changed) continue;
+    if (!copied) {
+      items = items.slice();
+      copied = true;
+    }
+    items[i] = { ...it, result };
+  }
+  return items === state.items ? state : { ...state, items };
+}
+
+export function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}\n… (${s.length - max} more characters)`;
+}
+
+/** `path: "src/a.ts", line: 3` — one line, at most `max` characters. */
+export function summarizeArguments(args: Record<string, unknown>, max = SUMMARY_CHARS): string {
+  const line = Object.entries(args).map(([k, v]) => `${k}: ${summarizeValue(v)}`).join(', ');
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+function summarizeValue(v: unknown): string {
+  if (typeof v === 'string') {
+    const flat = v.replace(/\s+/g, ' ').trim();
+    return JSON.stringify(flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`);
+  }
+  if (Array.isArray(v)) return v.length === 0 ? '[]' : `[${v.length} item${v.length === 1 ? '' : 's'}]`;
+  if (v !== null && typeof v === 'object') return '{…}';
+  return String(v);
+}
