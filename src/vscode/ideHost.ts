@@ -1,0 +1,135 @@
+import * as vscode from 'vscode';
+import type {
+  DeleteOptions, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
+  PermissionPrompt, SelectionInfo, TextRange, WorkspaceFolder,
+} from '../core/host';
+
+const ALLOW = 'Allow';
+const ALLOW_SESSION = 'Allow for this Session';
+const DENY = 'Deny';
+
+/** `IdeHost` on the real VS Code API. The only place tools reach the editor through. */
+export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
+  private readonly promptEmitter = new vscode.EventEmitter<{ open: boolean; prompt: PermissionPrompt }>();
+  /** Fires when a permission prompt opens and when it closes (answered, dismissed or cancelled). */
+  readonly onDidChangePrompt = this.promptEmitter.event;
+
+  workspaceFolders(): readonly WorkspaceFolder[] {
+    return (vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === 'file')
+      .map((f) => ({ name: f.name, path: f.uri.fsPath, uri: f.uri.toString() }));
+  }
+
+  isTrusted(): boolean {
+    return vscode.workspace.isTrusted;
+  }
+
+  async openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile> {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(absPath));
+    const selection = options.selection ? clampRange(doc, options.selection) : undefined;
+    const editor = await vscode.window.showTextDocument(doc, { preview: options.preview, selection, preserveFocus: false });
+    if (selection) editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    return { language: doc.languageId, lineCount: doc.lineCount };
+  }
+
+  async getSelection(): Promise<SelectionInfo | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) return undefined;
+    const { document, selection } = editor;
+    return {
+      path: document.uri.scheme === 'file' ? document.uri.fsPath : undefined,
+      uri: document.uri.toString(),
+      language: document.languageId,
+      selection: toRange(selection),
+      text: document.getText(selection),
+      isEmpty: selection.isEmpty,
+    };
+  }
+
+  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined> {
+    const show = severity === 'error' ? vscode.window.showErrorMessage : severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    return show(text, ...buttons);
+  }
+
+  async stat(absPath: string): Promise<FileStat | undefined> {
+    try {
+      const s = await vscode.workspace.fs.stat(vscode.Uri.file(absPath));
+      const kind = s.type & vscode.FileType.Directory ? 'directory' : s.type & vscode.FileType.File ? 'file' : 'other';
+      return { kind, size: kind === 'directory' ? 0 : s.size };
+    } catch (e) {
+      if (e instanceof vscode.FileSystemError && e.code === 'FileNotFound') return undefined;
+      throw e;
+    }
+  }
+
+  async readFile(absPath: string): Promise<Uint8Array> {
+    return vscode.workspace.fs.readFile(vscode.Uri.file(absPath));
+  }
+
+  async deleteFile(absPath: string, options: DeleteOptions): Promise<void> {
+    const uri = vscode.Uri.file(absPath);
+    try {
+      await vscode.workspace.fs.delete(uri, { recursive: options.recursive, useTrash: options.useTrash });
+    } catch (e) {
+      // Some platforms (and remote hosts without a desktop) have no trash: delete for good then,
+      // which is what the user approved in the prompt.
+      if (!options.useTrash) throw e;
+      await vscode.workspace.fs.delete(uri, { recursive: options.recursive, useTrash: false });
+    }
+  }
+
+  async countEntries(absDir: string, limit: number): Promise<number> {
+    let count = 0;
+    const queue = [vscode.Uri.file(absDir)];
+    while (queue.length && count < limit) {
+      const dir = queue.shift()!;
+      for (const [name, type] of await vscode.workspace.fs.readDirectory(dir)) {
+        if (++count >= limit) break;
+        if (type & vscode.FileType.Directory && !(type & vscode.FileType.SymbolicLink)) queue.push(vscode.Uri.joinPath(dir, name));
+      }
+    }
+    return Math.min(count, limit);
+  }
+
+  /**
+   * A modal dialog: the tool, the exact target, and Allow / Allow for this Session / Deny.
+   * Dismissing it (Escape, Cancel) means deny. VS Code's API cannot close a modal dialog from code,
+   * so when the call is cancelled this resolves at once and the dialog's later answer is ignored.
+   */
+  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
+    if (signal.aborted) return Promise.resolve(undefined);
+    const buttons = prompt.offerAllowSession ? [ALLOW, ALLOW_SESSION, DENY] : [ALLOW, DENY];
+    const detail = [`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n');
+    this.promptEmitter.fire({ open: true, prompt });
+    return new Promise<PermissionAnswer | undefined>((resolve) => {
+      let settled = false;
+      const finish = (answer: PermissionAnswer | undefined) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        this.promptEmitter.fire({ open: false, prompt });
+        resolve(answer);
+      };
+      const onAbort = () => finish(undefined);
+      signal.addEventListener('abort', onAbort);
+      vscode.window.showWarningMessage(prompt.message, { modal: true, detail }, ...buttons).then(
+        (choice) => finish(choice === ALLOW ? 'allow' : choice === ALLOW_SESSION ? 'allowSession' : choice === DENY ? 'deny' : undefined),
+        () => finish(undefined),
+      );
+    });
+  }
+
+  dispose(): void {
+    this.promptEmitter.dispose();
+  }
+}
+
+function toRange(s: vscode.Selection | vscode.Range): TextRange {
+  return { startLine: s.start.line, startCharacter: s.start.character, endLine: s.end.line, endCharacter: s.end.character };
+}
+
+function clampRange(doc: vscode.TextDocument, r: TextRange): vscode.Selection {
+  const start = doc.validatePosition(new vscode.Position(r.startLine, r.startCharacter));
+  const end = doc.validatePosition(new vscode.Position(r.endLine, r.endCharacter));
+  return new vscode.Selection(start, end);
+}
