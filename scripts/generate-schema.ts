@@ -153,7 +153,7 @@ const DEFINITIONS: [string, z.ZodType, string][] = [
   ['ContentItem', S.WireContentItem, 'One item of a tool result: text, any JSON value, or binary bytes.'],
   ['TextContent', S.TextContent, 'Plain text for the model.'],
   ['JsonContent', S.JsonContent, 'A JSON value for the model (rendered as JSON text for models that only take text).'],
-  ['BinaryContent', S.WireBinaryContent, 'Bytes with a MIME type, for example an image. `byteLength` is the decoded size. Exactly one of `data` (canonical base64, in a text frame) or `attachment` (the item\'s index among the attachments of a binary frame, counting binary items in order from 0) is present.'],
+  ['BinaryContent', S.WireBinaryContent, 'Bytes with a MIME type, for example an image. `byteLength` is the decoded size. Exactly one of `data` (the bytes as canonical base64) or `attachment` (only in a binary frame: the index of the item\'s bytes among the attachments after the JSON; the first item with an attachment says 0, the next 1, and so on) is present.'],
   ['EditorContext', S.EditorContext, 'What the user was looking at when sending a message. Lines and characters are zero-based.'],
   ['GroupState', S.GroupState, 'One tool group as the backend currently presents it to the model.'],
   ['ProgressStatus', S.ProgressStatus, 'State of a pending client tool call.'],
