@@ -54,7 +54,7 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   },
   clientToolInvokeResponse: {
     title: 'Client tool invoke response',
-    description: `${TO_SERVER} The one final answer to a \`clientToolInvokeRequest\` with the same \`requestId\`: success flag, content for the model, an optional error code and message, and an optional augmentation the backend applies before its next model call.`,
+    description: `${TO_SERVER} The answer to the \`clientToolInvokeRequest\` with the same \`requestId\` (a re-sent request that is still running first gets \`DUPLICATE_REQUEST\`, then the real answer): success flag, content for the model, an optional error code and message, and an optional augmentation the backend applies before its next model call.`,
   },
   clientToolProgress: {
     title: 'Client tool progress',
@@ -82,7 +82,7 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   },
   clientToolInvokeRequest: {
     title: 'Client tool invoke request',
-    description: `${TO_CLIENT} Run a client tool. \`requestId\` is unique per call and is never executed twice; a replay of an answered id gets the stored answer. The extension answers with exactly one \`clientToolInvokeResponse\`, optionally preceded by \`clientToolProgress\`.`,
+    description: `${TO_CLIENT} Run a client tool. \`requestId\` is unique per call and is never executed twice; a replay of an answered id gets the stored answer. The extension answers with a \`clientToolInvokeResponse\`, optionally preceded by \`clientToolProgress\`.`,
   },
   clientToolCancel: {
     title: 'Client tool cancel',

@@ -49,7 +49,7 @@ describe('docs/PROTOCOL.md', () => {
           assert.ok(participants.has(arrow[1]) && participants.has(arrow[2]), `undeclared participant in: ${line}`);
           continue;
         }
-        assert.match(line, /^\s*(participant \w+ as .+|Note (over|left of|right of) [\w,]+: .+|alt .+|else .+|end|opt .+|loop .+)$/, `not mermaid: ${line}`);
+        assert.match(line, /^\s*(participant \w+ as .+|Note (over|left of|right of) [\w,]+: .+|alt .+|else .+|par .+|and .+|end|opt .+|loop .+)$/, `not mermaid: ${line}`);
       }
     }
     for (const title of ['A plain call', 'A call that needs permission', 'An expansion', 'An augmentation', 'A cancel', 'A reconnect']) {
