@@ -1,0 +1,356 @@
+/**
+ * The chat's DOM. `ChatView.update(state)` brings the page in line with a state from the reducer.
+ * Items keep their element between updates: an unchanged item (same object) is not touched, an
+ * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
+ * open/closed state and keyboard focus survive status changes.
+ */
+import { isInlineImageType } from '../vscode/chatMessages';
+import { describeBinary, describeExpansion, formatDuration, STATUS_LABEL } from './format';
+import { renderMarkdown } from './markdown';
+import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
+import { isTerminal } from './state';
+
+export interface ChatActions {
+  send(text: string): void;
+  stop(): void;
+  newChat(): void;
+  retry(): void;
+  copy(text: string): void;
+  toggleCard(id: string, open: boolean): void;
+}
+
+type Child = Node | string | null | undefined | false;
+type Attrs = Record<string, string | boolean | undefined>;
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    if (name === 'class') el.className = String(value);
+    else el.setAttribute(name, value === true ? '' : value);
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+const CONNECTION_LABEL = {
+  connecting: 'Connecting…',
+  connected: 'Connected',
+  reconnecting: 'Reconnecting…',
+  disconnected: 'Disconnected',
+} as const;
+
+const AWAITING_TEXT = 'Awaiting your input: answer the permission prompt in the editor.';
+const MAX_ANNOUNCED_CHARS = 2000;
+
+interface Rendered {
+  item: ChatItem;
+  el: HTMLElement;
+}
+
+export class ChatView {
+  private readonly connDot = h('span', { class: 'conn-dot', 'aria-hidden': 'true' });
+  private readonly connText = h('span', { class: 'conn-text' });
+  private readonly modelText = h('span', { class: 'model-name' });
+  private readonly offlineBadge = h('span', {
+    class: 'badge offline-badge',
+    title: 'Answers come from the backend\'s scripted offline demo model, not a language model. Set clientTools.model.* to use a real model.',
+    hidden: true,
+  }, 'Offline demo model');
+  private readonly detailText = h('span', { class: 'conn-detail' });
+  private readonly runText = h('span', { class: 'run-state' });
+  private readonly statusLine = h('div', { class: 'status-line', role: 'status' },
+    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText);
+
+  private readonly list = h('div', { class: 'items' });
+  private readonly empty = h('div', { class: 'empty' },
+    h('p', {}, 'Ask the agent about your code.'),
+    h('p', {}, 'It can use tools in your editor; anything that changes files asks for your permission first.'));
+  private readonly transcript = h('main', { class: 'transcript', 'aria-label': 'Conversation', tabindex: '0' }, this.empty, this.list);
+
+  private readonly banner = h('div', { class: 'banner', hidden: true }, AWAITING_TEXT);
+  private readonly input = h('textarea', {
+    class: 'input',
+    rows: '2',
+    'aria-label': 'Message to the agent',
+    placeholder: 'Ask the agent… (Enter to send, Shift+Enter for a new line)',
+  });
+  private readonly sendButton = h('button', { type: 'submit', class: 'send' }, 'Send');
+  private readonly stopButton = h('button', { type: 'button', class: 'stop', hidden: true }, 'Stop');
+  private readonly newChatButton = h('button', { type: 'button', class: 'secondary new-chat', title: 'Start a new conversation' }, 'New Chat');
+  private readonly composer = h('form', { class: 'composer', 'aria-label': 'Compose a message' },
+    this.input,
+    h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.newChatButton));
+  private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
+
+  private readonly rendered = new Map<string, Rendered>();
+  private state: ChatState | undefined;
+  private inputHadFocus = false;
+
+  constructor(root: HTMLElement, private readonly actions: ChatActions) {
+    root.classList.add('chat');
+    root.append(this.statusLine, this.transcript, this.banner, this.composer, this.announcer);
+
+    this.composer.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.trySend();
+    });
+    this.input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        e.preventDefault();
+        this.trySend();
+      }
+    });
+    this.stopButton.addEventListener('click', () => this.actions.stop());
+    this.newChatButton.addEventListener('click', () => {
+      this.actions.newChat();
+      this.input.focus();
+    });
+    this.transcript.addEventListener('click', (e) => {
+      const target = e.target instanceof Element ? e.target.closest('button') : null;
+      if (!target) return;
+      if (target.classList.contains('retry')) this.actions.retry();
+      if (target.classList.contains('copy-code')) {
+        const code = target.closest('.code-block')?.querySelector('code');
+        if (code) {
+          this.actions.copy(code.textContent ?? '');
+          target.textContent = 'Copied';
+          setTimeout(() => { target.textContent = 'Copy'; }, 1500);
+        }
+      }
+    });
+  }
+
+  update(state: ChatState): void {
+    const prev = this.state;
+    this.state = state;
+    const stick = this.nearBottom() || this.endsWithNewUserMessage(prev, state);
+    this.renderStatus(state);
+    this.renderItems(state);
+    this.renderComposer(state);
+    this.announceChanges(prev, state);
+    if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
+  }
+
+  private trySend(): void {
+    const s = this.state;
+    if (!s || s.run || s.awaitingInput) return;
+    const text = this.input.value;
+    if (!text.trim()) return;
+    this.actions.send(text);
+    this.input.value = '';
+  }
+
+  private nearBottom(): boolean {
+    const t = this.transcript;
+    return t.scrollHeight - t.scrollTop - t.clientHeight < 48;
+  }
+
+  private endsWithNewUserMessage(prev: ChatState | undefined, state: ChatState): boolean {
+    const last = state.items[state.items.length - 1];
+    return last?.kind === 'user' && !prev?.items.includes(last);
+  }
+
+  // ── status line ─────────────────────────────────────────────────────
+  private renderStatus(state: ChatState): void {
+    const c = state.connection;
+    this.connDot.className = `conn-dot conn-${c.connection}`;
+    this.connText.textContent = CONNECTION_LABEL[c.connection];
+    const offline = c.offline === true;
+    this.offlineBadge.hidden = !offline;
+    this.modelText.textContent = !offline && c.model ? c.model : '';
+    this.modelText.hidden = offline || !c.model;
+    // The reason matters when the connection is not up; when connected it stays in the tooltip.
+    this.detailText.textContent = c.detail && c.connection !== 'connected' ? c.detail : '';
+    this.detailText.hidden = !this.detailText.textContent;
+    this.statusLine.title = c.detail ?? '';
+    this.runText.textContent = state.awaitingInput ? 'Awaiting your input' : state.run ? 'Working…' : '';
+    this.runText.classList.toggle('awaiting', state.awaitingInput);
+  }
+
+  // ── composer ────────────────────────────────────────────────────────
+  private renderComposer(state: ChatState): void {
+    const running = state.run !== null;
+    if (state.awaitingInput && !this.input.disabled) this.inputHadFocus = document.activeElement === this.input;
+    this.input.disabled = state.awaitingInput;
+    if (!state.awaitingInput && this.inputHadFocus) {
+      this.inputHadFocus = false;
+      this.input.focus();
+    }
+    this.banner.hidden = !state.awaitingInput;
+    // During a run Stop takes Send's place.
+    this.sendButton.hidden = running;
+    this.sendButton.disabled = running || state.awaitingInput;
+    this.stopButton.hidden = !running;
+    this.stopButton.disabled = state.run?.stopRequested === true;
+    this.stopButton.textContent = state.run?.stopRequested ? 'Stopping…' : 'Stop';
+    this.transcript.setAttribute('aria-busy', String(running));
+    const retryDisabled = running || state.awaitingInput || !state.lastUserText;
+    for (const b of this.list.querySelectorAll<HTMLButtonElement>('button.retry')) b.disabled = retryDisabled;
+  }
+
+  // ── transcript ──────────────────────────────────────────────────────
+  private renderItems(state: ChatState): void {
+    this.empty.hidden = state.items.length > 0;
+    const ids = new Set(state.items.map((it) => it.id));
+    for (const [id, r] of this.rendered) {
+      if (!ids.has(id)) {
+        r.el.remove();
+        this.rendered.delete(id);
+      }
+    }
+    let ref = this.list.firstElementChild;
+    for (const item of state.items) {
+      const el = this.elementFor(item);
+      if (el === ref) ref = el.nextElementSibling;
+      else this.list.insertBefore(el, ref);
+    }
+  }
+
+  private elementFor(item: ChatItem): HTMLElement {
+    const r = this.rendered.get(item.id);
+    if (r && r.item === item) return r.el;
+    if (r && r.item.kind === 'answer' && item.kind === 'answer') {
+      this.patchAnswer(r.el, r.item, item);
+      r.item = item;
+      return r.el;
+    }
+    if (r && r.item.kind === 'tool' && item.kind === 'tool') {
+      this.patchTool(r.el, r.item, item);
+      r.item = item;
+      return r.el;
+    }
+    const el = this.create(item);
+    if (r) r.el.replaceWith(el);
+    this.rendered.set(item.id, { item, el });
+    return el;
+  }
+
+  private create(item: ChatItem): HTMLElement {
+    switch (item.kind) {
+      case 'user':
+        return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), h('div', { class: 'user-text' }, item.text));
+      case 'answer': {
+        const el = h('div', { class: 'msg answer' }, h('div', { class: 'who' }, 'Agent'), h('div', { class: 'markdown' }));
+        this.patchAnswer(el, undefined, item);
+        return el;
+      }
+      case 'tool':
+        return this.createTool(item);
+      case 'expansion':
+        return h('div', { class: 'event expansion' },
+          h('span', { class: 'event-icon', 'aria-hidden': 'true' }, '+'),
+          h('span', {}, describeExpansion(item.group, item.tools, item.skill)));
+      case 'notice':
+        return h('div', { class: 'event notice' }, item.text);
+      case 'error':
+        return h('div', { class: 'msg error-item' },
+          h('div', { class: 'error-text' }, h('span', { class: 'error-title' }, 'Error: '), item.message),
+          h('div', { class: 'error-footer' },
+            h('code', { class: 'error-code' }, item.code),
+            item.retryable && h('button', { type: 'button', class: 'retry secondary' }, 'Retry')));
+    }
+  }
+
+  private patchAnswer(el: HTMLElement, prev: AnswerItem | undefined, item: AnswerItem): void {
+    el.classList.toggle('streaming', item.streaming);
+    const body = el.querySelector<HTMLElement>('.markdown');
+    if (body && prev?.text !== item.text) body.innerHTML = renderMarkdown(item.text);
+    if (item.truncated && !el.querySelector('.truncated')) {
+      el.append(h('p', { class: 'truncated' }, 'The answer was too long; the rest is not shown.'));
+    }
+  }
+
+  private createTool(item: ToolItem): HTMLElement {
+    const details = h('details', { class: 'tool-card', open: item.expanded },
+      h('summary', {},
+        h('span', { class: 'card-line' },
+          h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
+          h('span', { class: 'tool-name' }),
+          h('span', { class: 'tool-status' })),
+        h('span', { class: 'card-line secondary' },
+          h('span', { class: 'tool-args' }),
+          h('span', { class: 'tool-meta' }))),
+      h('div', { class: 'card-body' }));
+    details.addEventListener('toggle', () => this.actions.toggleCard(item.id, details.open));
+    this.patchTool(details, undefined, item);
+    return details;
+  }
+
+  private patchTool(el: HTMLElement, prev: ToolItem | undefined, item: ToolItem): void {
+    el.className = `tool-card status-${item.status}`;
+    const set = (selector: string, text: string, title?: string): void => {
+      const part = el.querySelector<HTMLElement>(selector);
+      if (!part) return;
+      part.textContent = text;
+      if (title !== undefined) part.title = title;
+    };
+    set('.tool-name', item.toolName, item.group ? `${item.toolName} (group ${item.group})` : item.toolName);
+    set('.tool-status', STATUS_LABEL[item.status]);
+    set('.tool-args', item.argsSummary || '(no arguments)', item.argsSummary);
+    const executor = item.executor === 'ide' ? 'IDE' : 'Backend';
+    const meta = item.durationMs !== undefined ? `${executor} · ${formatDuration(item.durationMs)}` : executor;
+    set('.tool-meta', meta, item.executor === 'ide' ? 'Runs in the editor' : 'Runs in the agent backend');
+    if (prev && prev.result === item.result && prev.details === item.details && prev.argsJson === item.argsJson && prev.status === item.status) return;
+    const body = el.querySelector<HTMLElement>('.card-body');
+    body?.replaceChildren(...this.toolBody(item));
+  }
+
+  private toolBody(item: ToolItem): Node[] {
+    const nodes: Node[] = [];
+    if (item.details) nodes.push(h('p', { class: 'card-details' }, item.details));
+    nodes.push(h('div', { class: 'section-label' }, 'Arguments'));
+    nodes.push(h('pre', {}, h('code', { class: 'language-json' }, item.argsJson)));
+    if (item.result.length > 0) {
+      nodes.push(h('div', { class: 'section-label' }, 'Result'));
+      for (const part of item.result) nodes.push(this.resultPart(part));
+    } else if (isTerminal(item.status)) {
+      nodes.push(h('div', { class: 'section-label' }, 'Result'), h('p', { class: 'muted' }, 'No content.'));
+    }
+    return nodes;
+  }
+
+  private resultPart(part: ResultPart): Node {
+    switch (part.kind) {
+      case 'text':
+        return h('pre', { class: 'result-text' }, part.text);
+      case 'json':
+        return h('pre', {}, h('code', { class: 'language-json' }, part.text));
+      case 'image': {
+        if (part.data === null || !isInlineImageType(part.mimeType)) {
+          return h('p', { class: 'muted' }, `${describeBinary(part.byteLength, part.mimeType)} (image no longer kept)`);
+        }
+        const label = `${part.filename ?? 'Image'} (${describeBinary(part.byteLength, part.mimeType)})`;
+        const img = h('img', { class: 'result-image', alt: label });
+        img.src = `data:${part.mimeType};base64,${part.data}`;
+        return h('figure', { class: 'result-figure' }, img, h('figcaption', {}, label));
+      }
+      case 'binary':
+        return h('p', { class: 'muted binary' }, `${part.filename ? `${part.filename}: ` : ''}${describeBinary(part.byteLength, part.mimeType)}`);
+    }
+  }
+
+  // ── screen readers ──────────────────────────────────────────────────
+  private announceChanges(prev: ChatState | undefined, state: ChatState): void {
+    if (!prev) return; // A restored transcript is not read out again.
+    const before = new Map(prev.items.map((it) => [it.id, it]));
+    for (const item of state.items) {
+      const old = before.get(item.id);
+      if (item === old) continue;
+      if (item.kind === 'answer' && !item.streaming && (old === undefined || (old.kind === 'answer' && old.streaming))) {
+        const text = this.rendered.get(item.id)?.el.querySelector('.markdown')?.textContent ?? item.text;
+        this.announce(text.slice(0, MAX_ANNOUNCED_CHARS));
+      } else if (item.kind === 'error' && !old) {
+        this.announce(`Error: ${item.message}`);
+      } else if (item.kind === 'tool' && (!old || (old.kind === 'tool' && old.status !== item.status))) {
+        this.announce(`${item.toolName}: ${STATUS_LABEL[item.status]}`);
+      }
+    }
+    if (state.awaitingInput && !prev.awaitingInput) this.announce(AWAITING_TEXT);
+  }
+
+  private announce(text: string): void {
+    this.announcer.append(h('p', {}, text));
+    while (this.announcer.childElementCount > 5) this.announcer.firstElementChild?.remove();
+  }
+}
