@@ -1,0 +1,209 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { RunEvent } from '../protocol';
+import { chatHtml } from '../webview/html';
+import { MAX_USER_TEXT, toChatRunEvent, WebviewToHost, type ChatStatus, type HostToWebview } from './chatMessages';
+import { Views } from './ids';
+
+/** Messages kept for a view that is not listening (hidden, or not opened yet). */
+const MAX_QUEUED = 5000;
+const MAX_ERROR_TEXT = 10_000;
+
+const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+/**
+ * The sidebar chat (`clientTools.chat`). It renders what it is told and reports what the user does;
+ * the code that talks to the backend listens to its events and feeds it run events.
+ *
+ * The webview is not kept alive while hidden: it saves its own state and is rebuilt when shown
+ * again. Until the page says `ready`, messages are queued (text deltas of one run are merged), and
+ * on every `ready` the host sends the latest status, the awaiting-input flag, the queue, and `sync`.
+ *
+ * Behaviour of its own: a message sent from the view is echoed into the transcript before
+ * `onDidSend` fires, and New Chat in the view clears the view itself before `onDidNewChat` fires.
+ */
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private readonly sendEmitter = new vscode.EventEmitter<string>();
+  private readonly stopEmitter = new vscode.EventEmitter<void>();
+  private readonly newChatEmitter = new vscode.EventEmitter<void>();
+  private readonly retryEmitter = new vscode.EventEmitter<string>();
+  /** The user sent a message (already echoed in the view). */
+  readonly onDidSend = this.sendEmitter.event;
+  /** The user pressed Stop: cancel the current run. */
+  readonly onDidStop = this.stopEmitter.event;
+  /** The user pressed New Chat (the view already cleared itself): reset the thread. */
+  readonly onDidNewChat = this.newChatEmitter.event;
+  /** The user pressed Retry on an error: re-send this text, the last user message the view shows. */
+  readonly onDidRetry = this.retryEmitter.event;
+
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter];
+  private viewDisposables: vscode.Disposable[] = [];
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private queue: HostToWebview[] = [];
+  private droppedWarned = false;
+  private status: ChatStatus = { connection: 'disconnected' };
+  private awaitingInput = false;
+  private activeRunId: string | null = null;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Pick<vscode.LogOutputChannel, 'warn'>,
+  ) {}
+
+  /** Creates the provider and registers it for `clientTools.chat`; disposing it unregisters. */
+  static register(extensionUri: vscode.Uri, log: Pick<vscode.LogOutputChannel, 'warn'>): ChatViewProvider {
+    const provider = new ChatViewProvider(extensionUri, log);
+    provider.disposables.push(vscode.window.registerWebviewViewProvider(Views.chat, provider, {
+      webviewOptions: { retainContextWhenHidden: false },
+    }));
+    return provider;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView, _context: vscode.WebviewViewResolveContext, _token: vscode.CancellationToken): void {
+    this.releaseView();
+    this.view = view;
+    this.ready = false;
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    view.webview.html = chatHtml({
+      cspSource: view.webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js')).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
+    });
+    this.viewDisposables.push(
+      view.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
+      // A hidden view's document is thrown away; queue until the rebuilt page says `ready`.
+      view.onDidChangeVisibility(() => {
+        if (!view.visible) this.ready = false;
+      }),
+      view.onDidDispose(() => {
+        if (this.view === view) this.releaseView();
+      }),
+    );
+  }
+
+  postRunEvent(event: RunEvent): void {
+    if (event.type === 'runStarted') this.activeRunId = event.runId;
+    else if ((event.type === 'runFinished' || event.type === 'runError') && event.runId === this.activeRunId) this.activeRunId = null;
+    this.post({ type: 'runEvent', event: toChatRunEvent(event, toBase64) });
+  }
+
+  /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection). */
+  showUserMessage(text: string): void {
+    if (text.trim()) this.post({ type: 'userMessage', text: text.slice(0, MAX_USER_TEXT) });
+  }
+
+  setStatus(status: ChatStatus): void {
+    this.status = {
+      connection: status.connection,
+      ...(status.model !== undefined ? { model: status.model.slice(0, 200) } : {}),
+      ...(status.offline !== undefined ? { offline: status.offline } : {}),
+      ...(status.detail !== undefined ? { detail: status.detail.slice(0, 1000) } : {}),
+    };
+    if (this.ready) this.post({ type: 'status', status: this.status });
+  }
+
+  /** A permission prompt opened (true) or closed (false); the composer waits while it is open. */
+  setAwaitingInput(open: boolean): void {
+    this.awaitingInput = open;
+    if (this.ready) this.post({ type: 'awaitingInput', open });
+  }
+
+  showError(message: string, code: string, retryable = true): void {
+    this.post({ type: 'error', message: message.slice(0, MAX_ERROR_TEXT) || 'Unknown error', code: code.slice(0, 64) || 'INTERNAL', retryable });
+  }
+
+  /** Clears the transcript (New Chat from the command or the view title). */
+  reset(): void {
+    this.queue = [];
+    this.post({ type: 'reset' });
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = WebviewToHost.safeParse(raw);
+    if (!parsed.success) {
+      const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      this.log.warn(`Chat view: ignored an invalid message from the webview (${where})`);
+      return;
+    }
+    const message = parsed.data;
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.flush();
+        break;
+      case 'send':
+        this.post({ type: 'userMessage', text: message.text });
+        this.sendEmitter.fire(message.text);
+        break;
+      case 'stop':
+        this.stopEmitter.fire();
+        break;
+      case 'newChat':
+        this.queue = [];
+        this.newChatEmitter.fire();
+        break;
+      case 'retry':
+        this.retryEmitter.fire(message.text);
+        break;
+      case 'copy':
+        void vscode.env.clipboard.writeText(message.text);
+        break;
+    }
+  }
+
+  private post(message: HostToWebview): void {
+    if (this.view && this.ready) {
+      void this.view.webview.postMessage(message);
+      return;
+    }
+    if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync') return; // sent on `ready`
+    if (message.type === 'reset') this.queue = [];
+    const last = this.queue[this.queue.length - 1];
+    if (
+      message.type === 'runEvent' && message.event.type === 'textDelta'
+      && last?.type === 'runEvent' && last.event.type === 'textDelta' && last.event.runId === message.event.runId
+    ) {
+      this.queue[this.queue.length - 1] = { ...last, event: { ...last.event, text: last.event.text + message.event.text } };
+      return;
+    }
+    this.queue.push(message);
+    if (this.queue.length > MAX_QUEUED) {
+      this.queue.shift();
+      if (!this.droppedWarned) {
+        this.droppedWarned = true;
+        this.log.warn(`Chat view: more than ${MAX_QUEUED} messages queued while the view was hidden; dropping the oldest`);
+      }
+    }
+  }
+
+  private flush(): void {
+    const view = this.view;
+    if (!view) return;
+    const queued = this.queue;
+    this.queue = [];
+    this.droppedWarned = false;
+    const messages: HostToWebview[] = [
+      { type: 'status', status: this.status },
+      { type: 'awaitingInput', open: this.awaitingInput },
+      ...queued,
+      { type: 'sync', activeRunId: this.activeRunId },
+    ];
+    for (const m of messages) void view.webview.postMessage(m);
+  }
+
+  private releaseView(): void {
+    for (const d of this.viewDisposables) d.dispose();
+    this.viewDisposables = [];
+    this.view = undefined;
+    this.ready = false;
+  }
+
+  dispose(): void {
+    this.releaseView();
+    for (const d of this.disposables) d.dispose();
+    this.disposables.length = 0;
+  }
+}
