@@ -1,0 +1,361 @@
+/**
+ * The chat webview in real Chromium: the bundle built from src/webview/main.ts, the page and CSP the
+ * host ships (chatHtml), a stubbed `acquireVsCodeApi`, dark-theme `--vscode-*` variables set the way
+ * VS Code sets them. Run with `npx mocha test/e2e/chat-webview.test.ts`; screenshots go to
+ * test-results/chat-*.png.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { HostToWebview } from '../../src/vscode/chatMessages';
+import { chatHtml } from '../../src/webview/html';
+import type { ChatAction } from '../../src/webview/state';
+import { ev } from '../unit/webview/fixtures';
+
+// Browser globals used inside page callbacks (the root tsconfig has no DOM lib).
+interface StubWindow {
+  __posted: { type: string; text?: string }[];
+  __violations: string[];
+  postMessage(message: unknown, targetOrigin: string): void;
+}
+declare const window: StubWindow;
+declare const document: { activeElement: { className: string; tagName: string } | null };
+declare function requestAnimationFrame(callback: () => void): number;
+declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineColor: string };
+
+const ROOT = path.resolve(__dirname, '../..');
+const BUNDLE = path.join(ROOT, 'out/e2e/chat.js');
+const RESULTS = path.join(ROOT, 'test-results');
+
+/** VS Code's Dark Modern values for the variables the view uses. */
+const DARK_THEME: Record<string, string> = {
+  '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif',
+  '--vscode-font-size': '13px',
+  '--vscode-editor-font-family': '"Droid Sans Mono", "monospace", monospace',
+  '--vscode-editor-font-size': '12px',
+  '--vscode-foreground': '#cccccc',
+  '--vscode-descriptionForeground': '#9d9d9d',
+  '--vscode-editor-background': '#1f1f1f',
+  '--vscode-sideBar-background': '#181818',
+  '--vscode-panel-border': '#2b2b2b',
+  '--vscode-widget-border': '#313131',
+  '--vscode-editorWidget-background': '#202020',
+  '--vscode-button-background': '#0078d4',
+  '--vscode-button-foreground': '#ffffff',
+  '--vscode-button-hoverBackground': '#026ec1',
+  '--vscode-button-border': '#ffffff12',
+  '--vscode-button-secondaryBackground': '#313131',
+  '--vscode-button-secondaryForeground': '#cccccc',
+  '--vscode-button-secondaryHoverBackground': '#3c3c3c',
+  '--vscode-input-background': '#313131',
+  '--vscode-input-foreground': '#cccccc',
+  '--vscode-input-border': '#3c3c3c',
+  '--vscode-input-placeholderForeground': '#989898',
+  '--vscode-focusBorder': '#0078d4',
+  '--vscode-errorForeground': '#f85149',
+  '--vscode-testing-iconPassed': '#73c991',
+  '--vscode-editorWarning-foreground': '#cca700',
+  '--vscode-progressBar-background': '#0078d4',
+  '--vscode-textCodeBlock-background': '#2b2b2b',
+  '--vscode-textLink-foreground': '#4daafc',
+  '--vscode-textLink-activeForeground': '#4daafc',
+  '--vscode-textPreformat-foreground': '#d0d0d0',
+  '--vscode-textBlockQuote-border': '#616161',
+  '--vscode-badge-background': '#616161',
+  '--vscode-badge-foreground': '#f8f8f8',
+  '--vscode-inputValidation-errorBackground': '#5a1d1d',
+  '--vscode-inputValidation-errorBorder': '#be1100',
+  '--vscode-inputValidation-warningBackground': '#352a05',
+  '--vscode-inputValidation-warningBorder': '#b89500',
+};
+
+/**
+ * Runs in the page before its scripts: the webview API stub (state kept in sessionStorage so a
+ * reload restores it, like VS Code does), the theme variables, a CSP violation log. A string rather
+ * than a function: tsx's transpiled functions reference helpers that do not exist in the page.
+ */
+function pageSetup(theme: Record<string, string>): string {
+  return `(() => {
+  const theme = ${JSON.stringify(theme)};
+  window.__posted = [];
+  window.__violations = [];
+  let acquired = false;
+  window.acquireVsCodeApi = () => {
+    if (acquired) throw new Error('acquireVsCodeApi may be called only once');
+    acquired = true;
+    return {
+      postMessage: (m) => { window.__posted.push(JSON.parse(JSON.stringify(m))); },
+      getState: () => {
+        const s = sessionStorage.getItem('vscodeState');
+        return s === null ? undefined : JSON.parse(s);
+      },
+      setState: (s) => sessionStorage.setItem('vscodeState', JSON.stringify(s)),
+    };
+  };
+  document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+  document.addEventListener('DOMContentLoaded', () => {
+    // VS Code puts the theme variables on <html> and a theme class on <body>.
+    for (const [k, v] of Object.entries(theme)) document.documentElement.style.setProperty(k, v);
+    document.body.classList.add('vscode-dark');
+  });
+})();`;
+}
+
+describe('chat webview in Chromium', function () {
+  this.timeout(60_000);
+  let server: Server;
+  let baseUrl: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let consoleLines: string[];
+
+  before(async () => {
+    mkdirSync(RESULTS, { recursive: true });
+    await build({
+      entryPoints: [path.join(ROOT, 'src/webview/main.ts')],
+      outfile: BUNDLE,
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      logLevel: 'silent',
+    });
+    server = createServer((req, res) => {
+      const url = req.url ?? '/';
+      const send = (type: string, body: string | Buffer) => {
+        res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+        res.end(body);
+      };
+      if (url === '/') {
+        send('text/html; charset=utf-8', chatHtml({
+          cspSource: baseUrl,
+          nonce: randomBytes(18).toString('base64'),
+          scriptUri: `${baseUrl}/media/chat.js`,
+          styleUri: `${baseUrl}/media/chat.css`,
+        }));
+      } else if (url === '/media/chat.js') {
+        send('text/javascript; charset=utf-8', readFileSync(BUNDLE));
+      } else if (url === '/media/chat.css') {
+        send('text/css; charset=utf-8', readFileSync(path.join(ROOT, 'media/chat.css')));
+      } else {
+        res.writeHead(url === '/favicon.ico' ? 204 : 404);
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: [
+        '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+      ],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 380, height: 820 }, colorScheme: 'dark', reducedMotion: 'reduce' });
+    page = await context.newPage();
+    consoleLines = [];
+    page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
+    await page.addInitScript({ content: pageSetup(DARK_THEME) });
+    await page.goto(`${baseUrl}/`);
+    await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
+  });
+
+  afterEach(async () => {
+    const violations = await page.evaluate(() => window.__violations);
+    await context.close();
+    assert.deepEqual(violations, [], 'CSP violations');
+    assert.deepEqual(consoleLines.filter((l) => /Content Security Policy|Refused to|pageerror|^error/i.test(l)), [], 'console errors');
+  });
+
+  /** Posts host → webview messages and waits until the view has rendered them. */
+  async function host(...messages: (HostToWebview | ChatAction)[]): Promise<void> {
+    for (const m of messages) await page.evaluate((msg) => window.postMessage(msg, '*'), m);
+    await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  }
+  const posted = () => page.evaluate(() => window.__posted);
+  const card = (tool: string) => page.locator('.tool-card', { has: page.locator('.tool-name', { hasText: new RegExp(`^${tool}$`) }) });
+  const shot = (name: string) => page.screenshot({ path: path.join(RESULTS, `chat-${name}.png`) });
+
+  it('renders a run: markdown, expansion, cards through permission, denial and an image result', async () => {
+    await host({ type: 'status', status: { connection: 'connected', model: 'offline-demo', offline: true } });
+    await shot('empty');
+    const screenshotPng = await page.screenshot({ clip: { x: 0, y: 0, width: 160, height: 90 } });
+    assert.equal(await page.locator('.offline-badge').isVisible(), true);
+    assert.equal(await page.locator('.offline-badge').textContent(), 'Offline demo model');
+
+    await host({ type: 'userMessage', text: 'Open the README, delete src/old.ts and show me a screenshot.' }, ev.started());
+    assert.equal(await page.locator('button.stop').isVisible(), true, 'Stop is visible during a run');
+    assert.equal(await page.locator('button.send').isVisible(), false, 'Stop takes the place of Send');
+
+    await host(
+      ev.text('I will **open** the README first'),
+      ev.text(' and check it.\n\nHere is the plan:\n\n1. Open `README.md`\n2. Delete the old file\n\n```ts\nconst answer: number = 42;\n```\n\nSee [the docs](https://example.com/docs) or '),
+      ev.text('[this](command:workbench.action.terminal.new) <img src=x onerror=alert(1)>.'),
+    );
+    assert.equal(await page.locator('.msg.answer').count(), 1, 'deltas stream into one answer');
+    assert.equal(await page.locator('.msg.answer strong').textContent(), 'open');
+    assert.equal(await page.locator('.msg.answer code.language-ts').textContent(), 'const answer: number = 42;\n');
+    assert.equal(await page.locator('.msg.answer a[href="https://example.com/docs"]').count(), 1);
+    assert.equal(await page.locator('.msg.answer a[href^="command:"]').count(), 0);
+    assert.equal(await page.locator('.msg.answer img').count(), 0);
+    assert.match((await page.locator('.msg.answer').textContent()) ?? '', /<img src=x onerror=alert\(1\)>/);
+
+    await host(
+      ev.expanded('IDE', ['OpenFile', 'ReadFile', 'DeleteFile']),
+      ev.toolStarted('c1', 'OpenFile', { path: 'README.md', preview: false }, { group: 'IDE' }),
+      ev.toolUpdated('c1', 'awaiting-permission'),
+      { type: 'awaitingInput', open: true },
+    );
+    assert.equal(await page.locator('.event.expansion').textContent(), '+IDE expanded: OpenFile, ReadFile, DeleteFile');
+    assert.equal(await card('OpenFile').locator('.tool-status').textContent(), 'Awaiting permission');
+    assert.equal(await page.locator('textarea').isDisabled(), true, 'input is disabled while a prompt is open');
+    assert.equal(await page.locator('.banner').isVisible(), true);
+    assert.match((await page.locator('.banner').textContent()) ?? '', /Awaiting your input/);
+    await shot('awaiting');
+
+    await host(
+      { type: 'awaitingInput', open: false },
+      ev.toolUpdated('c1', 'running'),
+      ev.toolEnded('c1', 'succeeded', 42, [{ type: 'text', text: 'Opened README.md in the editor.' }]),
+      ev.toolStarted('c2', 'DeleteFile', { path: 'src/old.ts' }, { group: 'IDE' }),
+      ev.toolUpdated('c2', 'awaiting-permission'),
+      { type: 'awaitingInput', open: true },
+      { type: 'awaitingInput', open: false },
+      ev.toolEnded('c2', 'denied', 2600, [], 'The user denied DeleteFile.'),
+      ev.toolStarted('c3', 'TakeScreenshot', { target: 'activeEditor' }, { executor: 'server' }),
+      ev.toolUpdated('c3', 'running'),
+    );
+    assert.equal(await page.locator('textarea').isDisabled(), false);
+    assert.equal(await card('TakeScreenshot').locator('.tool-status').textContent(), 'Running');
+
+    await host(
+      ev.toolEnded('c3', 'succeeded', 1234, [
+        { type: 'binary', mimeType: 'image/png', bytes: new Uint8Array(screenshotPng), filename: 'editor.png' },
+        { type: 'binary', mimeType: 'application/pdf', bytes: new Uint8Array(2048) },
+      ]),
+      ev.text('I opened the README. You **denied** the delete, so `src/old.ts` is still there.'),
+      ev.finished('completed'),
+    );
+
+    const statuses = await page.locator('.tool-card').evaluateAll((els) => els.map((e) => `${e.querySelector('.tool-name')?.textContent}:${e.className}`));
+    assert.deepEqual(statuses, [
+      'OpenFile:tool-card status-succeeded',
+      'DeleteFile:tool-card status-denied',
+      'TakeScreenshot:tool-card status-succeeded',
+    ]);
+    assert.equal(await card('OpenFile').locator('.tool-meta').textContent(), 'IDE · 42 ms');
+    assert.equal(await card('DeleteFile').locator('.tool-status').textContent(), 'Denied');
+    assert.equal(await card('TakeScreenshot').locator('.tool-meta').textContent(), 'Backend · 1.2 s');
+    assert.equal(await card('OpenFile').locator('.tool-args').textContent(), 'path: "README.md", preview: false');
+    assert.equal(await page.locator('button.stop').isVisible(), false, 'Stop hides when the run ends');
+    assert.equal(await page.locator('button.send').isVisible(), true);
+    assert.equal(await page.locator('button.send').isEnabled(), true);
+    assert.match((await page.locator('[aria-live="polite"]').textContent()) ?? '', /You denied the delete/);
+
+    // Expand the cards with the keyboard-operable summaries.
+    await card('DeleteFile').locator('summary').click();
+    await card('TakeScreenshot').locator('summary').click();
+    await host();
+    assert.equal(await card('DeleteFile').locator('.card-details').textContent(), 'The user denied DeleteFile.');
+    assert.match((await card('DeleteFile').locator('pre code.language-json').textContent()) ?? '', /"path": "src\/old.ts"/);
+    const img = card('TakeScreenshot').locator('img.result-image');
+    assert.match((await img.getAttribute('src')) ?? '', /^data:image\/png;base64,iVBOR/);
+    await page.waitForFunction(() => {
+      const el = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document.querySelector('img.result-image');
+      return el !== null && el.complete && el.naturalWidth > 0;
+    });
+    assert.match((await card('TakeScreenshot').locator('figcaption').textContent()) ?? '', /^editor\.png \([\d,]+ bytes of image\/png\)$/);
+    assert.equal(await card('TakeScreenshot').locator('.binary').textContent(), '2,048 bytes of application/pdf');
+    await card('TakeScreenshot').scrollIntoViewIfNeeded();
+    await shot('run');
+    await page.locator('.transcript').evaluate((el) => { el.scrollTop = 0; });
+    await shot('run-top');
+    await page.locator('.transcript').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await shot('run-bottom');
+  });
+
+  it('is keyboard reachable: Tab reaches the input and Send, Enter sends, Shift+Enter adds a line', async () => {
+    await host({ type: 'status', status: { connection: 'connected', model: 'gpt-4.1-mini' } });
+    const active = () => page.evaluate(() => `${document.activeElement?.tagName.toLowerCase()}.${document.activeElement?.className}`);
+    const seen: string[] = [];
+    for (let i = 0; i < 6 && !seen.includes('button.send'); i++) {
+      await page.keyboard.press('Tab');
+      seen.push(await active());
+    }
+    assert.ok(seen.includes('textarea.input'), `Tab order: ${seen.join(' → ')}`);
+    assert.ok(seen.includes('button.send'), `Tab order: ${seen.join(' → ')}`);
+    assert.ok(seen.indexOf('textarea.input') < seen.indexOf('button.send'));
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+    assert.notEqual(outline, 'none', 'focused button shows a focus ring');
+    await shot('focus');
+
+    await page.locator('textarea').focus();
+    await page.keyboard.type('first line');
+    await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type('second line');
+    assert.deepEqual((await posted()).filter((m) => m.type === 'send'), []);
+    await page.keyboard.press('Enter');
+    assert.deepEqual((await posted()).filter((m) => m.type === 'send'), [{ type: 'send', text: 'first line\nsecond line' }]);
+    assert.equal(await page.locator('textarea').inputValue(), '');
+    await shot('keyboard');
+  });
+
+  it('Stop cancels the run and New Chat clears the transcript', async () => {
+    await host({ type: 'userMessage', text: 'long task' }, ev.started(), ev.text('Working on it'));
+    await page.locator('button.stop').click();
+    await host();
+    assert.deepEqual((await posted()).filter((m) => m.type === 'stop'), [{ type: 'stop' }]);
+    assert.equal(await page.locator('button.stop').textContent(), 'Stopping…');
+    await host(ev.finished('cancelled'));
+    assert.equal(await page.locator('.event.notice').textContent(), 'Stopped.');
+    await page.locator('button.new-chat').click();
+    await host();
+    assert.deepEqual((await posted()).filter((m) => m.type === 'newChat'), [{ type: 'newChat' }]);
+    assert.equal(await page.locator('.items > *').count(), 0);
+    assert.equal(await page.locator('.empty').isVisible(), true);
+  });
+
+  it('shows errors with Retry, which re-sends the last user message', async () => {
+    await host(
+      { type: 'status', status: { connection: 'reconnecting', detail: 'connection lost' } },
+      { type: 'userMessage', text: 'summarize this file' },
+      ev.started(),
+      ev.error('MODEL_RATE_LIMITED', 'The model endpoint kept answering 429 after retries.', true),
+    );
+    assert.equal(await page.locator('.conn-detail').textContent(), 'connection lost');
+    const retry = page.locator('.error-item button.retry');
+    assert.equal(await retry.isEnabled(), true);
+    assert.equal(await page.locator('.error-item .error-code').textContent(), 'MODEL_RATE_LIMITED');
+    await shot('error');
+    await retry.click();
+    assert.deepEqual((await posted()).filter((m) => m.type === 'retry'), [{ type: 'retry', text: 'summarize this file' }]);
+  });
+
+  it('restores the transcript after a reload and ignores invalid host messages', async () => {
+    await host({ type: 'userMessage', text: 'hello' }, ev.started(), ev.text('Hi **there**'), ev.finished());
+    await host({ type: 'executeCommand', command: 'workbench.action.terminal.new' } as unknown as HostToWebview);
+    await host({ type: 'runEvent', event: { type: 'textDelta' } } as unknown as HostToWebview);
+    assert.equal(await page.locator('.msg.answer .markdown').textContent(), 'Hi there\n');
+    assert.ok(consoleLines.some((l) => l.startsWith('warning: chat view: ignored an invalid message')), consoleLines.join('\n'));
+    await page.reload();
+    await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
+    assert.equal(await page.locator('.msg.user .user-text').textContent(), 'hello');
+    assert.equal(await page.locator('.msg.answer strong').textContent(), 'there');
+  });
+});
