@@ -168,3 +168,70 @@ export function clipStrings(value: unknown, max: number, depth = 0): unknown {
   if (entries.length > MAX_ENTRIES) out['…'] = `${entries.length - MAX_ENTRIES} more keys`;
   return out;
 }
+
+/** Messages kept for a view that is not listening (hidden, or not opened yet). */
+export const MAX_QUEUED_MESSAGES = 5000;
+/** Base64 image characters kept in that queue; older images lose their bytes first. */
+export const MAX_QUEUED_IMAGE_CHARS = 4_000_000;
+
+/**
+ * Host → webview messages waiting for the view's `ready`, bounded in count and image bytes.
+ * Text deltas of one run merge into one message; a reset drops everything queued before it.
+ */
+export class PendingHostMessages {
+  private items: HostToWebview[] = [];
+  /** Messages dropped since the last `take()` because the queue was full. */
+  dropped = 0;
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  push(message: HostToWebview): void {
+    if (message.type === 'reset') this.items = [];
+    const last = this.items[this.items.length - 1];
+    if (
+      message.type === 'runEvent' && message.event.type === 'textDelta'
+      && last?.type === 'runEvent' && last.event.type === 'textDelta' && last.event.runId === message.event.runId
+    ) {
+      this.items[this.items.length - 1] = { ...last, event: { ...last.event, text: last.event.text + message.event.text } };
+      return;
+    }
+    this.items.push(message);
+    if (message.type === 'runEvent' && message.event.type === 'toolCallEnded' && message.event.content.some((c) => c.type === 'binary' && c.data)) {
+      this.trimImages();
+    }
+    if (this.items.length > MAX_QUEUED_MESSAGES) {
+      this.items.shift();
+      this.dropped++;
+    }
+  }
+
+  /** Everything queued, oldest first; the queue is empty afterwards. */
+  take(): HostToWebview[] {
+    const out = this.items;
+    this.items = [];
+    this.dropped = 0;
+    return out;
+  }
+
+  private trimImages(): void {
+    let budget = MAX_QUEUED_IMAGE_CHARS;
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const m = this.items[i];
+      if (m.type !== 'runEvent' || m.event.type !== 'toolCallEnded') continue;
+      let changed = false;
+      const content = m.event.content.map((c): ChatContentItem => {
+        if (c.type !== 'binary' || !c.data) return c;
+        if (c.data.length <= budget) {
+          budget -= c.data.length;
+          return c;
+        }
+        changed = true;
+        const { data: _dropped, ...rest } = c;
+        return rest;
+      });
+      if (changed) this.items[i] = { ...m, event: { ...m.event, content } };
+    }
+  }
+}

@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { RunEvent } from '../protocol';
 import { chatHtml } from '../webview/html';
-import { MAX_USER_TEXT, toChatRunEvent, WebviewToHost, type ChatStatus, type HostToWebview } from './chatMessages';
+import { MAX_USER_TEXT, PendingHostMessages, toChatRunEvent, WebviewToHost, type ChatStatus, type HostToWebview } from './chatMessages';
 import { Views } from './ids';
 
-/** Messages kept for a view that is not listening (hidden, or not opened yet). */
-const MAX_QUEUED = 5000;
 const MAX_ERROR_TEXT = 10_000;
 
 const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
@@ -40,8 +38,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private viewDisposables: vscode.Disposable[] = [];
   private view: vscode.WebviewView | undefined;
   private ready = false;
-  private queue: HostToWebview[] = [];
-  private droppedWarned = false;
+  private readonly queue = new PendingHostMessages();
   private status: ChatStatus = { connection: 'disconnected' };
   private awaitingInput = false;
   private activeRunId: string | null = null;
@@ -117,7 +114,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Clears the transcript (New Chat from the command or the view title). */
   reset(): void {
-    this.queue = [];
     this.post({ type: 'reset' });
   }
 
@@ -142,7 +138,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.stopEmitter.fire();
         break;
       case 'newChat':
-        this.queue = [];
         this.newChatEmitter.fire();
         break;
       case 'retry':
@@ -159,36 +154,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       void this.view.webview.postMessage(message);
       return;
     }
-    if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync') return; // sent on `ready`
-    if (message.type === 'reset') this.queue = [];
-    const last = this.queue[this.queue.length - 1];
-    if (
-      message.type === 'runEvent' && message.event.type === 'textDelta'
-      && last?.type === 'runEvent' && last.event.type === 'textDelta' && last.event.runId === message.event.runId
-    ) {
-      this.queue[this.queue.length - 1] = { ...last, event: { ...last.event, text: last.event.text + message.event.text } };
-      return;
-    }
+    // Status and the awaiting-input flag are sent fresh on `ready`; everything else waits in order.
+    if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync') return;
+    const droppedBefore = this.queue.dropped;
     this.queue.push(message);
-    if (this.queue.length > MAX_QUEUED) {
-      this.queue.shift();
-      if (!this.droppedWarned) {
-        this.droppedWarned = true;
-        this.log.warn(`Chat view: more than ${MAX_QUEUED} messages queued while the view was hidden; dropping the oldest`);
-      }
+    if (droppedBefore === 0 && this.queue.dropped > 0) {
+      this.log.warn('Chat view: too many messages queued while the view was hidden; dropping the oldest');
     }
   }
 
   private flush(): void {
     const view = this.view;
     if (!view) return;
-    const queued = this.queue;
-    this.queue = [];
-    this.droppedWarned = false;
     const messages: HostToWebview[] = [
       { type: 'status', status: this.status },
       { type: 'awaitingInput', open: this.awaitingInput },
-      ...queued,
+      ...this.queue.take(),
       { type: 'sync', activeRunId: this.activeRunId },
     ];
     for (const m of messages) void view.webview.postMessage(m);
