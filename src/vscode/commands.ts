@@ -1,0 +1,128 @@
+import * as vscode from 'vscode';
+import type { EditorContext } from '../protocol';
+import type { ClientToolsContext } from './context';
+import { Commands, SecretKeys, Views } from './ids';
+
+const MAX_SELECTION_CHARS = 20_000;
+
+/** Registers every palette command; each is owned by the extension context's subscriptions. */
+export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  return [
+    reg(Commands.focusChat, () => vscode.commands.executeCommand(`${Views.chat}.focus`)),
+    reg(Commands.newChat, () => ctx.newChat(true)),
+    reg(Commands.askAboutSelection, () => askAboutSelection(ctx)),
+    reg(Commands.connect, () => ctx.connect()),
+    reg(Commands.disconnect, () => ctx.disconnect()),
+    reg(Commands.reconnect, () => ctx.reconnect()),
+    reg(Commands.showToolGroups, () => vscode.commands.executeCommand(`${Views.toolGroups}.focus`)),
+    reg(Commands.resetPermissions, () => resetPermissions(ctx)),
+    reg(Commands.setApiKey, () => setSecret(ctx, SecretKeys.apiKey, 'API key for the OpenAI-compatible endpoint', 'sk-…')),
+    reg(Commands.setBackendToken, () => setSecret(ctx, SecretKeys.backendToken, 'Token of the agent backend set in clientTools.backendUrl', '')),
+    reg(Commands.selectModel, () => selectModel()),
+    reg(Commands.showLog, () => ctx.log.show()),
+    reg(Commands.copyConnectionInfo, () => copyConnectionInfo(ctx)),
+    reg(Commands.statusBarActions, () => statusBarActions(ctx)),
+  ];
+}
+
+/** Builds the editor context sent with a question: file, language, selection (capped). */
+export function editorContext(editor: vscode.TextEditor | undefined): EditorContext | undefined {
+  if (!editor) return undefined;
+  const { document, selection } = editor;
+  const text = document.getText(selection);
+  return {
+    file: vscode.workspace.asRelativePath(document.uri, false),
+    language: document.languageId,
+    selection: { startLine: selection.start.line, startCharacter: selection.start.character, endLine: selection.end.line, endCharacter: selection.end.character },
+    selectedText: text.length > MAX_SELECTION_CHARS ? text.slice(0, MAX_SELECTION_CHARS) : text,
+  };
+}
+
+async function askAboutSelection(ctx: ClientToolsContext): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.selection.isEmpty) {
+    void vscode.window.showInformationMessage('Select some text in an editor first.');
+    return;
+  }
+  const question = await vscode.window.showInputBox({
+    title: 'Ask About Selection',
+    prompt: 'Your question about the selected text',
+    value: 'What does this do?',
+  });
+  if (!question) return;
+  const context = editorContext(editor);
+  await vscode.commands.executeCommand(`${Views.chat}.focus`);
+  ctx.send(question, context, true);
+}
+
+async function resetPermissions(ctx: ClientToolsContext): Promise<void> {
+  const remembered = ctx.core.permissions.remembered();
+  if (remembered.length === 0) {
+    void vscode.window.showInformationMessage('Client Tools: no remembered permissions.');
+    return;
+  }
+  const all = { label: 'Forget all', description: `${remembered.length} tools` };
+  const picks = [all, ...remembered.map((r) => ({ label: r.toolName, description: `allowed for this ${r.scope}` }))];
+  const pick = await vscode.window.showQuickPick(picks, { title: 'Reset Permissions', placeHolder: 'Choose a remembered permission to forget' });
+  if (!pick) return;
+  await ctx.core.permissions.forget(pick === all ? undefined : pick.label);
+  void vscode.window.showInformationMessage(pick === all ? 'Client Tools: all remembered permissions forgotten.' : `Client Tools: ${pick.label} will ask again.`);
+}
+
+async function setSecret(ctx: ClientToolsContext, key: string, prompt: string, placeHolder: string): Promise<void> {
+  const value = await vscode.window.showInputBox({ title: 'Client Tools', prompt, placeHolder, password: true, ignoreFocusOut: true });
+  if (value === undefined) return;
+  if (value === '') await ctx.extension.secrets.delete(key);
+  else await ctx.extension.secrets.store(key, value.trim());
+  void vscode.window.showInformationMessage(value === '' ? 'Client Tools: secret removed.' : 'Client Tools: secret saved in the secret store.');
+}
+
+async function selectModel(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('clientTools');
+  const current = config.get<string>('model.name', '');
+  const presets = [
+    { label: '$(circle-slash) Offline demo model', description: 'no endpoint, works without a key', baseUrl: '', name: '' },
+    { label: 'OpenAI', description: 'api.openai.com (set the API key)', baseUrl: 'https://api.openai.com/v1', name: 'gpt-4.1-mini' },
+    { label: 'Ollama', description: 'http://127.0.0.1:11434/v1', baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.1' },
+    { label: 'LM Studio', description: 'http://127.0.0.1:1234/v1', baseUrl: 'http://127.0.0.1:1234/v1', name: '' },
+    { label: 'vLLM', description: 'http://127.0.0.1:8000/v1', baseUrl: 'http://127.0.0.1:8000/v1', name: '' },
+  ];
+  const pick = await vscode.window.showQuickPick(presets, { title: 'Select Model', placeHolder: current ? `Current: ${current}` : 'Current: offline demo model' });
+  if (!pick) return;
+  let name = pick.name;
+  if (pick.baseUrl) {
+    const typed = await vscode.window.showInputBox({ title: 'Model name', value: name || current, prompt: `Model served by ${pick.description}` });
+    if (typed === undefined) return;
+    name = typed.trim();
+  }
+  await config.update('model.baseUrl', pick.baseUrl, vscode.ConfigurationTarget.Global);
+  await config.update('model.name', name, vscode.ConfigurationTarget.Global);
+}
+
+async function copyConnectionInfo(ctx: ClientToolsContext): Promise<void> {
+  const s = ctx.connectionState;
+  // The token stays out: it is a secret and the clipboard is not.
+  const info = {
+    endpoint: ctx.endpoint,
+    state: s.kind,
+    ...(s.kind === 'connected' ? { sessionId: s.sessionId, model: s.welcome.server.model, server: `${s.welcome.server.name} ${s.welcome.server.version}`, protocol: s.welcome.protocol } : {}),
+    client: `${vscode.env.appName} ${vscode.version}`,
+  };
+  await vscode.env.clipboard.writeText(JSON.stringify(info, null, 2));
+  void vscode.window.showInformationMessage('Client Tools: connection info copied (without the token).');
+}
+
+async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
+  const s = ctx.connectionState.kind;
+  const items: (vscode.QuickPickItem & { command: string })[] = [
+    { label: '$(comment-discussion) Focus Chat', command: Commands.focusChat },
+    ...(s === 'connected' ? [{ label: '$(debug-disconnect) Disconnect', command: Commands.disconnect }] : [{ label: '$(plug) Connect', command: Commands.connect }]),
+    { label: '$(refresh) Reconnect', command: Commands.reconnect },
+    { label: '$(list-tree) Show Tool Groups', command: Commands.showToolGroups },
+    { label: '$(hubot) Select Model', command: Commands.selectModel },
+    { label: '$(output) Show Log', command: Commands.showLog },
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title: 'Client Tools' });
+  if (pick) await vscode.commands.executeCommand(pick.command);
+}

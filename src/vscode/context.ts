@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { ClientCore, type ConnectionState, type PermissionStore } from '../core';
+import type { ClientTool, ToolGroupSpec } from '../core';
+import { CodedError, ErrorCode, type EditorContext } from '../protocol';
+import { ideToolGroup } from '../tools/ide';
+import { ChatViewProvider } from './chatView';
+import { affectsConnection, readConfig } from './config';
+import { EmbeddedBackend } from './embeddedBackend';
+import { ContextKeys, SecretKeys, Views } from './ids';
+import { VsCodeIdeHost } from './ideHost';
+import { channelLogger } from './log';
+import { StatusBar } from './statusBar';
+import { ToolGroupsView } from './toolGroupsView';
+
+const THREAD_KEY = 'clientTools.threadId';
+const PERMISSIONS_KEY = 'clientTools.rememberedPermissions';
+
+/** What `activate()` returns: other extensions register their own client tool groups through it. */
+export interface ClientToolsApi {
+  /** Registers a group with its tools; they get the same validation, permission gate and logging. Dispose to remove it. */
+  registerToolGroup(group: ToolGroupSpec, tools: readonly ClientTool[]): vscode.Disposable;
+}
+
+/**
+ * Everything the extension owns, built once in `activate()`: the log, the connection core, the
+ * embedded backend (when no backend URL is set), the views and the status bar. Disposing it
+ * releases all of them.
+ */
+export class ClientToolsContext implements vscode.Disposable {
+  readonly log = vscode.window.createOutputChannel('Client Tools', { log: true });
+  readonly statusBar = new StatusBar();
+  readonly host = new VsCodeIdeHost();
+  readonly toolGroups = new ToolGroupsView();
+  readonly chat: ChatViewProvider;
+  readonly core: ClientCore;
+  private embedded: EmbeddedBackend | undefined;
+  private endpointLabel = '';
+  private threadId: string;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    const config = readConfig();
+    this.threadId = extension.workspaceState.get<string>(THREAD_KEY) ?? randomUUID();
+    void extension.workspaceState.update(THREAD_KEY, this.threadId);
+    this.chat = ChatViewProvider.register(extension.extensionUri, this.log);
+    const pkg = extension.extension.packageJSON as { version?: string };
+    this.core = new ClientCore({
+      url: '',
+      token: '',
+      clientInfo: { name: 'client-tools-vscode', version: pkg.version ?? '0.0.0', ide: `${vscode.env.appName} ${vscode.version}`, pid: process.pid },
+      host: this.host,
+      logger: channelLogger(this.log),
+      limits: { ...config.limits },
+      connection: { reconnect: { maxAttempts: config.reconnect.maxAttempts, maxDelayMs: config.reconnect.maxDelaySeconds * 1000 } },
+      permissions: {
+        store: workspacePermissionStore(extension.workspaceState),
+        rememberScope: config.permissions.rememberScope,
+        promptTimeoutMs: config.permissions.promptTimeoutSeconds * 1000,
+      },
+    });
+    const ide = ideToolGroup();
+    this.disposables.push(
+      this.log, this.statusBar, this.host, this.toolGroups, this.chat,
+      this.core.registry.register(ide.group, ide.tools),
+      vscode.window.registerTreeDataProvider(Views.toolGroups, this.toolGroups),
+      this.core.onDidChangeState((s) => this.onState(s)),
+      this.core.onRunEvent((e) => this.chat.postRunEvent(e)),
+      this.core.onToolGroupState((s) => this.toolGroups.setState(s)),
+      this.core.onServerError((e) => {
+        this.log.warn(`backend error ${e.code}: ${e.message}`);
+        if (e.code === ErrorCode.RunBusy) this.chat.showError(e.message, e.code, false);
+      }),
+      this.core.registry.onDidChange(() => this.toolGroups.setDefinitions(this.core.registry.definitions())),
+      this.core.permissions.onDidChangeActivity((a) => this.chat.setAwaitingInput(a.open > 0)),
+      this.host.onDidChangePrompt((p) => (p.open ? this.statusBar.permissionPromptOpened() : this.statusBar.permissionPromptClosed())),
+      this.chat.onDidSend((text) => this.send(text, undefined, false)),
+      this.chat.onDidRetry((text) => this.send(text, undefined, false)),
+      this.chat.onDidStop(() => this.stopRun()),
+      this.chat.onDidNewChat(() => this.newChat(false)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.core.setWorkspaceTrusted(true)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('clientTools.permissions.rememberScope')) this.core.permissions.setRememberScope(readConfig().permissions.rememberScope);
+        if (affectsConnection(e)) void this.reconnect();
+      }),
+      extension.secrets.onDidChange((e) => {
+        if (e.key === SecretKeys.apiKey || e.key === SecretKeys.backendToken) void this.reconnect();
+      }),
+    );
+    this.toolGroups.setDefinitions(this.core.registry.definitions());
+  }
+
+  get api(): ClientToolsApi {
+    return { registerToolGroup: (group, tools) => this.core.registry.register(group, tools) };
+  }
+
+  get connectionState(): ConnectionState {
+    return this.core.state;
+  }
+
+  get endpoint(): string {
+    return this.endpointLabel;
+  }
+
+  /** Resolves where to connect (configured backend, or the bundled one started now) and connects. */
+  async connect(): Promise<void> {
+    const config = readConfig();
+    try {
+      if (config.backendUrl) {
+        this.embedded?.dispose();
+        this.embedded = undefined;
+        const token = (await this.extension.secrets.get(SecretKeys.backendToken)) ?? '';
+        this.endpointLabel = config.backendUrl;
+        this.core.setEndpoint(config.backendUrl, token);
+      } else {
+        if (!this.embedded) {
+          this.embedded = new EmbeddedBackend({
+            extensionPath: this.extension.extensionPath,
+            baseUrl: config.model.baseUrl,
+            model: config.model.name,
+            apiKey: await this.extension.secrets.get(SecretKeys.apiKey),
+            invokeTimeoutSeconds: config.invokeTimeoutSeconds,
+            disconnectStrategy: config.disconnectStrategy,
+            log: this.log,
+          });
+          this.embedded.onDidRestart((ep) => this.core.setEndpoint(ep.url, ep.token));
+        }
+        this.statusBar.set({ kind: 'connecting', target: 'bundled backend' });
+        const ep = await this.embedded.start();
+        this.endpointLabel = `${ep.url} (bundled)`;
+        this.core.setEndpoint(ep.url, ep.token);
+      }
+      this.core.start();
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      this.log.error(`Cannot connect: ${reason}`);
+      this.statusBar.set({ kind: 'stopped', reason });
+      this.chat.setStatus({ connection: 'disconnected', detail: reason });
+    }
+  }
+
+  disconnect(): void {
+    this.core.stop();
+  }
+
+  /** Applies changed settings or secrets: restarts the bundled backend and connects again. */
+  async reconnect(): Promise<void> {
+    this.core.stop();
+    this.embedded?.dispose();
+    this.embedded = undefined;
+    await this.connect();
+  }
+
+  /** Sends a chat message, with the editor's selection as context when asked. */
+  send(text: string, context: EditorContext | undefined, echo: boolean): void {
+    try {
+      if (echo) this.chat.showUserMessage(text);
+      this.core.sendUserMessage(this.threadId, text, context);
+    } catch (e) {
+      const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
+      const message = code === ErrorCode.Disconnected ? 'Not connected to the agent backend. Use "Client Tools: Connect" or check the log.' : (e as Error).message;
+      this.chat.showError(message, code, true);
+    }
+  }
+
+  stopRun(): void {
+    try {
+      this.core.cancel(this.threadId);
+    } catch (e) {
+      this.log.warn(`Stop: ${(e as Error).message}`);
+    }
+  }
+
+  /** Starts a fresh thread; the backend forgets the old one's history and tool state. */
+  newChat(resetView: boolean): void {
+    const old = this.threadId;
+    this.threadId = randomUUID();
+    void this.extension.workspaceState.update(THREAD_KEY, this.threadId);
+    if (resetView) this.chat.reset();
+    try {
+      this.core.resetThread(old);
+    } catch {
+      // Not connected: the backend drops the old thread with the session.
+    }
+  }
+
+  private onState(s: ConnectionState): void {
+    void vscode.commands.executeCommand('setContext', ContextKeys.connectionState, s.kind);
+    void vscode.commands.executeCommand('setContext', ContextKeys.connected, s.kind === 'connected');
+    switch (s.kind) {
+      case 'idle':
+        this.statusBar.set({ kind: 'idle' });
+        this.chat.setStatus({ connection: 'disconnected' });
+        this.toolGroups.setState(undefined);
+        break;
+      case 'connecting':
+        this.statusBar.set({ kind: 'connecting', target: this.endpointLabel });
+        this.chat.setStatus({ connection: 'connecting' });
+        break;
+      case 'connected': {
+        const model = s.welcome.server.model;
+        this.statusBar.set({ kind: 'connected', target: this.endpointLabel, model: model.name, offline: model.offline });
+        this.chat.setStatus({ connection: 'connected', model: model.name, offline: model.offline });
+        this.log.info(`Connected to ${this.endpointLabel} (session ${s.sessionId}${s.resumed ? ', resumed' : ''}; model ${model.name}${model.offline ? ', offline demo' : ''})`);
+        break;
+      }
+      case 'reconnecting':
+        this.statusBar.set({ kind: 'reconnecting', target: this.endpointLabel, attempt: s.attempt, reason: s.reason });
+        this.chat.setStatus({ connection: 'reconnecting', detail: s.reason });
+        break;
+      case 'stopped':
+        this.statusBar.set({ kind: 'stopped', reason: `${s.reason} (${s.code}).` });
+        this.chat.setStatus({ connection: 'disconnected', detail: s.reason });
+        this.toolGroups.setState(undefined);
+        void vscode.window.showErrorMessage(`Client Tools: disconnected from the agent backend: ${s.reason}`, 'Retry', 'Show Log').then((choice) => {
+          if (choice === 'Retry') this.core.retry();
+          else if (choice === 'Show Log') this.log.show();
+        });
+        break;
+    }
+  }
+
+  dispose(): void {
+    this.core.dispose();
+    this.embedded?.dispose();
+    for (const d of this.disposables.reverse()) d.dispose();
+  }
+}
+
+/** "Allow for this session" remembered per workspace when the user picks workspace scope. */
+function workspacePermissionStore(state: vscode.Memento): PermissionStore {
+  const read = () => state.get<string[]>(PERMISSIONS_KEY) ?? [];
+  return {
+    list: read,
+    add: (tool) => Promise.resolve(state.update(PERMISSIONS_KEY, [...new Set([...read(), tool])])),
+    remove: (tool) => Promise.resolve(state.update(PERMISSIONS_KEY, read().filter((t) => t !== tool))),
+    clear: () => Promise.resolve(state.update(PERMISSIONS_KEY, [])),
+  };
+}
