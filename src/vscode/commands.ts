@@ -17,8 +17,8 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.reconnect, () => ctx.reconnect()),
     reg(Commands.showToolGroups, () => vscode.commands.executeCommand(`${Views.toolGroups}.focus`)),
     reg(Commands.resetPermissions, () => resetPermissions(ctx)),
-    reg(Commands.setApiKey, () => setSecret(ctx, SecretKeys.apiKey, 'API key for the OpenAI-compatible endpoint', 'sk-…')),
-    reg(Commands.setBackendToken, () => setSecret(ctx, SecretKeys.backendToken, 'Token of the agent backend set in clientTools.backendUrl', '')),
+    reg(Commands.setApiKey, (value) => setSecret(ctx, SecretKeys.apiKey, 'API key for the OpenAI-compatible endpoint', 'sk-…', value)),
+    reg(Commands.setBackendToken, (value) => setSecret(ctx, SecretKeys.backendToken, 'Token of the agent backend set in clientTools.backendUrl', '', value)),
     reg(Commands.selectModel, () => selectModel()),
     reg(Commands.showLog, () => ctx.log.show()),
     reg(Commands.copyConnectionInfo, () => copyConnectionInfo(ctx)),
@@ -70,8 +70,9 @@ async function resetPermissions(ctx: ClientToolsContext): Promise<void> {
   void vscode.window.showInformationMessage(pick === all ? 'Client Tools: all remembered permissions forgotten.' : `Client Tools: ${pick.label} will ask again.`);
 }
 
-async function setSecret(ctx: ClientToolsContext, key: string, prompt: string, placeHolder: string): Promise<void> {
-  const value = await vscode.window.showInputBox({ title: 'Client Tools', prompt, placeHolder, password: true, ignoreFocusOut: true });
+/** Stores a secret typed by the user, or passed as the command's argument (keybindings, automation). */
+async function setSecret(ctx: ClientToolsContext, key: string, prompt: string, placeHolder: string, given: unknown): Promise<void> {
+  const value = typeof given === 'string' ? given : await vscode.window.showInputBox({ title: 'Client Tools', prompt, placeHolder, password: true, ignoreFocusOut: true });
   if (value === undefined) return;
   if (value === '') await ctx.extension.secrets.delete(key);
   else await ctx.extension.secrets.store(key, value.trim());

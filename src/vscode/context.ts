@@ -109,7 +109,9 @@ export class ClientToolsContext implements vscode.Disposable {
       if (config.backendUrl) {
         this.embedded?.dispose();
         this.embedded = undefined;
-        const token = (await this.extension.secrets.get(SecretKeys.backendToken)) ?? '';
+        // The secret store first; CLIENT_TOOLS_BACKEND_TOKEN serves automation (CI, dev containers)
+        // where nobody can type into an input box. Never a setting: a workspace could plant it.
+        const token = (await this.extension.secrets.get(SecretKeys.backendToken)) ?? process.env.CLIENT_TOOLS_BACKEND_TOKEN ?? '';
         this.endpointLabel = config.backendUrl;
         this.core.setEndpoint(config.backendUrl, token);
       } else {
