@@ -1,0 +1,218 @@
+/**
+ * A plain-Node `IdeHost` for unit tests. File operations hit real temporary folders on disk; editor
+ * UI (open editors, selection, notifications, prompts) is recorded and scripted.
+ */
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type {
+  DeleteOptions,
+  FileStat,
+  IdeHost,
+  MessageSeverity,
+  OpenedFile,
+  OpenFileOptions,
+  PermissionAnswer,
+  PermissionPrompt,
+  SelectionInfo,
+  WorkspaceFolder,
+} from '../../src/core/host';
+
+/** A prompt the test holds open until it answers it (or the call withdraws it). */
+export interface HeldPrompt {
+  prompt: PermissionPrompt;
+  signal: AbortSignal;
+  answer(answer: PermissionAnswer | undefined): void;
+  /** Resolves when the prompt closed, saying how. */
+  closed: Promise<'answered' | 'aborted'>;
+}
+
+type PromptHandler = (prompt: PermissionPrompt, signal: AbortSignal) => Promise<PermissionAnswer | undefined>;
+
+const LANGUAGES: Record<string, string> = { '.ts': 'typescript', '.js': 'javascript', '.json': 'json', '.md': 'markdown', '.py': 'python', '.txt': 'plaintext' };
+
+export class FakeHost implements IdeHost {
+  folders: WorkspaceFolder[];
+  trusted = true;
+  selection: SelectionInfo | undefined;
+  readonly opened: { path: string; options: OpenFileOptions }[] = [];
+  readonly messages: { text: string; severity: MessageSeverity; buttons: readonly string[] }[] = [];
+  readonly deleted: { path: string; options: DeleteOptions }[] = [];
+  readonly prompts: PermissionPrompt[] = [];
+  readonly held: HeldPrompt[] = [];
+  /** Prompts open at the same time, at most, so far. */
+  maxOpenPrompts = 0;
+  /** What the user clicks on a notification. */
+  messageAnswer: (text: string, buttons: readonly string[]) => string | undefined = () => undefined;
+  private promptHandler: PromptHandler = async () => 'allow';
+  private openPrompts = 0;
+  private heldWaiters: ((p: HeldPrompt) => void)[] = [];
+  private handedOut = 0;
+
+  constructor(folders: WorkspaceFolder[], readonly trashDir: string) {
+    this.folders = folders;
+  }
+
+  // ── scripting ──────────────────────────────────────────────────────
+
+  /** Every prompt is answered at once with `answer`. */
+  answerPrompts(answer: PermissionAnswer | undefined): void {
+    this.promptHandler = async () => answer;
+  }
+
+  /** Prompts stay open until the test answers them through `nextPrompt()`. */
+  holdPrompts(): void {
+    this.promptHandler = (prompt, signal) =>
+      new Promise((resolve) => {
+        let resolveClosed: (how: 'answered' | 'aborted') => void = () => {};
+        const closed = new Promise<'answered' | 'aborted'>((r) => (resolveClosed = r));
+        let done = false;
+        const held: HeldPrompt = {
+          prompt,
+          signal,
+          closed,
+          answer: (a) => {
+            if (done) return;
+            done = true;
+            resolveClosed('answered');
+            resolve(a);
+          },
+        };
+        signal.addEventListener(
+          'abort',
+          () => {
+            if (done) return;
+            done = true;
+            resolveClosed('aborted');
+            resolve(undefined);
+          },
+          { once: true },
+        );
+        this.held.push(held);
+        const waiter = this.heldWaiters.shift();
+        if (waiter) {
+          this.handedOut++;
+          waiter(held);
+        }
+      });
+  }
+
+  /** The next held prompt not yet handed out (already open, or the next to open). */
+  nextPrompt(): Promise<HeldPrompt> {
+    if (this.handedOut < this.held.length) return Promise.resolve(this.held[this.handedOut++]);
+    return new Promise((resolve) => this.heldWaiters.push(resolve));
+  }
+
+  // ── IdeHost ────────────────────────────────────────────────────────
+
+  workspaceFolders(): readonly WorkspaceFolder[] {
+    return this.folders;
+  }
+
+  isTrusted(): boolean {
+    return this.trusted;
+  }
+
+  async openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile> {
+    const text = await readFile(absPath, 'utf8');
+    this.opened.push({ path: absPath, options });
+    return { language: LANGUAGES[path.extname(absPath)] ?? 'plaintext', lineCount: text.split('\n').length };
+  }
+
+  async getSelection(): Promise<SelectionInfo | undefined> {
+    return this.selection;
+  }
+
+  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined> {
+    this.messages.push({ text, severity, buttons });
+    return this.messageAnswer(text, buttons);
+  }
+
+  async stat(absPath: string): Promise<FileStat | undefined> {
+    try {
+      const s = await stat(absPath);
+      return { kind: s.isDirectory() ? 'directory' : s.isFile() ? 'file' : 'other', size: s.isDirectory() ? 0 : s.size };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+
+  async readFile(absPath: string): Promise<Uint8Array> {
+    return readFile(absPath);
+  }
+
+  async deleteFile(absPath: string, options: DeleteOptions): Promise<void> {
+    const s = await stat(absPath);
+    if (s.isDirectory() && !options.recursive) throw Object.assign(new Error(`${absPath} is a directory`), { code: 'EISDIR' });
+    this.deleted.push({ path: absPath, options });
+    if (options.useTrash) {
+      await mkdir(this.trashDir, { recursive: true });
+      await rename(absPath, path.join(this.trashDir, `${this.deleted.length}-${path.basename(absPath)}`));
+    } else {
+      await rm(absPath, { recursive: options.recursive });
+    }
+  }
+
+  async countEntries(absDir: string, limit: number): Promise<number> {
+    let count = 0;
+    const walk = async (dir: string): Promise<void> => {
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        if (count >= limit) return;
+        count++;
+        if (entry.isDirectory()) await walk(path.join(dir, entry.name));
+      }
+    };
+    await walk(absDir);
+    return Math.min(count, limit);
+  }
+
+  async confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
+    this.prompts.push(prompt);
+    this.openPrompts++;
+    this.maxOpenPrompts = Math.max(this.maxOpenPrompts, this.openPrompts);
+    try {
+      return await this.promptHandler(prompt, signal);
+    } finally {
+      this.openPrompts--;
+    }
+  }
+}
+
+/** A temporary workspace on disk: `root` holds one folder per name; removed by `dispose()`. */
+export interface TempWorkspace {
+  /** Real path of the temporary parent folder (outside every workspace folder). */
+  root: string;
+  folders: WorkspaceFolder[];
+  host: FakeHost;
+  /** Absolute path inside the first folder. */
+  file(relative: string): string;
+  write(relative: string, content: string | Uint8Array): Promise<string>;
+  dispose(): Promise<void>;
+}
+
+export async function createTempWorkspace(folderNames: string[] = ['ws'], files: Record<string, string | Uint8Array> = {}): Promise<TempWorkspace> {
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'client-tools-test-')));
+  const folders: WorkspaceFolder[] = [];
+  for (const name of folderNames) {
+    const p = path.join(root, name);
+    await mkdir(p, { recursive: true });
+    folders.push({ name, path: p });
+  }
+  const host = new FakeHost(folders, path.join(root, '.trash'));
+  const write = async (relative: string, content: string | Uint8Array): Promise<string> => {
+    const abs = path.join(folders[0].path, relative);
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, content);
+    return abs;
+  };
+  for (const [rel, content] of Object.entries(files)) await write(rel, content);
+  return {
+    root,
+    folders,
+    host,
+    file: (relative) => path.join(folders[0].path, relative),
+    write,
+    dispose: () => rm(root, { recursive: true, force: true }),
+  };
+}
