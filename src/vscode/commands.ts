@@ -11,7 +11,7 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
   return [
     reg(Commands.focusChat, () => vscode.commands.executeCommand(`${Views.chat}.focus`)),
     reg(Commands.newChat, () => ctx.newChat(true)),
-    reg(Commands.askAboutSelection, () => askAboutSelection(ctx)),
+    reg(Commands.askAboutSelection, (question) => askAboutSelection(ctx, question)),
     reg(Commands.connect, () => ctx.connect()),
     reg(Commands.disconnect, () => ctx.disconnect()),
     reg(Commands.reconnect, () => ctx.reconnect()),
@@ -39,13 +39,14 @@ export function editorContext(editor: vscode.TextEditor | undefined): EditorCont
   };
 }
 
-async function askAboutSelection(ctx: ClientToolsContext): Promise<void> {
+/** Asks the chat about the selection; the question is typed, or given as the command's argument. */
+async function askAboutSelection(ctx: ClientToolsContext, given: unknown): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.selection.isEmpty) {
     void vscode.window.showInformationMessage('Select some text in an editor first.');
     return;
   }
-  const question = await vscode.window.showInputBox({
+  const question = typeof given === 'string' && given.trim() ? given.trim() : await vscode.window.showInputBox({
     title: 'Ask About Selection',
     prompt: 'Your question about the selected text',
     value: 'What does this do?',

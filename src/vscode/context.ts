@@ -20,6 +20,12 @@ const PERMISSIONS_KEY = 'clientTools.rememberedPermissions';
 export interface ClientToolsApi {
   /** Registers a group with its tools; they get the same validation, permission gate and logging. Dispose to remove it. */
   registerToolGroup(group: ToolGroupSpec, tools: readonly ClientTool[]): vscode.Disposable;
+  /** The registered groups as the Tool Groups view shows them: status (expanded, collapsed, …) and tools. */
+  toolGroups(): ReturnType<ToolGroupsView['snapshot']>;
+  /** The connection state: idle, connecting, connected, reconnecting or stopped. */
+  connectionState(): ConnectionState['kind'];
+  /** The status bar item's text. */
+  statusText(): string;
 }
 
 /**
@@ -91,7 +97,12 @@ export class ClientToolsContext implements vscode.Disposable {
   }
 
   get api(): ClientToolsApi {
-    return { registerToolGroup: (group, tools) => this.core.registry.register(group, tools) };
+    return {
+      registerToolGroup: (group, tools) => this.core.registry.register(group, tools),
+      toolGroups: () => this.toolGroups.snapshot(),
+      connectionState: () => this.core.state.kind,
+      statusText: () => this.statusBar.text,
+    };
   }
 
   get connectionState(): ConnectionState {
