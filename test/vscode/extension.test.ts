@@ -1,0 +1,166 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ClientToServer } from '../../src/protocol';
+import type { ClientToolsApi } from '../../src/vscode/context';
+import { ScriptedBackend } from './support/scriptedBackend';
+
+const EXTENSION_ID = 'client-tools.client-tools';
+const TOKEN = 'extension-host-test-token';
+
+async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the extension against a scripted backend', function () {
+  this.timeout(60_000);
+  let api: ClientToolsApi;
+  let backend: ScriptedBackend;
+  let workspace: string;
+  let requests = 0;
+
+  async function invoke(toolName: string, args: Record<string, unknown>) {
+    const requestId = `req-${++requests}`;
+    backend.send({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `call-${requests}`, arguments: args });
+    return backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === requestId);
+  }
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension<ClientToolsApi>(EXTENSION_ID);
+    assert.ok(ext);
+    api = await ext.activate();
+    workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    backend = await ScriptedBackend.start(TOKEN);
+    await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
+    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
+    await backend.waitFor('hello');
+    await until('connected', () => api.connectionState() === 'connected');
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
+    await backend.close();
+  });
+
+  it('registers the IDE group in hello, with DeleteFile behind a permission prompt', async () => {
+    const hello = await backend.waitFor('hello');
+    const ide = hello.toolGroups.find((g) => g.name === 'IDE');
+    assert.ok(ide, 'IDE group missing from hello');
+    assert.deepEqual(ide.tools.map((t) => t.name).sort(), ['DeleteFile', 'GetSelection', 'OpenFile', 'ReadFile', 'ShowMessage']);
+    assert.equal(ide.tools.find((t) => t.name === 'DeleteFile')?.requiresPermission, true);
+    assert.equal(hello.workspace.trusted, true);
+  });
+
+  it('declares every palette command under the Client Tools category and registers it', async () => {
+    const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+    const declared = (ext.packageJSON as { contributes: { commands: { command: string; category: string }[] } }).contributes.commands;
+    const registered = new Set(await vscode.commands.getCommands(true));
+    for (const c of declared) {
+      assert.equal(c.category, 'Client Tools', `${c.command} has no category`);
+      assert.ok(registered.has(c.command), `${c.command} is declared but not registered`);
+    }
+    assert.ok(declared.length >= 12);
+  });
+
+  it('OpenFile opens the file in an editor with the range selected', async () => {
+    const res = await invoke('OpenFile', { path: 'notes.md', startLine: 1, startColumn: 1, endLine: 1, endColumn: 5 });
+    assert.equal(res.success, true, res.errorMessage);
+    const value = (res.content[0] as { type: 'json'; value: { path: string; language: string; lineCount: number } }).value;
+    assert.equal(value.path, 'notes.md');
+    assert.equal(value.language, 'markdown');
+    const editor = vscode.window.activeTextEditor;
+    assert.ok(editor);
+    assert.equal(path.basename(editor.document.uri.fsPath), 'notes.md');
+    assert.equal(value.lineCount, editor.document.lineCount);
+    assert.deepEqual([editor.selection.start.line, editor.selection.start.character, editor.selection.end.character], [0, 0, 4]);
+  });
+
+  it('GetSelection returns the selection the test made', async () => {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspace, 'src', 'sample.ts')));
+    const editor = await vscode.window.showTextDocument(doc);
+    const line = doc.lineAt(0);
+    editor.selection = new vscode.Selection(line.range.start, line.range.end);
+    const res = await invoke('GetSelection', {});
+    assert.equal(res.success, true, res.errorMessage);
+    const value = (res.content[0] as { type: 'json'; value: Record<string, unknown> }).value;
+    assert.equal(value.text, line.text);
+    assert.equal(value.isEmpty, false);
+    assert.equal(value.language, 'typescript');
+    assert.match(String(value.file), /sample\.ts$/);
+  });
+
+  it('ReadFile returns an image as binary content with its MIME type', async () => {
+    const res = await invoke('ReadFile', { path: 'logo.png' });
+    assert.equal(res.success, true, res.errorMessage);
+    const item = res.content.find((c) => c.type === 'binary');
+    assert.ok(item && item.type === 'binary', 'no binary content');
+    assert.equal(item.mimeType, 'image/png');
+    assert.deepEqual(Buffer.from(item.bytes), fs.readFileSync(path.join(workspace, 'logo.png')));
+  });
+
+  it('refuses a path that escapes the workspace before touching it', async () => {
+    const res = await invoke('ReadFile', { path: '../../etc/passwd' });
+    assert.equal(res.success, false);
+    assert.equal(res.errorCode, 'PATH_OUTSIDE_WORKSPACE');
+  });
+
+  it('the tool tree shows what the model sees and updates live', async () => {
+    const group = (expanded: boolean) => ({
+      type: 'toolGroupState' as const, collapsing: true,
+      groups: [{
+        name: 'IDE', description: 'IDE tools', expanded, containerName: 'IDE',
+        tools: ['OpenFile', 'GetSelection', 'ShowMessage', 'ReadFile', 'DeleteFile'].map((name) => ({ name, visible: expanded, requiresPermission: name === 'DeleteFile' })),
+        skills: [],
+      }],
+    });
+    backend.send(group(false));
+    await until('collapsed IDE in the tree', () => api.toolGroups().find((g) => g.name === 'IDE')?.status === 'collapsed');
+    backend.send(group(true));
+    const ide = await until('expanded IDE in the tree', () => {
+      const g = api.toolGroups().find((x) => x.name === 'IDE');
+      return g?.status === 'expanded' ? g : undefined;
+    });
+    assert.equal(ide.tools.find((t) => t.name === 'DeleteFile')?.permission, true);
+    assert.equal(ide.tools.find((t) => t.name === 'OpenFile')?.status, 'visible');
+  });
+
+  it('Ask About Selection sends the question with the selected text', async () => {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspace, 'hello.txt')));
+    const editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(0, 0, 0, 5);
+    await vscode.commands.executeCommand('clientTools.askAboutSelection', 'What is this word?');
+    const msg = await backend.waitFor('userMessage', (m) => m.text === 'What is this word?');
+    assert.equal(msg.context?.selectedText, doc.getText(editor.selection));
+    assert.equal(msg.context?.file, 'hello.txt');
+  });
+
+  it('New Chat tells the backend to reset the thread', async () => {
+    const before = backend.received.filter((m) => m.type === 'resetThread').length;
+    await vscode.commands.executeCommand('clientTools.newChat');
+    await until('resetThread', () => backend.received.filter((m) => m.type === 'resetThread').length > before);
+  });
+
+  it('Disconnect and Reconnect change the connection and the status bar', async () => {
+    await vscode.commands.executeCommand('clientTools.disconnect');
+    await until('disconnected state', () => api.connectionState() !== 'connected');
+    const hellos = backend.received.filter((m: ClientToServer) => m.type === 'hello').length;
+    await vscode.commands.executeCommand('clientTools.reconnect');
+    await until('a new hello', () => backend.received.filter((m) => m.type === 'hello').length > hellos);
+    await until('connected again', () => api.connectionState() === 'connected');
+    assert.match(api.statusText(), /Client Tools/);
+    assert.doesNotMatch(api.statusText(), /reconnecting|disconnected/);
+  });
+
+  it('the status bar shows a dropped backend as reconnecting', async () => {
+    backend.dropConnection();
+    await until('reconnecting in the status bar', () => /reconnecting|connecting/.test(api.statusText()), 15_000);
+    await until('connected again', () => api.connectionState() === 'connected', 15_000);
+  });
+});
