@@ -1,0 +1,91 @@
+/**
+ * The shape of a client tool: what one file in src/tools/ exports.
+ *
+ * A tool says its name, group, description, parameter schema, whether it needs permission and how
+ * a denial is answered, then does its work in `run`. If the permission prompt must name a resolved
+ * target ("Delete src/old.ts (1.2 KB)?"), `prepare` resolves it first; the dispatcher shows the
+ * prompt and then passes the same preparation to `run`, so what the user approved is what is done.
+ */
+import type { Augmentation, ContentItem, DeclineStrategy } from '../protocol';
+import type { IdeHost } from './host';
+import type { ResolvedPath } from './paths';
+
+export interface ToolResult {
+  content: ContentItem[];
+  /** Changes to the tool groups the backend applies before the next model call. */
+  augmentation?: Augmentation;
+}
+
+export interface ToolContext {
+  readonly host: IdeHost;
+  /** Aborts when the backend cancels the call, the call times out or the connection's session ends. */
+  readonly signal: AbortSignal;
+  readonly requestId: string;
+  /** Largest result the tool may return, in bytes (binary bytes plus JSON/text). */
+  readonly maxResultBytes: number;
+  /**
+   * Resolves a path from the arguments against the workspace and proves containment (see
+   * src/core/paths.ts). Results are memoised per call, so `prepare` and `run` see the same target.
+   */
+  resolvePath(input: string): Promise<ResolvedPath>;
+  /** Reports progress to the backend (also restarts its invoke timeout). */
+  progress(details: string): void;
+  /** True once the user allowed this very call (a prompt was answered, or a remembered choice applied). */
+  readonly permissionGranted: boolean;
+}
+
+/** What `prepare` returns; tools add their own fields for `run`. */
+export interface Preparation {
+  /** The prompt's one line, naming the exact target. Defaults to "Allow <Tool>?". */
+  prompt?: string;
+  /** More text for the prompt. */
+  detail?: string;
+  /**
+   * Ask even when the tool needs no permission, and never let a remembered "allow for this session"
+   * answer it: the target is a protected path, a whole folder, or similar.
+   */
+  forcePrompt?: boolean;
+}
+
+/** A JSON Schema object for the tool's parameters (compiled with ajv at registration). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ClientTool<A = Record<string, unknown>, P extends Preparation = Preparation> {
+  name: string;
+  /** Name of the group the tool belongs to; must match the group it is registered with. */
+  group: string;
+  description: string;
+  parameters: JsonSchema;
+  /** Whether the user is asked before every call. Only this local definition decides. */
+  requiresPermission: boolean;
+  /** What a denied prompt answers: `reject` → PERMISSION_DENIED error; `skip` → a "skipped" result. */
+  declineStrategy: DeclineStrategy;
+  /** Whether the tool stays on in a restricted (untrusted) workspace. Defaults to false. */
+  availableWhenUntrusted?: boolean;
+  /** Registered but hidden from the model until an augmentation shows it. */
+  hidden?: boolean;
+  /** Never overlaps with other calls of the same batch (backend scheduling hint). */
+  sequential?: boolean;
+  /**
+   * Resolves and checks the target before any prompt; throws a CodedError to refuse the call
+   * without asking the user (missing file, path outside the workspace, …).
+   */
+  prepare?(args: A, ctx: ToolContext): Promise<P>;
+  run(args: A, ctx: ToolContext, prepared: P | undefined): Promise<ToolResult>;
+}
+
+/**
+ * Erases a tool's argument types for the registry. Safe because the dispatcher validates the
+ * arguments against `parameters` before calling `prepare` or `run`.
+ */
+export function defineTool<A, P extends Preparation = Preparation>(tool: ClientTool<A, P>): ClientTool {
+  return tool as unknown as ClientTool;
+}
+
+export function jsonResult(value: unknown): ToolResult {
+  return { content: [{ type: 'json', value }] };
+}
+
+export function textResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }] };
+}
