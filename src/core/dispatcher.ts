@@ -1,0 +1,528 @@
+/**
+ * Runs `clientToolInvokeRequest`s and answers each exactly once.
+ *
+ * Order of checks for a request: an id already answered gets the stored answer again (the tool does
+ * not run twice, so a replay after a reconnect cannot delete twice); an id still running gets
+ * DUPLICATE_REQUEST; past the in-flight cap TOO_MANY_IN_FLIGHT; then the registry (UNKNOWN_TOOL,
+ * TOOL_HIDDEN, TOOL_DISABLED / WORKSPACE_UNTRUSTED), the argument schema (INVALID_ARGUMENTS naming the
+ * field), the tool's `prepare` (path checks, before any prompt), the permission gate (from the local
+ * definition only), and finally `run`, with progress, cancellation, a run-time cap and a result-size
+ * cap.
+ *
+ * Answers that cannot be sent because the socket is down are kept and sent again when the session
+ * is resumed; a new session drops them (the backend no longer knows those ids).
+ */
+import {
+  CodedError,
+  DEFAULT_LIMITS,
+  ErrorCode,
+  isCodedError,
+  Schemas,
+  type ClientToolCancel,
+  type ClientToolInvokeRequest,
+  type ClientToolInvokeResponse,
+  type ClientToolProgress,
+  type ClientToServer,
+  type ContentItem,
+  type DecodeError,
+  type ProgressStatus,
+} from '../protocol';
+import type { Disposable } from './events';
+import type { IdeHost } from './host';
+import { silentLogger, type Logger } from './logger';
+import { resolveWorkspacePath, type ResolvedPath } from './paths';
+import type { PermissionGate } from './permissions';
+import type { ToolRegistry } from './registry';
+import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
+import { systemTimers, type Timers } from './timers';
+
+/** Sends a message; returns false when it could not be handed to an open socket. */
+export type SendFunction = (message: ClientToServer, onSent?: (error?: Error) => void) => boolean;
+
+export interface DispatcherLimits {
+  /** Calls running at once (including those waiting for permission). */
+  maxInFlight: number;
+  /** Largest result, in bytes (binary bytes plus the JSON of text and json items). */
+  maxResultBytes: number;
+  /** How long an answered request id is remembered. */
+  replayWindowMs: number;
+  /** Answers kept whole for replay; older ones keep only their id (a replay then gets DUPLICATE_REQUEST). */
+  replayMaxAnswers: number;
+  /** Total bytes of answers kept whole for replay. */
+  replayMaxBytes: number;
+  /** Answered ids remembered at all within the window. */
+  replayMaxIds: number;
+  /** How often a running (or waiting) call reports progress, which also keeps the backend's timeout at bay. */
+  progressIntervalMs: number;
+  /** A tool still running after this long is aborted and answered TIMEOUT (permission wait not counted). */
+  maxRunMs: number;
+}
+
+export const DEFAULT_DISPATCHER_LIMITS: DispatcherLimits = {
+  maxInFlight: DEFAULT_LIMITS.maxInFlight,
+  maxResultBytes: DEFAULT_LIMITS.maxResultBytes,
+  replayWindowMs: DEFAULT_LIMITS.replayWindowMs,
+  replayMaxAnswers: 256,
+  replayMaxBytes: 64 * 1024 * 1024,
+  replayMaxIds: 10_000,
+  progressIntervalMs: 5_000,
+  maxRunMs: 10 * 60_000,
+};
+
+export interface DispatcherOptions {
+  registry: ToolRegistry;
+  gate: PermissionGate;
+  host: IdeHost;
+  send: SendFunction;
+  logger?: Logger;
+  limits?: Partial<DispatcherLimits>;
+  timers?: Timers;
+}
+
+/** Outcome names used in logs. */
+type Outcome = 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled' | 'timedOut' | 'refused';
+
+interface Call {
+  requestId: string;
+  toolName: string;
+  startedAt: number;
+  controller: AbortController;
+  ended: boolean;
+  status: ProgressStatus | undefined;
+  ticker: unknown;
+  runTimer: unknown;
+}
+
+interface Answer {
+  toolName: string;
+  response: ClientToolInvokeResponse;
+  at: number;
+  bytes: number;
+}
+
+export class Dispatcher implements Disposable {
+  private readonly limits: DispatcherLimits;
+  private readonly logger: Logger;
+  private readonly timers: Timers;
+  /** Calls not yet settled (the slot is held until the tool's promise settles, even after an early answer). */
+  private readonly calls = new Map<string, Call>();
+  /** Answered ids, oldest first, with the whole answer while it is kept. */
+  private readonly answers = new Map<string, Answer>();
+  private readonly answeredIds = new Map<string, { toolName: string; at: number }>();
+  private answerBytes = 0;
+  /** Answers the socket did not take, in order; sent again when the session resumes. */
+  private readonly unsent = new Map<string, ClientToolInvokeResponse>();
+  /** Set from `welcome`: the backend refuses messages larger than this. */
+  private peerMaxMessageBytes = DEFAULT_LIMITS.maxMessageBytes;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.limits = { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits };
+    this.logger = options.logger ?? silentLogger;
+    this.timers = options.timers ?? systemTimers;
+  }
+
+  get inFlight(): number {
+    return this.calls.size;
+  }
+
+  get unsentCount(): number {
+    return this.unsent.size;
+  }
+
+  setPeerMaxMessageBytes(bytes: number): void {
+    this.peerMaxMessageBytes = bytes;
+  }
+
+  handleInvoke(request: ClientToolInvokeRequest): void {
+    const id = request.requestId;
+    this.expireAnswers();
+    const stored = this.answers.get(id);
+    if (stored) {
+      if (stored.toolName !== request.toolName) {
+        this.sendNow(errorResponse(id, ErrorCode.DuplicateRequest, `request id ${id} was already used for ${stored.toolName}; not run`));
+      } else {
+        this.logger.info('replayed request answered from the stored answer; tool not run again', { requestId: id, tool: request.toolName });
+        this.deliver(stored.response);
+      }
+      return;
+    }
+    if (this.answeredIds.has(id)) {
+      this.sendNow(errorResponse(id, ErrorCode.DuplicateRequest, `request ${id} was answered already and is not run again; its answer is no longer kept`));
+      return;
+    }
+    if (this.calls.has(id)) {
+      this.sendNow(errorResponse(id, ErrorCode.DuplicateRequest, `request ${id} is running already; its answer will follow`));
+      return;
+    }
+    if (this.calls.size >= this.limits.maxInFlight) {
+      this.logger.warn('too many calls in flight; refused', { requestId: id, tool: request.toolName, inFlight: this.calls.size });
+      this.sendNow(errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
+      return;
+    }
+    const call: Call = {
+      requestId: id,
+      toolName: request.toolName,
+      startedAt: this.timers.now(),
+      controller: new AbortController(),
+      ended: false,
+      status: undefined,
+      ticker: undefined,
+      runTimer: undefined,
+    };
+    this.calls.set(id, call);
+    void this.execute(call, request);
+  }
+
+  handleCancel(message: ClientToolCancel): void {
+    const call = this.calls.get(message.requestId);
+    if (!call || call.ended) {
+      this.logger.info('cancel for a request that is not running; ignored', { requestId: message.requestId });
+      return;
+    }
+    const reason = message.reason ? `cancelled by the backend: ${message.reason}` : 'cancelled by the backend';
+    this.abortCall(call, ErrorCode.Cancelled, reason);
+  }
+
+  /**
+   * A message that failed to decode. When it was a tool request with a readable id that is not
+   * running or answered, the backend gets an error answer for it so the call does not hang.
+   */
+  handleDecodeError(error: DecodeError): void {
+    const id = error.relatedId;
+    if (error.messageType !== 'clientToolInvokeRequest' || id === undefined || !Schemas.Messages.ClientToolInvokeResponse.shape.requestId.safeParse(id).success) return;
+    if (this.calls.has(id) || this.answers.has(id) || this.answeredIds.has(id)) {
+      this.logger.warn('malformed copy of a known request ignored', { requestId: id, code: error.code });
+      return;
+    }
+    this.sendNow(errorResponse(id, error.code, error.message));
+  }
+
+  /** The session was resumed after a reconnect: send the answers the old socket did not take. */
+  onSessionResumed(): void {
+    const pending = [...this.unsent.values()];
+    this.unsent.clear();
+    if (pending.length > 0) this.logger.info('sending answers kept while disconnected', { count: pending.length });
+    for (const response of pending) this.deliver(response);
+  }
+
+  /**
+   * A new session started (not resumed): the backend does not know earlier ids. Running calls are
+   * cancelled (an open prompt closes), unsent answers and the replay cache are dropped so a new
+   * backend reusing ids does not get old answers.
+   */
+  onNewSession(): void {
+    this.abortAll(ErrorCode.Cancelled, 'the backend session ended');
+    if (this.unsent.size > 0) this.logger.warn('dropping answers for a session that ended', { count: this.unsent.size });
+    this.unsent.clear();
+    this.answers.clear();
+    this.answeredIds.clear();
+    this.answerBytes = 0;
+  }
+
+  /** Ends every running call with `code` (the tool's signal aborts; open prompts close). */
+  abortAll(code: ErrorCode, message: string): void {
+    for (const call of [...this.calls.values()]) if (!call.ended) this.abortCall(call, code, message);
+  }
+
+  dispose(): void {
+    this.abortAll(ErrorCode.Cancelled, 'the client is shutting down');
+  }
+
+  // ── execution ──────────────────────────────────────────────────────
+
+  private async execute(call: Call, request: ClientToolInvokeRequest): Promise<void> {
+    let outcome: Outcome = 'failed';
+    let response: ClientToolInvokeResponse;
+    try {
+      const r = await this.runCall(call, request);
+      response = r.response;
+      outcome = r.outcome;
+    } catch (e) {
+      const mapped = mapError(e);
+      outcome = mapped.code === ErrorCode.Cancelled ? 'cancelled' : mapped.code === ErrorCode.Timeout ? 'timedOut' : 'failed';
+      response = errorResponse(call.requestId, mapped.code, mapped.message);
+    } finally {
+      this.stopTimers(call);
+      this.calls.delete(call.requestId);
+    }
+    this.finish(call, response, outcome);
+  }
+
+  private async runCall(call: Call, request: ClientToolInvokeRequest): Promise<{ response: ClientToolInvokeResponse; outcome: Outcome }> {
+    const id = call.requestId;
+    const found = this.options.registry.lookup(request.toolName);
+    if (!found.ok) return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
+    const { tool, group } = found.entry;
+
+    const invalid = this.options.registry.validateArguments(tool.name, request.arguments);
+    if (invalid !== undefined) return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
+
+    const ctx = this.createContext(call);
+    const args = request.arguments;
+    const prepared: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
+
+    // The local definition and the preparation decide; nothing in `request` is consulted here.
+    const mustAsk = tool.requiresPermission || prepared?.forcePrompt === true;
+    if (mustAsk) {
+      const decision = await this.options.gate.check({
+        requestId: id,
+        toolName: tool.name,
+        groupName: group,
+        message: prepared?.prompt ?? `Allow ${tool.name}?`,
+        ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
+        rememberable: prepared?.forcePrompt !== true,
+        signal: call.controller.signal,
+        onWaiting: () => this.setStatus(call, 'awaiting-permission'),
+      });
+      if (decision.kind === 'cancelled') throw abortReason(call);
+      if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout');
+      ctx.grant();
+      this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via });
+    }
+    if (call.controller.signal.aborted) throw abortReason(call);
+
+    this.setStatus(call, 'running');
+    call.runTimer = this.timers.setTimeout(() => {
+      this.abortCall(call, ErrorCode.Timeout, `${tool.name} did not finish within ${Math.round(this.limits.maxRunMs / 1000)} s`);
+    }, this.limits.maxRunMs);
+    const result = await this.raceAbort(call, tool.run(args, ctx.context, prepared));
+    const checked = this.checkResult(tool, result);
+    if (checked.augmentation) {
+      // The model will see these changes; keep the local view in step so a shown tool can be called.
+      if (checked.augmentation.showTools) this.options.registry.setHidden(checked.augmentation.showTools, false);
+      if (checked.augmentation.hideTools) this.options.registry.setHidden(checked.augmentation.hideTools, true);
+    }
+    return {
+      response: {
+        type: 'clientToolInvokeResponse',
+        requestId: id,
+        success: true,
+        content: checked.content,
+        ...(checked.augmentation ? { augmentation: checked.augmentation } : {}),
+      },
+      outcome: 'succeeded',
+    };
+  }
+
+  /**
+   * A denied (or dismissed, or timed-out) prompt. `reject` answers success:false PERMISSION_DENIED.
+   * `skip` answers success:true with a text saying the user skipped the call, plus errorCode SKIPPED:
+   * a skip is the user's choice, not a failure, so the run goes on and the model is told plainly that
+   * nothing happened; the code lets the backend record the outcome as `skipped`.
+   */
+  private declined(call: Call, tool: ClientTool, timedOut: boolean): { response: ClientToolInvokeResponse; outcome: Outcome } {
+    const why = timedOut ? 'did not answer the permission prompt in time' : 'declined';
+    if (tool.declineStrategy === 'skip') {
+      return {
+        response: {
+          type: 'clientToolInvokeResponse',
+          requestId: call.requestId,
+          success: true,
+          content: [{ type: 'text', text: `The user ${why} and skipped this call to ${tool.name}; nothing was done. Continue without it.` }],
+          errorCode: ErrorCode.Skipped,
+        },
+        outcome: 'skipped',
+      };
+    }
+    return { response: errorResponse(call.requestId, ErrorCode.PermissionDenied, `the user ${why} to run ${tool.name}`), outcome: 'denied' };
+  }
+
+  private checkResult(tool: ClientTool, result: ToolResult): ToolResult {
+    const parsed = Schemas.Messages.ClientToolInvokeResponse.pick({ content: true, augmentation: true }).safeParse(result);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CodedError(ErrorCode.ToolFailed, `${tool.name} returned a malformed result${issue ? ` (${issue.path.join('.')}: ${issue.message})` : ''}`);
+    }
+    const size = contentBytes(result.content);
+    const limit = Math.min(this.limits.maxResultBytes, this.peerMaxMessageBytes - 64 * 1024);
+    if (size > limit) throw new CodedError(ErrorCode.ResultTooLarge, `${tool.name} returned ${size} bytes; the limit is ${limit} bytes`);
+    return result;
+  }
+
+  private createContext(call: Call): { context: ToolContext; grant: () => void } {
+    const host = this.options.host;
+    const resolved = new Map<string, Promise<ResolvedPath>>();
+    let granted = false;
+    const context: ToolContext = {
+      host,
+      signal: call.controller.signal,
+      requestId: call.requestId,
+      maxResultBytes: this.limits.maxResultBytes,
+      resolvePath: (input: string) => {
+        let p = resolved.get(input);
+        if (!p) {
+          p = resolveWorkspacePath(input, host.workspaceFolders());
+          resolved.set(input, p);
+        }
+        return p;
+      },
+      progress: (details: string) => this.sendProgress(call, 'progress', details),
+      get permissionGranted() {
+        return granted;
+      },
+    };
+    return { context, grant: () => (granted = true) };
+  }
+
+  /** Waits for a tool's promise, but stops waiting when the call is aborted (a tool may ignore its signal). */
+  private raceAbort<T>(call: Call, promise: Promise<T>): Promise<T> {
+    const signal = call.controller.signal;
+    if (signal.aborted) {
+      promise.catch(() => {});
+      return Promise.reject(abortReason(call));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(abortReason(call));
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(
+        (v) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  // ── ending a call ──────────────────────────────────────────────────
+
+  /** Aborts a call's signal and answers it now; the tool's own settling later changes nothing. */
+  private abortCall(call: Call, code: ErrorCode, message: string): void {
+    if (call.ended) return;
+    call.controller.abort(new CodedError(code, message));
+    this.finish(call, errorResponse(call.requestId, code, message), code === ErrorCode.Timeout ? 'timedOut' : 'cancelled');
+  }
+
+  /** The single place a call ends: stores the answer for replays, sends it, logs it. Runs once per call. */
+  private finish(call: Call, response: ClientToolInvokeResponse, outcome: Outcome): void {
+    if (call.ended) return;
+    call.ended = true;
+    this.stopTimers(call);
+    this.remember(call, response);
+    this.deliver(response);
+    const durationMs = this.timers.now() - call.startedAt;
+    const fields = { requestId: call.requestId, tool: call.toolName, outcome, durationMs, code: response.errorCode };
+    if (outcome === 'failed') this.logger.error(`${call.toolName} failed: ${response.errorMessage ?? ''}`, fields);
+    else if (outcome === 'succeeded') this.logger.info(`${call.toolName} succeeded`, fields);
+    else this.logger.warn(`${call.toolName} ${outcome}`, fields);
+  }
+
+  private stopTimers(call: Call): void {
+    if (call.ticker !== undefined) this.timers.clearInterval(call.ticker);
+    if (call.runTimer !== undefined) this.timers.clearTimeout(call.runTimer);
+    call.ticker = undefined;
+    call.runTimer = undefined;
+  }
+
+  private deliver(response: ClientToolInvokeResponse): void {
+    const taken = this.options.send(response, (error) => {
+      if (error) this.keepUnsent(response);
+    });
+    if (!taken) this.keepUnsent(response);
+  }
+
+  private keepUnsent(response: ClientToolInvokeResponse): void {
+    this.unsent.set(response.requestId, response);
+  }
+
+  /** Quick refusals (not stored: the backend may retry the id later). */
+  private sendNow(response: ClientToolInvokeResponse): void {
+    this.logger.warn(`request refused: ${response.errorCode ?? ''}`, { requestId: response.requestId, code: response.errorCode });
+    this.options.send(response);
+  }
+
+  // ── progress ───────────────────────────────────────────────────────
+
+  private setStatus(call: Call, status: ProgressStatus): void {
+    if (call.ended) return;
+    call.status = status;
+    this.sendProgress(call, status);
+    if (call.ticker === undefined) {
+      call.ticker = this.timers.setInterval(() => {
+        if (call.status === undefined) return;
+        const seconds = Math.round((this.timers.now() - call.startedAt) / 1000);
+        const next = call.status === 'running' ? 'progress' : call.status;
+        this.sendProgress(call, next, next === 'progress' ? `still running after ${seconds} s` : 'waiting for the user');
+      }, this.limits.progressIntervalMs);
+    }
+  }
+
+  private sendProgress(call: Call, status: ProgressStatus, details?: string): void {
+    if (call.ended) return;
+    const message: ClientToolProgress = {
+      type: 'clientToolProgress',
+      requestId: call.requestId,
+      status,
+      ...(details !== undefined ? { details: details.slice(0, 10_000) } : {}),
+    };
+    this.options.send(message);
+  }
+
+  // ── replay cache ───────────────────────────────────────────────────
+
+  private remember(call: Call, response: ClientToolInvokeResponse): void {
+    const now = this.timers.now();
+    const bytes = contentBytes(response.content);
+    this.answers.set(call.requestId, { toolName: call.toolName, response, at: now, bytes });
+    this.answeredIds.set(call.requestId, { toolName: call.toolName, at: now });
+    this.answerBytes += bytes;
+    this.expireAnswers();
+  }
+
+  private expireAnswers(): void {
+    const cutoff = this.timers.now() - this.limits.replayWindowMs;
+    for (const [id, a] of this.answers) {
+      const overBudget = this.answers.size > this.limits.replayMaxAnswers || this.answerBytes > this.limits.replayMaxBytes;
+      if (a.at > cutoff && !overBudget) break;
+      this.answers.delete(id);
+      this.answerBytes -= a.bytes;
+    }
+    for (const [id, a] of this.answeredIds) {
+      if (a.at > cutoff && this.answeredIds.size <= this.limits.replayMaxIds) break;
+      this.answeredIds.delete(id);
+    }
+  }
+}
+
+function errorResponse(requestId: string, code: ErrorCode, message: string): ClientToolInvokeResponse {
+  return { type: 'clientToolInvokeResponse', requestId, success: false, content: [], errorCode: code, errorMessage: clip(message) };
+}
+
+function abortReason(call: Call): CodedError {
+  const reason: unknown = call.controller.signal.reason;
+  return isCodedError(reason) ? reason : new CodedError(ErrorCode.Cancelled, 'the call was cancelled');
+}
+
+const ERRNO_CODES: Record<string, ErrorCode> = {
+  ENOENT: ErrorCode.NotFound,
+  ENOTDIR: ErrorCode.NotFound,
+  EISDIR: ErrorCode.IsDirectory,
+};
+
+/** A CodedError keeps its code; a Node errno error gets the nearest code; anything else is TOOL_FAILED. */
+function mapError(e: unknown): { code: ErrorCode; message: string } {
+  if (isCodedError(e)) return { code: e.code, message: e.message };
+  if (e instanceof Error) {
+    const errno = (e as NodeJS.ErrnoException).code;
+    const code = (errno !== undefined && ERRNO_CODES[errno]) || ErrorCode.ToolFailed;
+    return { code, message: e.message || e.name };
+  }
+  return { code: ErrorCode.ToolFailed, message: String(e) };
+}
+
+/** Bytes a result takes on the wire, near enough: binary bytes plus the JSON of everything else. */
+export function contentBytes(content: readonly ContentItem[]): number {
+  let n = 0;
+  for (const item of content) {
+    if (item.type === 'binary') n += item.bytes.byteLength + 200;
+    else n += Buffer.byteLength(JSON.stringify(item));
+  }
+  return n;
+}
+
+function clip(message: string): string {
+  return message.length > 10_000 ? `${message.slice(0, 9_990)}…` : message;
+}
