@@ -33,7 +33,8 @@ if (!fs.existsSync(sampleWorkspace)) {
 
 const env = {};
 for (const key of ['OPENAI_BASE_URL', 'CLIENT_TOOLS_MODEL', 'OPENAI_API_KEY']) if (process.env[key]) env[key] = process.env[key];
-const settings = {};
+// The sample workspace sits inside this repository: keep Git from offering to open the parent repo.
+const settings = { 'git.openRepositoryInParentFolders': 'never' };
 if (process.env.OPENAI_BASE_URL) settings['clientTools.model.baseUrl'] = process.env.OPENAI_BASE_URL;
 if (process.env.CLIENT_TOOLS_MODEL) settings['clientTools.model.name'] = process.env.CLIENT_TOOLS_MODEL;
 
@@ -45,7 +46,7 @@ const harness = await startVSCode({
   env,
 });
 
-const model = settings['clientTools.model.name'] || settings['clientTools.model.baseUrl'] ? `model ${process.env.CLIENT_TOOLS_MODEL ?? '(default)'} at ${process.env.OPENAI_BASE_URL ?? 'OpenAI'}` : 'the offline demo model (set OPENAI_BASE_URL and CLIENT_TOOLS_MODEL for a real one)';
+const model = process.env.CLIENT_TOOLS_MODEL || process.env.OPENAI_BASE_URL ? `model ${process.env.CLIENT_TOOLS_MODEL ?? '(default)'} at ${process.env.OPENAI_BASE_URL ?? 'OpenAI'}` : 'the offline demo model (set OPENAI_BASE_URL and CLIENT_TOOLS_MODEL for a real one)';
 console.log(`
 Client Tools is running in VS Code.
 

@@ -1,7 +1,7 @@
 /**
  * The chat webview in real Chromium: the bundle built from src/webview/main.ts, the page and CSP the
  * host ships (chatHtml), a stubbed `acquireVsCodeApi`, dark-theme `--vscode-*` variables set the way
- * VS Code sets them. Run with `npx mocha test/e2e/chat-webview.test.ts`; screenshots go to
+ * VS Code sets them. Run with `npm run test:e2e`; screenshots go to
  * test-results/chat-*.png.
  */
 import assert from 'node:assert/strict';
