@@ -1,0 +1,440 @@
+/**
+ * The WebSocket connection to the agent backend: handshake, heartbeat, reconnect, resume.
+ *
+ * - `ws://` only for loopback hosts; anything else needs `wss://`. No redirects are followed,
+ *   per-message deflate is off, incoming messages are capped at `maxMessageBytes`.
+ * - The token travels in the `TOKEN_HEADER` header of the upgrade request, never in the URL.
+ * - After the upgrade the client sends `hello` (built by the caller, so it carries the current tool
+ *   groups) and waits for `welcome` within the handshake timeout.
+ * - Heartbeat: a ping every `heartbeatMs`; a peer silent for more than 1.5 intervals (no pong, no
+ *   message) is terminated at the next tick, i.e. within about two intervals.
+ * - Reconnect: exponential backoff with jitter (first retry within `initialDelayMs`, at most
+ *   `maxDelayMs`), `resumeSession` with the previous session id; after `maxAttempts` failures in a
+ *   row the state becomes `stopped` until `retry()`. A refused token (401), a refusal (403), a
+ *   redirect and a protocol mismatch stop at once: retrying cannot fix them.
+ */
+import WebSocket from 'ws';
+import {
+  CodedError,
+  DEFAULT_LIMITS,
+  decodeFromServer,
+  encode,
+  ErrorCode,
+  PROTOCOL,
+  SUBPROTOCOL,
+  TOKEN_HEADER,
+  type ClientToServer,
+  type DecodeError,
+  type Hello,
+  type ServerToClient,
+  type Welcome,
+} from '../protocol';
+import { Emitter, type Disposable, type Event } from './events';
+import { silentLogger, type Logger } from './logger';
+import { systemTimers, type Timers } from './timers';
+
+export type ConnectionState =
+  | { kind: 'idle' }
+  | { kind: 'connecting'; target: string }
+  | { kind: 'connected'; target: string; sessionId: string; resumed: boolean; welcome: Welcome }
+  | { kind: 'reconnecting'; target: string; attempt: number; delayMs: number; reason: string }
+  | { kind: 'stopped'; target: string; code: ErrorCode; reason: string };
+
+export interface ReconnectOptions {
+  /** Upper bound of the first retry's delay. Default 800 ms (so the first retry comes within 1 s). */
+  initialDelayMs?: number;
+  /** Longest delay between attempts. Default 30 s. */
+  maxDelayMs?: number;
+  /** Failed attempts in a row before stopping. Default 10. */
+  maxAttempts?: number;
+}
+
+export interface ConnectionOptions {
+  url: string;
+  token: string;
+  /** Builds `hello` for each attempt; the connection adds `resumeSession` itself. */
+  buildHello: () => Hello;
+  maxMessageBytes?: number;
+  /** Upgrade plus hello/welcome must finish within this. Default 10 s. */
+  handshakeTimeoutMs?: number;
+  /** Default DEFAULT_LIMITS.heartbeatMs. */
+  heartbeatMs?: number;
+  reconnect?: ReconnectOptions;
+  /** For tests: the jitter's random source, in [0, 1). */
+  random?: () => number;
+  timers?: Timers;
+  logger?: Logger;
+}
+
+/** Failures that retrying cannot fix. */
+interface Fatal {
+  code: ErrorCode;
+  reason: string;
+}
+
+export class Connection implements Disposable {
+  private readonly url: URL;
+  private readonly target: string;
+  private readonly timers: Timers;
+  private readonly logger: Logger;
+  private readonly random: () => number;
+  private readonly handshakeTimeoutMs: number;
+  private readonly heartbeatMs: number;
+  private readonly maxMessageBytes: number;
+  private readonly initialDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly maxAttempts: number;
+
+  private ws: WebSocket | undefined;
+  private welcomed = false;
+  private currentState: ConnectionState = { kind: 'idle' };
+  private session: string | undefined;
+  /** Consecutive failed attempts; reset by a welcome. */
+  private failures = 0;
+  private lastFailure = '';
+  private fatal: Fatal | undefined;
+  private retryTimer: unknown;
+  private handshakeTimer: unknown;
+  private heartbeatTimer: unknown;
+  private lastHeard = 0;
+  private disposed = false;
+
+  private readonly stateEmitter = new Emitter<ConnectionState>();
+  private readonly welcomeEmitter = new Emitter<Welcome>();
+  private readonly messageEmitter = new Emitter<ServerToClient>();
+  private readonly decodeErrorEmitter = new Emitter<DecodeError>();
+  readonly onDidChangeState: Event<ConnectionState> = this.stateEmitter.event;
+  /** A `welcome` arrived: the session is (re)established. Fires after the state becomes `connected`. */
+  readonly onWelcome: Event<Welcome> = this.welcomeEmitter.event;
+  /** Every decoded message from the backend except `welcome`. */
+  readonly onMessage: Event<ServerToClient> = this.messageEmitter.event;
+  /** A message that failed to decode; the connection stays up. */
+  readonly onDecodeError: Event<DecodeError> = this.decodeErrorEmitter.event;
+
+  /** Throws CodedError (FORBIDDEN, UNAUTHORIZED) for a URL or token that must not be used. */
+  constructor(private readonly options: ConnectionOptions) {
+    this.url = validateBackendUrl(options.url);
+    if (options.token === '') throw new CodedError(ErrorCode.Unauthorized, 'no backend token is set');
+    if (/[\r\n]/.test(options.token)) throw new CodedError(ErrorCode.Unauthorized, 'the backend token contains a line break');
+    this.target = displayTarget(this.url);
+    this.timers = options.timers ?? systemTimers;
+    this.logger = options.logger ?? silentLogger;
+    this.random = options.random ?? Math.random;
+    this.handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;
+    this.initialDelayMs = options.reconnect?.initialDelayMs ?? 800;
+    this.maxDelayMs = options.reconnect?.maxDelayMs ?? 30_000;
+    this.maxAttempts = options.reconnect?.maxAttempts ?? 10;
+  }
+
+  get state(): ConnectionState {
+    return this.currentState;
+  }
+
+  /** The session id from the last `welcome`; sent as `resumeSession` on reconnect. */
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  /** Connects if idle or stopped; does nothing while connecting, connected or reconnecting. */
+  start(): void {
+    if (this.disposed) return;
+    if (this.currentState.kind !== 'idle' && this.currentState.kind !== 'stopped') return;
+    this.failures = 0;
+    this.fatal = undefined;
+    this.open();
+  }
+
+  /** Drops any attempt or connection and connects again now, keeping the session to resume. */
+  retry(): void {
+    if (this.disposed) return;
+    this.teardown(1000, 'retrying');
+    this.failures = 0;
+    this.fatal = undefined;
+    this.open();
+  }
+
+  /** Closes the connection on purpose; the state becomes `idle` and the session is forgotten. */
+  close(): void {
+    this.teardown(1000, 'client closed');
+    this.session = undefined;
+    this.setState({ kind: 'idle' });
+  }
+
+  /**
+   * Sends a message. Returns false, without calling `onSent`, when there is no open session to send
+   * on (only `hello` may go before `welcome`). Otherwise `onSent` is called once the data is written,
+   * with an error if the socket failed first.
+   */
+  send(message: ClientToServer, onSent?: (error?: Error) => void): boolean {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    if (!this.welcomed && message.type !== 'hello') return false;
+    const frame = encode(message);
+    ws.send(frame.data, { binary: frame.binary }, (error) => onSent?.(error ?? undefined));
+    return true;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.close();
+    this.disposed = true;
+    this.stateEmitter.dispose();
+    this.welcomeEmitter.dispose();
+    this.messageEmitter.dispose();
+    this.decodeErrorEmitter.dispose();
+  }
+
+  // ── one attempt ────────────────────────────────────────────────────
+
+  private open(): void {
+    this.clearTimer('retryTimer');
+    if (this.failures === 0) this.setState({ kind: 'connecting', target: this.target });
+    this.welcomed = false;
+    const ws = new WebSocket(this.url, SUBPROTOCOL, {
+      headers: { [TOKEN_HEADER]: this.options.token },
+      followRedirects: false,
+      perMessageDeflate: false,
+      maxPayload: this.maxMessageBytes,
+      handshakeTimeout: this.handshakeTimeoutMs,
+    });
+    this.ws = ws;
+    this.handshakeTimer = this.timers.setTimeout(() => {
+      if (this.ws !== ws) return;
+      this.fail(ws, `no welcome within ${this.handshakeTimeoutMs} ms (${ErrorCode.HandshakeTimeout})`);
+    }, this.handshakeTimeoutMs);
+
+    ws.on('unexpected-response', (_req, res) => {
+      const status = res.statusCode ?? 0;
+      res.resume();
+      if (this.ws !== ws) {
+        ws.terminate();
+        return;
+      }
+      if (status === 401) this.fatal = { code: ErrorCode.Unauthorized, reason: 'the backend refused the token (HTTP 401)' };
+      else if (status === 403) this.fatal = { code: ErrorCode.Forbidden, reason: 'the backend refused the connection (HTTP 403)' };
+      else if (status >= 300 && status < 400) this.fatal = { code: ErrorCode.Forbidden, reason: `the backend answered with a redirect (HTTP ${status}); redirects are not followed` };
+      this.lastFailure = `HTTP ${status} instead of a WebSocket upgrade`;
+      ws.terminate();
+    });
+    ws.on('open', () => {
+      if (this.ws !== ws) return;
+      this.lastHeard = this.timers.now();
+      let hello: Hello;
+      try {
+        hello = this.options.buildHello();
+      } catch (e) {
+        this.fatal = { code: ErrorCode.Internal, reason: `could not build hello: ${(e as Error).message}` };
+        ws.terminate();
+        return;
+      }
+      if (this.session !== undefined) hello = { ...hello, resumeSession: this.session };
+      this.send(hello);
+    });
+    ws.on('message', (data, isBinary) => {
+      if (this.ws !== ws) return;
+      this.lastHeard = this.timers.now();
+      this.onData(ws, toBuffer(data), isBinary);
+    });
+    ws.on('pong', () => {
+      if (this.ws === ws) this.lastHeard = this.timers.now();
+    });
+    ws.on('error', (error) => {
+      if (this.ws === ws && !this.lastFailure) this.lastFailure = error.message;
+    });
+    ws.on('close', (code, reason) => {
+      if (this.ws !== ws) return;
+      const text = reason.toString('utf8');
+      this.onClosed(this.lastFailure || `connection closed (${code}${text ? `: ${text}` : ''})`);
+    });
+  }
+
+  private onData(ws: WebSocket, data: Buffer, isBinary: boolean): void {
+    const decoded = decodeFromServer(data, isBinary, { maxMessageBytes: this.maxMessageBytes });
+    if (!decoded.ok) {
+      if (!this.welcomed && decoded.error.messageType === 'welcome') {
+        this.fatal = { code: ErrorCode.ProtocolMismatch, reason: `the backend's welcome is not understood: ${decoded.error.message}` };
+        ws.close(1002, 'bad welcome');
+        return;
+      }
+      this.logger.warn('message from the backend refused', { code: decoded.error.code, type: decoded.error.messageType, requestId: decoded.error.relatedId });
+      this.decodeErrorEmitter.fire(decoded.error);
+      return;
+    }
+    const message = decoded.message;
+    if (message.type === 'welcome') {
+      this.onWelcomeMessage(message);
+      return;
+    }
+    if (message.type === 'error' && !this.welcomed) {
+      // The backend refused the hello: a wrong protocol or token will not get better by retrying.
+      const fatalCodes: readonly string[] = [ErrorCode.ProtocolMismatch, ErrorCode.Unauthorized, ErrorCode.Forbidden];
+      if (fatalCodes.includes(message.code)) this.fatal = { code: message.code as ErrorCode, reason: message.message };
+      this.lastFailure = `${message.code}: ${message.message}`;
+    }
+    this.messageEmitter.fire(message);
+  }
+
+  private onWelcomeMessage(welcome: Welcome): void {
+    if (this.welcomed) {
+      this.logger.warn('a second welcome was ignored');
+      return;
+    }
+    if (welcome.protocol !== PROTOCOL) return; // the schema already pins it; kept as a guard
+    this.welcomed = true;
+    this.clearTimer('handshakeTimer');
+    const resumed = this.session !== undefined && welcome.resumed && welcome.sessionId === this.session;
+    this.session = welcome.sessionId;
+    this.failures = 0;
+    this.lastFailure = '';
+    this.startHeartbeat();
+    this.logger.info(resumed ? 'connected; session resumed' : 'connected; new session', { target: this.target });
+    this.setState({ kind: 'connected', target: this.target, sessionId: welcome.sessionId, resumed, welcome });
+    this.welcomeEmitter.fire(welcome);
+  }
+
+  private startHeartbeat(): void {
+    const ws = this.ws;
+    this.clearInterval();
+    this.lastHeard = this.timers.now();
+    this.heartbeatTimer = this.timers.setInterval(() => {
+      if (!ws || this.ws !== ws) return;
+      const silentFor = this.timers.now() - this.lastHeard;
+      if (silentFor > this.heartbeatMs * 1.5) {
+        this.fail(ws, `no answer to heartbeats for ${silentFor} ms`);
+        return;
+      }
+      try {
+        ws.ping();
+      } catch {
+        // The socket is closing; its close event does the rest.
+      }
+    }, this.heartbeatMs);
+  }
+
+  private fail(ws: WebSocket, reason: string): void {
+    if (this.ws !== ws) return;
+    this.lastFailure = reason;
+    this.logger.warn('connection failed', { reason, target: this.target });
+    ws.terminate();
+  }
+
+  private onClosed(reason: string): void {
+    const wasWelcomed = this.welcomed;
+    this.ws = undefined;
+    this.welcomed = false;
+    this.lastFailure = '';
+    this.clearTimer('handshakeTimer');
+    this.clearInterval();
+    if (this.fatal) {
+      this.stop(this.fatal.code, this.fatal.reason);
+      return;
+    }
+    this.failures++;
+    if (this.failures > this.maxAttempts) {
+      this.stop(ErrorCode.Disconnected, `gave up after ${this.maxAttempts} attempts in a row: ${reason}`);
+      return;
+    }
+    const delayMs = backoffDelay(this.failures, this.initialDelayMs, this.maxDelayMs, this.random);
+    this.logger.warn(wasWelcomed ? 'connection lost; reconnecting' : 'connection attempt failed; retrying', { reason, attempt: this.failures, delayMs });
+    this.setState({ kind: 'reconnecting', target: this.target, attempt: this.failures, delayMs, reason });
+    this.retryTimer = this.timers.setTimeout(() => {
+      this.retryTimer = undefined;
+      this.open();
+    }, delayMs);
+  }
+
+  private stop(code: ErrorCode, reason: string): void {
+    this.logger.error('connection stopped', { code, reason, target: this.target });
+    this.setState({ kind: 'stopped', target: this.target, code, reason });
+  }
+
+  /** Ends the current socket and timers without reconnecting or changing the state. */
+  private teardown(code: number, reason: string): void {
+    this.clearTimer('retryTimer');
+    this.clearTimer('handshakeTimer');
+    this.clearInterval();
+    const ws = this.ws;
+    this.ws = undefined;
+    this.welcomed = false;
+    this.lastFailure = '';
+    if (!ws) return;
+    if (ws.readyState === WebSocket.OPEN) {
+      ws.close(code, reason);
+      // A dead peer never completes the closing handshake; do not wait for ws's 30 s timeout.
+      const kill = this.timers.setTimeout(() => ws.terminate(), 1000);
+      ws.once('close', () => this.timers.clearTimeout(kill));
+    } else {
+      ws.terminate();
+    }
+    ws.on('error', () => {}); // late errors of a socket we no longer care about
+  }
+
+  private setState(state: ConnectionState): void {
+    this.currentState = state;
+    this.stateEmitter.fire(state);
+  }
+
+  private clearTimer(name: 'retryTimer' | 'handshakeTimer'): void {
+    if (this[name] !== undefined) this.timers.clearTimeout(this[name]);
+    this[name] = undefined;
+  }
+
+  private clearInterval(): void {
+    if (this.heartbeatTimer !== undefined) this.timers.clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+}
+
+/**
+ * Parses and checks a backend URL. Throws CodedError FORBIDDEN for anything but `ws:`/`wss:`,
+ * credentials in the URL, or `ws:` to a host that is not loopback.
+ */
+export function validateBackendUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new CodedError(ErrorCode.Forbidden, `the backend URL is not a valid URL: ${JSON.stringify(raw.slice(0, 200))}`);
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+    throw new CodedError(ErrorCode.Forbidden, `the backend URL must start with ws:// or wss://, not ${url.protocol}//`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new CodedError(ErrorCode.Forbidden, 'the backend URL must not carry a user name or password; set the token instead');
+  }
+  if (url.protocol === 'ws:' && !isLoopbackHost(url.hostname)) {
+    throw new CodedError(ErrorCode.Forbidden, `wss:// is required for ${url.hostname}: plain ws:// is only allowed to this machine (127.0.0.1, ::1, localhost)`);
+  }
+  url.hash = '';
+  return url;
+}
+
+/** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and `localhost`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1') return true;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true;
+  // WHATWG URL writes ::ffff:127.0.0.1 as ::ffff:7f00:1.
+  return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h);
+}
+
+/**
+ * Delay before attempt `n` (1-based): half of min(max, initial·2^(n-1)) plus up to the other half
+ * at random ("equal jitter"), so clients that lost the same backend do not all return at once.
+ */
+export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number): number {
+  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(attempt - 1, 30));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+function displayTarget(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+}
+
+function toBuffer(data: WebSocket.RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
