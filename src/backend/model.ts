@@ -1,0 +1,245 @@
+/**
+ * The model seen by the agent loop: given messages and functions, it streams text and tool calls.
+ * `OpenAIChatModel` speaks the OpenAI chat-completions API (or any compatible endpoint) through the
+ * official SDK; `DemoModel` (demoModel.ts) is the offline stand-in.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ContentItem } from '../protocol';
+import { CodedError, ErrorCode } from '../protocol';
+import type { Logger } from './log';
+import { silentLogger } from './log';
+import type { FunctionSpec } from './toolState';
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** The JSON text exactly as the model produced it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCallRequest[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: ContentItem[]; errorCode?: string };
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: FunctionSpec[];
+}
+
+export type ModelChunk =
+  | { type: 'text'; text: string }
+  | { type: 'toolCall'; call: ToolCallRequest }
+  | { type: 'finish'; reason: string }
+  | { type: 'usage'; promptTokens: number; completionTokens: number };
+
+export interface ChatModel {
+  /** Shown in `welcome` and `runStarted`. */
+  readonly name: string;
+  readonly offline: boolean;
+  /** Streams one completion. Throws a `ModelFailure` when the endpoint fails; stops when `signal` aborts. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>;
+}
+
+/** A model failure with a stable code (MODEL_AUTH, MODEL_RATE_LIMITED, MODEL_ERROR) and whether retrying may help. */
+export class ModelFailure extends CodedError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(code, message);
+    this.name = 'ModelFailure';
+  }
+}
+
+export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
+
+export interface OpenAIModelConfig {
+  /** Model name, e.g. `gpt-4.1-mini` or `llama3.1`. */
+  model: string;
+  /** Defaults to the SDK's (https://api.openai.com/v1). */
+  baseURL?: string;
+  /** Never logged. An endpoint that needs none (a local server) gets a placeholder. */
+  apiKey?: string;
+  /** Retries of 429 and 5xx answers (honouring `retry-after`), default 2. */
+  maxRetries?: number;
+  /** Per-request timeout, default 10 minutes. */
+  timeoutMs?: number;
+  /** Send images returned by tools to the model (it must accept image input). Default false. */
+  imageInputs?: boolean;
+  log?: Logger;
+}
+
+const TEXT_MIME = /^(text\/[\w.+-]+|application\/(json|xml|javascript|x-yaml|yaml|x-sh)|[\w.+-]+\/[\w.+-]+\+(json|xml))$/;
+const IMAGE_MIME = /^image\/(png|jpeg|gif|webp)$/;
+/** Largest binary result decoded as text for the model. */
+const MAX_TEXT_BINARY = 256 * 1024;
+
+export class OpenAIChatModel implements ChatModel {
+  readonly name: string;
+  readonly offline = false;
+  private readonly client: OpenAI;
+  private readonly log: Logger;
+
+  constructor(private readonly config: OpenAIModelConfig) {
+    this.name = config.model;
+    this.log = config.log ?? silentLogger;
+    const log = this.log;
+    const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, ...rest: unknown[]) =>
+      log(level, `[openai] ${[message, ...rest.map((r) => (typeof r === 'string' ? r : safeJson(r)))].join(' ')}`);
+    this.client = new OpenAI({
+      apiKey: config.apiKey || 'not-set',
+      baseURL: config.baseURL || undefined,
+      maxRetries: config.maxRetries ?? 2,
+      timeout: config.timeoutMs ?? 600_000,
+      logger: { error: forward('error'), warn: forward('warn'), info: forward('debug'), debug: forward('debug') },
+    });
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    const calls = new Map<number, ToolCallRequest>();
+    let finish: string | undefined;
+    try {
+      const stream = await this.client.chat.completions.create(
+        {
+          model: this.config.model,
+          messages: toOpenAIMessages(request.messages, this.config.imageInputs === true),
+          ...(request.tools.length ? { tools: request.tools.map(toOpenAITool) } : {}),
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { signal },
+      );
+      for await (const chunk of stream) {
+        if (chunk.usage) yield { type: 'usage', promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const text = choice.delta?.content;
+        if (typeof text === 'string' && text.length > 0) yield { type: 'text', text };
+        for (const delta of choice.delta?.tool_calls ?? []) collectToolCall(calls, delta);
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+    } catch (e) {
+      if (signal.aborted) return;
+      throw this.failure(e);
+    }
+    if (signal.aborted) return;
+    if (finish === undefined) throw new ModelFailure(ErrorCode.ModelError, 'The model stream was malformed: it ended before the model finished (no finish_reason).', true);
+    for (const index of [...calls.keys()].sort((a, b) => a - b)) yield { type: 'toolCall', call: calls.get(index)! };
+    yield { type: 'finish', reason: finish };
+  }
+
+  /** Turns whatever the SDK threw into a coded, key-free failure. */
+  private failure(e: unknown): ModelFailure {
+    if (e instanceof ModelFailure) return e;
+    const where = this.config.baseURL || 'the OpenAI API';
+    const scrub = (s: string) => (this.config.apiKey ? s.split(this.config.apiKey).join('***') : s);
+    if (e instanceof OpenAI.AuthenticationError || e instanceof OpenAI.PermissionDeniedError) {
+      const hint = this.config.apiKey
+        ? 'Check the key with "Client Tools: Set API Key" (or OPENAI_API_KEY for the CLI).'
+        : 'No API key is set: use "Client Tools: Set API Key" (or OPENAI_API_KEY for the CLI).';
+      return new ModelFailure(ErrorCode.ModelAuth, scrub(`The model endpoint ${where} refused the API key (HTTP ${e.status}): ${e.message}. ${hint}`), false);
+    }
+    if (e instanceof OpenAI.RateLimitError) {
+      return new ModelFailure(ErrorCode.ModelRateLimited, scrub(`The model endpoint ${where} is rate limiting (HTTP 429) and kept doing so after ${this.config.maxRetries ?? 2} retries: ${e.message}`), true);
+    }
+    if (e instanceof OpenAI.APIConnectionError) {
+      return new ModelFailure(ErrorCode.ModelError, scrub(`Could not reach the model endpoint ${where}: ${e.message}`), true);
+    }
+    if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
+      const retryable = e.status >= 500 || e.status === 408 || e.status === 409;
+      return new ModelFailure(ErrorCode.ModelError, scrub(`The model endpoint ${where} failed (HTTP ${e.status}): ${e.message}`), retryable);
+    }
+    if (e instanceof OpenAI.APIError) {
+      return new ModelFailure(ErrorCode.ModelError, scrub(`The model stream reported an error: ${e.message}`), true);
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    return new ModelFailure(ErrorCode.ModelError, scrub(`The model stream was malformed: ${message}`), true);
+  }
+}
+
+function collectToolCall(calls: Map<number, ToolCallRequest>, delta: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+  if (typeof delta.index !== 'number') throw new ModelFailure(ErrorCode.ModelError, 'The model stream was malformed: a tool call delta has no index.', true);
+  const current = calls.get(delta.index);
+  if (!current) {
+    const name = delta.function?.name;
+    if (!name) throw new ModelFailure(ErrorCode.ModelError, `The model stream was malformed: tool call ${delta.index} starts without a function name.`, true);
+    calls.set(delta.index, { id: delta.id ?? '', name, arguments: delta.function?.arguments ?? '' });
+    return;
+  }
+  if (delta.id && !current.id) current.id = delta.id;
+  if (delta.function?.arguments) current.arguments += delta.function.arguments;
+}
+
+function toOpenAITool(f: FunctionSpec): ChatCompletionTool {
+  return { type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } };
+}
+
+/** Converts the agent's messages to chat-completions messages; images from tools follow as one user message. */
+export function toOpenAIMessages(messages: readonly ChatMessage[], imageInputs: boolean): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  let images: ChatCompletionContentPart[] = [];
+  const flushImages = () => {
+    if (images.length) out.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...images] });
+    images = [];
+  };
+  for (const m of messages) {
+    if (m.role !== 'tool') flushImages();
+    switch (m.role) {
+      case 'system':
+      case 'user':
+        out.push({ role: m.role, content: m.content });
+        break;
+      case 'assistant':
+        out.push({
+          role: 'assistant',
+          content: m.content || null,
+          ...(m.toolCalls?.length
+            ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+            : {}),
+        });
+        break;
+      case 'tool':
+        out.push({ role: 'tool', tool_call_id: m.toolCallId, content: toolResultText(m.content) });
+        if (imageInputs) {
+          for (const c of m.content) {
+            if (c.type === 'binary' && IMAGE_MIME.test(c.mimeType)) {
+              images.push({ type: 'image_url', image_url: { url: `data:${c.mimeType};base64,${Buffer.from(c.bytes).toString('base64')}` } });
+            }
+          }
+        }
+        break;
+    }
+  }
+  flushImages();
+  return out;
+}
+
+/** A tool result as the text a chat model reads (the agent already put any error sentence into `content`). */
+export function toolResultText(content: readonly ContentItem[]): string {
+  const parts = content.map((c) => {
+    switch (c.type) {
+      case 'text':
+        return c.text;
+      case 'json':
+        return safeJson(c.value);
+      case 'binary': {
+        const label = `[${c.filename ? `${c.filename}: ` : ''}${c.mimeType}, ${c.bytes.byteLength} bytes]`;
+        if (TEXT_MIME.test(c.mimeType) && c.bytes.byteLength <= MAX_TEXT_BINARY) return `${label}\n${Buffer.from(c.bytes).toString('utf8')}`;
+        return label;
+      }
+    }
+  });
+  return parts.join('\n') || '(no content)';
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}

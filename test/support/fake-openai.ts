@@ -1,0 +1,233 @@
+/**
+ * A stand-in for the OpenAI chat-completions endpoint, on 127.0.0.1 and a free port, for tests that
+ * drive the real `openai` SDK against it. It speaks the wire format of the real service:
+ * - streaming: `data: {chat.completion.chunk}` SSE lines; tool-call arguments split over several
+ *   chunks with index, id, type and function.name on the first; finish_reason `tool_calls` or
+ *   `stop`; a final usage chunk (empty choices) when `stream_options.include_usage`; `data: [DONE]`.
+ * - non-streaming: one `chat.completion` JSON object.
+ * - errors: the real error body `{ "error": { message, type, param, code } }` for 401, 429 (with
+ *   `retry-after` and `retry-after-ms`), 500 and others.
+ * Each test scripts the replies (a queue, one per request) and reads back the requests received.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is sent as its JSON text; a string is sent verbatim. */
+  arguments?: unknown;
+  id?: string;
+}
+
+export type Script =
+  | { text: string; pieces?: number }
+  | { toolCalls: ScriptedToolCall[]; text?: string }
+  | { status: number; message?: string; code?: string; headers?: Record<string, string> }
+  | { malformed: 'badJson' | 'truncated' | 'noFunctionName' }
+  /** Never answers; the connection stays open until the client gives up or the server closes. */
+  | { hang: true }
+  | ((request: RecordedRequest) => Script);
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  // The request body as JSON; tests read messages, tools, stream, stream_options from it.
+  body: ChatRequestBody;
+}
+
+export interface ChatRequestBody {
+  model: string;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  messages: ChatRequestMessage[];
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
+  [key: string]: unknown;
+}
+
+export interface ChatRequestMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
+  content: string | null | { type: string; text?: string; image_url?: { url: string } }[];
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+export interface FakeOpenAI {
+  /** Pass as `baseURL` to the SDK: `http://127.0.0.1:PORT/v1`. */
+  readonly baseURL: string;
+  readonly requests: RecordedRequest[];
+  enqueue(...scripts: Script[]): void;
+  /** Resolves when at least `count` requests have arrived (rejects after `timeoutMs`). */
+  waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
+  close(): Promise<void>;
+}
+
+const ERROR_DEFAULTS: Record<number, { message: string; type: string; code: string | null }> = {
+  400: { message: 'Invalid request.', type: 'invalid_request_error', code: null },
+  401: { message: 'Incorrect API key provided: sk-wron*****-key. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', code: 'invalid_api_key' },
+  403: { message: 'You are not allowed to sample from this model.', type: 'invalid_request_error', code: null },
+  404: { message: 'The model `missing` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' },
+  429: { message: 'Rate limit reached for requests. Please try again in 10ms.', type: 'requests', code: 'rate_limit_exceeded' },
+  500: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null },
+};
+
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+  const queue: Script[] = [];
+  const requests: RecordedRequest[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const open = new Set<http.ServerResponse>();
+  let serial = 0;
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0];
+      if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+        sendError(res, 404, { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', code: 'unknown_url' });
+        return;
+      }
+      let body: ChatRequestBody;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
+      } catch {
+        sendError(res, 400, { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', code: null });
+        return;
+      }
+      const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body };
+      requests.push(recorded);
+      for (const w of [...waiters]) {
+        if (requests.length >= w.count) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+      let script = queue.shift();
+      while (typeof script === 'function') script = script(recorded);
+      if (!script) {
+        sendError(res, 500, { message: `fake-openai: no scripted response left for request ${requests.length}`, type: 'server_error', code: null });
+        return;
+      }
+      respond(res, body, script, `chatcmpl-fake${++serial}`);
+    });
+  });
+
+  function respond(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
+    if ('hang' in script) {
+      open.add(res);
+      res.on('close', () => open.delete(res));
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.flushHeaders();
+      return;
+    }
+    if ('status' in script) {
+      const d = ERROR_DEFAULTS[script.status] ?? { message: `HTTP ${script.status}`, type: 'server_error', code: null };
+      const headers: Record<string, string> = script.status === 429 ? { 'retry-after': '0', 'retry-after-ms': '10', 'x-ratelimit-remaining-requests': '0' } : {};
+      sendError(res, script.status, { message: script.message ?? d.message, type: d.type, code: script.code ?? d.code }, { ...headers, ...script.headers });
+      return;
+    }
+    const model = body.model;
+    const created = Math.floor(Date.now() / 1000);
+    if (!body.stream) {
+      if ('malformed' in script) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('{"id": "broken", "choices": [');
+        return;
+      }
+      const toolCalls = 'toolCalls' in script ? script.toolCalls.map((c, i) => ({ id: c.id ?? `call_${id}_${i}`, type: 'function', function: { name: c.name, arguments: argumentText(c) } })) : undefined;
+      const message = { role: 'assistant', content: 'toolCalls' in script ? (script.text ?? null) : script.text, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) };
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({
+        id, object: 'chat.completion', created, model, system_fingerprint: 'fp_fake',
+        choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
+        usage: usage(),
+      }));
+      return;
+    }
+
+    const includeUsage = body.stream_options?.include_usage === true;
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
+      const c: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
+      if (includeUsage) c.usage = null;
+      res.write(`data: ${JSON.stringify(c)}\n\n`);
+    };
+
+    if ('malformed' in script) {
+      chunk({ role: 'assistant', content: '', refusal: null });
+      if (script.malformed === 'badJson') {
+        chunk({ content: 'Hel' });
+        res.write('data: {"id": "chatcmpl-broken", "choices": [{"delta": {"content": "lo"\n\n');
+      } else if (script.malformed === 'truncated') {
+        chunk({ content: 'Hello, I was about to' });
+      } else {
+        chunk({ tool_calls: [{ index: 0, id: 'call_nameless', type: 'function', function: { arguments: '{}' } }] });
+        chunk({}, 'tool_calls');
+        res.write('data: [DONE]\n\n');
+      }
+      res.end();
+      return;
+    }
+
+    if ('toolCalls' in script) {
+      chunk({ role: 'assistant', content: script.text ?? null, refusal: null });
+      script.toolCalls.forEach((c, index) => {
+        chunk({ tool_calls: [{ index, id: c.id ?? `call_${id}_${index}`, type: 'function', function: { name: c.name, arguments: '' } }] });
+        for (const piece of split(argumentText(c), 3)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+      });
+      chunk({}, 'tool_calls');
+    } else {
+      chunk({ role: 'assistant', content: '', refusal: null });
+      for (const piece of split(script.text, script.pieces ?? 3)) chunk({ content: piece });
+      chunk({}, 'stop');
+    }
+    if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: usage() })}\n\n`);
+    res.write('data: [DONE]\n\n');
+    res.end();
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...scripts) => queue.push(...scripts),
+    waitForRequests(count, timeoutMs = 5000) {
+      if (requests.length >= count) return Promise.resolve(requests);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`fake-openai: expected ${count} requests, got ${requests.length}`)), timeoutMs);
+        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(requests); } });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of open) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function sendError(res: http.ServerResponse, status: number, error: { message: string; type: string; code: string | null }, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'x-request-id': `req_fake_${status}`, ...headers });
+  res.end(JSON.stringify({ error: { message: error.message, type: error.type, param: null, code: error.code } }));
+}
+
+function argumentText(c: ScriptedToolCall): string {
+  if (typeof c.arguments === 'string') return c.arguments;
+  return JSON.stringify(c.arguments ?? {});
+}
+
+/** Splits text into `n` non-empty pieces (fewer when it is shorter). */
+function split(text: string, n: number): string[] {
+  if (text.length === 0) return [];
+  const size = Math.max(1, Math.ceil(text.length / n));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function usage() {
+  return { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+}
