@@ -1,0 +1,79 @@
+/** DeleteFile: moves a file, or a folder with `recursive: true`, to the trash after the user agrees. */
+import { CodedError, ErrorCode } from '../protocol';
+import type { ResolvedPath } from '../core/paths';
+import { defineTool, jsonResult, type Preparation } from '../core/tool';
+import { formatBytes, plural } from './format';
+
+interface DeleteFileArgs {
+  path: string;
+  recursive?: boolean;
+}
+
+interface DeletePreparation extends Preparation {
+  target: ResolvedPath;
+  isFolder: boolean;
+}
+
+/** Counting stops here; the prompt then says "more than …". */
+export const MAX_COUNTED_ENTRIES = 10_000;
+
+export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
+  name: 'DeleteFile',
+  group: 'IDE',
+  description:
+    'Delete a file of the workspace by moving it to the trash. A folder is deleted only with `recursive: true`. ' +
+    'The user is asked first and may decline.',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file or folder.' },
+      recursive: { type: 'boolean', description: 'Required to delete a folder and everything in it. Default false.' },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  requiresPermission: true,
+  declineStrategy: 'reject',
+  sequential: true,
+
+  async prepare(args, ctx) {
+    const target = await ctx.resolvePath(args.path);
+    if (target.isFolderRoot) throw new CodedError(ErrorCode.PathInvalid, `${target.relative} is a workspace folder itself; it is not deleted`);
+    const stat = await ctx.host.stat(target.absolute);
+    if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
+    const isFolder = stat.kind === 'directory';
+    const protectedNote = target.protected ? ' It holds secrets or configuration that can run code.' : '';
+    if (!isFolder) {
+      return {
+        target,
+        isFolder,
+        prompt: `Delete ${target.relative} (${formatBytes(stat.size)})?`,
+        detail: `It will be moved to the trash.${protectedNote}`,
+        forcePrompt: target.protected,
+      };
+    }
+    if (args.recursive !== true) throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; pass recursive: true to delete it and its contents`);
+    const count = await ctx.host.countEntries(target.absolute, MAX_COUNTED_ENTRIES);
+    const folder = `${target.relative}/`;
+    const prompt =
+      count === 0
+        ? `Delete empty folder ${folder}?`
+        : count >= MAX_COUNTED_ENTRIES
+          ? `Delete folder ${folder} and its more than ${plural(MAX_COUNTED_ENTRIES, 'entry', 'entries')}?`
+          : `Delete folder ${folder} and its ${plural(count, 'entry', 'entries')}?`;
+    return {
+      target,
+      isFolder,
+      prompt,
+      detail: `It will be moved to the trash.${protectedNote}`,
+      // A whole folder is always asked about: a remembered "allow" for single files does not cover it.
+      forcePrompt: true,
+    };
+  },
+
+  async run(args, ctx, prepared) {
+    if (!prepared || !ctx.permissionGranted) throw new CodedError(ErrorCode.PermissionDenied, 'DeleteFile runs only after the user allowed it');
+    await ctx.host.deleteFile(prepared.target.absolute, { recursive: prepared.isFolder && args.recursive === true, useTrash: true });
+    return jsonResult({ deleted: prepared.target.relative, kind: prepared.isFolder ? 'folder' : 'file', movedToTrash: true });
+  },
+});
