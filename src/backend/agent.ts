@@ -1,0 +1,503 @@
+/**
+ * The agent loop, per thread. A `userMessage` starts a run; each turn sends the thread's history,
+ * the system prompt (with the client-tool part of the thread's state) and the visible functions to
+ * the model, streams its text as `textDelta`, then runs the tool calls it asked for and loops until
+ * the model answers without calls, the run is cancelled, a model call fails, or `maxTurns` is hit.
+ *
+ * Every run ends with exactly one `runFinished`; a failure sends `runError` (code, message,
+ * retryable) just before `runFinished { reason: 'error' }`. A tool that fails, throws, is refused
+ * or times out is an error result the model reads, never the end of the run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Augmentation, ContentItem, FinishReason, ServerToClient, UserMessage } from '../protocol';
+import { ErrorCode } from '../protocol';
+import type { ClientInvoker, PreparedCall } from './invoker';
+import { executeBatch, failure } from './invoker';
+import { checkArguments, compileParameters } from './jsonSchema';
+import type { Logger } from './log';
+import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './model';
+import { ModelFailure } from './model';
+import type { RegistrationProblem } from './registration';
+import { applyAugmentation } from './registration';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
+import { toToolCallResult } from './serverTools';
+import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
+
+/** What the agent needs from its session. */
+export interface AgentHost {
+  /** Sends to the client; buffered while the session waits for a resume. */
+  send(message: ServerToClient): void;
+  /** Resolves once the socket's send buffer is below its high-water mark. */
+  drained(): Promise<void>;
+  readonly invoker: ClientInvoker;
+  /** A copy of the session's tool state, for a new or reset thread. */
+  freshToolState(): ClientToolState;
+  serverTools(): ReadonlyMap<string, ServerTool>;
+  readonly hooks: { readonly beforeToolCall: readonly BeforeToolCallHook[]; readonly afterToolCall: readonly AfterToolCallHook[] };
+  /** Refused tools of an injected group, told to the client as `error` messages. */
+  reportProblems(problems: readonly RegistrationProblem[]): void;
+  readonly log: Logger;
+}
+
+export interface AgentConfig {
+  model: ChatModel;
+  systemPrompt: string;
+  maxTurns: number;
+}
+
+interface ActiveRun {
+  id: string;
+  controller: AbortController;
+}
+
+interface Thread {
+  id: string;
+  history: ChatMessage[];
+  tools: ClientToolState;
+  run?: ActiveRun;
+  /** Tool-group updates that arrived during a run; applied before its next model call. */
+  queued: Augmentation[];
+}
+
+/** Threads a session keeps; the least recently used idle one goes first. */
+const MAX_THREADS = 256;
+
+export class Agent {
+  private readonly threads = new Map<string, Thread>();
+
+  constructor(
+    private readonly host: AgentHost,
+    private readonly config: AgentConfig,
+  ) {}
+
+  userMessage(msg: UserMessage): void {
+    const thread = this.thread(msg.threadId);
+    if (thread.run) {
+      this.host.send({
+        type: 'error',
+        code: ErrorCode.RunBusy,
+        message: `Thread "${msg.threadId}" already has a run in progress (${thread.run.id}); cancel it or wait for runFinished.`,
+        relatedId: msg.threadId,
+      });
+      return;
+    }
+    const run: ActiveRun = { id: `run_${randomUUID()}`, controller: new AbortController() };
+    thread.run = run;
+    this.execute(thread, run, userText(msg))
+      .finally(() => {
+        if (thread.run === run) thread.run = undefined;
+        // Updates that arrived during the last model call are applied now, not at the next run.
+        if (this.threads.get(thread.id) === thread) this.applyQueued(thread);
+      })
+      .catch((e: unknown) => this.host.log('error', `run ${run.id} ended badly: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+  }
+
+  /** Cancels the runs that match (all of them when neither id is given); returns how many. */
+  cancel(threadId?: string, runId?: string): number {
+    let n = 0;
+    for (const t of this.threads.values()) {
+      if (!t.run || (threadId && t.id !== threadId) || (runId && t.run.id !== runId)) continue;
+      t.run.controller.abort();
+      n++;
+    }
+    return n;
+  }
+
+  /** Forgets a thread's history and client tool state (its run, if any, is cancelled). */
+  resetThread(threadId: string): void {
+    this.threads.get(threadId)?.run?.controller.abort();
+    const fresh: Thread = { id: threadId, history: [], tools: this.host.freshToolState(), queued: [] };
+    this.threads.set(threadId, fresh);
+    this.sendState(fresh);
+  }
+
+  /** Forgets every thread (hello.reset on a resumed session). */
+  resetAll(): void {
+    this.cancel();
+    this.threads.clear();
+  }
+
+  /** Applies a session-wide tool-group update to every thread (queued for threads with a run). */
+  updateAll(aug: Augmentation): void {
+    for (const t of this.threads.values()) {
+      if (t.run) t.queued.push(aug);
+      else this.applyToThread(t, aug);
+    }
+  }
+
+  /** Re-syncs every thread with a resumed session's registered groups. */
+  forEachToolState(fn: (state: ClientToolState) => void): void {
+    for (const t of this.threads.values()) {
+      fn(t.tools);
+      this.sendState(t);
+    }
+  }
+
+  private thread(id: string): Thread {
+    let t = this.threads.get(id);
+    if (t) {
+      // Map order doubles as recency order.
+      this.threads.delete(id);
+      this.threads.set(id, t);
+      return t;
+    }
+    t = { id, history: [], tools: this.host.freshToolState(), queued: [] };
+    this.threads.set(id, t);
+    if (this.threads.size > MAX_THREADS) {
+      for (const [key, old] of this.threads) {
+        if (!old.run && old !== t) {
+          this.threads.delete(key);
+          break;
+        }
+      }
+    }
+    return t;
+  }
+
+  private async execute(thread: Thread, run: ActiveRun, text: string): Promise<void> {
+    const { host, config } = this;
+    const signal = run.controller.signal;
+    const ref = { threadId: thread.id, runId: run.id };
+    host.send({ type: 'runStarted', ...ref, model: config.model.name });
+    thread.history.push({ role: 'user', content: text });
+    try {
+      for (let turn = 0; turn < config.maxTurns; turn++) {
+        this.applyQueued(thread);
+        let reply = '';
+        const calls: ToolCallRequest[] = [];
+        for await (const chunk of config.model.stream(this.request(thread), signal)) {
+          if (signal.aborted) break;
+          if (chunk.type === 'text') {
+            reply += chunk.text;
+            host.send({ type: 'textDelta', ...ref, text: chunk.text });
+            await host.drained();
+          } else if (chunk.type === 'toolCall') {
+            calls.push(chunk.call);
+          }
+        }
+        if (signal.aborted) {
+          if (reply) thread.history.push({ role: 'assistant', content: reply });
+          return this.finish(ref, 'cancelled');
+        }
+        const toolCalls = withUniqueIds(calls);
+        thread.history.push({ role: 'assistant', content: reply, ...(toolCalls.length ? { toolCalls } : {}) });
+        if (!toolCalls.length) return this.finish(ref, 'completed');
+        await this.runBatch(thread, run, toolCalls);
+        if (signal.aborted) return this.finish(ref, 'cancelled');
+      }
+      this.finish(ref, 'maxTurns');
+    } catch (e) {
+      if (signal.aborted) return this.finish(ref, 'cancelled');
+      let failed: ModelFailure;
+      if (e instanceof ModelFailure) {
+        failed = e;
+      } else {
+        host.log('error', `run ${run.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        failed = new ModelFailure(ErrorCode.Internal, `The backend failed: ${e instanceof Error ? e.message : String(e)}`, false);
+      }
+      host.send({ type: 'runError', ...ref, code: failed.code, message: failed.message.slice(0, 10_000), retryable: failed.retryable });
+      this.finish(ref, 'error');
+    }
+  }
+
+  private finish(ref: { threadId: string; runId: string }, reason: FinishReason): void {
+    this.host.send({ type: 'runFinished', ...ref, reason });
+  }
+
+  private request(thread: Thread): ModelRequest {
+    const system = [this.config.systemPrompt, thread.tools.systemPrompt()].filter(Boolean).join('\n\n');
+    return { messages: [{ role: 'system', content: system }, ...thread.history], tools: this.functions(thread) };
+  }
+
+  /** Server tools, then the client functions whose names no server tool took. */
+  private functions(thread: Thread): FunctionSpec[] {
+    const server = [...this.host.serverTools().values()];
+    const taken = new Set(server.map((t) => t.name));
+    return [
+      ...server.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+      ...thread.tools.functions().filter((f) => !taken.has(f.name)),
+    ];
+  }
+
+  /**
+   * One batch of calls. Container and skill calls are answered first (so a tool of the group called
+   * in the same batch resolves), then every other call is resolved and validated; the valid ones run
+   * (executeBatch: server first, concurrent unless sequential) and all results join the history in
+   * the order the model asked.
+   */
+  private async runBatch(thread: Thread, run: ActiveRun, calls: ToolCallRequest[]): Promise<void> {
+    const ref = { threadId: thread.id, runId: run.id };
+    const serverTools = this.host.serverTools();
+    const expansions = calls.map((call) => {
+      if (serverTools.has(call.name)) return undefined;
+      const r = thread.tools.resolve(call.name);
+      if (r?.kind === 'container') return thread.tools.expand(r.group);
+      if (r?.kind === 'skill') return thread.tools.activateSkill(r.group, r.skill.name);
+      return undefined;
+    });
+
+    const results: (ToolCallResult | undefined)[] = new Array(calls.length);
+    const toRun: { index: number; call: PreparedCall }[] = [];
+    calls.forEach((call, i) => {
+      const expansion = expansions[i];
+      if (expansion) {
+        results[i] = this.announceExpansion(ref, call, expansion);
+        return;
+      }
+      const prepared = this.prepare(thread, run, call);
+      if ('result' in prepared) results[i] = prepared.result;
+      else toRun.push({ index: i, call: prepared.call });
+    });
+    if (expansions.some(Boolean)) this.sendState(thread);
+
+    const ran = await executeBatch(toRun.map((r) => r.call));
+    toRun.forEach((r, k) => (results[r.index] = ran[k]));
+
+    const augmentations: Augmentation[] = [];
+    calls.forEach((call, i) => {
+      const result = results[i] ?? failure(ErrorCode.Internal, 'the call produced no result');
+      thread.history.push({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: modelContent(call.name, result),
+        ...(result.outcome !== 'succeeded' ? { errorCode: result.errorCode ?? ErrorCode.ToolFailed } : {}),
+      });
+      if (result.augmentation) augmentations.push(result.augmentation);
+    });
+    for (const aug of augmentations) this.applyToThread(thread, aug);
+  }
+
+  private announceExpansion(ref: { threadId: string; runId: string }, call: ToolCallRequest, expansion: Expansion): ToolCallResult {
+    const { host } = this;
+    host.send({ type: 'toolCallStarted', ...ref, callId: call.id, toolName: call.name, arguments: {}, executor: 'server', group: expansion.group });
+    host.send({ type: 'groupExpanded', ...ref, group: expansion.group, ...(expansion.skill ? { skill: expansion.skill } : {}), tools: expansion.tools });
+    const content: ContentItem[] = [{ type: 'text', text: expansion.text }];
+    host.send({ type: 'toolCallEnded', ...ref, callId: call.id, outcome: 'succeeded', content, durationMs: 0 });
+    return { outcome: 'succeeded', content };
+  }
+
+  /** Resolves and validates a call: either an immediate (error) result, or a call ready to run. */
+  private prepare(thread: Thread, run: ActiveRun, call: ToolCallRequest): { result: ToolCallResult } | { call: PreparedCall } {
+    const { host } = this;
+    const ref = { threadId: thread.id, runId: run.id };
+    const parsed = parseArguments(call.arguments);
+    const serverTool = host.serverTools().get(call.name);
+    const resolved = serverTool ? undefined : thread.tools.resolve(call.name);
+    const executor = serverTool ? 'server' : resolved?.kind === 'tool' || resolved?.kind === 'unavailable' ? 'client' : 'server';
+    const group = resolved && 'group' in resolved ? resolved.group : undefined;
+
+    const immediate = (result: ToolCallResult) => {
+      host.send({ type: 'toolCallStarted', ...ref, callId: call.id, toolName: call.name, arguments: parsed.ok ? parsed.value : {}, executor, ...(group ? { group } : {}) });
+      this.sendEnded(ref, call.id, result, 0);
+      return { result };
+    };
+
+    let parameters: Record<string, unknown>;
+    let sequential: boolean;
+    if (serverTool) {
+      parameters = serverTool.parameters;
+      sequential = serverTool.sequential === true;
+    } else if (resolved?.kind === 'tool') {
+      parameters = resolved.tool.parameters;
+      sequential = resolved.tool.sequential === true;
+    } else if (resolved?.kind === 'unavailable') {
+      const why = resolved.reason === 'hidden'
+        ? `"${call.name}" is hidden right now and cannot be called.`
+        : `"${call.name}" belongs to the collapsed tool group "${resolved.group}"; call the function "${resolved.container}" first to expand it.`;
+      return immediate(failure(ErrorCode.ToolHidden, why));
+    } else {
+      const names = this.functions(thread).map((f) => f.name);
+      return immediate(failure(ErrorCode.UnknownTool, `There is no function named "${call.name}". Available functions: ${names.join(', ') || '(none)'}.`));
+    }
+
+    if (!parsed.ok) return immediate(failure(ErrorCode.InvalidArguments, `Invalid arguments for ${call.name}: ${parsed.reason}. The tool was not run.`));
+    const validation = validate(call.name, parameters, parsed.value);
+    if (!validation.ok) return immediate(validation.result);
+
+    const info: ToolCallInfo = { callId: call.id, toolName: call.name, arguments: validation.value, executor, ...(group ? { group } : {}), ...ref };
+    host.send({ type: 'toolCallStarted', ...ref, callId: call.id, toolName: call.name, arguments: validation.value, executor, ...(group ? { group } : {}) });
+    const signal = run.controller.signal;
+    return {
+      call: {
+        executor,
+        sequential,
+        run: async () => {
+          const started = Date.now();
+          let result = await this.beforeHooks(info, parameters);
+          if (!result) {
+            try {
+              result = serverTool ? await this.runServerTool(serverTool, info, signal) : await this.runClientTool(info, signal);
+            } catch (e) {
+              result = failure(ErrorCode.ToolFailed, `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+            }
+          }
+          result = await this.afterHooks(info, result);
+          this.sendEnded(ref, call.id, result, Date.now() - started);
+          return result;
+        },
+      },
+    };
+  }
+
+  /** Runs the beforeToolCall hooks in order; a result means the call must not run. Rewritten arguments are validated again. */
+  private async beforeHooks(info: ToolCallInfo, parameters: Record<string, unknown>): Promise<ToolCallResult | undefined> {
+    for (const hook of this.host.hooks.beforeToolCall) {
+      let decision;
+      try {
+        decision = await hook(info);
+      } catch (e) {
+        return failure(ErrorCode.ToolFailed, `The backend's beforeToolCall hook failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (!decision) continue;
+      if ('block' in decision) {
+        return { outcome: 'denied', content: [], errorCode: ErrorCode.PermissionDenied, errorMessage: `The backend blocked ${info.toolName}: ${decision.reason}` };
+      }
+      const validation = validate(info.toolName, parameters, decision.arguments);
+      if (!validation.ok) return validation.result;
+      info.arguments = validation.value;
+    }
+    return undefined;
+  }
+
+  private async afterHooks(info: ToolCallInfo, result: ToolCallResult): Promise<ToolCallResult> {
+    let current = result;
+    for (const hook of this.host.hooks.afterToolCall) {
+      try {
+        current = (await hook(info, current)) ?? current;
+      } catch (e) {
+        this.host.log('error', `afterToolCall hook failed for ${info.toolName}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    return current;
+  }
+
+  private async runServerTool(tool: ServerTool, info: ToolCallInfo, signal: AbortSignal): Promise<ToolCallResult> {
+    const { host } = this;
+    const ref = { threadId: info.threadId, runId: info.runId };
+    const work = Promise.resolve().then(() =>
+      tool.execute(info.arguments, {
+        callId: info.callId,
+        threadId: info.threadId,
+        runId: info.runId,
+        signal,
+        progress: (details) => host.send({ type: 'toolCallUpdated', ...ref, callId: info.callId, status: 'progress', details: String(details).slice(0, 10_000) }),
+      }),
+    );
+    const value = await untilAborted(work, signal);
+    if (value === ABORTED) return { outcome: 'cancelled', content: [], errorCode: ErrorCode.Cancelled, errorMessage: `${tool.name} was cancelled.` };
+    return toToolCallResult(value);
+  }
+
+  private runClientTool(info: ToolCallInfo, signal: AbortSignal): Promise<ToolCallResult> {
+    const ref = { threadId: info.threadId, runId: info.runId };
+    return this.host.invoker.invoke({ toolName: info.toolName, callId: info.callId, arguments: info.arguments, threadId: info.threadId }, signal, (status, details) =>
+      this.host.send({ type: 'toolCallUpdated', ...ref, callId: info.callId, status, ...(details !== undefined ? { details } : {}) }),
+    );
+  }
+
+  private sendEnded(ref: { threadId: string; runId: string }, callId: string, result: ToolCallResult, durationMs: number): void {
+    this.host.send({
+      type: 'toolCallEnded',
+      ...ref,
+      callId,
+      outcome: result.outcome,
+      content: result.content,
+      ...(result.errorMessage !== undefined ? { errorMessage: result.errorMessage.slice(0, 10_000) } : {}),
+      durationMs,
+    });
+  }
+
+  private applyQueued(thread: Thread): void {
+    const queued = thread.queued.splice(0);
+    for (const aug of queued) this.applyToThread(thread, aug);
+  }
+
+  private applyToThread(thread: Thread, aug: Augmentation): void {
+    const { problems, notes } = applyAugmentation(thread.tools, aug, this.host.serverTools().keys());
+    this.host.reportProblems(problems);
+    for (const note of notes) this.host.log('debug', `thread ${thread.id}: ${note}`);
+    this.sendState(thread);
+  }
+
+  private sendState(thread: Thread): void {
+    // A run that outlives a reset must not report the state of the thread it no longer belongs to.
+    if (this.threads.get(thread.id) !== thread) return;
+    this.host.send({ type: 'toolGroupState', threadId: thread.id, ...thread.tools.snapshot() });
+  }
+}
+
+function validate(toolName: string, parameters: Record<string, unknown>, args: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; result: ToolCallResult } {
+  const schema = compileParameters(parameters);
+  if (!schema.ok) return { ok: false, result: failure(ErrorCode.InvalidSchema, `${toolName} has an invalid parameter schema (${schema.reason}); it cannot be called.`) };
+  const checked = checkArguments(schema.validate, args);
+  if (!checked.ok) return { ok: false, result: failure(ErrorCode.InvalidArguments, `Invalid arguments for ${toolName}: ${checked.reason}. The tool was not run.`) };
+  return { ok: true, value: checked.value };
+}
+
+function parseArguments(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
+  if (text.trim() === '') return { ok: true, value: {} };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, reason: `they are not valid JSON (${(e as Error).message})` };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, reason: 'they must be a JSON object' };
+  return { ok: true, value: v as Record<string, unknown> };
+}
+
+/** The model's call ids, made non-empty, short enough for the protocol and unique in the batch. */
+function withUniqueIds(calls: ToolCallRequest[]): ToolCallRequest[] {
+  const seen = new Set<string>();
+  return calls.map((c) => {
+    let id = c.id;
+    if (!id || id.length > 200 || seen.has(id)) id = `call_${randomUUID()}`;
+    seen.add(id);
+    return id === c.id ? c : { ...c, id };
+  });
+}
+
+/** What the model reads for a result: the content when it succeeded, else an error (or skip) sentence first. */
+export function modelContent(toolName: string, r: ToolCallResult): ContentItem[] {
+  if (r.outcome === 'succeeded') return r.content.length ? r.content : [{ type: 'text', text: `${toolName} finished without output.` }];
+  const message = r.errorMessage ?? `${toolName}: ${r.outcome}.`;
+  const head = r.outcome === 'skipped' ? `Skipped: ${message}` : `Error (${r.errorCode ?? ErrorCode.ToolFailed}): ${message}`;
+  return [{ type: 'text', text: head }, ...r.content.filter((c) => !(c.type === 'text' && c.text === message))];
+}
+
+function userText(msg: UserMessage): string {
+  const c = msg.context;
+  if (!c) return msg.text;
+  const lines: string[] = [];
+  if (c.file) lines.push(`File: ${c.file}${c.language ? ` (${c.language})` : ''}`);
+  if (c.selection) {
+    const s = c.selection;
+    lines.push(`Selection: line ${s.startLine + 1}, column ${s.startCharacter + 1} to line ${s.endLine + 1}, column ${s.endCharacter + 1}`);
+  }
+  if (c.selectedText) lines.push(`Selected text:\n\`\`\`\n${c.selectedText}\n\`\`\``);
+  return lines.length ? `${msg.text}\n\n${EDITOR_CONTEXT_MARK}\n${lines.join('\n')}` : msg.text;
+}
+
+/** Separates the user's words from the editor context the backend appends to them. */
+export const EDITOR_CONTEXT_MARK = '[Editor context]';
+
+const ABORTED = Symbol('aborted');
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

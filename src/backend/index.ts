@@ -1,0 +1,118 @@
+/**
+ * The backend as a library: other Node agents embed it with their own server-side tools, hooks and
+ * model.
+ *
+ *   const backend = await createBackend({ model: { baseURL, model: 'gpt-4.1-mini', apiKey } });
+ *   backend.registerTool({ name: 'search_docs', description: '…', parameters: {…}, execute: (args) => '…' });
+ *   backend.hooks.beforeToolCall((call) => (call.toolName === 'DeleteFile' ? { block: true, reason: 'read-only mode' } : undefined));
+ *   backend.on('runEvent', (event) => console.log(event.type));
+ *   // connect a client to backend.url with the header x-client-tools-token: backend.token
+ */
+import { TOOL_NAME_PATTERN } from '../protocol';
+import { DemoModel } from './demoModel';
+import type { BackendEvents, EventName } from './events';
+import { Emitter } from './events';
+import { compileParameters } from './jsonSchema';
+import type { ChatModel } from './model';
+import { OpenAIChatModel } from './model';
+import type { BackendOptions, ResolvedOptions } from './options';
+import { resolveOptions } from './options';
+import { BackendServer } from './server';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
+import { BUILTIN_TOOLS } from './serverTools';
+
+export type { BackendEvents } from './events';
+export type { DisconnectStrategy } from './invoker';
+export { DISCONNECT_STRATEGIES } from './invoker';
+export type { Logger, LogLevel } from './log';
+export { stderrLogger } from './log';
+export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, OpenAIModelConfig, ToolCallRequest } from './model';
+export { ModelFailure, OpenAIChatModel } from './model';
+export { DemoModel } from './demoModel';
+export type { BackendOptions } from './options';
+export type {
+  AfterToolCallHook,
+  BeforeToolCallDecision,
+  BeforeToolCallHook,
+  ServerTool,
+  ServerToolContext,
+  ServerToolReturn,
+  ToolCallInfo,
+  ToolCallResult,
+} from './serverTools';
+export type { FunctionSpec } from './toolState';
+
+export interface Backend {
+  readonly host: string;
+  readonly port: number;
+  /** Send it in the `x-client-tools-token` header. Never log it. */
+  readonly token: string;
+  /** `ws://127.0.0.1:PORT` */
+  readonly url: string;
+  readonly model: { name: string; offline: boolean };
+  /** Closes every connection and session, stops listening, removes the discovery file. */
+  close(): Promise<void>;
+  /** Adds a server-side tool for every session; returns a function that removes it. */
+  registerTool(tool: ServerTool): () => void;
+  readonly hooks: {
+    /** Runs before every client or server tool call: block it with a reason, or rewrite its arguments. */
+    beforeToolCall(hook: BeforeToolCallHook): () => void;
+    /** Runs after every client or server tool call: return a result to replace it. */
+    afterToolCall(hook: AfterToolCallHook): () => void;
+  };
+  on<E extends EventName>(event: E, listener: BackendEvents[E]): () => void;
+}
+
+export async function createBackend(options: BackendOptions = {}): Promise<Backend> {
+  const resolved = resolveOptions(options);
+  const model = createModel(resolved);
+  const tools = new Map<string, ServerTool>();
+  for (const tool of [...(resolved.builtinTools ? BUILTIN_TOOLS : []), ...resolved.tools]) addTool(tools, tool);
+  const hooks = resolved.hooks;
+  const events = new Emitter((event, e) => resolved.log('error', `a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
+  const server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events });
+  const urlHost = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+
+  return {
+    host: resolved.host,
+    port: server.port,
+    token: server.token,
+    url: `ws://${urlHost}:${server.port}`,
+    model: { name: model.name, offline: model.offline },
+    close: () => server.close(),
+    registerTool(tool) {
+      addTool(tools, tool);
+      return () => {
+        if (tools.get(tool.name) === tool) tools.delete(tool.name);
+      };
+    },
+    hooks: {
+      beforeToolCall: (hook) => addHook(hooks.beforeToolCall, hook),
+      afterToolCall: (hook) => addHook(hooks.afterToolCall, hook),
+    },
+    on: (event, listener) => events.on(event, listener),
+  };
+}
+
+function createModel(o: ResolvedOptions): ChatModel {
+  if (o.model === 'offline') return new DemoModel();
+  if ('stream' in o.model) return o.model;
+  return new OpenAIChatModel({ ...o.model, log: o.model.log ?? o.log });
+}
+
+/** Refuses a server tool with a bad name, a bad schema, or a name already taken, naming it. */
+function addTool(tools: Map<string, ServerTool>, tool: ServerTool): void {
+  if (!TOOL_NAME_PATTERN.test(tool.name)) throw new Error(`Server tool "${tool.name}": the name must match ^[A-Za-z0-9_-]{1,64}$.`);
+  if (tools.has(tool.name)) throw new Error(`Server tool "${tool.name}" is already registered.`);
+  const schema = compileParameters(tool.parameters);
+  if (!schema.ok) throw new Error(`Server tool "${tool.name}" has an invalid parameter schema: ${schema.reason}.`);
+  tools.set(tool.name, tool);
+}
+
+function addHook<H>(list: H[], hook: H): () => void {
+  list.push(hook);
+  return () => {
+    const i = list.indexOf(hook);
+    if (i >= 0) list.splice(i, 1);
+  };
+}

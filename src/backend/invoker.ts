@@ -1,0 +1,297 @@
+/**
+ * Running tool calls.
+ *
+ * `ClientInvoker` sends `clientToolInvokeRequest`s to the client of one session and turns what comes
+ * back into results. Every call ends: with the client's answer, a timeout, a cancellation, or the
+ * disconnection strategy's verdict.
+ * - The invoke timeout is paused while the client reports `awaiting-permission` (the person is
+ *   reading the prompt) and restarts on every other progress message.
+ * - A disconnect is noticed as a disconnect, at once, not as a timeout. Then, per strategy:
+ *   `failFast` ends the call with DISCONNECTED; `fallbackMessage` answers the model with the
+ *   template text; `retryWithBackoff` waits for the session to be resumed (backoff steps, at most
+ *   `maxRetries`) and re-sends the SAME requestId, so the client can answer from its replay store
+ *   rather than run the tool twice; `suspend` waits for as long as the session lives and re-sends on
+ *   resume.
+ *
+ * `executeBatch` runs one model turn's calls: server tools first, then client tools; calls run
+ * concurrently unless one is `sequential` (it then runs alone); results come back in the order the
+ * model asked, whatever order they finished in.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ClientToolInvokeResponse, ClientToolProgress, ContentItem, Executor, ProgressStatus, ServerToClient } from '../protocol';
+import { ErrorCode } from '../protocol';
+import type { ToolCallResult } from './serverTools';
+
+export const DISCONNECT_STRATEGIES = ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const;
+export type DisconnectStrategy = (typeof DISCONNECT_STRATEGIES)[number];
+
+export const DEFAULT_FALLBACK_TEMPLATE = 'The editor disconnected, so the tool {toolName} could not run. Tell the user, and do not retry it until they reconnect.';
+
+export interface InvokerOptions {
+  invokeTimeoutMs: number;
+  disconnectStrategy: DisconnectStrategy;
+  /** retryWithBackoff: how many backoff steps (or re-sends) before giving up. */
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** fallbackMessage: `{toolName}` is replaced by the tool's name. */
+  fallbackMessageTemplate: string;
+  /** Client calls that may be in flight at once; more fail at once with TOO_MANY_IN_FLIGHT. */
+  maxInFlight: number;
+}
+
+/** The session's side of the connection, whichever socket it is on right now. */
+export interface ClientLink {
+  readonly connected: boolean;
+  send(message: ServerToClient): void;
+}
+
+export interface ClientCall {
+  toolName: string;
+  callId: string;
+  arguments: Record<string, unknown>;
+  threadId?: string;
+  description?: string;
+}
+
+export type ProgressListener = (status: ProgressStatus, details?: string) => void;
+
+interface PendingCall {
+  requestId: string;
+  call: ClientCall;
+  onProgress: ProgressListener;
+  finish(result: ToolCallResult): void;
+  timer?: NodeJS.Timeout;
+  backoffTimer?: NodeJS.Timeout;
+  /** retryWithBackoff: backoff steps waited plus re-sends made. */
+  retries: number;
+  disconnected: boolean;
+  /** The request went out more than once; a DUPLICATE_REQUEST answer to the copy is not the result. */
+  resent: boolean;
+}
+
+export class ClientInvoker {
+  private readonly pending = new Map<string, PendingCall>();
+
+  constructor(
+    private readonly link: ClientLink,
+    private readonly options: InvokerOptions,
+  ) {}
+
+  invoke(call: ClientCall, signal: AbortSignal, onProgress: ProgressListener): Promise<ToolCallResult> {
+    if (signal.aborted) return Promise.resolve(cancelled(call.toolName));
+    if (this.pending.size >= this.options.maxInFlight) {
+      return Promise.resolve(failure(ErrorCode.TooManyInFlight, `${this.options.maxInFlight} client tool calls are already running; ${call.toolName} was not started. Try again after they finish.`));
+    }
+    return new Promise<ToolCallResult>((resolve) => {
+      const onAbort = () => this.cancel(pc.requestId, 'The run was cancelled.');
+      const pc: PendingCall = {
+        requestId: `req_${randomUUID()}`,
+        call,
+        onProgress,
+        retries: 0,
+        disconnected: false,
+        resent: false,
+        finish: (result) => {
+          if (!this.pending.delete(pc.requestId)) return;
+          clearTimeout(pc.timer);
+          clearTimeout(pc.backoffTimer);
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
+      };
+      this.pending.set(pc.requestId, pc);
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (this.link.connected) this.send(pc);
+      else this.lose(pc);
+    });
+  }
+
+  /** Takes the client's answer; false when no call with that request id is waiting. */
+  handleResponse(msg: ClientToolInvokeResponse): boolean {
+    const pc = this.pending.get(msg.requestId);
+    if (!pc) return false;
+    // The copy we re-sent after a reconnect may meet the original still running on the client.
+    if (!msg.success && msg.errorCode === ErrorCode.DuplicateRequest && pc.resent) return true;
+    pc.finish(fromResponse(pc.call.toolName, msg));
+    return true;
+  }
+
+  handleProgress(msg: ClientToolProgress): boolean {
+    const pc = this.pending.get(msg.requestId);
+    if (!pc) return false;
+    if (msg.status === 'awaiting-permission') clearTimeout(pc.timer);
+    else this.arm(pc);
+    pc.onProgress(msg.status, msg.details);
+    return true;
+  }
+
+  /** Ends a call whose answer could not be decoded (the client was told with an `error` message). */
+  failRequest(requestId: string, code: string, message: string): boolean {
+    const pc = this.pending.get(requestId);
+    if (!pc) return false;
+    pc.finish(failure(code, `The editor's answer for ${pc.call.toolName} could not be read: ${message}`));
+    return true;
+  }
+
+  cancel(requestId: string, reason: string): void {
+    const pc = this.pending.get(requestId);
+    if (!pc) return;
+    if (this.link.connected) this.link.send({ type: 'clientToolCancel', requestId, reason });
+    pc.finish(cancelled(pc.call.toolName));
+  }
+
+  connectionLost(): void {
+    for (const pc of [...this.pending.values()]) if (!pc.disconnected) this.lose(pc);
+  }
+
+  connectionRestored(): void {
+    for (const pc of [...this.pending.values()]) {
+      if (!pc.disconnected) continue;
+      clearTimeout(pc.backoffTimer);
+      if (this.options.disconnectStrategy === 'retryWithBackoff') pc.retries++;
+      pc.resent = true;
+      this.send(pc);
+    }
+  }
+
+  /** Ends every call (the session is gone). */
+  shutdown(code: string, message: string): void {
+    for (const pc of [...this.pending.values()]) pc.finish(failure(code, `${pc.call.toolName}: ${message}`));
+  }
+
+  private send(pc: PendingCall): void {
+    pc.disconnected = false;
+    const { call } = pc;
+    this.link.send({
+      type: 'clientToolInvokeRequest',
+      requestId: pc.requestId,
+      toolName: call.toolName,
+      callId: call.callId,
+      arguments: call.arguments,
+      ...(call.description ? { description: call.description } : {}),
+      ...(call.threadId ? { threadId: call.threadId } : {}),
+      timeoutMs: this.options.invokeTimeoutMs,
+    });
+    this.arm(pc);
+  }
+
+  /** (Re)starts the invoke timeout. */
+  private arm(pc: PendingCall): void {
+    clearTimeout(pc.timer);
+    pc.timer = setTimeout(() => {
+      if (this.link.connected) this.link.send({ type: 'clientToolCancel', requestId: pc.requestId, reason: 'timed out' });
+      pc.finish({
+        outcome: 'timedOut',
+        content: [],
+        errorCode: ErrorCode.Timeout,
+        errorMessage: `${pc.call.toolName} did not answer within ${formatSeconds(this.options.invokeTimeoutMs)}.`,
+      });
+    }, this.options.invokeTimeoutMs);
+  }
+
+  /** The client is not there for this call: apply the disconnection strategy. */
+  private lose(pc: PendingCall): void {
+    clearTimeout(pc.timer);
+    pc.disconnected = true;
+    const tool = pc.call.toolName;
+    switch (this.options.disconnectStrategy) {
+      case 'failFast':
+        pc.finish(failure(ErrorCode.Disconnected, `The editor disconnected while ${tool} was running; the call was abandoned.`));
+        return;
+      case 'fallbackMessage': {
+        const text = this.options.fallbackMessageTemplate.split('{toolName}').join(tool);
+        pc.finish({ outcome: 'failed', content: [{ type: 'text', text }], errorCode: ErrorCode.Disconnected, errorMessage: text.slice(0, 10_000) });
+        return;
+      }
+      case 'retryWithBackoff':
+        this.backoff(pc);
+        return;
+      case 'suspend':
+        pc.onProgress('progress', `Suspended: waiting for the editor to reconnect to finish ${tool}.`);
+        return;
+    }
+  }
+
+  private backoff(pc: PendingCall): void {
+    const { maxRetries, retryBaseDelayMs, retryMaxDelayMs } = this.options;
+    if (pc.retries >= maxRetries) {
+      pc.finish(failure(ErrorCode.Disconnected, `The editor disconnected while ${pc.call.toolName} was running and did not come back after ${maxRetries} retries.`));
+      return;
+    }
+    const delay = Math.min(retryBaseDelayMs * 2 ** pc.retries, retryMaxDelayMs);
+    pc.onProgress('progress', `The editor disconnected; waiting up to ${formatSeconds(delay)} for it to reconnect (retry ${pc.retries + 1} of ${maxRetries}).`);
+    pc.backoffTimer = setTimeout(() => {
+      pc.retries++;
+      this.backoff(pc);
+    }, delay);
+  }
+}
+
+/** One call of a batch, resolved and validated, ready to run. */
+export interface PreparedCall {
+  executor: Executor;
+  sequential: boolean;
+  run(): Promise<ToolCallResult>;
+}
+
+/**
+ * Runs a batch: server calls first, then client calls. Within each phase, consecutive calls run
+ * together; a sequential call waits for the calls before it and runs alone. Results are returned
+ * in the order of `calls`. A call that throws yields a TOOL_FAILED result; the batch goes on.
+ */
+export async function executeBatch(calls: readonly PreparedCall[]): Promise<ToolCallResult[]> {
+  const results: ToolCallResult[] = new Array<ToolCallResult>(calls.length);
+  const runOne = async (i: number) => {
+    try {
+      results[i] = await calls[i].run();
+    } catch (e) {
+      results[i] = failure(ErrorCode.ToolFailed, e instanceof Error ? e.message : String(e));
+    }
+  };
+  for (const executor of ['server', 'client'] as const) {
+    let together: Promise<void>[] = [];
+    for (let i = 0; i < calls.length; i++) {
+      if (calls[i].executor !== executor) continue;
+      if (calls[i].sequential) {
+        await Promise.all(together);
+        together = [];
+        await runOne(i);
+      } else {
+        together.push(runOne(i));
+      }
+    }
+    await Promise.all(together);
+  }
+  return results;
+}
+
+export function failure(code: string, message: string, content: ContentItem[] = []): ToolCallResult {
+  return { outcome: 'failed', content, errorCode: code, errorMessage: message.slice(0, 10_000) };
+}
+
+function cancelled(toolName: string): ToolCallResult {
+  return { outcome: 'cancelled', content: [], errorCode: ErrorCode.Cancelled, errorMessage: `${toolName} was cancelled.` };
+}
+
+/** Maps the client's answer; PERMISSION_DENIED and SKIPPED become the denied and skipped outcomes. */
+function fromResponse(toolName: string, msg: ClientToolInvokeResponse): ToolCallResult {
+  const extra = msg.augmentation ? { augmentation: msg.augmentation } : {};
+  if (msg.success) return { outcome: 'succeeded', content: msg.content, ...extra };
+  const code = msg.errorCode ?? ErrorCode.ToolFailed;
+  const outcome =
+    code === ErrorCode.PermissionDenied ? 'denied'
+    : code === ErrorCode.Skipped ? 'skipped'
+    : code === ErrorCode.Timeout ? 'timedOut'
+    : code === ErrorCode.Cancelled ? 'cancelled'
+    : 'failed';
+  const fallback =
+    outcome === 'denied' ? `The user denied permission to run ${toolName}.`
+    : outcome === 'skipped' ? `The user skipped ${toolName}.`
+    : `${toolName} failed.`;
+  return { outcome, content: msg.content, errorCode: code, errorMessage: msg.errorMessage ?? fallback, ...extra };
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,129 @@
+/**
+ * Every option of the backend, with its default. The CLI and `createBackend` both resolve through
+ * `resolveOptions`, so they cannot drift apart.
+ */
+import { DEFAULT_LIMITS } from '../protocol';
+import type { DisconnectStrategy } from './invoker';
+import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
+import type { Logger } from './log';
+import { silentLogger } from './log';
+import type { ChatModel, OpenAIModelConfig } from './model';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
+import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';
+
+export interface BackendOptions {
+  /** Interface to bind; loopback by default. Requests must still carry a loopback Host header. */
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** The connection token; a random one (32 bytes) when omitted. */
+  token?: string;
+  /** Write `{port, token, pid, protocol}` here (mode 0600, exclusive create); removed on close and exit. */
+  discoveryFile?: string;
+  /** A ready model, an OpenAI-compatible endpoint, or 'offline' for the demo model (the default). */
+  model?: ChatModel | OpenAIModelConfig | 'offline';
+  systemPrompt?: string;
+  /** Model calls per run before it stops with `maxTurns`. */
+  maxTurns?: number;
+
+  /** Milliseconds a client tool may take, not counting time spent waiting for the user's permission. */
+  invokeTimeoutMs?: number;
+  disconnectStrategy?: DisconnectStrategy;
+  /** retryWithBackoff: retries before the call fails (default 3). */
+  maxRetries?: number;
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  /** fallbackMessage: the result text; `{toolName}` is replaced. */
+  fallbackMessageTemplate?: string;
+
+  /** Show collapsed groups as one container function (default true). */
+  collapsing?: boolean;
+  /** The global text about client tools that joins the system prompt. */
+  clientToolsInstructions?: string;
+
+  /** Include the built-in server tools (`get_current_time`); default true. */
+  builtinTools?: boolean;
+  /** More server tools; `registerTool` adds them later too. */
+  tools?: ServerTool[];
+  hooks?: { beforeToolCall?: BeforeToolCallHook[]; afterToolCall?: AfterToolCallHook[] };
+
+  limits?: { maxMessageBytes?: number; maxInFlight?: number };
+  maxConnections?: number;
+  handshakeTimeoutMs?: number;
+  heartbeatMs?: number;
+  /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
+  sessionGraceMs?: number;
+
+  log?: Logger;
+}
+
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  token: string | undefined;
+  discoveryFile: string | undefined;
+  model: ChatModel | OpenAIModelConfig | 'offline';
+  systemPrompt: string;
+  maxTurns: number;
+  invokeTimeoutMs: number;
+  disconnectStrategy: DisconnectStrategy;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  fallbackMessageTemplate: string;
+  collapsing: boolean;
+  clientToolsInstructions: string;
+  builtinTools: boolean;
+  tools: ServerTool[];
+  hooks: { beforeToolCall: BeforeToolCallHook[]; afterToolCall: AfterToolCallHook[] };
+  maxMessageBytes: number;
+  maxInFlight: number;
+  maxConnections: number;
+  handshakeTimeoutMs: number;
+  heartbeatMs: number;
+  sessionGraceMs: number;
+  log: Logger;
+}
+
+export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
+  return {
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 0,
+    token: o.token,
+    discoveryFile: o.discoveryFile,
+    model: o.model ?? 'offline',
+    systemPrompt: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    maxTurns: positive('maxTurns', o.maxTurns ?? 25),
+    invokeTimeoutMs: positive('invokeTimeoutMs', o.invokeTimeoutMs ?? DEFAULT_LIMITS.invokeTimeoutMs),
+    disconnectStrategy: o.disconnectStrategy ?? 'retryWithBackoff',
+    maxRetries: nonNegative('maxRetries', o.maxRetries ?? 3),
+    retryBaseDelayMs: positive('retryBaseDelayMs', o.retryBaseDelayMs ?? 1_000),
+    retryMaxDelayMs: positive('retryMaxDelayMs', o.retryMaxDelayMs ?? 30_000),
+    fallbackMessageTemplate: o.fallbackMessageTemplate ?? DEFAULT_FALLBACK_TEMPLATE,
+    collapsing: o.collapsing ?? true,
+    clientToolsInstructions: o.clientToolsInstructions ?? DEFAULT_CLIENT_TOOLS_INSTRUCTIONS,
+    builtinTools: o.builtinTools ?? true,
+    tools: o.tools ?? [],
+    hooks: { beforeToolCall: [...(o.hooks?.beforeToolCall ?? [])], afterToolCall: [...(o.hooks?.afterToolCall ?? [])] },
+    maxMessageBytes: positive('limits.maxMessageBytes', o.limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes),
+    maxInFlight: positive('limits.maxInFlight', o.limits?.maxInFlight ?? DEFAULT_LIMITS.maxInFlight),
+    maxConnections: positive('maxConnections', o.maxConnections ?? 16),
+    handshakeTimeoutMs: positive('handshakeTimeoutMs', o.handshakeTimeoutMs ?? 10_000),
+    heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
+    sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
+    log: o.log ?? silentLogger,
+  };
+}
+
+function positive(name: string, v: number): number {
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a positive number, got ${v}`);
+  return v;
+}
+
+function nonNegative(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${v}`);
+  return v;
+}

@@ -1,0 +1,245 @@
+/**
+ * One client's session: its threads (agent), registered tool groups, and client calls in flight.
+ * A session outlives its connection: when the socket drops, run events are buffered and pending calls
+ * follow the disconnection strategy; a `hello` with `resumeSession` within the grace period attaches
+ * a new socket, replays the buffer and re-sends the calls still waiting.
+ */
+import { randomUUID } from 'node:crypto';
+import { WebSocket } from 'ws';
+import type { Augmentation, ClientToServer, Hello, RunEvent, ServerToClient } from '../protocol';
+import { encode, ErrorCode, PROTOCOL } from '../protocol';
+import type { DecodeError } from '../protocol';
+import { Agent } from './agent';
+import type { Emitter } from './events';
+import { ClientInvoker } from './invoker';
+import type { ClientLink } from './invoker';
+import type { ChatModel } from './model';
+import type { ResolvedOptions } from './options';
+import type { RegistrationProblem } from './registration';
+import { admitGroups, applyAugmentation } from './registration';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
+import { ClientToolState } from './toolState';
+
+export const SERVER_NAME = 'client-tools-backend';
+export const SERVER_VERSION = '0.1.0';
+
+/** Messages kept for a detached session; older ones are dropped first. */
+const MAX_OUTBOX = 10_000;
+/** Above this many bytes waiting in the socket, a run pauses its text stream until it drains. */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const DRAIN_POLL_MS = 10;
+/** Messages that make no sense to replay later: requests and cancels are re-sent by the invoker itself. */
+const NOT_BUFFERED = new Set<ServerToClient['type']>(['clientToolInvokeRequest', 'clientToolCancel', 'error', 'welcome']);
+const RUN_EVENT_TYPES = new Set<ServerToClient['type']>(['runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError']);
+
+export interface SessionDeps {
+  options: ResolvedOptions;
+  model: ChatModel;
+  serverTools: () => ReadonlyMap<string, ServerTool>;
+  hooks: { readonly beforeToolCall: readonly BeforeToolCallHook[]; readonly afterToolCall: readonly AfterToolCallHook[] };
+  events: Emitter;
+  /** Called once when the session ends for good. */
+  onEnded: (session: Session) => void;
+}
+
+export class Session implements ClientLink {
+  readonly id = randomUUID();
+  readonly invoker: ClientInvoker;
+  readonly agent: Agent;
+  private socket: WebSocket | undefined;
+  private outbox: ServerToClient[] = [];
+  private droppedWhileDetached = 0;
+  private base: ClientToolState;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  constructor(private readonly deps: SessionDeps) {
+    const { options } = deps;
+    this.base = this.newState([], []);
+    this.invoker = new ClientInvoker(this, {
+      invokeTimeoutMs: options.invokeTimeoutMs,
+      disconnectStrategy: options.disconnectStrategy,
+      maxRetries: options.maxRetries,
+      retryBaseDelayMs: options.retryBaseDelayMs,
+      retryMaxDelayMs: options.retryMaxDelayMs,
+      fallbackMessageTemplate: options.fallbackMessageTemplate,
+      maxInFlight: options.maxInFlight,
+    });
+    this.agent = new Agent(
+      {
+        send: (m) => this.send(m),
+        drained: () => this.drained(),
+        invoker: this.invoker,
+        freshToolState: () => this.base.clone(),
+        serverTools: deps.serverTools,
+        hooks: deps.hooks,
+        reportProblems: (p) => this.reportProblems(p),
+        log: options.log,
+      },
+      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns },
+    );
+  }
+
+  get connected(): boolean {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  get attached(): boolean {
+    return this.socket !== undefined;
+  }
+
+  send(message: ServerToClient): void {
+    if (RUN_EVENT_TYPES.has(message.type)) this.deps.events.emit('runEvent', message as RunEvent, this.id);
+    if (message.type === 'toolGroupState') this.deps.events.emit('toolGroupState', message, this.id);
+    if (this.socket && this.connected) {
+      sendFrame(this.socket, message);
+      return;
+    }
+    if (NOT_BUFFERED.has(message.type) || this.ended) return;
+    this.outbox.push(message);
+    if (this.outbox.length > MAX_OUTBOX) {
+      this.outbox.shift();
+      this.droppedWhileDetached++;
+    }
+  }
+
+  /**
+   * Completes a handshake on `socket`: welcome, registration of the hello's groups (a fresh session,
+   * a resumed one that keeps its threads, or a resumed one the client asked to reset), then replay of
+   * what the client missed and re-sending of calls still waiting.
+   */
+  attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession'): void {
+    clearTimeout(this.graceTimer);
+    const previous = this.socket;
+    this.socket = socket;
+    if (previous && previous !== socket) previous.close(4000, 'session resumed on another connection');
+    const { options, model } = this.deps;
+    sendFrame(socket, {
+      type: 'welcome',
+      protocol: PROTOCOL,
+      sessionId: this.id,
+      resumed: how === 'resumed',
+      server: { name: SERVER_NAME, version: SERVER_VERSION, model: { name: model.name, offline: model.offline } },
+      limits: { maxMessageBytes: Math.floor(options.maxMessageBytes), maxInFlight: Math.floor(options.maxInFlight), invokeTimeoutMs: Math.ceil(options.invokeTimeoutMs) },
+    });
+    if (how === 'unknownSession') {
+      this.send({ type: 'error', code: ErrorCode.SessionUnknown, message: `Session "${hello.resumeSession}" is unknown or expired; a fresh session was started.` });
+    }
+
+    const admission = admitGroups(hello.toolGroups, new Set(this.deps.serverTools().keys()));
+    this.reportProblems(admission.problems);
+    const preExpanded = hello.preExpanded ?? [];
+    if (how === 'resumed' && !hello.reset) {
+      this.base.syncRegistered(admission.groups, preExpanded);
+      this.agent.forEachToolState((s) => s.syncRegistered(admission.groups, preExpanded));
+    } else {
+      if (how === 'resumed') this.agent.resetAll();
+      this.base = this.newState(admission.groups, preExpanded);
+    }
+    this.send({ type: 'toolGroupState', ...this.base.snapshot() });
+
+    const missed = this.outbox.splice(0);
+    if (this.droppedWhileDetached > 0) {
+      this.deps.options.log('warn', `session ${this.id}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
+      this.droppedWhileDetached = 0;
+    }
+    for (const m of missed) sendFrame(socket, m);
+    this.invoker.connectionRestored();
+  }
+
+  /** The socket closed. Pending calls follow the disconnection strategy; the session waits to be resumed. */
+  detach(socket: WebSocket): void {
+    if (this.socket !== socket || this.ended) return;
+    this.socket = undefined;
+    this.invoker.connectionLost();
+    this.graceTimer = setTimeout(() => this.end('the editor did not come back within the grace period'), this.deps.options.sessionGraceMs);
+    this.graceTimer.unref();
+  }
+
+  handle(msg: ClientToServer): void {
+    switch (msg.type) {
+      case 'hello':
+        this.error(ErrorCode.InvalidMessage, 'The handshake is already done: hello is only valid as the first message of a connection.');
+        return;
+      case 'clientToolInvokeResponse':
+        if (!this.invoker.handleResponse(msg)) this.error(ErrorCode.UnknownRequest, `No call with request id "${msg.requestId}" is waiting for an answer (it may have timed out or been cancelled).`, msg.requestId);
+        return;
+      case 'clientToolProgress':
+        if (!this.invoker.handleProgress(msg)) this.error(ErrorCode.UnknownRequest, `No call with request id "${msg.requestId}" is in flight.`, msg.requestId);
+        return;
+      case 'userMessage':
+        this.agent.userMessage(msg);
+        return;
+      case 'cancel':
+        this.agent.cancel(msg.threadId, msg.runId);
+        return;
+      case 'resetThread':
+        this.agent.resetThread(msg.threadId);
+        return;
+      case 'updateToolGroups':
+        this.updateToolGroups(msg.augmentation);
+        return;
+    }
+  }
+
+  /** A message that could not be decoded: tell the client, and end the call it was answering, if any. */
+  decodeFailed(error: DecodeError): void {
+    this.error(error.code, error.message, error.relatedId);
+    if (error.messageType === 'clientToolInvokeResponse' && error.relatedId) this.invoker.failRequest(error.relatedId, error.code, error.message);
+  }
+
+  /** Ends the session for good: runs cancelled, calls failed, threads forgotten. */
+  end(reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.graceTimer);
+    this.agent.resetAll();
+    this.invoker.shutdown(ErrorCode.Disconnected, `the session ended (${reason})`);
+    this.outbox = [];
+    this.deps.onEnded(this);
+    this.deps.events.emit('sessionEnded', { sessionId: this.id, reason });
+  }
+
+  private updateToolGroups(aug: Augmentation): void {
+    const { applied, problems, notes } = applyAugmentation(this.base, aug, this.deps.serverTools().keys());
+    this.reportProblems(problems);
+    for (const note of notes) this.deps.options.log('debug', `session ${this.id}: ${note}`);
+    this.send({ type: 'toolGroupState', ...this.base.snapshot() });
+    this.agent.updateAll(applied);
+  }
+
+  private reportProblems(problems: readonly RegistrationProblem[]): void {
+    for (const p of problems) this.error(p.code, p.message);
+  }
+
+  private error(code: string, message: string, relatedId?: string): void {
+    this.send({ type: 'error', code, message: message.slice(0, 10_000), ...(relatedId ? { relatedId: relatedId.slice(0, 200) } : {}) });
+  }
+
+  private newState(groups: Hello['toolGroups'], preExpanded: string[]): ClientToolState {
+    const { options } = this.deps;
+    return new ClientToolState(
+      { collapsing: options.collapsing, instructions: options.clientToolsInstructions, reservedNames: this.deps.serverTools().keys() },
+      groups,
+      preExpanded,
+    );
+  }
+
+  private drained(): Promise<void> {
+    const socket = this.socket;
+    if (!socket || socket.bufferedAmount < HIGH_WATER_BYTES) return Promise.resolve();
+    return new Promise((resolve) => {
+      const poll = setInterval(() => {
+        if (this.socket !== socket || socket.readyState !== WebSocket.OPEN || socket.bufferedAmount < HIGH_WATER_BYTES / 2) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, DRAIN_POLL_MS);
+    });
+  }
+}
+
+export function sendFrame(socket: WebSocket, message: ServerToClient): void {
+  const frame = encode(message);
+  socket.send(frame.data, { binary: frame.binary });
+}

@@ -1,0 +1,99 @@
+import { strict as assert } from 'node:assert';
+import type { ModelChunk } from '../../../src/backend';
+import { ModelFailure, OpenAIChatModel } from '../../../src/backend';
+import { toOpenAIMessages, toolResultText } from '../../../src/backend/model';
+import { ErrorCode } from '../../../src/protocol';
+import type { FakeOpenAI } from '../../support/fake-openai';
+import { startFakeOpenAI } from '../../support/fake-openai';
+
+async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]> {
+  const out: ModelChunk[] = [];
+  for await (const c of stream) out.push(c);
+  return out;
+}
+
+describe('backend OpenAI chat model', () => {
+  let fake: FakeOpenAI;
+  beforeEach(async () => (fake = await startFakeOpenAI()));
+  afterEach(() => fake.close());
+
+  const model = (extra = {}) => new OpenAIChatModel({ baseURL: fake.baseURL, model: 'gpt-test', apiKey: 'sk-x', maxRetries: 0, ...extra });
+  const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [{ name: 'f', description: 'd', parameters: { type: 'object' } }] };
+
+  it('assembles tool calls whose arguments arrive over several chunks, in index order, after the text', async () => {
+    fake.enqueue({ text: 'Let me look.', toolCalls: [{ name: 'ReadFile', id: 'call_a', arguments: { path: 'src/some/long/path/name.ts', startLine: 10 } }, { name: 'GetSelection', id: 'call_b' }] });
+    const chunks = await collect(model().stream(request, new AbortController().signal));
+    assert.deepEqual(chunks, [
+      { type: 'text', text: 'Let me look.' },
+      { type: 'usage', promptTokens: 42, completionTokens: 7 },
+      { type: 'toolCall', call: { id: 'call_a', name: 'ReadFile', arguments: '{"path":"src/some/long/path/name.ts","startLine":10}' } },
+      { type: 'toolCall', call: { id: 'call_b', name: 'GetSelection', arguments: '{}' } },
+      { type: 'finish', reason: 'tool_calls' },
+    ]);
+    const body = fake.requests[0].body;
+    assert.equal(body.model, 'gpt-test');
+    assert.deepEqual(body.tools, [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } }]);
+  });
+
+  it('leaves tools out of the request when there are none', async () => {
+    fake.enqueue({ text: 'plain' });
+    await collect(model().stream({ messages: request.messages, tools: [] }, new AbortController().signal));
+    assert.equal('tools' in fake.requests[0].body, false);
+  });
+
+  it('throws a ModelFailure with MODEL_AUTH on 401 that names no key', async () => {
+    fake.enqueue({ status: 401 });
+    await assert.rejects(collect(model().stream(request, new AbortController().signal)), (e: unknown) => {
+      assert.ok(e instanceof ModelFailure);
+      assert.equal(e.code, ErrorCode.ModelAuth);
+      assert.equal(e.retryable, false);
+      assert.equal(e.message.includes('sk-x'), false);
+      return true;
+    });
+  });
+
+  it('says so when no API key is set at all', async () => {
+    fake.enqueue({ status: 401 });
+    await assert.rejects(collect(model({ apiKey: undefined }).stream(request, new AbortController().signal)), /No API key is set/);
+  });
+
+  it('stops quietly when aborted mid-stream', async () => {
+    fake.enqueue({ hang: true });
+    const controller = new AbortController();
+    const done = collect(model().stream(request, controller.signal));
+    await fake.waitForRequests(1);
+    controller.abort();
+    assert.deepEqual(await done, []);
+  });
+
+  it('converts history to chat-completions messages; images go to the model only when enabled', () => {
+    const png = { type: 'binary' as const, mimeType: 'image/png', filename: 'logo.png', bytes: new Uint8Array([1, 2, 3]) };
+    const history = [
+      { role: 'system' as const, content: 'sys' },
+      { role: 'user' as const, content: 'read logo' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'ReadFile', arguments: '{"path":"logo.png"}' }] },
+      { role: 'tool' as const, toolCallId: 'c1', toolName: 'ReadFile', content: [png] },
+    ];
+    assert.deepEqual(toOpenAIMessages(history, false), [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'read logo' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ReadFile', arguments: '{"path":"logo.png"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '[logo.png: image/png, 3 bytes]' },
+    ]);
+    const withImages = toOpenAIMessages(history, true);
+    assert.deepEqual(withImages.at(-1), {
+      role: 'user',
+      content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AQID' } }],
+    });
+  });
+
+  it('renders text-like binaries as their text and JSON compactly', () => {
+    const text = toolResultText([
+      { type: 'binary', mimeType: 'application/json', bytes: new TextEncoder().encode('{"a":1}') },
+      { type: 'json', value: { b: [1, 2] } },
+      { type: 'text', text: 'done' },
+    ]);
+    assert.equal(text, '[application/json, 7 bytes]\n{"a":1}\n{"b":[1,2]}\ndone');
+    assert.equal(toolResultText([]), '(no content)');
+  });
+});
