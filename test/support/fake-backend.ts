@@ -37,6 +37,8 @@ let sessionCounter = 0;
 
 export class FakeBackend {
   readonly received: ClientToServer[] = [];
+  /** Each decoded message's frame: binary or text, and its size. */
+  readonly frames: { type: string; binary: boolean; bytes: number }[] = [];
   readonly hellos: Hello[] = [];
   readonly sockets: WebSocket[] = [];
   /** Upgrade requests' token headers, in order. */
@@ -173,6 +175,7 @@ export class FakeBackend {
       if (!decoded.ok) throw new Error(`fake backend: client sent an undecodable message: ${decoded.error.code} ${decoded.error.message}`);
       const message = decoded.message;
       this.received.push(message);
+      this.frames.push({ type: message.type, binary: isBinary, bytes: (data as Buffer).length });
       if (message.type === 'hello') this.onHello(ws, message);
       const i = this.waiters.findIndex((w) => w.match(message));
       if (i >= 0) this.waiters.splice(i, 1)[0].resolve(message);

@@ -1,0 +1,350 @@
+/**
+ * `ClientCore`: the one object `src/vscode` holds. It wires the connection, the registry, the
+ * permission gate and the dispatcher, and forwards what the UI needs (state, welcome, run events,
+ * tool group state, backend errors). It holds no policy of its own.
+ */
+import {
+  CodedError,
+  DEFAULT_LIMITS,
+  ErrorCode,
+  PROTOCOL,
+  Schemas,
+  type Augmentation,
+  type ClientToServer,
+  type DecodeError,
+  type EditorContext,
+  type ErrorMessage,
+  type Hello,
+  type RunEvent,
+  type ServerToClient,
+  type ToolGroupDefinition,
+  type ToolGroupState,
+  type Welcome,
+} from '../protocol';
+import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
+import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits } from './dispatcher';
+import { DisposableStore, Emitter, type Disposable, type Event } from './events';
+import type { IdeHost } from './host';
+import { silentLogger, type Logger } from './logger';
+import { folderUri } from './paths';
+import { PermissionGate, type PermissionStore, type RememberScope } from './permissions';
+import { ToolRegistry } from './registry';
+import { systemTimers, type Timers } from './timers';
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+  /** e.g. "Visual Studio Code 1.100.3". */
+  ide: string;
+  pid?: number;
+}
+
+export interface ClientLimits extends DispatcherLimits {
+  /** Largest message accepted from the backend. */
+  maxMessageBytes: number;
+}
+
+export interface ClientCoreOptions {
+  url: string;
+  token: string;
+  clientInfo: ClientInfo;
+  host: IdeHost;
+  logger?: Logger;
+  limits?: Partial<ClientLimits>;
+  connection?: Pick<ConnectionOptions, 'handshakeTimeoutMs' | 'heartbeatMs' | 'reconnect' | 'random'>;
+  permissions?: {
+    /** Durable memory for "allow for this session" in `workspace` scope (e.g. backed by workspaceState). */
+    store?: PermissionStore;
+    rememberScope?: RememberScope;
+    /** Default 5 minutes; an unanswered prompt then counts as deny. */
+    promptTimeoutMs?: number;
+  };
+  /** Groups the backend should start expanded. */
+  preExpanded?: string[];
+  timers?: Timers;
+}
+
+const RUN_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError',
+]);
+
+export class ClientCore implements Disposable {
+  readonly registry = new ToolRegistry();
+  readonly permissions: PermissionGate;
+  private readonly dispatcher: Dispatcher;
+  private readonly logger: Logger;
+  private readonly disposables = new DisposableStore();
+  private connection: Connection | undefined;
+  private connectionSubscriptions: DisposableStore | undefined;
+  private url: string;
+  private token: string;
+  private currentState: ConnectionState = { kind: 'idle' };
+  /** What the backend was last told about each group (JSON), to send only changes. */
+  private told = new Map<string, string>();
+  private pendingHelloGroups: ToolGroupDefinition[] = [];
+  private updateQueued = false;
+
+  private readonly stateEmitter = new Emitter<ConnectionState>();
+  private readonly welcomeEmitter = new Emitter<Welcome>();
+  private readonly runEventEmitter = new Emitter<RunEvent>();
+  private readonly groupStateEmitter = new Emitter<ToolGroupState>();
+  private readonly serverErrorEmitter = new Emitter<ErrorMessage>();
+  private readonly protocolErrorEmitter = new Emitter<DecodeError>();
+  /** Connection state for the status bar: idle, connecting, connected, reconnecting, stopped. */
+  readonly onDidChangeState: Event<ConnectionState> = this.stateEmitter.event;
+  readonly onWelcome: Event<Welcome> = this.welcomeEmitter.event;
+  /** Run events for the chat view. */
+  readonly onRunEvent: Event<RunEvent> = this.runEventEmitter.event;
+  /** The backend's view of the groups (expanded, visible) for the tool tree. */
+  readonly onToolGroupState: Event<ToolGroupState> = this.groupStateEmitter.event;
+  /** `error` messages from the backend. */
+  readonly onServerError: Event<ErrorMessage> = this.serverErrorEmitter.event;
+  /** Messages from the backend that failed to decode (already answered where they were tool calls). */
+  readonly onProtocolError: Event<DecodeError> = this.protocolErrorEmitter.event;
+
+  constructor(private readonly options: ClientCoreOptions) {
+    this.url = options.url;
+    this.token = options.token;
+    this.logger = options.logger ?? silentLogger;
+    const timers = options.timers ?? systemTimers;
+    this.permissions = new PermissionGate({
+      prompter: options.host,
+      store: options.permissions?.store,
+      rememberScope: options.permissions?.rememberScope,
+      promptTimeoutMs: options.permissions?.promptTimeoutMs,
+      logger: this.logger,
+      timers,
+    });
+    this.dispatcher = new Dispatcher({
+      registry: this.registry,
+      gate: this.permissions,
+      host: options.host,
+      send: (message, onSent) => this.connection?.send(message, onSent) ?? false,
+      logger: this.logger,
+      limits: { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits },
+      timers,
+    });
+    this.registry.setWorkspaceTrusted(options.host.isTrusted());
+    this.disposables.add(this.registry.onDidChange(() => this.queueToolGroupUpdate()));
+    this.disposables.add(this.registry);
+    this.disposables.add(this.permissions);
+    this.disposables.add(this.dispatcher);
+    for (const e of [this.stateEmitter, this.welcomeEmitter, this.runEventEmitter, this.groupStateEmitter, this.serverErrorEmitter, this.protocolErrorEmitter]) {
+      this.disposables.add(e);
+    }
+  }
+
+  get state(): ConnectionState {
+    return this.currentState;
+  }
+
+  /**
+   * Connects (if not already). A URL or token that must not be used (plain ws:// to another host,
+   * no token) does not throw: the state becomes `stopped` with the code and the reason.
+   */
+  start(): void {
+    if (!this.connection) {
+      try {
+        this.connection = this.createConnection();
+      } catch (e) {
+        const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
+        const reason = e instanceof Error ? e.message : String(e);
+        this.logger.error('cannot connect', { code, reason });
+        this.setState({ kind: 'stopped', target: safeTarget(this.url), code, reason });
+        return;
+      }
+    }
+    this.connection.start();
+  }
+
+  /** Disconnects on purpose. Running calls end with DISCONNECTED; open prompts close. */
+  stop(): void {
+    this.connection?.close();
+    this.dispatcher.abortAll(ErrorCode.Disconnected, 'the editor disconnected from the backend');
+  }
+
+  /** Connects again now (after `stopped`, or to skip a backoff wait), resuming the session. */
+  retry(): void {
+    if (!this.connection) this.start();
+    else this.connection.retry();
+  }
+
+  /** A new URL or token (settings or secret changed). Takes effect now if connected, else on the next start. */
+  setEndpoint(url: string, token: string): void {
+    if (url === this.url && token === this.token) return;
+    this.url = url;
+    this.token = token;
+    const wasActive = this.currentState.kind !== 'idle';
+    this.dropConnection();
+    if (wasActive) this.start();
+  }
+
+  /** Workspace trust changed: tools unavailable in restricted mode switch off or on, and the backend is told. */
+  setWorkspaceTrusted(trusted: boolean): void {
+    this.registry.setWorkspaceTrusted(trusted);
+  }
+
+  /** Sends the user's chat message. Throws CodedError INVALID_MESSAGE (bad input) or DISCONNECTED. */
+  sendUserMessage(threadId: string, text: string, context?: EditorContext): void {
+    this.sendChecked({ type: 'userMessage', threadId, text, ...(context ? { context } : {}) });
+  }
+
+  /** Asks the backend to stop a thread's run. Throws CodedError DISCONNECTED when not connected. */
+  cancel(threadId: string, runId?: string): void {
+    this.sendChecked({ type: 'cancel', threadId, ...(runId !== undefined ? { runId } : {}) });
+  }
+
+  /** Clears a thread's history and tool group state on the backend. */
+  resetThread(threadId: string): void {
+    this.sendChecked({ type: 'resetThread', threadId });
+  }
+
+  /**
+   * Tells the backend about changed tool groups now (registry changes are sent automatically; call
+   * this to force it). Returns false when not connected: the next `hello` carries everything.
+   */
+  updateToolGroups(): boolean {
+    if (this.currentState.kind !== 'connected' || !this.connection) return false;
+    const current = this.registry.definitions();
+    const injectGroups = current.filter((g) => this.told.get(g.name) !== JSON.stringify(g));
+    const names = new Set(current.map((g) => g.name));
+    const removeGroups = [...this.told.keys()].filter((n) => !names.has(n));
+    if (injectGroups.length === 0 && removeGroups.length === 0) return true;
+    const augmentation: Augmentation = {
+      ...(injectGroups.length ? { injectGroups } : {}),
+      ...(removeGroups.length ? { removeGroups } : {}),
+    };
+    if (!this.connection.send({ type: 'updateToolGroups', augmentation })) return false;
+    this.told = new Map(current.map((g) => [g.name, JSON.stringify(g)]));
+    this.logger.info('tool groups updated', { injected: injectGroups.length, removed: removeGroups.length });
+    return true;
+  }
+
+  dispose(): void {
+    this.dropConnection();
+    this.disposables.dispose();
+  }
+
+  // ── wiring ─────────────────────────────────────────────────────────
+
+  private createConnection(): Connection {
+    const limits = this.options.limits;
+    const connection = new Connection({
+      url: this.url,
+      token: this.token,
+      buildHello: () => this.buildHello(),
+      maxMessageBytes: limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes,
+      logger: this.logger,
+      timers: this.options.timers,
+      ...this.options.connection,
+    });
+    const subs = new DisposableStore();
+    subs.add(connection.onDidChangeState((s) => this.onConnectionState(s)));
+    subs.add(connection.onWelcome((w) => this.handleWelcome(w)));
+    subs.add(connection.onMessage((m) => this.handleMessage(m)));
+    subs.add(connection.onDecodeError((e) => {
+      this.dispatcher.handleDecodeError(e);
+      this.protocolErrorEmitter.fire(e);
+    }));
+    subs.add(connection);
+    this.connectionSubscriptions = subs;
+    return connection;
+  }
+
+  private dropConnection(): void {
+    if (!this.connection) return;
+    this.connection.close();
+    this.connectionSubscriptions?.dispose();
+    this.connectionSubscriptions = undefined;
+    this.connection = undefined;
+    this.dispatcher.abortAll(ErrorCode.Disconnected, 'the backend connection was replaced');
+    this.setState({ kind: 'idle' });
+  }
+
+  private buildHello(): Hello {
+    const host = this.options.host;
+    this.pendingHelloGroups = this.registry.definitions();
+    return {
+      type: 'hello',
+      protocol: PROTOCOL,
+      client: { ...this.options.clientInfo },
+      workspace: {
+        folders: host.workspaceFolders().slice(0, 100).map((f) => ({ name: f.name, uri: folderUri(f) })),
+        trusted: host.isTrusted(),
+      },
+      toolGroups: this.pendingHelloGroups,
+      ...(this.options.preExpanded?.length ? { preExpanded: this.options.preExpanded } : {}),
+    };
+  }
+
+  private onConnectionState(state: ConnectionState): void {
+    if (state.kind === 'stopped') this.dispatcher.abortAll(ErrorCode.Disconnected, `the backend connection stopped: ${state.reason}`);
+    this.setState(state);
+  }
+
+  private handleWelcome(welcome: Welcome): void {
+    const state = this.connection?.state;
+    const resumed = state?.kind === 'connected' && state.resumed;
+    this.dispatcher.setPeerMaxMessageBytes(welcome.limits.maxMessageBytes);
+    if (resumed) this.dispatcher.onSessionResumed();
+    else this.dispatcher.onNewSession();
+    this.told = new Map(this.pendingHelloGroups.map((g) => [g.name, JSON.stringify(g)]));
+    this.welcomeEmitter.fire(welcome);
+    // Anything that changed between hello and welcome.
+    this.updateToolGroups();
+  }
+
+  private handleMessage(message: ServerToClient): void {
+    switch (message.type) {
+      case 'clientToolInvokeRequest':
+        this.dispatcher.handleInvoke(message);
+        return;
+      case 'clientToolCancel':
+        this.dispatcher.handleCancel(message);
+        return;
+      case 'toolGroupState':
+        this.groupStateEmitter.fire(message);
+        return;
+      case 'error':
+        this.logger.warn('error from the backend', { code: message.code, relatedId: message.relatedId });
+        this.serverErrorEmitter.fire(message);
+        return;
+      default:
+        if (RUN_EVENT_TYPES.has(message.type)) this.runEventEmitter.fire(message as RunEvent);
+    }
+  }
+
+  private queueToolGroupUpdate(): void {
+    if (this.updateQueued) return;
+    this.updateQueued = true;
+    queueMicrotask(() => {
+      this.updateQueued = false;
+      this.updateToolGroups();
+    });
+  }
+
+  private sendChecked(message: ClientToServer): void {
+    const parsed = Schemas.Messages.ClientToServer.safeParse(message);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CodedError(ErrorCode.InvalidMessage, issue ? `${issue.path.join('.') || message.type}: ${issue.message}` : 'invalid message');
+    }
+    if (this.currentState.kind !== 'connected' || !this.connection?.send(message)) {
+      throw new CodedError(ErrorCode.Disconnected, 'not connected to the backend');
+    }
+  }
+
+  private setState(state: ConnectionState): void {
+    this.currentState = state;
+    this.stateEmitter.fire(state);
+  }
+}
+
+function safeTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return url.slice(0, 100);
+  }
+}

@@ -1,0 +1,12 @@
+/** The public surface of core for src/vscode. */
+export * from './client';
+export * from './connection';
+export * from './dispatcher';
+export * from './events';
+export * from './host';
+export * from './logger';
+export * from './paths';
+export * from './permissions';
+export * from './registry';
+export * from './timers';
+export * from './tool';
