@@ -298,9 +298,15 @@ export class Connection implements Disposable {
     const ws = this.ws;
     this.clearInterval();
     this.lastHeard = this.timers.now();
+    let lastTick = this.lastHeard;
     this.heartbeatTimer = this.timers.setInterval(() => {
       if (!ws || this.ws !== ws) return;
-      const silentFor = this.timers.now() - this.lastHeard;
+      const now = this.timers.now();
+      // If this process itself was stalled (a busy event loop, a laptop waking up), pongs may be
+      // sitting unread in the socket: give the peer a fresh interval instead of blaming it.
+      if (now - lastTick > this.heartbeatMs * 1.5) this.lastHeard = now;
+      lastTick = now;
+      const silentFor = now - this.lastHeard;
       if (silentFor > this.heartbeatMs * 1.5) {
         this.fail(ws, `no answer to heartbeats for ${silentFor} ms`);
         return;

@@ -197,6 +197,22 @@ describe('connection', () => {
     await waitForState(conn, is('connected'));
   });
 
+  it('does not blame a healthy peer when this process was stalled (a blocked event loop)', async () => {
+    const b = await backend();
+    const conn = connect(b.url, { heartbeatMs: 30 });
+    conn.start();
+    await waitForState(conn, is('connected'));
+    const states: string[] = [];
+    conn.onDidChangeState((s) => states.push(s.kind));
+    const until = Date.now() + 200;
+    while (Date.now() < until) {
+      // Busy for over six heartbeat intervals; the peer's pongs wait unread in the socket.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(states, []);
+    assert.equal(conn.state.kind, 'connected');
+  });
+
   it('detects a raw TCP peer that completes the upgrade and sends welcome, then never answers a ping', async () => {
     const sockets = new Set<net.Socket>();
     const server = net.createServer((socket) => {
