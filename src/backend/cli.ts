@@ -1,0 +1,168 @@
+/**
+ * `client-tools-backend`: the reference agent backend as a command.
+ *
+ * stdout carries exactly one line, `{"event":"listening","port":N}`, once the server accepts
+ * connections (the extension waits for it); everything else goes to stderr. The token is never
+ * printed: it comes from --token or CLIENT_TOOLS_TOKEN, or is random and written to the discovery
+ * file. The API key comes only from OPENAI_API_KEY (a flag would show in `ps`).
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Backend, BackendOptions, DisconnectStrategy, LogLevel } from './index';
+import { createBackend, DISCONNECT_STRATEGIES, stderrLogger } from './index';
+import { DEFAULT_MODEL_NAME } from './model';
+
+export const USAGE = `Usage: client-tools-backend [options]
+
+Runs the Client Tools agent backend: a WebSocket server on loopback that the editor connects to.
+Prints {"event":"listening","port":N} on stdout when ready; logs go to stderr.
+
+Options:
+  --host <address>            Interface to bind (default 127.0.0.1). Clients must still send a loopback Host.
+  --port <n>                  Port to listen on (default 0: any free port).
+  --token <token>             Connection token (default: env CLIENT_TOOLS_TOKEN, else a random one).
+  --discovery-file <path>     Write {port, token, pid, protocol} there (mode 0600). With a random token and
+                              no path, ~/.client-tools/backends/<pid>.json is used.
+  --model <name>              Model name (default: env CLIENT_TOOLS_MODEL).
+  --base-url <url>            OpenAI-compatible endpoint (default: env OPENAI_BASE_URL, else OpenAI).
+  --offline                   Use the offline demo model. It is also used when neither a model nor a
+                              base URL is given.
+  --invoke-timeout <ms>       Client tool timeout in milliseconds, or with a unit: 30s, 2m (default 30000).
+                              Time spent waiting for the user's permission does not count.
+  --disconnect-strategy <s>   failFast | retryWithBackoff | fallbackMessage | suspend (default retryWithBackoff).
+  --max-retries <n>           Retries for retryWithBackoff (default 3).
+  --max-turns <n>             Model calls per run (default 25).
+  --log-level <level>         debug | info | warn | error (default info).
+  --help                      Show this help.
+
+Environment:
+  OPENAI_API_KEY              API key for the model endpoint (never logged).
+  OPENAI_BASE_URL             Endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama.
+  CLIENT_TOOLS_MODEL          Model name, e.g. gpt-4.1-mini.
+  CLIENT_TOOLS_TOKEN          Connection token (how the extension passes it).
+`;
+
+export class UsageError extends Error {}
+
+export interface CliConfig {
+  help: boolean;
+  options: BackendOptions;
+  logLevel: LogLevel;
+  /** True when the token was generated here (so it must go to a discovery file). */
+  randomToken: boolean;
+}
+
+/** Turns argv and the environment into backend options; throws UsageError on bad input. */
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        token: { type: 'string' },
+        'discovery-file': { type: 'string' },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        offline: { type: 'boolean' },
+        'invoke-timeout': { type: 'string' },
+        'disconnect-strategy': { type: 'string' },
+        'max-retries': { type: 'string' },
+        'max-turns': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+
+  const logLevel = (values['log-level'] ?? 'info') as LogLevel;
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error`);
+  const strategy = values['disconnect-strategy'];
+  if (strategy !== undefined && !(DISCONNECT_STRATEGIES as readonly string[]).includes(strategy)) {
+    throw new UsageError(`--disconnect-strategy must be one of ${DISCONNECT_STRATEGIES.join(', ')}`);
+  }
+
+  const token = values.token ?? (env.CLIENT_TOOLS_TOKEN || undefined);
+  const baseURL = values['base-url'] ?? (env.OPENAI_BASE_URL || undefined);
+  const modelName = values.model ?? (env.CLIENT_TOOLS_MODEL || undefined);
+  const offline = values.offline === true || (!baseURL && !modelName);
+
+  const options: BackendOptions = {
+    host: values.host,
+    port: values.port !== undefined ? integer('--port', values.port, 0, 65535) : undefined,
+    token,
+    discoveryFile: values['discovery-file'] ?? (token ? undefined : path.join(os.homedir(), '.client-tools', 'backends', `${process.pid}.json`)),
+    model: offline ? 'offline' : { model: modelName ?? DEFAULT_MODEL_NAME, baseURL, apiKey: env.OPENAI_API_KEY || undefined },
+    invokeTimeoutMs: values['invoke-timeout'] !== undefined ? duration('--invoke-timeout', values['invoke-timeout']) : undefined,
+    disconnectStrategy: strategy as DisconnectStrategy | undefined,
+    maxRetries: values['max-retries'] !== undefined ? integer('--max-retries', values['max-retries'], 0, 100) : undefined,
+    maxTurns: values['max-turns'] !== undefined ? integer('--max-turns', values['max-turns'], 1, 1000) : undefined,
+  };
+  return { help: values.help === true, options, logLevel, randomToken: token === undefined };
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
+  return n;
+}
+
+/** "30000", "30000ms", "30s", "2m" → milliseconds. */
+function duration(flag: string, text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  const ms = m ? Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 1) : NaN;
+  if (!(ms >= 1)) throw new UsageError(`${flag} must be a duration such as 30000, 30s or 2m, got "${text}"`);
+  return Math.round(ms);
+}
+
+export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let config: CliConfig;
+  try {
+    config = parseCli(argv, env);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`client-tools-backend: ${e.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (config.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const log = stderrLogger(config.logLevel);
+  let backend: Backend;
+  try {
+    backend = await createBackend({ ...config.options, log });
+  } catch (e) {
+    log('error', `could not start: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  if (config.randomToken) log('info', `the connection token is in ${config.options.discoveryFile}`);
+  process.stdout.write(`${JSON.stringify({ event: 'listening', port: backend.port })}\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      log('info', `${signal}: shutting down`);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await backend.close();
+  return 0;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`client-tools-backend: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}
