@@ -38,7 +38,8 @@ const nodeTargets = [
     outdir: 'dist/backend',
     platform: 'node',
     format: 'cjs',
-    banner: { js: '' },
+    // cli.js is the package's `bin`; Node ignores the line when index.js is required.
+    banner: { js: '#!/usr/bin/env node' },
     plugins: [forbid(['vscode'])],
   },
 ];
