@@ -202,6 +202,10 @@ export class ClientCore implements Disposable {
   /**
    * Tells the backend about changed tool groups now (registry changes are sent automatically; call
    * this to force it). Returns false when not connected: the next `hello` carries everything.
+   *
+   * A changed group is injected again whole, and the backend then starts it collapsed; so only
+   * what changes definitions sends one (registration, trust, switching a tool off). Runtime
+   * visibility (augmentations, skills) never does.
    */
   updateToolGroups(): boolean {
     if (this.currentState.kind !== 'connected' || !this.connection) return false;
@@ -286,8 +290,12 @@ export class ClientCore implements Disposable {
     const state = this.connection?.state;
     const resumed = state?.kind === 'connected' && state.resumed;
     this.dispatcher.setPeerMaxMessageBytes(welcome.limits.maxMessageBytes);
-    if (resumed) this.dispatcher.onSessionResumed();
-    else this.dispatcher.onNewSession();
+    if (resumed) {
+      this.dispatcher.onSessionResumed();
+    } else {
+      this.dispatcher.onNewSession();
+      this.registry.resetVisibility();
+    }
     this.told = new Map(this.pendingHelloGroups.map((g) => [g.name, JSON.stringify(g)]));
     this.welcomeEmitter.fire(welcome);
     // Anything that changed between hello and welcome.
@@ -303,6 +311,7 @@ export class ClientCore implements Disposable {
         this.dispatcher.handleCancel(message);
         return;
       case 'toolGroupState':
+        this.followVisibility(message);
         this.groupStateEmitter.fire(message);
         return;
       case 'error':
@@ -312,6 +321,25 @@ export class ClientCore implements Disposable {
       default:
         if (RUN_EVENT_TYPES.has(message.type)) this.runEventEmitter.fire(message as RunEvent);
     }
+  }
+
+  /**
+   * Keeps the registry's "hidden right now" in step with what the model is shown in expanded groups
+   * (a skill may show a tool defined as hidden), so such a tool can be called. Visibility is not a
+   * permission: requiresPermission and the prompt still come from the local definition only.
+   */
+  private followVisibility(state: ToolGroupState): void {
+    const show: string[] = [];
+    const hide: string[] = [];
+    for (const group of state.groups) {
+      if (!group.expanded) continue;
+      for (const t of group.tools) {
+        if (this.registry.get(t.name)?.group !== group.name) continue;
+        (t.visible ? show : hide).push(t.name);
+      }
+    }
+    this.registry.setHidden(show, false);
+    this.registry.setHidden(hide, true);
   }
 
   private queueToolGroupUpdate(): void {

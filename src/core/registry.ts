@@ -137,13 +137,30 @@ export class ToolRegistry implements Disposable {
     return describeAjvError(e.validate.errors?.[0]);
   }
 
-  /** Hides or shows tools (e.g. as an augmentation asked); unknown names are ignored. */
+  /**
+   * Hides or shows tools right now, following what the model is shown (an augmentation, a skill,
+   * the backend's tool group state); unknown names are ignored. This is runtime state only: the
+   * definitions sent to the backend keep each tool's own `hidden`, so it causes no update message.
+   */
   setHidden(names: readonly string[], hidden: boolean): void {
     let changed = false;
     for (const name of names) {
       const e = this.tools.get(name);
       if (e && e.hidden !== hidden) {
         e.hidden = hidden;
+        changed = true;
+      }
+    }
+    if (changed) this.changed.fire();
+  }
+
+  /** Back to each tool's defined visibility (a new backend session starts from the definitions). */
+  resetVisibility(): void {
+    let changed = false;
+    for (const e of this.tools.values()) {
+      const defined = e.tool.hidden === true;
+      if (e.hidden !== defined) {
+        e.hidden = defined;
         changed = true;
       }
     }
@@ -171,7 +188,7 @@ export class ToolRegistry implements Disposable {
 
   /**
    * The definitions the backend gets in `hello` and `updateToolGroups`: switched-off tools are left
-   * out (the model should not see them), hidden tools are sent with `hidden: true`.
+   * out (the model should not see them); tools defined as hidden are sent with `hidden: true`.
    */
   definitions(): ToolGroupDefinition[] {
     return [...this.groups.values()].map((g) => {
@@ -249,7 +266,7 @@ function toGroupDefinition(spec: ToolGroupSpec, entries: readonly Entry[], disab
         requiresPermission: e.tool.requiresPermission,
         declineStrategy: e.tool.declineStrategy,
         ...(e.tool.sequential ? { sequential: true } : {}),
-        ...(e.hidden ? { hidden: true } : {}),
+        ...(e.tool.hidden ? { hidden: true } : {}),
       })),
   };
   if (spec.skills !== undefined) def.skills = spec.skills;

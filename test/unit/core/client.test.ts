@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { CodedError, ErrorCode, type BinaryContent, type ClientToolProgress, type RunEvent, type ToolGroupState, type UpdateToolGroups } from '../../../src/protocol';
 import { ClientCore, type ClientCoreOptions } from '../../../src/core/client';
 import type { ConnectionState } from '../../../src/core/connection';
+import { defineTool, textResult } from '../../../src/core/tool';
 import { ideToolGroup } from '../../../src/tools/ide';
 import { RecordingLogger, until } from '../../support/dispatch-harness';
 import { FakeBackend } from '../../support/fake-backend';
@@ -186,6 +187,33 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
     assert.deepEqual(ide?.tools.map((t) => t.name).sort(), ['GetSelection', 'OpenFile', 'ShowMessage']);
     assert.equal((await b.call('ReadFile', { path: 'src/a.ts' })).errorCode, ErrorCode.WorkspaceUntrusted);
     assert.equal((await b.call('DeleteFile', { path: 'old.txt' })).errorCode, ErrorCode.WorkspaceUntrusted);
+  });
+
+  it('visibility follows the backend without re-sending groups (which would collapse them)', async () => {
+    const base = { group: 'Extra', description: 'x', parameters: { type: 'object' }, requiresPermission: false, declineStrategy: 'reject' as const };
+    core.registry.register(
+      { name: 'Extra', description: 'extra tools', skills: [{ name: 'Reveal', description: 'shows Secret', tools: ['Secret'] }] },
+      [
+        defineTool({ ...base, name: 'Secret', hidden: true, run: async () => textResult('secret ran') }),
+        defineTool({ ...base, name: 'Revealer', run: async () => ({ content: [], augmentation: { showTools: ['Secret'] } }) }),
+      ],
+    );
+    await connected();
+    assert.equal((await b.call('Secret', {})).errorCode, ErrorCode.ToolHidden);
+    // A skill made it visible in an expanded group: the backend's state says so.
+    b.send({
+      type: 'toolGroupState',
+      collapsing: true,
+      groups: [{ name: 'Extra', description: 'x', expanded: true, containerName: 'Extra', tools: [{ name: 'Secret', visible: true, requiresPermission: false }], skills: [] }],
+    });
+    await until(() => core.registry.lookup('Secret').ok);
+    assert.equal((await b.call('Secret', {})).success, true);
+    // A tool's own augmentation hides and shows too, and neither sends updateToolGroups.
+    core.registry.setHidden(['Secret'], true);
+    assert.equal((await b.call('Revealer', {})).success, true);
+    assert.equal((await b.call('Secret', {})).success, true);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(b.received.filter((m) => m.type === 'updateToolGroups').length, 0);
   });
 
   it('forwards run events, tool group state and backend errors', async () => {

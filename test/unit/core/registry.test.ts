@@ -105,6 +105,19 @@ describe('registry', () => {
     for (const n of ['Hidden', 'Off', 'Untrusted', 'Safe']) assert.equal(code(n), 'ok', n);
   });
 
+  it('runtime visibility (setHidden) does not change the definitions sent to the backend; resetVisibility restores it', () => {
+    registry.register(group, [tool('Shown'), tool('Secret', { hidden: true })]);
+    const before = JSON.stringify(registry.definitions());
+    registry.setHidden(['Secret'], false);
+    registry.setHidden(['Shown'], true);
+    assert.equal(JSON.stringify(registry.definitions()), before);
+    assert.equal(registry.lookup('Secret').ok, true);
+    assert.equal(registry.lookup('Shown').ok, false);
+    registry.resetVisibility();
+    assert.equal(registry.lookup('Secret').ok, false);
+    assert.equal(registry.lookup('Shown').ok, true);
+  });
+
   it('fires change events and unregisters on dispose', () => {
     let changes = 0;
     registry.onDidChange(() => changes++);
