@@ -211,7 +211,8 @@ export class Dispatcher implements Disposable {
    * backend reusing ids does not get old answers.
    */
   onNewSession(): void {
-    this.abortAll(ErrorCode.Cancelled, 'the backend session ended');
+    // The new session never asked for these: end them without sending stale answers to it.
+    this.abortAll(ErrorCode.Cancelled, 'the backend session ended', false);
     if (this.unsent.size > 0) this.logger.warn('dropping answers for a session that ended', { count: this.unsent.size });
     this.unsent.clear();
     this.answers.clear();
@@ -220,8 +221,8 @@ export class Dispatcher implements Disposable {
   }
 
   /** Ends every running call with `code` (the tool's signal aborts; open prompts close). */
-  abortAll(code: ErrorCode, message: string): void {
-    for (const call of [...this.calls.values()]) if (!call.ended) this.abortCall(call, code, message);
+  abortAll(code: ErrorCode, message: string, send = true): void {
+    for (const call of [...this.calls.values()]) if (!call.ended) this.abortCall(call, code, message, send);
   }
 
   dispose(): void {
@@ -390,19 +391,19 @@ export class Dispatcher implements Disposable {
   // ── ending a call ──────────────────────────────────────────────────
 
   /** Aborts a call's signal and answers it now; the tool's own settling later changes nothing. */
-  private abortCall(call: Call, code: ErrorCode, message: string): void {
+  private abortCall(call: Call, code: ErrorCode, message: string, send = true): void {
     if (call.ended) return;
     call.controller.abort(new CodedError(code, message));
-    this.finish(call, errorResponse(call.requestId, code, message), code === ErrorCode.Timeout ? 'timedOut' : 'cancelled');
+    this.finish(call, errorResponse(call.requestId, code, message), code === ErrorCode.Timeout ? 'timedOut' : 'cancelled', send);
   }
 
   /** The single place a call ends: stores the answer for replays, sends it, logs it. Runs once per call. */
-  private finish(call: Call, response: ClientToolInvokeResponse, outcome: Outcome): void {
+  private finish(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, send = true): void {
     if (call.ended) return;
     call.ended = true;
     this.stopTimers(call);
     this.remember(call, response);
-    this.deliver(response);
+    if (send) this.deliver(response);
     const durationMs = this.timers.now() - call.startedAt;
     const fields = { requestId: call.requestId, tool: call.toolName, outcome, durationMs, code: response.errorCode };
     if (outcome === 'failed') this.logger.error(`${call.toolName} failed: ${response.errorMessage ?? ''}`, fields);

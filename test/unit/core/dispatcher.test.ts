@@ -322,14 +322,15 @@ describe('dispatcher', () => {
     h.invoke('Echo', {}, 'a');
     const running = h.invoke('Wait', {});
     await until(() => t.signals.length === 1 && h.dispatcher.unsentCount === 1);
+    h.connected = true; // the new session's socket is up
     h.dispatcher.onNewSession();
     assert.equal(t.signals[0].aborted, true);
-    h.connected = true;
     assert.equal(h.dispatcher.unsentCount, 0);
+    assert.equal(h.responses('a').length, 0, 'no stale answer goes to the new session');
     h.invoke('Echo', {}, 'a');
     await until(() => h.responses('a').length === 1);
     assert.equal(t.runs.Echo, 2, 'a new session may reuse ids');
-    assert.equal(h.responses(running).length, 0);
+    assert.equal(h.responses(running).length, 0, 'the cancelled call is not answered to the new session');
   });
 
   it('answers a malformed request that has a readable id with its decode error code', async () => {
