@@ -43,6 +43,7 @@ export interface InvokerOptions {
 /** The session's side of the connection, whichever socket it is on right now. */
 export interface ClientLink {
   readonly connected: boolean;
+  /** Sends now, or (for anything but requests) keeps the message for a resume. */
   send(message: ServerToClient): void;
 }
 
@@ -137,7 +138,8 @@ export class ClientInvoker {
   cancel(requestId: string, reason: string): void {
     const pc = this.pending.get(requestId);
     if (!pc) return;
-    if (this.link.connected) this.link.send({ type: 'clientToolCancel', requestId, reason });
+    // While the client is away the session keeps the cancel and delivers it on resume.
+    this.link.send({ type: 'clientToolCancel', requestId, reason });
     pc.finish(cancelled(pc.call.toolName));
   }
 
@@ -180,7 +182,7 @@ export class ClientInvoker {
   private arm(pc: PendingCall): void {
     clearTimeout(pc.timer);
     pc.timer = setTimeout(() => {
-      if (this.link.connected) this.link.send({ type: 'clientToolCancel', requestId: pc.requestId, reason: 'timed out' });
+      this.link.send({ type: 'clientToolCancel', requestId: pc.requestId, reason: 'timed out' });
       pc.finish({
         outcome: 'timedOut',
         content: [],

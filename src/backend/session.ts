@@ -28,8 +28,8 @@ const MAX_OUTBOX = 10_000;
 /** Above this many bytes waiting in the socket, a run pauses its text stream until it drains. */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 const DRAIN_POLL_MS = 10;
-/** Messages that make no sense to replay later: requests and cancels are re-sent by the invoker itself. */
-const NOT_BUFFERED = new Set<ServerToClient['type']>(['clientToolInvokeRequest', 'clientToolCancel', 'error', 'welcome']);
+/** Messages not replayed on resume: the invoker re-sends the requests still waiting itself. */
+const NOT_BUFFERED = new Set<ServerToClient['type']>(['clientToolInvokeRequest', 'error', 'welcome']);
 const RUN_EVENT_TYPES = new Set<ServerToClient['type']>(['runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError']);
 
 export interface SessionDeps {
