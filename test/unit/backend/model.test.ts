@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import OpenAI from 'openai';
 import type { ModelChunk } from '../../../src/backend';
 import { ModelFailure, OpenAIChatModel } from '../../../src/backend';
 import { toOpenAIMessages, toolResultText } from '../../../src/backend/model';
@@ -85,6 +86,16 @@ describe('backend OpenAI chat model', () => {
       role: 'user',
       content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AQID' } }],
     });
+  });
+
+  it('is backed by a fake endpoint that also answers non-streaming requests like the real service', async () => {
+    fake.enqueue({ toolCalls: [{ name: 'OpenFile', id: 'call_x', arguments: { path: 'a.ts' } }] });
+    const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'sk-x', maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'open a.ts' }] });
+    assert.equal(completion.object, 'chat.completion');
+    assert.equal(completion.choices[0].finish_reason, 'tool_calls');
+    assert.deepEqual(completion.choices[0].message.tool_calls, [{ id: 'call_x', type: 'function', function: { name: 'OpenFile', arguments: '{"path":"a.ts"}' } }]);
+    assert.equal(completion.usage?.total_tokens, 49);
   });
 
   it('renders text-like binaries as their text and JSON compactly', () => {
