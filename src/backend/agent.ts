@@ -19,7 +19,7 @@ import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './mo
 import { ModelFailure } from './model';
 import type { RegistrationProblem } from './registration';
 import { applyAugmentation } from './registration';
-import type { AfterToolCallHook, BeforeToolCallHook, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
+import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
 import { toToolCallResult } from './serverTools';
 import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 
@@ -33,7 +33,7 @@ export interface AgentHost {
   /** A copy of the session's tool state, for a new or reset thread. */
   freshToolState(): ClientToolState;
   serverTools(): ReadonlyMap<string, ServerTool>;
-  readonly hooks: { readonly beforeToolCall: readonly BeforeToolCallHook[]; readonly afterToolCall: readonly AfterToolCallHook[] };
+  readonly hooks: HookLists;
   /** Refused tools of an injected group, told to the client as `error` messages. */
   reportProblems(problems: readonly RegistrationProblem[]): void;
   readonly log: Logger;

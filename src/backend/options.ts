@@ -3,7 +3,7 @@
  * `resolveOptions`, so they cannot drift apart.
  */
 import { DEFAULT_LIMITS } from '../protocol';
-import type { DisconnectStrategy } from './invoker';
+import type { DisconnectStrategy, InvokerOptions } from './invoker';
 import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
 import type { Logger } from './log';
 import { silentLogger } from './log';
@@ -60,7 +60,8 @@ export interface BackendOptions {
   log?: Logger;
 }
 
-export interface ResolvedOptions {
+/** Every option with its value; the invoker's options are among them. */
+export interface ResolvedOptions extends InvokerOptions {
   host: string;
   port: number;
   token: string | undefined;
@@ -68,19 +69,12 @@ export interface ResolvedOptions {
   model: ChatModel | OpenAIModelConfig | 'offline';
   systemPrompt: string;
   maxTurns: number;
-  invokeTimeoutMs: number;
-  disconnectStrategy: DisconnectStrategy;
-  maxRetries: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-  fallbackMessageTemplate: string;
   collapsing: boolean;
   clientToolsInstructions: string;
   builtinTools: boolean;
   tools: ServerTool[];
   hooks: { beforeToolCall: BeforeToolCallHook[]; afterToolCall: AfterToolCallHook[] };
   maxMessageBytes: number;
-  maxInFlight: number;
   maxConnections: number;
   handshakeTimeoutMs: number;
   heartbeatMs: number;

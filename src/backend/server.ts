@@ -16,10 +16,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
-import type { Emitter } from './events';
-import type { ChatModel } from './model';
-import type { ResolvedOptions } from './options';
-import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
+import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 
 /** Close codes this server uses besides the standard ones. */
@@ -34,14 +31,6 @@ const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
 /** Sessions kept in all (attached or waiting to be resumed), per allowed connection. */
 const SESSIONS_PER_CONNECTION = 4;
 
-export interface ServerDeps {
-  options: ResolvedOptions;
-  model: ChatModel;
-  serverTools: () => ReadonlyMap<string, ServerTool>;
-  hooks: { readonly beforeToolCall: readonly BeforeToolCallHook[]; readonly afterToolCall: readonly AfterToolCallHook[] };
-  events: Emitter;
-}
-
 export class BackendServer {
   private readonly sockets = new Set<WebSocket>();
   private readonly sessions = new Map<string, Session>();
@@ -51,7 +40,7 @@ export class BackendServer {
   private closing: Promise<void> | undefined;
 
   private constructor(
-    private readonly deps: ServerDeps,
+    private readonly deps: BackendDeps,
     private readonly http: http.Server,
     private readonly wss: WebSocketServer,
     readonly token: string,
@@ -61,7 +50,7 @@ export class BackendServer {
     this.tokenDigest = digest(token);
   }
 
-  static async start(deps: ServerDeps): Promise<BackendServer> {
+  static async start(deps: BackendDeps): Promise<BackendServer> {
     const { options } = deps;
     const token = options.token ?? randomBytes(32).toString('base64url');
     if (token.length < 16) throw new RangeError('The token must be at least 16 characters long.');

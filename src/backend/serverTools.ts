@@ -56,6 +56,12 @@ export type BeforeToolCallHook = (call: ToolCallInfo) => BeforeToolCallDecision 
 /** Returning a result replaces the call's result; returning nothing keeps it. */
 export type AfterToolCallHook = (call: ToolCallInfo, result: ToolCallResult) => ToolCallResult | undefined | void | Promise<ToolCallResult | undefined | void>;
 
+/** The hooks in force, in the order they run. */
+export interface HookLists {
+  readonly beforeToolCall: readonly BeforeToolCallHook[];
+  readonly afterToolCall: readonly AfterToolCallHook[];
+}
+
 export const getCurrentTime: ServerTool = {
   name: 'get_current_time',
   description: 'Returns the current date and time, in UTC and in a given IANA time zone (default: the backend\'s own).',

@@ -17,7 +17,7 @@ import type { ChatModel } from './model';
 import type { ResolvedOptions } from './options';
 import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';
-import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
+import type { HookLists, ServerTool } from './serverTools';
 import { ClientToolState } from './toolState';
 
 export const SERVER_NAME = 'client-tools-backend';
@@ -32,12 +32,16 @@ const DRAIN_POLL_MS = 10;
 const NOT_BUFFERED = new Set<ServerToClient['type']>(['clientToolInvokeRequest', 'error', 'welcome']);
 const RUN_EVENT_TYPES = new Set<ServerToClient['type']>(['runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError']);
 
-export interface SessionDeps {
+/** What every session shares: options, model, server tools, hooks, and the library's event emitter. */
+export interface BackendDeps {
   options: ResolvedOptions;
   model: ChatModel;
   serverTools: () => ReadonlyMap<string, ServerTool>;
-  hooks: { readonly beforeToolCall: readonly BeforeToolCallHook[]; readonly afterToolCall: readonly AfterToolCallHook[] };
+  hooks: HookLists;
   events: Emitter;
+}
+
+export interface SessionDeps extends BackendDeps {
   /** Called once when the session ends for good. */
   onEnded: (session: Session) => void;
 }
@@ -56,15 +60,7 @@ export class Session implements ClientLink {
   constructor(private readonly deps: SessionDeps) {
     const { options } = deps;
     this.base = this.newState([], []);
-    this.invoker = new ClientInvoker(this, {
-      invokeTimeoutMs: options.invokeTimeoutMs,
-      disconnectStrategy: options.disconnectStrategy,
-      maxRetries: options.maxRetries,
-      retryBaseDelayMs: options.retryBaseDelayMs,
-      retryMaxDelayMs: options.retryMaxDelayMs,
-      fallbackMessageTemplate: options.fallbackMessageTemplate,
-      maxInFlight: options.maxInFlight,
-    });
+    this.invoker = new ClientInvoker(this, options);
     this.agent = new Agent(
       {
         send: (m) => this.send(m),
