@@ -279,6 +279,12 @@ function cancelled(toolName: string): ToolCallResult {
 /** Maps the client's answer; PERMISSION_DENIED and SKIPPED become the denied and skipped outcomes. */
 function fromResponse(toolName: string, msg: ClientToolInvokeResponse): ToolCallResult {
   const extra = msg.augmentation ? { augmentation: msg.augmentation } : {};
+  // The extension answers a skip as success with errorCode SKIPPED (nothing failed; the model goes on).
+  if (msg.success && msg.errorCode === ErrorCode.Skipped) {
+    const said = msg.content.find((c) => c.type === 'text');
+    const errorMessage = msg.errorMessage ?? (said?.type === 'text' ? said.text : `The user skipped ${toolName}.`);
+    return { outcome: 'skipped', content: msg.content, errorCode: ErrorCode.Skipped, errorMessage, ...extra };
+  }
   if (msg.success) return { outcome: 'succeeded', content: msg.content, ...extra };
   const code = msg.errorCode ?? ErrorCode.ToolFailed;
   const outcome =

@@ -79,16 +79,19 @@ describe('backend client tool invocation', () => {
   describe('results', () => {
     it('maps PERMISSION_DENIED and SKIPPED to denied and skipped outcomes the model reads', async () => {
       await start();
-      h!.fake.enqueue({ toolCalls: [{ name: 'DeleteFile', id: 'c1', arguments: { path: 'a' } }, { name: 'DeleteFile', id: 'c2', arguments: { path: 'b' } }, { name: 'OpenFile', id: 'c3', arguments: { path: 'c' } }] }, { text: 'ok' });
+      h!.fake.enqueue({ toolCalls: [{ name: 'DeleteFile', id: 'c1', arguments: { path: 'a' } }, { name: 'DeleteFile', id: 'c2', arguments: { path: 'b' } }, { name: 'OpenFile', id: 'c3', arguments: { path: 'c' } }, { name: 'DeleteFile', id: 'c4', arguments: { path: 'd' } }] }, { text: 'ok' });
       h!.client.autoAnswer((req) => {
         if (req.arguments.path === 'a') return { success: false, content: [], errorCode: 'PERMISSION_DENIED', errorMessage: 'The user denied DeleteFile.' };
         if (req.arguments.path === 'b') return { success: false, content: [], errorCode: 'SKIPPED', errorMessage: 'The user skipped DeleteFile.' };
+        // What the extension really sends for a skip: success with errorCode SKIPPED and a text.
+        if (req.arguments.path === 'd') return { success: true, content: [{ type: 'text', text: 'The user declined and skipped this call.' }], errorCode: 'SKIPPED' };
         return { success: false, content: [], errorCode: 'NOT_FOUND', errorMessage: 'c does not exist' };
       });
       await h!.client.run('t1', 'go');
-      assert.deepEqual(h!.client.all('toolCallEnded').map((e) => e.outcome), ['denied', 'skipped', 'failed']);
+      assert.deepEqual(h!.client.all('toolCallEnded').map((e) => e.outcome), ['denied', 'skipped', 'failed', 'skipped']);
       const texts = h!.fake.requests[1].body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-      assert.deepEqual(texts, ['Error (PERMISSION_DENIED): The user denied DeleteFile.', 'Skipped: The user skipped DeleteFile.', 'Error (NOT_FOUND): c does not exist']);
+      assert.deepEqual(texts.slice(0, 3), ['Error (PERMISSION_DENIED): The user denied DeleteFile.', 'Skipped: The user skipped DeleteFile.', 'Error (NOT_FOUND): c does not exist']);
+      assert.match(String(texts[3]), /^Skipped: The user declined and skipped this call\./);
     });
 
     it('passes binary results to the model as a description with type and size', async () => {
