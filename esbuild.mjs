@@ -6,7 +6,7 @@
 //   out/test/vscode/index.js the suite that runs inside a real extension host
 // Flags: --watch rebuilds on change; --production minifies and drops source maps.
 import * as esbuild from 'esbuild';
-import { readdirSync, existsSync } from 'node:fs';
+import { readdirSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const watch = process.argv.includes('--watch');
@@ -86,6 +86,11 @@ function forbid(names) {
       }));
     },
   };
+}
+
+// A production build starts clean so no stale source maps or bundles end up in the .vsix.
+if (production) {
+  for (const p of ['dist', 'media/chat.js.map']) rmSync(p, { recursive: true, force: true });
 }
 
 const targets = [...nodeTargets, ...webviewTargets, ...(production ? [] : testTargets)];
