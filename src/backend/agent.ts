@@ -427,7 +427,8 @@ export class Agent {
   }
 }
 
-function validate(toolName: string, parameters: Record<string, unknown>, args: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; result: ToolCallResult } {
+/** Checks a tool's arguments against its schema (with the usual coercions); a failure is the result the caller reports. */
+export function validate(toolName: string, parameters: Record<string, unknown>, args: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; result: ToolCallResult } {
   const schema = compileParameters(parameters);
   if (!schema.ok) return { ok: false, result: failure(ErrorCode.InvalidSchema, `${toolName} has an invalid parameter schema (${schema.reason}); it cannot be called.`) };
   const checked = checkArguments(schema.validate, args);

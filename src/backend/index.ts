@@ -8,17 +8,19 @@
  *   backend.on('runEvent', (event) => console.log(event.type));
  *   // connect a client to backend.url with the header x-client-tools-token: backend.token
  */
-import { TOOL_NAME_PATTERN } from '../protocol';
+import { ErrorCode, TOOL_NAME_PATTERN } from '../protocol';
 import { DemoModel } from './demoModel';
 import type { BackendEvents, EventName } from './events';
 import { Emitter } from './events';
 import { compileParameters } from './jsonSchema';
 import type { ChatModel } from './model';
 import { OpenAIChatModel } from './model';
+import { failure } from './invoker';
 import type { BackendOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './options';
 import { BackendServer } from './server';
-import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool, ToolCallResult } from './serverTools';
+import type { InvokeClientToolOptions } from './session';
 import { BUILTIN_TOOLS } from './serverTools';
 
 export type { BackendEvents } from './events';
@@ -30,6 +32,7 @@ export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, OpenAIModelConfi
 export { ModelFailure, OpenAIChatModel } from './model';
 export { DemoModel } from './demoModel';
 export type { BackendOptions } from './options';
+export type { InvokeClientToolOptions } from './session';
 export type {
   AfterToolCallHook,
   BeforeToolCallDecision,
@@ -61,6 +64,15 @@ export interface Backend {
     afterToolCall(hook: AfterToolCallHook): () => void;
   };
   on<E extends EventName>(event: E, listener: BackendEvents[E]): () => void;
+  /**
+   * Runs a client tool from your own code, outside a model turn (e.g. read the selection before a
+   * run). `sessionId` comes from the `session` event; 'any' picks the newest connected session. The
+   * call takes the model's path (registered tool, schema check, timeout, disconnection strategy,
+   * the client's permission prompt) but sends no run events and runs no hooks. Never rejects: an
+   * unknown session, tool or bad arguments end as a failed result with a code. A `timeoutMs` that is
+   * not a positive integer throws a RangeError at once.
+   */
+  invokeClientTool(sessionId: string, toolName: string, args?: Record<string, unknown>, options?: InvokeClientToolOptions): Promise<ToolCallResult>;
 }
 
 export async function createBackend(options: BackendOptions = {}): Promise<Backend> {
@@ -91,6 +103,16 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
       afterToolCall: (hook) => addHook(hooks.afterToolCall, hook),
     },
     on: (event, listener) => events.on(event, listener),
+    invokeClientTool(sessionId, toolName, args = {}, options = {}) {
+      const t = options.timeoutMs;
+      if (t !== undefined && (!Number.isInteger(t) || t <= 0)) throw new RangeError(`timeoutMs must be a positive integer, got ${t}`);
+      const session = server.findSession(sessionId);
+      if (!session) {
+        const why = sessionId === 'any' ? failure(ErrorCode.Disconnected, 'No client is connected.') : failure(ErrorCode.SessionUnknown, `No session "${sessionId.slice(0, 200)}".`);
+        return Promise.resolve(why);
+      }
+      return session.invokeTool(toolName, args, options);
+    },
   };
 }
 

@@ -53,6 +53,8 @@ export interface ClientCall {
   arguments: Record<string, unknown>;
   threadId?: string;
   description?: string;
+  /** This call's invoke timeout instead of the session's `invokeTimeoutMs`. */
+  timeoutMs?: number;
 }
 
 export type ProgressListener = (status: ProgressStatus, details?: string) => void;
@@ -173,23 +175,28 @@ export class ClientInvoker {
       arguments: call.arguments,
       ...(call.description ? { description: call.description } : {}),
       ...(call.threadId ? { threadId: call.threadId } : {}),
-      timeoutMs: this.options.invokeTimeoutMs,
+      timeoutMs: this.timeoutOf(pc),
     });
     this.arm(pc);
+  }
+
+  private timeoutOf(pc: PendingCall): number {
+    return pc.call.timeoutMs ?? this.options.invokeTimeoutMs;
   }
 
   /** (Re)starts the invoke timeout. */
   private arm(pc: PendingCall): void {
     clearTimeout(pc.timer);
+    const timeoutMs = this.timeoutOf(pc);
     pc.timer = setTimeout(() => {
       this.link.send({ type: 'clientToolCancel', requestId: pc.requestId, reason: 'timed out' });
       pc.finish({
         outcome: 'timedOut',
         content: [],
         errorCode: ErrorCode.Timeout,
-        errorMessage: `${pc.call.toolName} did not answer within ${formatSeconds(this.options.invokeTimeoutMs)}.`,
+        errorMessage: `${pc.call.toolName} did not answer within ${formatSeconds(timeoutMs)}.`,
       });
-    }, this.options.invokeTimeoutMs);
+    }, timeoutMs);
   }
 
   /** The client is not there for this call: apply the disconnection strategy. */

@@ -90,6 +90,14 @@ export class BackendServer {
     return backend;
   }
 
+  /** The session with this id, or for 'any' the newest one whose client is connected. */
+  findSession(id: string): Session | undefined {
+    if (id !== 'any') return this.sessions.get(id);
+    let found: Session | undefined;
+    for (const s of this.sessions.values()) if (s.connected) found = s;
+    return found;
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;

@@ -9,15 +9,15 @@ import { WebSocket } from 'ws';
 import type { Augmentation, ClientToServer, Hello, RunEvent, ServerToClient } from '../protocol';
 import { encode, ErrorCode, PROTOCOL } from '../protocol';
 import type { DecodeError } from '../protocol';
-import { Agent } from './agent';
+import { Agent, validate } from './agent';
 import type { Emitter } from './events';
-import { ClientInvoker } from './invoker';
-import type { ClientLink } from './invoker';
+import { ClientInvoker, failure } from './invoker';
+import type { ClientLink, ProgressListener } from './invoker';
 import type { ChatModel } from './model';
 import type { ResolvedOptions } from './options';
 import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';
-import type { HookLists, ServerTool } from './serverTools';
+import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
 import { ClientToolState } from './toolState';
 
 export const SERVER_NAME = 'client-tools-backend';
@@ -40,6 +40,18 @@ export interface BackendDeps {
   hooks: HookLists;
   events: Emitter;
 }
+
+/** Options of one client tool call made from code rather than by the model. */
+export interface InvokeClientToolOptions {
+  /** This call's invoke timeout (default: the backend's `invokeTimeoutMs`); paused while the user is asked. */
+  timeoutMs?: number;
+  /** Aborting cancels the call: the client is sent `clientToolCancel` and the result is `cancelled`. */
+  signal?: AbortSignal;
+  /** Progress the client reports (`awaiting-permission`, `running`, `progress`). */
+  onProgress?: ProgressListener;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
 
 export interface SessionDeps extends BackendDeps {
   /** Called once when the session ends for good. */
@@ -141,6 +153,27 @@ export class Session implements ClientLink {
     }
     for (const m of missed) sendFrame(socket, m);
     this.invoker.connectionRestored();
+  }
+
+  /**
+   * Runs one of this client's tools outside a model turn, on the model's path: the tool must be
+   * registered (a collapsed group does not matter; a hidden tool is refused), the arguments are
+   * validated and coerced against its schema, then the invoker sends the request with its timeout
+   * and disconnection strategy. No run events are sent and no hooks run.
+   */
+  invokeTool(toolName: string, args: Record<string, unknown>, options: InvokeClientToolOptions = {}): Promise<ToolCallResult> {
+    if (this.ended) return Promise.resolve(failure(ErrorCode.Disconnected, `Session ${this.id} has ended.`));
+    const resolved = this.base.resolve(toolName);
+    if (resolved?.kind !== 'tool' && resolved?.kind !== 'unavailable') {
+      return Promise.resolve(failure(ErrorCode.UnknownTool, `The client of session ${this.id} registered no tool named "${toolName.slice(0, 100)}".`));
+    }
+    if (resolved.kind === 'unavailable' && resolved.reason === 'hidden') {
+      return Promise.resolve(failure(ErrorCode.ToolHidden, `"${toolName}" is hidden right now and cannot be called.`));
+    }
+    const checked = validate(toolName, resolved.tool.parameters, args);
+    if (!checked.ok) return Promise.resolve(checked.result);
+    const call = { toolName, callId: `call_${randomUUID()}`, arguments: checked.value, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    return this.invoker.invoke(call, options.signal ?? NEVER_ABORTED, options.onProgress ?? (() => {}));
   }
 
   /** The socket closed. Pending calls follow the disconnection strategy; the session waits to be resumed. */
