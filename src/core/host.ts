@@ -103,7 +103,11 @@ export interface IdeHost {
   /** Stat without throwing for a missing path: undefined means it does not exist. */
   stat(absPath: string): Promise<FileStat | undefined>;
   readFile(absPath: string): Promise<Uint8Array>;
-  deleteFile(absPath: string, options: DeleteOptions): Promise<void>;
+  /**
+   * Resolves with whether the item went to the trash: with `useTrash`, a file system without one
+   * (remote and browser editors such as code-server) deletes it for good instead.
+   */
+  deleteFile(absPath: string, options: DeleteOptions): Promise<{ movedToTrash: boolean }>;
   /**
    * Counts the files and folders below `absDir`, recursively, stopping at `limit`
    * (the result is then `limit`, read as "at least").

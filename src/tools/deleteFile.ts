@@ -14,6 +14,9 @@ interface DeletePreparation extends Preparation {
   isFolder: boolean;
 }
 
+/** What the prompt says happens; the result's `movedToTrash` says what did. */
+const WHERE_IT_GOES = 'It will be moved to the trash, or deleted permanently where this editor has no trash (remote and browser editors).';
+
 /** Counting stops here; the prompt then says "more than …". */
 export const MAX_COUNTED_ENTRIES = 10_000;
 
@@ -48,7 +51,7 @@ export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
         target,
         isFolder,
         prompt: `Delete ${target.relative} (${formatBytes(stat.size)})?`,
-        detail: `It will be moved to the trash.${protectedNote}`,
+        detail: `${WHERE_IT_GOES}${protectedNote}`,
         forcePrompt: target.protected,
       };
     }
@@ -65,7 +68,7 @@ export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
       target,
       isFolder,
       prompt,
-      detail: `It will be moved to the trash.${protectedNote}`,
+      detail: `${WHERE_IT_GOES}${protectedNote}`,
       // A whole folder is always asked about: a remembered "allow" for single files does not cover it.
       forcePrompt: true,
     };
@@ -73,7 +76,7 @@ export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
 
   async run(args, ctx, prepared) {
     if (!prepared || !ctx.permissionGranted) throw new CodedError(ErrorCode.PermissionDenied, 'DeleteFile runs only after the user allowed it');
-    await ctx.host.deleteFile(prepared.target.absolute, { recursive: prepared.isFolder && args.recursive === true, useTrash: true });
-    return jsonResult({ deleted: prepared.target.relative, kind: prepared.isFolder ? 'folder' : 'file', movedToTrash: true });
+    const { movedToTrash } = await ctx.host.deleteFile(prepared.target.absolute, { recursive: prepared.isFolder && args.recursive === true, useTrash: true });
+    return jsonResult({ deleted: prepared.target.relative, kind: prepared.isFolder ? 'folder' : 'file', movedToTrash });
   },
 });

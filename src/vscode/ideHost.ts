@@ -66,15 +66,17 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     return vscode.workspace.fs.readFile(vscode.Uri.file(absPath));
   }
 
-  async deleteFile(absPath: string, options: DeleteOptions): Promise<void> {
+  async deleteFile(absPath: string, options: DeleteOptions): Promise<{ movedToTrash: boolean }> {
     const uri = vscode.Uri.file(absPath);
     try {
       await vscode.workspace.fs.delete(uri, { recursive: options.recursive, useTrash: options.useTrash });
+      return { movedToTrash: options.useTrash };
     } catch (e) {
-      // Some platforms (and remote hosts without a desktop) have no trash: delete for good then,
-      // which is what the user approved in the prompt.
+      // Some platforms (and remote hosts without a desktop, like code-server) have no trash: delete
+      // for good then, which the prompt warned about, and say so in the result.
       if (!options.useTrash) throw e;
       await vscode.workspace.fs.delete(uri, { recursive: options.recursive, useTrash: false });
+      return { movedToTrash: false };
     }
   }
 

@@ -142,7 +142,7 @@ export class FakeHost implements IdeHost {
     return readFile(absPath);
   }
 
-  async deleteFile(absPath: string, options: DeleteOptions): Promise<void> {
+  async deleteFile(absPath: string, options: DeleteOptions): Promise<{ movedToTrash: boolean }> {
     const s = await stat(absPath);
     if (s.isDirectory() && !options.recursive) throw Object.assign(new Error(`${absPath} is a directory`), { code: 'EISDIR' });
     this.deleted.push({ path: absPath, options });
@@ -152,6 +152,7 @@ export class FakeHost implements IdeHost {
     } else {
       await rm(absPath, { recursive: options.recursive });
     }
+    return { movedToTrash: options.useTrash };
   }
 
   async countEntries(absDir: string, limit: number): Promise<number> {
