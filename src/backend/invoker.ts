@@ -81,8 +81,9 @@ export class ClientInvoker {
     private readonly options: InvokerOptions,
   ) {}
 
-  invoke(call: ClientCall, signal: AbortSignal, onProgress: ProgressListener): Promise<ToolCallResult> {
-    if (signal.aborted) return Promise.resolve(cancelled(call.toolName));
+  /** `signal` undefined: the call can only end by answer, timeout or disconnection strategy. */
+  invoke(call: ClientCall, signal: AbortSignal | undefined, onProgress: ProgressListener): Promise<ToolCallResult> {
+    if (signal?.aborted) return Promise.resolve(cancelled(call.toolName));
     if (this.pending.size >= this.options.maxInFlight) {
       return Promise.resolve(failure(ErrorCode.TooManyInFlight, `${this.options.maxInFlight} client tool calls are already running; ${call.toolName} was not started. Try again after they finish.`));
     }
@@ -99,12 +100,12 @@ export class ClientInvoker {
           if (!this.pending.delete(pc.requestId)) return;
           clearTimeout(pc.timer);
           clearTimeout(pc.backoffTimer);
-          signal.removeEventListener('abort', onAbort);
+          signal?.removeEventListener('abort', onAbort);
           resolve(result);
         },
       };
       this.pending.set(pc.requestId, pc);
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal?.addEventListener('abort', onAbort, { once: true });
       if (this.link.connected) this.send(pc);
       else this.lose(pc);
     });

@@ -51,8 +51,6 @@ export interface InvokeClientToolOptions {
   onProgress?: ProgressListener;
 }
 
-const NEVER_ABORTED = new AbortController().signal;
-
 export interface SessionDeps extends BackendDeps {
   /** Called once when the session ends for good. */
   onEnded: (session: Session) => void;
@@ -173,7 +171,7 @@ export class Session implements ClientLink {
     const checked = validate(toolName, resolved.tool.parameters, args);
     if (!checked.ok) return Promise.resolve(checked.result);
     const call = { toolName, callId: `call_${randomUUID()}`, arguments: checked.value, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
-    return this.invoker.invoke(call, options.signal ?? NEVER_ABORTED, options.onProgress ?? (() => {}));
+    return this.invoker.invoke(call, options.signal, options.onProgress ?? (() => {}));
   }
 
   /** The socket closed. Pending calls follow the disconnection strategy; the session waits to be resumed. */
