@@ -100,7 +100,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
    */
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
     if (signal.aborted) return Promise.resolve(undefined);
-    const buttons = prompt.offerAllowSession ? [ALLOW, ALLOW_SESSION, DENY] : [ALLOW, DENY];
+    // Deny comes first so it is the focused default: Enter on a prompt never runs the tool.
+    const buttons = prompt.offerAllowSession ? [DENY, ALLOW, ALLOW_SESSION] : [DENY, ALLOW];
     const detail = [`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n');
     this.promptEmitter.fire({ open: true, prompt });
     return new Promise<PermissionAnswer | undefined>((resolve) => {
