@@ -1,0 +1,171 @@
+/**
+ * Drives the Client Tools chat view and the parts of the workbench around it (palette, quick input,
+ * modal dialog, editor tabs) the way a user does: clicks and keys in a real page. Every wait is for
+ * a condition on the page or the disk, never a fixed sleep.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+
+export const RESULTS_DIR = path.resolve(__dirname, '../../../test-results');
+
+/** The labels a tool card shows for each status (src/webview/format.ts), as the user reads them. */
+export type CardStatus = 'pending' | 'awaiting-permission' | 'running' | 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled';
+
+/** Polls `condition` until it returns a truthy value; fails with `describe()` of the last state. */
+export async function waitUntil<T>(
+  condition: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number; describe: () => string | Promise<string> },
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out: ${await options.describe()}`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+  }
+}
+
+/** What one message sent from the chat produced: its tool cards and answer, told apart from earlier ones. */
+export interface Turn {
+  /** The first card for `toolName` this turn added. */
+  card(toolName: string): Locator;
+  /** The first answer this turn added. */
+  answer(): Locator;
+}
+
+export class ChatDriver {
+  readonly frame: FrameLocator;
+  readonly input: Locator;
+  readonly sendButton: Locator;
+  readonly stopButton: Locator;
+  readonly banner: Locator;
+  readonly runState: Locator;
+
+  constructor(readonly page: Page) {
+    this.frame = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+    this.input = this.frame.locator('textarea.input');
+    this.sendButton = this.frame.locator('button.send');
+    this.stopButton = this.frame.locator('button.stop');
+    this.banner = this.frame.locator('.banner');
+    this.runState = this.frame.locator('.run-state');
+  }
+
+  /** Opens the chat from the activity bar and waits until it is connected to the bundled backend. */
+  async open(): Promise<void> {
+    await this.page.locator('.activitybar [aria-label^="Client Tools"]').first().click({ timeout: 30_000 });
+    await this.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 60_000 });
+  }
+
+  cards(toolName: string): Locator {
+    return this.frame.locator('.tool-card').filter({ has: this.frame.locator('.tool-name', { hasText: new RegExp(`^${toolName}$`) }) });
+  }
+
+  answers(): Locator {
+    return this.frame.locator('.msg.answer');
+  }
+
+  notices(): Locator {
+    return this.frame.locator('.event.notice');
+  }
+
+  /**
+   * Returns a Turn that finds what appears after this moment: call it before the action that makes
+   * the chat answer (typing a message, or a command that sends one).
+   */
+  async beginTurn(toolNames: string[]): Promise<Turn> {
+    const cardsBefore = new Map<string, number>();
+    for (const name of toolNames) cardsBefore.set(name, await this.cards(name).count());
+    const answersBefore = await this.answers().count();
+    return {
+      card: (toolName) => {
+        const before = cardsBefore.get(toolName);
+        if (before === undefined) throw new Error(`beginTurn was not told about ${toolName}`);
+        return this.cards(toolName).nth(before);
+      },
+      answer: () => this.answers().nth(answersBefore),
+    };
+  }
+
+  /** Types `text` into the chat and presses Enter, as a user does. */
+  async send(text: string, toolNames: string[]): Promise<Turn> {
+    const turn = await this.beginTurn(toolNames);
+    await this.input.click();
+    await this.input.fill(text);
+    await this.input.press('Enter');
+    return turn;
+  }
+
+  /** Waits until the card shows `status` (its class and its label), and returns its text. */
+  async waitForCardStatus(card: Locator, status: CardStatus, timeoutMs = 30_000): Promise<string> {
+    await card.waitFor({ timeout: timeoutMs });
+    await waitUntil(async () => (await card.getAttribute('class'))?.split(/\s+/).includes(`status-${status}`), {
+      timeoutMs,
+      describe: async () => `card never reached ${status}; it shows "${await card.innerText()}" (class ${await card.getAttribute('class')})`,
+    });
+    return card.innerText();
+  }
+
+  /** Waits until the answer stopped streaming, and returns its text as shown. */
+  async waitForAnswer(answer: Locator, timeoutMs = 30_000): Promise<string> {
+    await answer.waitFor({ timeout: timeoutMs });
+    await waitUntil(async () => !(await answer.getAttribute('class'))?.split(/\s+/).includes('streaming'), {
+      timeoutMs,
+      describe: async () => `answer still streaming: "${await answer.innerText()}"`,
+    });
+    return (await answer.locator('.markdown').innerText()).trim();
+  }
+
+  /** Waits until no run is active: Send is back in Stop's place. */
+  async waitForIdle(timeoutMs = 30_000): Promise<void> {
+    await this.sendButton.waitFor({ state: 'visible', timeout: timeoutMs });
+    await this.stopButton.waitFor({ state: 'hidden', timeout: timeoutMs });
+  }
+
+  /**
+   * Saves the whole window to test-results/chat-flow-NAME.png (dialogs, tabs and notifications
+   * included) and the side bar with the chat, at its own size, to chat-flow-NAME.chat.png.
+   */
+  async screenshot(name: string): Promise<void> {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await this.page.screenshot({ path: path.join(RESULTS_DIR, `chat-flow-${name}.png`) });
+    await this.page.locator('.part.sidebar').screenshot({ path: path.join(RESULTS_DIR, `chat-flow-${name}.chat.png`) });
+  }
+}
+
+/** The workbench's modal dialog (the permission prompt). */
+export function modalDialog(page: Page): Locator {
+  return page.locator('.monaco-dialog-box');
+}
+
+/** Runs a palette command: F1, type its title, Enter on the matching entry. */
+export async function runPaletteCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const widget = page.locator('.quick-input-widget');
+  await widget.waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.type(title);
+  // Enter only once the entry is listed and focused, or Enter would run whatever was first.
+  await widget.locator('.monaco-list-row.focused', { hasText: title }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor is active and has the keyboard. */
+export async function quickOpen(page: Page, fileName: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const widget = page.locator('.quick-input-widget');
+  await widget.waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.type(fileName);
+  await widget.locator('.monaco-list-row.focused', { hasText: fileName }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await activeTab(page, fileName).waitFor({ timeout: 10_000 });
+  await page.locator('.part.editor .monaco-editor.focused').waitFor({ timeout: 10_000 });
+}
+
+/** Waits for the status bar's cursor item, e.g. "Ln 2, Col 7 (6 selected)". */
+export async function waitForCursor(page: Page, text: string): Promise<void> {
+  await page.locator('.statusbar').getByText(text, { exact: true }).waitFor({ timeout: 10_000 });
+}
+
+export function activeTab(page: Page, fileName: string): Locator {
+  return page.locator(`.tabs-container div.tab.active[data-resource-name="${fileName}"]`);
+}
