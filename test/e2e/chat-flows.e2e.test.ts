@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { activeTab, ChatDriver, modalDialog, quickOpen, runPaletteCommand, waitForCursor, waitUntil } from './support/chat-driver';
+import { activeTab, backgroundColor, ChatDriver, modalDialog, quickOpen, runPaletteCommand, waitForCursor, waitUntil } from './support/chat-driver';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -88,6 +88,18 @@ describe('Chat flows in a real VS Code with the offline demo model', function ()
     await activeTab(page, 'notes.md').waitFor({ timeout: 10_000 });
     await chat.waitForIdle();
     await chat.screenshot('1-answer-succeeded');
+
+    // The card opens on a click and shows what was sent and what came back.
+    const card = turn.card('OpenFile');
+    await card.locator('summary').click();
+    const body = card.locator('.card-body');
+    await body.waitFor({ state: 'visible', timeout: 10_000 });
+    const shown = await body.innerText();
+    assert.match(shown, /Arguments[\s\S]*"path": "notes\.md"/i);
+    assert.match(shown, /Result[\s\S]*"language": "markdown"/i);
+    // VS Code's own webview styles paint every <code>; a block must not get a stripe behind each line.
+    assert.equal(await backgroundColor(body.locator('pre code').first()), 'rgba(0, 0, 0, 0)');
+    await chat.screenshot('1b-card-opened');
   });
 
   it('answers "Ask About Selection" from the palette with the text selected in the editor', async () => {

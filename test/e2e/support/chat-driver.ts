@@ -133,6 +133,14 @@ export class ChatDriver {
   }
 }
 
+/** The computed CSS background colour of the element, e.g. `rgba(0, 0, 0, 0)`. */
+export function backgroundColor(locator: Locator): Promise<string> {
+  return locator.evaluate((el) => {
+    const view = (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } });
+    return view.getComputedStyle(el).backgroundColor;
+  });
+}
+
 /** The workbench's modal dialog (the permission prompt). */
 export function modalDialog(page: Page): Locator {
   return page.locator('.monaco-dialog-box');
