@@ -117,8 +117,15 @@ export class Session implements ClientLink {
   attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession'): void {
     clearTimeout(this.graceTimer);
     const previous = this.socket;
+    if (previous && previous !== socket) {
+      // The client is back before this side noticed the old socket die (a silent network drop):
+      // requests or answers may be lost in it, so the calls in flight count as disconnected and
+      // follow the strategy (retryWithBackoff re-sends them below) instead of waiting forever.
+      this.socket = undefined;
+      this.invoker.connectionLost();
+      previous.close(4000, 'session resumed on another connection');
+    }
     this.socket = socket;
-    if (previous && previous !== socket) previous.close(4000, 'session resumed on another connection');
     const { options, model } = this.deps;
     sendFrame(socket, {
       type: 'welcome',
