@@ -79,6 +79,12 @@ export interface DispatcherOptions {
   timers?: Timers;
 }
 
+/**
+ * What a tool may return. Built once: zod compiles a fast path per schema object on first use,
+ * so a schema derived inside the call (`.pick()` per result) paid that compilation on every call.
+ */
+const TOOL_RESULT = Schemas.Messages.ClientToolInvokeResponse.pick({ content: true, augmentation: true });
+
 /** Outcome names used in logs. */
 type Outcome = 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled' | 'timedOut' | 'refused';
 
@@ -93,11 +99,46 @@ interface Call {
   runTimer: unknown;
 }
 
-interface Answer {
+interface AnsweredId {
+  id: string;
   toolName: string;
-  response: ClientToolInvokeResponse;
   at: number;
+}
+
+interface Answer extends AnsweredId {
+  response: ClientToolInvokeResponse;
   bytes: number;
+}
+
+/**
+ * Entries in insertion order with O(1) removal of the oldest. The replay cache expires from its
+ * oldest end on every call; finding that end by iterating a Map walks over every entry deleted
+ * since V8 last compacted the Map, which made expiry the dispatcher's hottest line.
+ */
+class Fifo<T> {
+  private items: (T | undefined)[] = [];
+  private head = 0;
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  peek(): T | undefined {
+    return this.items[this.head];
+  }
+
+  shift(): void {
+    this.items[this.head++] = undefined;
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
 }
 
 export class Dispatcher implements Disposable {
@@ -106,9 +147,12 @@ export class Dispatcher implements Disposable {
   private readonly timers: Timers;
   /** Calls not yet settled (the slot is held until the tool's promise settles, even after an early answer). */
   private readonly calls = new Map<string, Call>();
-  /** Answered ids, oldest first, with the whole answer while it is kept. */
+  /** Answered ids with the whole answer while it is kept. */
   private readonly answers = new Map<string, Answer>();
-  private readonly answeredIds = new Map<string, { toolName: string; at: number }>();
+  private readonly answeredIds = new Map<string, AnsweredId>();
+  /** The same entries, oldest first, for expiry (an entry no longer in its map is skipped). */
+  private readonly answerOrder = new Fifo<Answer>();
+  private readonly answeredIdOrder = new Fifo<AnsweredId>();
   private answerBytes = 0;
   /** Answers the socket did not take, in order; sent again when the session resumes. */
   private readonly unsent = new Map<string, ClientToolInvokeResponse>();
@@ -217,6 +261,8 @@ export class Dispatcher implements Disposable {
     this.unsent.clear();
     this.answers.clear();
     this.answeredIds.clear();
+    this.answerOrder.clear();
+    this.answeredIdOrder.clear();
     this.answerBytes = 0;
   }
 
@@ -234,10 +280,12 @@ export class Dispatcher implements Disposable {
   private async execute(call: Call, request: ClientToolInvokeRequest): Promise<void> {
     let outcome: Outcome = 'failed';
     let response: ClientToolInvokeResponse;
+    let bytes: number | undefined;
     try {
       const r = await this.runCall(call, request);
       response = r.response;
       outcome = r.outcome;
+      bytes = r.bytes;
     } catch (e) {
       const mapped = mapError(e);
       outcome = mapped.code === ErrorCode.Cancelled ? 'cancelled' : mapped.code === ErrorCode.Timeout ? 'timedOut' : 'failed';
@@ -246,10 +294,11 @@ export class Dispatcher implements Disposable {
       this.stopTimers(call);
       this.calls.delete(call.requestId);
     }
-    this.finish(call, response, outcome);
+    this.finish(call, response, outcome, true, bytes);
   }
 
-  private async runCall(call: Call, request: ClientToolInvokeRequest): Promise<{ response: ClientToolInvokeResponse; outcome: Outcome }> {
+  /** `bytes`: the content's size when it was measured already (a tool's result), so it is not measured twice. */
+  private async runCall(call: Call, request: ClientToolInvokeRequest): Promise<{ response: ClientToolInvokeResponse; outcome: Outcome; bytes?: number }> {
     const id = call.requestId;
     const found = this.options.registry.lookup(request.toolName);
     if (!found.ok) return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
@@ -287,7 +336,7 @@ export class Dispatcher implements Disposable {
       this.abortCall(call, ErrorCode.Timeout, `${tool.name} did not finish within ${Math.round(this.limits.maxRunMs / 1000)} s`);
     }, this.limits.maxRunMs);
     const result = await this.raceAbort(call, tool.run(args, ctx.context, prepared));
-    const checked = this.checkResult(tool, result);
+    const { checked, bytes } = this.checkResult(tool, result);
     if (checked.augmentation) {
       // The model will see these changes; keep the local view in step so a shown tool can be called.
       if (checked.augmentation.showTools) this.options.registry.setHidden(checked.augmentation.showTools, false);
@@ -302,6 +351,7 @@ export class Dispatcher implements Disposable {
         ...(checked.augmentation ? { augmentation: checked.augmentation } : {}),
       },
       outcome: 'succeeded',
+      bytes,
     };
   }
 
@@ -328,8 +378,8 @@ export class Dispatcher implements Disposable {
     return { response: errorResponse(call.requestId, ErrorCode.PermissionDenied, `the user ${why} to run ${tool.name}`), outcome: 'denied' };
   }
 
-  private checkResult(tool: ClientTool, result: ToolResult): ToolResult {
-    const parsed = Schemas.Messages.ClientToolInvokeResponse.pick({ content: true, augmentation: true }).safeParse(result);
+  private checkResult(tool: ClientTool, result: ToolResult): { checked: ToolResult; bytes: number } {
+    const parsed = TOOL_RESULT.safeParse(result);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new CodedError(ErrorCode.ToolFailed, `${tool.name} returned a malformed result${issue ? ` (${issue.path.join('.')}: ${issue.message})` : ''}`);
@@ -337,7 +387,7 @@ export class Dispatcher implements Disposable {
     const size = contentBytes(result.content);
     const limit = Math.min(this.limits.maxResultBytes, this.peerMaxMessageBytes - 64 * 1024);
     if (size > limit) throw new CodedError(ErrorCode.ResultTooLarge, `${tool.name} returned ${size} bytes; the limit is ${limit} bytes`);
-    return result;
+    return { checked: result, bytes: size };
   }
 
   private createContext(call: Call): { context: ToolContext; grant: () => void } {
@@ -398,11 +448,11 @@ export class Dispatcher implements Disposable {
   }
 
   /** The single place a call ends: stores the answer for replays, sends it, logs it. Runs once per call. */
-  private finish(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, send = true): void {
+  private finish(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, send = true, bytes?: number): void {
     if (call.ended) return;
     call.ended = true;
     this.stopTimers(call);
-    this.remember(call, response);
+    this.remember(call, response, bytes ?? contentBytes(response.content));
     if (send) this.deliver(response);
     const durationMs = this.timers.now() - call.startedAt;
     const fields = { requestId: call.requestId, tool: call.toolName, outcome, durationMs, code: response.errorCode };
@@ -464,26 +514,36 @@ export class Dispatcher implements Disposable {
 
   // ── replay cache ───────────────────────────────────────────────────
 
-  private remember(call: Call, response: ClientToolInvokeResponse): void {
+  private remember(call: Call, response: ClientToolInvokeResponse, bytes: number): void {
     const now = this.timers.now();
-    const bytes = contentBytes(response.content);
-    this.answers.set(call.requestId, { toolName: call.toolName, response, at: now, bytes });
-    this.answeredIds.set(call.requestId, { toolName: call.toolName, at: now });
+    const id = call.requestId;
+    const answer: Answer = { id, toolName: call.toolName, response, at: now, bytes };
+    const answered: AnsweredId = { id, toolName: call.toolName, at: now };
+    this.answers.set(id, answer);
+    this.answerOrder.push(answer);
+    this.answeredIds.set(id, answered);
+    this.answeredIdOrder.push(answered);
     this.answerBytes += bytes;
     this.expireAnswers();
   }
 
   private expireAnswers(): void {
     const cutoff = this.timers.now() - this.limits.replayWindowMs;
-    for (const [id, a] of this.answers) {
-      const overBudget = this.answers.size > this.limits.replayMaxAnswers || this.answerBytes > this.limits.replayMaxBytes;
-      if (a.at > cutoff && !overBudget) break;
-      this.answers.delete(id);
-      this.answerBytes -= a.bytes;
+    for (let a = this.answerOrder.peek(); a; a = this.answerOrder.peek()) {
+      if (this.answers.get(a.id) === a) {
+        const overBudget = this.answers.size > this.limits.replayMaxAnswers || this.answerBytes > this.limits.replayMaxBytes;
+        if (a.at > cutoff && !overBudget) break;
+        this.answers.delete(a.id);
+        this.answerBytes -= a.bytes;
+      }
+      this.answerOrder.shift();
     }
-    for (const [id, a] of this.answeredIds) {
-      if (a.at > cutoff && this.answeredIds.size <= this.limits.replayMaxIds) break;
-      this.answeredIds.delete(id);
+    for (let a = this.answeredIdOrder.peek(); a; a = this.answeredIdOrder.peek()) {
+      if (this.answeredIds.get(a.id) === a) {
+        if (a.at > cutoff && this.answeredIds.size <= this.limits.replayMaxIds) break;
+        this.answeredIds.delete(a.id);
+      }
+      this.answeredIdOrder.shift();
     }
   }
 }
