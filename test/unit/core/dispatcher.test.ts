@@ -289,6 +289,13 @@ describe('dispatcher', () => {
     quick.dispose();
   });
 
+  it('sends no running for a tool that answers within its first turn: just the answer', async () => {
+    const id = h.invoke('Echo', { path: 'x' });
+    await h.response(id);
+    await delay(10);
+    assert.deepEqual(h.progress(id), []);
+  });
+
   it('sends running, then periodic progress for a long-running tool, and a tool\'s own progress', async () => {
     const id = h.invoke('Wait', {});
     await delay(70);
