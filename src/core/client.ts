@@ -51,7 +51,7 @@ export interface ClientCoreOptions {
   host: IdeHost;
   logger?: Logger;
   limits?: Partial<ClientLimits>;
-  connection?: Pick<ConnectionOptions, 'handshakeTimeoutMs' | 'heartbeatMs' | 'reconnect' | 'random'>;
+  connection?: Pick<ConnectionOptions, 'handshakeTimeoutMs' | 'heartbeatMs' | 'reconnect' | 'random' | 'maxBufferedBytes'>;
   permissions?: {
     /** Durable memory for "allow for this session" in `workspace` scope (e.g. backed by workspaceState). */
     store?: PermissionStore;
@@ -120,6 +120,7 @@ export class ClientCore implements Disposable {
       gate: this.permissions,
       host: options.host,
       send: (message, onSent) => this.connection?.send(message, onSent) ?? false,
+      backlog: () => this.bufferedAmount,
       logger: this.logger,
       limits: { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits },
       timers,
@@ -136,6 +137,11 @@ export class ClientCore implements Disposable {
 
   get state(): ConnectionState {
     return this.currentState;
+  }
+
+  /** Bytes sent to the backend that it has not taken yet (it reads slowly or not at all). */
+  get bufferedAmount(): number {
+    return this.connection?.bufferedAmount ?? 0;
   }
 
   /**

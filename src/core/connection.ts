@@ -12,6 +12,10 @@
  *   `maxDelayMs`), `resumeSession` with the previous session id; after `maxAttempts` failures in a
  *   row the state becomes `stopped` until `retry()`. A refused token (401), a refusal (403), a
  *   redirect and a protocol mismatch stop at once: retrying cannot fix them.
+ * - Backpressure: a backend that stops reading while it keeps sending requests would make answers
+ *   pile up in the socket. Past `maxBufferedBytes` waiting to be sent the connection is dropped as
+ *   dead (the dispatcher keeps the answers it did not take and sends them on resume); below that,
+ *   `bufferedAmount` lets the dispatcher refuse new calls first.
  */
 import WebSocket from 'ws';
 import {
@@ -55,6 +59,8 @@ export interface ConnectionOptions {
   /** Builds `hello` for each attempt; the connection adds `resumeSession` itself. */
   buildHello: () => Hello;
   maxMessageBytes?: number;
+  /** Bytes waiting to be sent past which the backend counts as not reading and the socket is dropped. Default 64 MiB. */
+  maxBufferedBytes?: number;
   /** Upgrade plus hello/welcome must finish within this. Default 10 s. */
   handshakeTimeoutMs?: number;
   /** Default DEFAULT_LIMITS.heartbeatMs. */
@@ -65,6 +71,9 @@ export interface ConnectionOptions {
   timers?: Timers;
   logger?: Logger;
 }
+
+/** Default of `maxBufferedBytes`: room for a few of the largest results. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 /** Failures that retrying cannot fix. */
 interface Fatal {
@@ -81,6 +90,7 @@ export class Connection implements Disposable {
   private readonly handshakeTimeoutMs: number;
   private readonly heartbeatMs: number;
   private readonly maxMessageBytes: number;
+  private readonly maxBufferedBytes: number;
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly maxAttempts: number;
@@ -123,6 +133,7 @@ export class Connection implements Disposable {
     this.handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     this.initialDelayMs = options.reconnect?.initialDelayMs ?? 800;
     this.maxDelayMs = options.reconnect?.maxDelayMs ?? 30_000;
     this.maxAttempts = options.reconnect?.maxAttempts ?? 10;
@@ -130,6 +141,11 @@ export class Connection implements Disposable {
 
   get state(): ConnectionState {
     return this.currentState;
+  }
+
+  /** Bytes handed to the socket and not sent yet: grows when the backend reads slowly or not at all. */
+  get bufferedAmount(): number {
+    return this.ws?.bufferedAmount ?? 0;
   }
 
   /** The session id from the last `welcome`; sent as `resumeSession` on reconnect. */
@@ -173,6 +189,11 @@ export class Connection implements Disposable {
     if (!this.welcomed && message.type !== 'hello') return false;
     const frame = encode(message);
     ws.send(frame.data, { binary: frame.binary }, (error) => onSent?.(error ?? undefined));
+    // The message is queued either way; if the peer stopped reading, dropping the socket fails its
+    // callback (and those of everything queued with it), so the caller keeps it for the resume.
+    if (ws.bufferedAmount > this.maxBufferedBytes) {
+      this.fail(ws, `the backend is not reading: ${ws.bufferedAmount} bytes wait to be sent (limit ${this.maxBufferedBytes})`);
+    }
     return true;
   }
 

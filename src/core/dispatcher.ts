@@ -3,7 +3,8 @@
  *
  * Order of checks for a request: an id already answered gets the stored answer again (the tool does
  * not run twice, so a replay after a reconnect cannot delete twice); an id still running gets
- * DUPLICATE_REQUEST; past the in-flight cap TOO_MANY_IN_FLIGHT; then the registry (UNKNOWN_TOOL,
+ * DUPLICATE_REQUEST; past the in-flight cap, or while more than `maxBacklogBytes` of answers wait
+ * unread in the socket (the backend stopped reading), TOO_MANY_IN_FLIGHT; then the registry (UNKNOWN_TOOL,
  * TOOL_HIDDEN, TOOL_DISABLED / WORKSPACE_UNTRUSTED), the argument schema (INVALID_ARGUMENTS naming the
  * field), the tool's `prepare` (path checks, before any prompt), the permission gate (from the local
  * definition only), and finally `run`, with progress, cancellation, a run-time cap and a result-size
@@ -56,6 +57,8 @@ export interface DispatcherLimits {
   progressIntervalMs: number;
   /** A tool still running after this long is aborted and answered TIMEOUT (permission wait not counted). */
   maxRunMs: number;
+  /** New calls are refused with TOO_MANY_IN_FLIGHT while more than this many bytes wait unread in the socket. */
+  maxBacklogBytes: number;
 }
 
 export const DEFAULT_DISPATCHER_LIMITS: DispatcherLimits = {
@@ -67,6 +70,7 @@ export const DEFAULT_DISPATCHER_LIMITS: DispatcherLimits = {
   replayMaxIds: 10_000,
   progressIntervalMs: 5_000,
   maxRunMs: 10 * 60_000,
+  maxBacklogBytes: 8 * 1024 * 1024,
 };
 
 export interface DispatcherOptions {
@@ -77,6 +81,8 @@ export interface DispatcherOptions {
   logger?: Logger;
   limits?: Partial<DispatcherLimits>;
   timers?: Timers;
+  /** Bytes sent but not yet taken by the backend (the socket's `bufferedAmount`); 0 when unknown. */
+  backlog?: () => number;
 }
 
 /**
@@ -201,6 +207,12 @@ export class Dispatcher implements Disposable {
     if (this.calls.size >= this.limits.maxInFlight) {
       this.logger.warn('too many calls in flight; refused', { requestId: id, tool: request.toolName, inFlight: this.calls.size });
       this.sendNow(errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
+      return;
+    }
+    const backlog = this.options.backlog?.() ?? 0;
+    if (backlog > this.limits.maxBacklogBytes) {
+      this.logger.warn('the backend is not reading its answers; refused', { requestId: id, tool: request.toolName, backlogBytes: backlog });
+      this.sendNow(errorResponse(id, ErrorCode.TooManyInFlight, `the backend is not reading: ${backlog} bytes of answers wait to be sent (limit ${this.limits.maxBacklogBytes}); retry later`));
       return;
     }
     const call: Call = {
@@ -331,13 +343,7 @@ export class Dispatcher implements Disposable {
     }
     if (call.controller.signal.aborted) throw abortReason(call);
 
-    if (mustAsk) {
-      this.setStatus(call, 'running');
-    } else {
-      // Without a prompt, `running` only tells the backend what it knows already; a tool that
-      // answers within this turn (most editor queries) is spared the extra message each way.
-      setImmediate(() => this.setStatus(call, 'running'));
-    }
+    this.setStatus(call, 'running');
     call.runTimer = this.timers.setTimeout(() => {
       this.abortCall(call, ErrorCode.Timeout, `${tool.name} did not finish within ${Math.round(this.limits.maxRunMs / 1000)} s`);
     }, this.limits.maxRunMs);
