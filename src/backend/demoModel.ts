@@ -13,9 +13,13 @@ import type { FunctionSpec } from './toolState';
 
 export const DEMO_MODEL_NAME = 'offline-demo';
 
-export const OFFLINE_NOTICE =
-  '(This is the offline demo model. To use a real model, set `clientTools.model.baseUrl` and `clientTools.model.name` and run **Client Tools: Set API Key**; ' +
-  'for the CLI, set OPENAI_BASE_URL, CLIENT_TOOLS_MODEL and OPENAI_API_KEY.)';
+/** One short line under every answer: the chat is narrow and already shows an "Offline demo model" badge. */
+export const OFFLINE_NOTICE = '_(offline demo model: run **Client Tools: Select Model** for a real one)_';
+
+/** The full how-to, given with the help answer. */
+const CONFIGURE =
+  'To use a real model, set `clientTools.model.baseUrl` and `clientTools.model.name` (or run **Client Tools: Select Model**) and run **Client Tools: Set API Key**; ' +
+  'for the CLI, set OPENAI_BASE_URL, CLIENT_TOOLS_MODEL and OPENAI_API_KEY.';
 
 const EXAMPLES = ['open README.md', 'what did I select?', 'show a warning saying hi', 'read logo.png', 'delete notes.txt'];
 
@@ -80,10 +84,11 @@ interface PastCall {
 function decide(request: ModelRequest): Step {
   const lastUser = request.messages.map((m) => m.role).lastIndexOf('user');
   const userMessage = request.messages[lastUser];
-  const words = userMessage?.role === 'user' ? userMessage.content.split(EDITOR_CONTEXT_MARK)[0].trim() : '';
+  const [said, editorContext] = userMessage?.role === 'user' ? userMessage.content.split(EDITOR_CONTEXT_MARK) : [''];
+  const words = said.trim();
   const past = pastCalls(request.messages.slice(lastUser + 1));
   const intent = parseIntent(words);
-  if (intent.kind === 'unknown') return { kind: 'answer', text: help(words) };
+  if (intent.kind === 'unknown') return { kind: 'answer', text: editorContext ? aboutContext(words, editorContext) : help(words) };
 
   const patterns = TOOL_PATTERNS[intent.kind];
   const done = [...past].reverse().find((c) => patterns.some((p) => p.test(c.name)));
@@ -283,7 +288,13 @@ function firstString(...values: unknown[]): string | undefined {
 
 function help(words: string): string {
   const heard = words ? `I did not understand "${words.length > 80 ? `${words.slice(0, 80)}…` : words}". ` : '';
-  return `${heard}As the offline demo model I understand only a few requests, for example:\n${EXAMPLES.map((e) => `- "${e}"`).join('\n')}`;
+  return `${heard}As the offline demo model I understand only a few requests, for example:\n${EXAMPLES.map((e) => `- "${e}"`).join('\n')}\n\n${CONFIGURE}`;
+}
+
+/** A question sent with the editor's selection (Ask About Selection): show what was received. */
+function aboutContext(words: string, context: string): string {
+  const question = words.length > 200 ? `${words.slice(0, 200)}…` : words;
+  return `You asked "${question}" about this part of your editor:\n${context.trim()}\n\nAs the offline demo model I cannot reason about it; a real model would answer your question here. ${CONFIGURE}`;
 }
 
 function safeParse(text: string): Record<string, unknown> {

@@ -106,6 +106,18 @@ describe('backend offline demo model', () => {
     assert.deepEqual(client.all('toolCallStarted', (m) => m.runId === runId).map((m) => m.toolName), ['ReadFile']);
   });
 
+  it('answers a question sent with the editor selection by quoting the selection it received', async () => {
+    client.send({ type: 'userMessage', threadId: 'ctx', text: 'What does this do?', context: { file: 'src/a.ts', language: 'typescript', selection: { startLine: 9, startCharacter: 0, endLine: 9, endCharacter: 18 }, selectedText: 'const answer = 42;' } });
+    const { runId } = await client.next('runStarted', (m) => m.threadId === 'ctx');
+    await client.next('runFinished', (m) => m.runId === runId);
+    const answer = client.all('textDelta', (m) => m.runId === runId).map((m) => m.text).join('');
+    assert.deepEqual(client.all('toolCallStarted', (m) => m.runId === runId), []);
+    assert.match(answer, /^You asked "What does this do\?" about this part of your editor:/);
+    assert.match(answer, /File: src\/a\.ts \(typescript\)/);
+    assert.match(answer, /const answer = 42;/);
+    assert.ok(answer.endsWith(OFFLINE_NOTICE));
+  });
+
   it('answers an unknown request with the list of what it understands and how to configure a real model', async () => {
     const r = await ask('write me a sonnet');
     assert.deepEqual(r.called, []);
