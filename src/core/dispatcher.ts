@@ -343,7 +343,13 @@ export class Dispatcher implements Disposable {
     }
     if (call.controller.signal.aborted) throw abortReason(call);
 
-    this.setStatus(call, 'running');
+    if (mustAsk) {
+      this.setStatus(call, 'running');
+    } else {
+      // Without a prompt, `running` only tells the backend what it knows already; a tool that
+      // answers within this turn (most editor queries) is spared the extra message each way.
+      setImmediate(() => this.setStatus(call, 'running'));
+    }
     call.runTimer = this.timers.setTimeout(() => {
       this.abortCall(call, ErrorCode.Timeout, `${tool.name} did not finish within ${Math.round(this.limits.maxRunMs / 1000)} s`);
     }, this.limits.maxRunMs);
