@@ -59,10 +59,10 @@ describe('Chat flows in a real VS Code with the offline demo model', function ()
       throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
     }
     await chat.frame.getByText('Offline demo model').waitFor({ timeout: 10_000 });
-    // Collapse the Tool Groups view below the chat, as a user wanting room for the chat would:
-    // the screenshots then show the whole conversation, not half of it.
-    const toolGroupsHeader = page.locator('.pane-header', { hasText: 'Tool Groups' });
-    await toolGroupsHeader.click();
+    // The Tool Groups view below the chat starts collapsed (package.json), so the screenshots show
+    // the whole conversation; a restored layout may have it open, so collapse it then.
+    const expandedToolGroups = page.locator('.pane-header[aria-expanded="true"]', { hasText: 'Tool Groups' });
+    if (await expandedToolGroups.count()) await expandedToolGroups.click();
     await page.locator('.pane-header[aria-expanded="false"]', { hasText: 'Tool Groups' }).waitFor({ timeout: 10_000 });
   });
 
