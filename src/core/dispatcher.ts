@@ -98,7 +98,15 @@ interface Call {
   requestId: string;
   toolName: string;
   startedAt: number;
-  controller: AbortController;
+  /**
+   * Made on first use (the tool reads `ctx.signal`, a prompt opens): building an AbortSignal costs
+   * more than the rest of a quick call, and most calls never need one.
+   */
+  controller: AbortController | undefined;
+  /** Why the call was aborted, once it was; a signal made later starts aborted with it. */
+  abortedBy: CodedError | undefined;
+  /** Rejects the tool's promise the dispatcher is waiting on now (see raceAbort). */
+  onAbort: (() => void) | undefined;
   ended: boolean;
   status: ProgressStatus | undefined;
   ticker: unknown;
@@ -219,7 +227,9 @@ export class Dispatcher implements Disposable {
       requestId: id,
       toolName: request.toolName,
       startedAt: this.timers.now(),
-      controller: new AbortController(),
+      controller: undefined,
+      abortedBy: undefined,
+      onAbort: undefined,
       ended: false,
       status: undefined,
       ticker: undefined,
@@ -333,7 +343,7 @@ export class Dispatcher implements Disposable {
         message: prepared?.prompt ?? `Allow ${tool.name}?`,
         ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
         rememberable: prepared?.forcePrompt !== true,
-        signal: call.controller.signal,
+        signal: signalOf(call),
         onWaiting: () => this.setStatus(call, 'awaiting-permission'),
       });
       if (decision.kind === 'cancelled') throw abortReason(call);
@@ -341,7 +351,7 @@ export class Dispatcher implements Disposable {
       ctx.grant();
       this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via });
     }
-    if (call.controller.signal.aborted) throw abortReason(call);
+    if (call.abortedBy) throw call.abortedBy;
 
     if (mustAsk) {
       this.setStatus(call, 'running');
@@ -414,7 +424,9 @@ export class Dispatcher implements Disposable {
     let granted = false;
     const context: ToolContext = {
       host,
-      signal: call.controller.signal,
+      get signal() {
+        return signalOf(call);
+      },
       requestId: call.requestId,
       maxResultBytes: this.limits.maxResultBytes,
       resolvePath: (input: string) => {
@@ -435,21 +447,19 @@ export class Dispatcher implements Disposable {
 
   /** Waits for a tool's promise, but stops waiting when the call is aborted (a tool may ignore its signal). */
   private raceAbort<T>(call: Call, promise: Promise<T>): Promise<T> {
-    const signal = call.controller.signal;
-    if (signal.aborted) {
+    if (call.abortedBy) {
       promise.catch(() => {});
-      return Promise.reject(abortReason(call));
+      return Promise.reject(call.abortedBy);
     }
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(abortReason(call));
-      signal.addEventListener('abort', onAbort, { once: true });
+      call.onAbort = () => reject(abortReason(call));
       promise.then(
         (v) => {
-          signal.removeEventListener('abort', onAbort);
+          call.onAbort = undefined;
           resolve(v);
         },
         (e: unknown) => {
-          signal.removeEventListener('abort', onAbort);
+          call.onAbort = undefined;
           reject(e);
         },
       );
@@ -461,7 +471,9 @@ export class Dispatcher implements Disposable {
   /** Aborts a call's signal and answers it now; the tool's own settling later changes nothing. */
   private abortCall(call: Call, code: ErrorCode, message: string, send = true): void {
     if (call.ended) return;
-    call.controller.abort(new CodedError(code, message));
+    call.abortedBy = new CodedError(code, message);
+    call.controller?.abort(call.abortedBy);
+    call.onAbort?.();
     this.finish(call, errorResponse(call.requestId, code, message), code === ErrorCode.Timeout ? 'timedOut' : 'cancelled', send);
   }
 
@@ -571,8 +583,16 @@ function errorResponse(requestId: string, code: ErrorCode, message: string): Cli
 }
 
 function abortReason(call: Call): CodedError {
-  const reason: unknown = call.controller.signal.reason;
-  return isCodedError(reason) ? reason : new CodedError(ErrorCode.Cancelled, 'the call was cancelled');
+  return call.abortedBy ?? new CodedError(ErrorCode.Cancelled, 'the call was cancelled');
+}
+
+/** The call's signal, made now if nothing asked for it before. */
+function signalOf(call: Call): AbortSignal {
+  if (!call.controller) {
+    call.controller = new AbortController();
+    if (call.abortedBy) call.controller.abort(call.abortedBy);
+  }
+  return call.controller.signal;
 }
 
 const ERRNO_CODES: Record<string, ErrorCode> = {
