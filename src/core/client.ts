@@ -11,6 +11,7 @@ import {
   Schemas,
   type Augmentation,
   type ClientToServer,
+  type ContextItem,
   type DecodeError,
   type EditorContext,
   type ErrorMessage,
@@ -228,6 +229,18 @@ export class ClientCore implements Disposable {
     this.told = new Map(current.map((g) => [g.name, JSON.stringify(g)]));
     this.logger.info('tool groups updated', { injected: injectGroups.length, removed: removeGroups.length });
     return true;
+  }
+
+  /**
+   * Sends context items (for example the active editor) in an `updateToolGroups` augmentation;
+   * the backend adds them to the system prompt, replacing items of the same name. Returns false
+   * when not connected (nothing is queued: the caller sends its current view again on `onWelcome`).
+   */
+  pushContext(items: readonly ContextItem[]): boolean {
+    if (items.length === 0 || this.currentState.kind !== 'connected' || !this.connection) return false;
+    const message: ClientToServer = { type: 'updateToolGroups', augmentation: { addContext: [...items] } };
+    if (!Schemas.Messages.ClientToServer.safeParse(message).success) return false;
+    return this.connection.send(message);
   }
 
   dispose(): void {
