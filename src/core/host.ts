@@ -84,6 +84,117 @@ export interface PermissionPrompt {
   offerAllowSession: boolean;
 }
 
+// ── Workspace, editor and terminal (the Workspace, Editor and Terminal groups) ──
+
+export interface FindFilesOptions {
+  /** Most paths the host returns (per search; the caller caps again after its own filtering). */
+  maxResults: number;
+}
+
+export interface OpenEditorInfo {
+  /** Absolute file-system path when the tab shows a file on disk. */
+  path?: string;
+  /** The tab's resource as a URI string (for a diff: the modified side). */
+  uri?: string;
+  /** The tab's label as VS Code shows it. */
+  label: string;
+  /** The active tab of the active group. */
+  active: boolean;
+  /** Unsaved changes. */
+  dirty: boolean;
+  /** Language id when the document is loaded. */
+  language?: string;
+  kind: 'text' | 'diff' | 'notebook' | 'other';
+  /** Editor group, 1 for the first. */
+  group: number;
+  preview: boolean;
+}
+
+export type DiagnosticSeverity = 'error' | 'warning' | 'information' | 'hint';
+
+export interface DiagnosticInfo {
+  severity: DiagnosticSeverity;
+  message: string;
+  range: TextRange;
+  source?: string;
+  code?: string;
+}
+
+export interface FileDiagnostics {
+  /** Absolute file-system path (only `file:` resources are reported). */
+  path: string;
+  diagnostics: DiagnosticInfo[];
+}
+
+/** A text document as the editor has it: an open document's buffer (unsaved edits included), else the file. */
+export interface DocumentSnapshot {
+  text: string;
+  /** Loaded in the editor (a tab or in the background). */
+  open: boolean;
+  dirty: boolean;
+  language: string;
+}
+
+export interface TextEditSpec {
+  /** Zero-based; the host refuses positions past the end of the document rather than clamping them. */
+  range: TextRange;
+  newText: string;
+}
+
+export interface AppliedEdits {
+  lineCount: number;
+  dirty: boolean;
+}
+
+export type SaveOutcome = 'saved' | 'notDirty' | 'notOpen';
+
+export interface ClosedTabs {
+  closed: number;
+  /** Tabs left open because they have unsaved changes. */
+  keptDirty: number;
+}
+
+export interface DiffRequest {
+  /** Absolute path of the file the changes are for. */
+  path: string;
+  /** Whether the file exists; a missing file is diffed against an empty document. */
+  exists: boolean;
+  /** The proposed full content (the diff's right side, which the user may edit). */
+  proposed: string;
+  /** The diff editor's title. */
+  title: string;
+  /** One line for the notification that asks to accept or reject, e.g. "Review changes to src/a.ts". */
+  message: string;
+}
+
+export interface DiffOutcome {
+  decision: 'accepted' | 'rejected';
+  /** With `accepted`: the right side's final text, including the user's own edits. */
+  content?: string;
+}
+
+export interface RunCommandRequest {
+  /** Exactly what the user approved. */
+  command: string;
+  /** Absolute working directory, already checked to be inside the workspace. */
+  cwd: string;
+  timeoutMs: number;
+  /** Output kept, in characters (the host keeps the start and the end when there is more). */
+  maxOutputChars: number;
+}
+
+export interface RunCommandResult {
+  /** Undefined when the command was killed (time limit, cancel) or the shell did not report one. */
+  exitCode?: number;
+  /** Raw output (terminal escape sequences included), at most about `maxOutputChars`. */
+  output: string;
+  /** Output was dropped from the middle. */
+  truncated: boolean;
+  timedOut: boolean;
+  /** Where it ran: a terminal with shell integration, or a child process when none is available. */
+  via: 'terminal' | 'process';
+}
+
 export interface IdeHost {
   /** The open workspace folders, in VS Code's order. Empty when no folder is open. */
   workspaceFolders(): readonly WorkspaceFolder[];
@@ -120,4 +231,37 @@ export interface IdeHost {
    * resolves undefined.
    */
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
+
+  // ── Workspace ──
+  /**
+   * Files matching a glob (relative to each workspace folder), as absolute paths, honouring
+   * `files.exclude` and `search.exclude`. `.gitignore` is the caller's business.
+   */
+  findFiles(include: string, options: FindFilesOptions, signal: AbortSignal): Promise<string[]>;
+  /** Every open tab, in group order. */
+  openEditors(): Promise<OpenEditorInfo[]>;
+  /** Diagnostics (problems) of one file, or of every file that has some. */
+  diagnostics(absPath?: string): Promise<FileDiagnostics[]>;
+
+  // ── Editor ──
+  /** The document's text: the editor's buffer when it is open, else the file on disk. */
+  readDocument(absPath: string): Promise<DocumentSnapshot>;
+  /** Applies all edits as one undoable workspace edit; does not save. */
+  applyEdits(absPath: string, edits: readonly TextEditSpec[]): Promise<AppliedEdits>;
+  /** Replaces the whole text with one undoable workspace edit and saves; creates the file when missing. */
+  writeDocument(absPath: string, text: string): Promise<void>;
+  /** Saves an open document that has unsaved changes. */
+  saveDocument(absPath: string): Promise<SaveOutcome>;
+  /** Closes the tabs showing a file; tabs with unsaved changes stay open. */
+  closeTabs(absPath: string): Promise<ClosedTabs>;
+  /**
+   * Opens a diff of the file against proposed content and resolves when the user accepts or rejects
+   * it (closing the diff rejects). Does not write the file: the caller does, with `writeDocument`.
+   * When `signal` aborts the diff closes and this resolves `rejected`.
+   */
+  openDiff(request: DiffRequest, signal: AbortSignal): Promise<DiffOutcome>;
+
+  // ── Terminal ──
+  /** Runs a shell command the user approved, ending it at the time limit or when `signal` aborts. */
+  runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult>;
 }

@@ -3,6 +3,13 @@ import type {
   DeleteOptions, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
   PermissionPrompt, SelectionInfo, TextRange, WorkspaceFolder,
 } from '../core/host';
+import type {
+  AppliedEdits, ClosedTabs, DiffOutcome, DiffRequest, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo,
+  RunCommandRequest, RunCommandResult, SaveOutcome, TextEditSpec,
+} from '../core/host';
+import { DiffReviews } from './diffReview';
+import { TerminalRunner } from './terminalRunner';
+import * as workspaceHost from './workspaceHost';
 
 const ALLOW = 'Allow';
 const ALLOW_SESSION = 'Allow for this Session';
@@ -122,8 +129,56 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     });
   }
 
+  // ── Workspace, Editor and Terminal groups (workspaceHost.ts, diffReview.ts, terminalRunner.ts) ──
+
+  /** Open OpenDiff reviews; the accept/reject commands act on them. */
+  readonly diffs = new DiffReviews();
+  private readonly terminals = new TerminalRunner();
+
+  findFiles(include: string, options: FindFilesOptions, signal: AbortSignal): Promise<string[]> {
+    return workspaceHost.findFiles(include, options, signal);
+  }
+
+  openEditors(): Promise<OpenEditorInfo[]> {
+    return workspaceHost.openEditors();
+  }
+
+  diagnostics(absPath?: string): Promise<FileDiagnostics[]> {
+    return workspaceHost.diagnostics(absPath);
+  }
+
+  readDocument(absPath: string): Promise<DocumentSnapshot> {
+    return workspaceHost.readDocument(absPath);
+  }
+
+  applyEdits(absPath: string, edits: readonly TextEditSpec[]): Promise<AppliedEdits> {
+    return workspaceHost.applyEdits(absPath, edits);
+  }
+
+  writeDocument(absPath: string, text: string): Promise<void> {
+    return workspaceHost.writeDocument(absPath, text);
+  }
+
+  saveDocument(absPath: string): Promise<SaveOutcome> {
+    return workspaceHost.saveDocument(absPath);
+  }
+
+  closeTabs(absPath: string): Promise<ClosedTabs> {
+    return workspaceHost.closeTabs(absPath);
+  }
+
+  openDiff(request: DiffRequest, signal: AbortSignal): Promise<DiffOutcome> {
+    return this.diffs.open(request, signal);
+  }
+
+  runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
+    return this.terminals.run(request, signal);
+  }
+
   dispose(): void {
     this.promptEmitter.dispose();
+    this.diffs.dispose();
+    this.terminals.dispose();
   }
 }
 

@@ -16,6 +16,8 @@ export const Commands = {
   copyConnectionInfo: 'clientTools.copyConnectionInfo',
   statusBarActions: 'clientTools.statusBarActions',
   setBackendToken: 'clientTools.setBackendToken',
+  acceptDiff: 'clientTools.acceptDiff',
+  rejectDiff: 'clientTools.rejectDiff',
 } as const;
 
 export const Views = {
@@ -29,6 +31,8 @@ export const ContextKeys = {
   connected: 'clientTools.connected',
   connectionState: 'clientTools.connectionState',
   running: 'clientTools.running',
+  /** An OpenDiff review waits for Accept or Reject. */
+  diffPending: 'clientTools.diffPending',
 } as const;
 
 export const SecretKeys = {

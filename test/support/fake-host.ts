@@ -6,17 +6,30 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat, writeFil
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type {
+  AppliedEdits,
+  ClosedTabs,
   DeleteOptions,
+  DiffOutcome,
+  DiffRequest,
+  DocumentSnapshot,
+  FileDiagnostics,
   FileStat,
+  FindFilesOptions,
   IdeHost,
   MessageSeverity,
   OpenedFile,
   OpenFileOptions,
   PermissionAnswer,
+  OpenEditorInfo,
   PermissionPrompt,
+  RunCommandRequest,
+  RunCommandResult,
+  SaveOutcome,
   SelectionInfo,
+  TextEditSpec,
   WorkspaceFolder,
 } from '../../src/core/host';
+import { FakeCatalog } from './fake-catalog';
 
 /** A prompt the test holds open until it answers it (or the call withdraws it). */
 export interface HeldPrompt {
@@ -177,6 +190,50 @@ export class FakeHost implements IdeHost {
     } finally {
       this.openPrompts--;
     }
+  }
+
+  // ── Workspace, Editor and Terminal groups: scripted in fake-catalog.ts ──
+
+  readonly catalog = new FakeCatalog(() => this.folders);
+
+  findFiles(include: string, options: FindFilesOptions): Promise<string[]> {
+    return this.catalog.findFiles(include, options);
+  }
+
+  openEditors(): Promise<OpenEditorInfo[]> {
+    return this.catalog.openEditors();
+  }
+
+  diagnostics(absPath?: string): Promise<FileDiagnostics[]> {
+    return this.catalog.diagnostics(absPath);
+  }
+
+  readDocument(absPath: string): Promise<DocumentSnapshot> {
+    return this.catalog.readDocument(absPath);
+  }
+
+  applyEdits(absPath: string, edits: readonly TextEditSpec[]): Promise<AppliedEdits> {
+    return this.catalog.applyEdits(absPath, edits);
+  }
+
+  writeDocument(absPath: string, text: string): Promise<void> {
+    return this.catalog.writeDocument(absPath, text);
+  }
+
+  saveDocument(absPath: string): Promise<SaveOutcome> {
+    return this.catalog.saveDocument(absPath);
+  }
+
+  closeTabs(absPath: string): Promise<ClosedTabs> {
+    return this.catalog.closeTabs(absPath);
+  }
+
+  openDiff(request: DiffRequest, signal: AbortSignal): Promise<DiffOutcome> {
+    return this.catalog.openDiff(request, signal);
+  }
+
+  runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
+    return this.catalog.runCommand(request, signal);
   }
 }
 

@@ -1,0 +1,184 @@
+/**
+ * The Workspace and Editor parts of `IdeHost` on the VS Code API (VsCodeIdeHost delegates here):
+ * file search with the user's exclude settings, tabs, diagnostics, document buffers and edits.
+ */
+import * as vscode from 'vscode';
+import { CodedError, ErrorCode } from '../protocol';
+import type {
+  AppliedEdits, ClosedTabs, DiagnosticSeverity, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo, SaveOutcome, TextEditSpec,
+  TextRange,
+} from '../core/host';
+import { expandBraces } from '../tools/globs';
+
+/** Exclude globs joined into one `{a,b,…}` pattern, at most this many (VS Code has no list form). */
+const MAX_EXCLUDES = 500;
+
+/**
+ * `findFiles` with `files.exclude` and `search.exclude` of each folder (passing an exclude pattern
+ * switches VS Code's default `files.exclude` off, so both are joined into one). Conditional
+ * excludes (`{ "when": … }`) are not applied.
+ */
+export async function findFiles(include: string, options: FindFilesOptions, signal: AbortSignal): Promise<string[]> {
+  const source = new vscode.CancellationTokenSource();
+  const onAbort = () => source.cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const out: string[] = [];
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file' || out.length >= options.maxResults) continue;
+      const exclude = excludePattern(folder.uri);
+      const found = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, include), exclude, options.maxResults - out.length, source.token);
+      for (const uri of found) if (uri.scheme === 'file') out.push(uri.fsPath);
+    }
+    return out;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    source.dispose();
+  }
+}
+
+function excludePattern(folder: vscode.Uri): string | null {
+  const globs = new Set<string>();
+  for (const section of ['files', 'search']) {
+    const map = vscode.workspace.getConfiguration(section, folder).get<Record<string, unknown>>('exclude') ?? {};
+    for (const [glob, on] of Object.entries(map)) {
+      if (on !== true) continue;
+      // A comma left after brace expansion (inside [...]) cannot be joined into one {a,b} pattern.
+      for (const g of expandBraces(glob)) if (!g.includes(',')) globs.add(g);
+    }
+  }
+  const list = [...globs].slice(0, MAX_EXCLUDES);
+  return list.length === 0 ? null : `{${list.join(',')}}`;
+}
+
+export async function openEditors(): Promise<OpenEditorInfo[]> {
+  const out: OpenEditorInfo[] = [];
+  const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const { kind, uri } = describeInput(tab.input);
+      const doc = uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
+      out.push({
+        ...(uri?.scheme === 'file' ? { path: uri.fsPath } : {}),
+        ...(uri ? { uri: uri.toString() } : {}),
+        label: tab.label,
+        active: tab === active,
+        dirty: tab.isDirty,
+        ...(doc ? { language: doc.languageId } : {}),
+        kind,
+        group: group.viewColumn,
+        preview: tab.isPreview,
+      });
+    }
+  }
+  return out;
+}
+
+function describeInput(input: unknown): { kind: OpenEditorInfo['kind']; uri?: vscode.Uri } {
+  if (input instanceof vscode.TabInputText) return { kind: 'text', uri: input.uri };
+  if (input instanceof vscode.TabInputTextDiff) return { kind: 'diff', uri: input.modified };
+  if (input instanceof vscode.TabInputNotebook) return { kind: 'notebook', uri: input.uri };
+  if (input instanceof vscode.TabInputNotebookDiff) return { kind: 'diff', uri: input.modified };
+  if (input instanceof vscode.TabInputCustom) return { kind: 'other', uri: input.uri };
+  return { kind: 'other' };
+}
+
+const SEVERITY: Record<vscode.DiagnosticSeverity, DiagnosticSeverity> = {
+  [vscode.DiagnosticSeverity.Error]: 'error',
+  [vscode.DiagnosticSeverity.Warning]: 'warning',
+  [vscode.DiagnosticSeverity.Information]: 'information',
+  [vscode.DiagnosticSeverity.Hint]: 'hint',
+};
+
+export async function diagnostics(absPath?: string): Promise<FileDiagnostics[]> {
+  const entries: [vscode.Uri, readonly vscode.Diagnostic[]][] =
+    absPath === undefined ? vscode.languages.getDiagnostics() : [[vscode.Uri.file(absPath), vscode.languages.getDiagnostics(vscode.Uri.file(absPath))]];
+  return entries
+    .filter(([uri, list]) => uri.scheme === 'file' && list.length > 0)
+    .map(([uri, list]) => ({
+      path: uri.fsPath,
+      diagnostics: list.map((d) => ({
+        severity: SEVERITY[d.severity] ?? 'information',
+        message: d.message,
+        range: toRange(d.range),
+        ...(d.source ? { source: d.source } : {}),
+        ...(d.code !== undefined ? { code: String(typeof d.code === 'object' ? d.code.value : d.code) } : {}),
+      })),
+    }));
+}
+
+export async function readDocument(absPath: string): Promise<DocumentSnapshot> {
+  const uri = vscode.Uri.file(absPath);
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  const doc = open ?? (await vscode.workspace.openTextDocument(uri));
+  return { text: doc.getText(), open: open !== undefined, dirty: doc.isDirty, language: doc.languageId };
+}
+
+/** All edits in one WorkspaceEdit, so one Undo reverts them; positions past the end are refused, not clamped. */
+export async function applyEdits(absPath: string, edits: readonly TextEditSpec[]): Promise<AppliedEdits> {
+  const uri = vscode.Uri.file(absPath);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const edit = new vscode.WorkspaceEdit();
+  edits.forEach((e, i) => {
+    const start = new vscode.Position(e.range.startLine, e.range.startCharacter);
+    const end = new vscode.Position(e.range.endLine, e.range.endCharacter);
+    if (!doc.validatePosition(start).isEqual(start) || !doc.validatePosition(end).isEqual(end)) {
+      throw new CodedError(ErrorCode.InvalidArguments, `edits[${i}]: the range is past the end of the document (it changed since it was read?)`);
+    }
+    edit.replace(uri, new vscode.Range(start, end), e.newText);
+  });
+  if (!(await vscode.workspace.applyEdit(edit))) throw new CodedError(ErrorCode.ToolFailed, 'VS Code refused the edit (the document may be read-only)');
+  return { lineCount: doc.lineCount, dirty: doc.isDirty };
+}
+
+/** Replaces the whole text with one WorkspaceEdit and saves; creates the file when it does not exist. */
+export async function writeDocument(absPath: string, text: string): Promise<void> {
+  const uri = vscode.Uri.file(absPath);
+  let exists = true;
+  try {
+    await vscode.workspace.fs.stat(uri);
+  } catch {
+    exists = false;
+  }
+  const edit = new vscode.WorkspaceEdit();
+  if (!exists) {
+    edit.createFile(uri, { ignoreIfExists: false, contents: new TextEncoder().encode(text) });
+    if (!(await vscode.workspace.applyEdit(edit))) throw new CodedError(ErrorCode.ToolFailed, `VS Code could not create ${uri.fsPath}`);
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(uri);
+  edit.replace(uri, new vscode.Range(doc.lineAt(0).range.start, doc.lineAt(doc.lineCount - 1).range.end), text);
+  if (!(await vscode.workspace.applyEdit(edit))) throw new CodedError(ErrorCode.ToolFailed, 'VS Code refused the edit (the document may be read-only)');
+  if (!(await doc.save())) throw new CodedError(ErrorCode.ToolFailed, `the change was applied but ${uri.fsPath} could not be saved`);
+}
+
+export async function saveDocument(absPath: string): Promise<SaveOutcome> {
+  const uri = vscode.Uri.file(absPath);
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (!doc) return 'notOpen';
+  if (!doc.isDirty) return 'notDirty';
+  if (!(await doc.save())) throw new CodedError(ErrorCode.ToolFailed, `${uri.fsPath} could not be saved`);
+  return 'saved';
+}
+
+/** Closes every tab showing the file (text, diff either side, notebook); dirty ones stay, nobody is asked. */
+export async function closeTabs(absPath: string): Promise<ClosedTabs> {
+  const target = vscode.Uri.file(absPath).toString();
+  const shows = (input: unknown): boolean => {
+    const uris =
+      input instanceof vscode.TabInputText || input instanceof vscode.TabInputNotebook || input instanceof vscode.TabInputCustom
+        ? [input.uri]
+        : input instanceof vscode.TabInputTextDiff || input instanceof vscode.TabInputNotebookDiff
+          ? [input.original, input.modified]
+          : [];
+    return uris.some((u) => u.toString() === target);
+  };
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => shows(t.input));
+  const closable = tabs.filter((t) => !t.isDirty);
+  if (closable.length > 0) await vscode.window.tabGroups.close(closable, true);
+  return { closed: closable.length, keptDirty: tabs.length - closable.length };
+}
+
+function toRange(r: vscode.Range): TextRange {
+  return { startLine: r.start.line, startCharacter: r.start.character, endLine: r.end.line, endCharacter: r.end.character };
+}
