@@ -23,6 +23,9 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.showLog, () => ctx.log.show()),
     reg(Commands.copyConnectionInfo, () => copyConnectionInfo(ctx)),
     reg(Commands.statusBarActions, () => statusBarActions(ctx)),
+    // From the diff editor's title bar VS Code passes the proposed document's URI.
+    reg(Commands.acceptDiff, (uri) => decideDiff(ctx, uri, true)),
+    reg(Commands.rejectDiff, (uri) => decideDiff(ctx, uri, false)),
   ];
 }
 
@@ -127,4 +130,14 @@ async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
   ];
   const pick = await vscode.window.showQuickPick(items, { title: 'Client Tools' });
   if (pick) await vscode.commands.executeCommand(pick.command);
+}
+
+/** Accept or Reject for an OpenDiff review: the one named, the active diff, or the only one open. */
+async function decideDiff(ctx: ClientToolsContext, uri: unknown, accept: boolean): Promise<boolean> {
+  const done = accept ? await ctx.host.diffs.accept(uri) : await ctx.host.diffs.reject(uri);
+  if (!done) {
+    const open = ctx.host.diffs.pending;
+    void vscode.window.showInformationMessage(open === 0 ? 'Client Tools: no proposed change is waiting for review.' : 'Client Tools: focus the diff to accept or reject first.');
+  }
+  return done;
 }
