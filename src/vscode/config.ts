@@ -50,3 +50,24 @@ export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
   return ['backendUrl', 'model.baseUrl', 'model.name', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
     .some((k) => e.affectsConfiguration(`${ROOT}.${k}`));
 }
+
+export interface VscodeToolsConfig {
+  /** Language-model tool names to offer the agent, or `*` for all; empty offers none. */
+  enabled: string[];
+  /** Ask through Client Tools' own permission prompt before each call. */
+  askPermission: boolean;
+}
+
+/**
+ * `clientTools.vscodeTools.*` are application settings: which editor tools the agent may call is
+ * the user's choice, never a workspace's, so only the user (global) value is read.
+ */
+export function readVscodeToolsConfig(): VscodeToolsConfig {
+  const c = vscode.workspace.getConfiguration(ROOT);
+  const enabled = c.inspect<unknown>('vscodeTools.enabled')?.globalValue;
+  const ask = c.inspect<unknown>('vscodeTools.askPermission')?.globalValue;
+  return {
+    enabled: Array.isArray(enabled) ? enabled.filter((n): n is string => typeof n === 'string' && n.trim() !== '').map((n) => n.trim()) : [],
+    askPermission: ask === true,
+  };
+}
