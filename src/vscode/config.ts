@@ -71,3 +71,8 @@ export function readVscodeToolsConfig(): VscodeToolsConfig {
     askPermission: ask === true,
   };
 }
+
+/** `clientTools.editorContext.enabled`: push the active editor's file, cursor and selection to the backend. */
+export function readEditorContextEnabled(): boolean {
+  return vscode.workspace.getConfiguration(ROOT).get<boolean>('editorContext.enabled', false) === true;
+}
