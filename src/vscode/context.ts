@@ -43,6 +43,8 @@ export class ClientToolsContext implements vscode.Disposable {
   private embedded: EmbeddedBackend | undefined;
   private endpointLabel = '';
   private threadId: string;
+  /** Counts `connect()` calls; see there. */
+  private connectGeneration = 0;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
@@ -115,6 +117,11 @@ export class ClientToolsContext implements vscode.Disposable {
 
   /** Resolves where to connect (configured backend, or the bundled one started now) and connects. */
   async connect(): Promise<void> {
+    // Settings and secrets can change several times in a row (each change reconnects): only the
+    // latest call may set the endpoint, or a slow bundled-backend start could win over a backend
+    // URL set a moment later.
+    const generation = ++this.connectGeneration;
+    const stale = () => generation !== this.connectGeneration;
     const config = readConfig();
     try {
       if (config.backendUrl) {
@@ -123,15 +130,18 @@ export class ClientToolsContext implements vscode.Disposable {
         // The secret store first; CLIENT_TOOLS_BACKEND_TOKEN serves automation (CI, dev containers)
         // where nobody can type into an input box. Never a setting: a workspace could plant it.
         const token = (await this.extension.secrets.get(SecretKeys.backendToken)) ?? process.env.CLIENT_TOOLS_BACKEND_TOKEN ?? '';
+        if (stale()) return;
         this.endpointLabel = config.backendUrl;
         this.core.setEndpoint(config.backendUrl, token);
       } else {
         if (!this.embedded) {
+          const apiKey = await this.extension.secrets.get(SecretKeys.apiKey);
+          if (stale()) return;
           this.embedded = new EmbeddedBackend({
             extensionPath: this.extension.extensionPath,
             baseUrl: config.model.baseUrl,
             model: config.model.name,
-            apiKey: await this.extension.secrets.get(SecretKeys.apiKey),
+            apiKey,
             invokeTimeoutSeconds: config.invokeTimeoutSeconds,
             disconnectStrategy: config.disconnectStrategy,
             log: this.log,
@@ -140,11 +150,13 @@ export class ClientToolsContext implements vscode.Disposable {
         }
         this.statusBar.set({ kind: 'connecting', target: 'bundled backend' });
         const ep = await this.embedded.start();
+        if (stale()) return;
         this.endpointLabel = `${ep.url} (bundled)`;
         this.core.setEndpoint(ep.url, ep.token);
       }
       this.core.start();
     } catch (e) {
+      if (stale()) return;
       const reason = e instanceof Error ? e.message : String(e);
       this.log.error(`Cannot connect: ${reason}`);
       this.statusBar.set({ kind: 'stopped', reason });
