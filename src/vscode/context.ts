@@ -3,12 +3,18 @@ import * as vscode from 'vscode';
 import { ClientCore, type ConnectionState, type PermissionStore } from '../core';
 import type { ClientTool, ToolGroupSpec } from '../core';
 import { CodedError, ErrorCode, type EditorContext } from '../protocol';
+import { editorToolGroup } from '../tools/editor';
 import { ideToolGroup } from '../tools/ide';
+import { terminalToolGroup } from '../tools/terminal';
+import { workspaceToolGroup } from '../tools/workspace';
+import { registerExternalGroup } from './api';
 import { ChatViewProvider } from './chatView';
 import { affectsConnection, readConfig } from './config';
+import { EditorContextPusher } from './editorContext';
 import { EmbeddedBackend } from './embeddedBackend';
 import { ContextKeys, SecretKeys, Views } from './ids';
 import { VsCodeIdeHost } from './ideHost';
+import { LmToolsBridge } from './lmToolsBridge';
 import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
 import { ToolGroupsView } from './toolGroupsView';
@@ -68,9 +74,17 @@ export class ClientToolsContext implements vscode.Disposable {
       },
     });
     const ide = ideToolGroup();
+    const workspace = workspaceToolGroup();
+    const editor = editorToolGroup();
+    const terminal = terminalToolGroup();
     this.disposables.push(
       this.log, this.statusBar, this.host, this.toolGroups, this.chat,
       this.core.registry.register(ide.group, ide.tools),
+      this.core.registry.register(workspace.group, workspace.tools),
+      this.core.registry.register(editor.group, editor.tools),
+      this.core.registry.register(terminal.group, terminal.tools),
+      new LmToolsBridge(this.core.registry, this.log),
+      new EditorContextPusher(this.core, this.host),
       vscode.window.registerTreeDataProvider(Views.toolGroups, this.toolGroups),
       this.core.onDidChangeState((s) => this.onState(s)),
       this.core.onRunEvent((e) => this.chat.postRunEvent(e)),
@@ -100,7 +114,7 @@ export class ClientToolsContext implements vscode.Disposable {
 
   get api(): ClientToolsApi {
     return {
-      registerToolGroup: (group, tools) => this.core.registry.register(group, tools),
+      registerToolGroup: (group, tools) => registerExternalGroup(this.core.registry, this.log, group, tools),
       toolGroups: () => this.toolGroups.snapshot(),
       connectionState: () => this.core.state.kind,
       statusText: () => this.statusBar.text,
