@@ -9,7 +9,7 @@
 //   CLIENT_TOOLS_VSCODE_VERSION  VS Code to test against (default 1.100.3, the oldest version
 //                                engines.vscode accepts and the one CI runs; or `stable`, `insiders`)
 import { runTests } from '@vscode/test-electron';
-import { copyFixtureWorkspace, requireBuildOutputs, REPO_ROOT, SUITE_ENTRY } from './test-workspace.mjs';
+import { API_FIXTURE_EXTENSION, copyFixtureWorkspace, requireBuildOutputs, REPO_ROOT, SUITE_ENTRY } from './test-workspace.mjs';
 
 const version = process.env.CLIENT_TOOLS_VSCODE_VERSION ?? '1.100.3';
 
@@ -24,7 +24,8 @@ const { workspace, cleanup } = copyFixtureWorkspace();
 try {
   await runTests({
     version,
-    extensionDevelopmentPath: REPO_ROOT,
+    // The second path is a test-only extension that uses the Client Tools API.
+    extensionDevelopmentPath: [REPO_ROOT, API_FIXTURE_EXTENSION],
     extensionTestsPath: SUITE_ENTRY,
     // The same environment the code-server runner gives the suite.
     extensionTestsEnv: { CLIENT_TOOLS_TEST: '1', CLIENT_TOOLS_TEST_WORKSPACE: workspace },

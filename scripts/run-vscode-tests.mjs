@@ -10,7 +10,7 @@
 //   CLIENT_TOOLS_KEEP_TEMP=1             keep code-server's throw-away folder (logs, user data)
 // The tests see CLIENT_TOOLS_TEST=1 and CLIENT_TOOLS_TEST_WORKSPACE (the workspace copy's path).
 import { startVSCode } from './vscode-harness.mjs';
-import { copyFixtureWorkspace, requireBuildOutputs, SUITE_ENTRY } from './test-workspace.mjs';
+import { API_FIXTURE_EXTENSION, copyFixtureWorkspace, requireBuildOutputs, SUITE_ENTRY } from './test-workspace.mjs';
 
 const TIMEOUT_MS = Number(process.env.CLIENT_TOOLS_VSCODE_TEST_TIMEOUT_MS ?? 15 * 60_000);
 /** The last line index.ts prints; CI reads the counts from it, and its absence means no result. */
@@ -62,6 +62,8 @@ try {
   harness = await startVSCode({
     workspace,
     extensionTestsPath: SUITE_ENTRY,
+    // A second extension that uses the API and contributes a language-model tool.
+    extensions: [API_FIXTURE_EXTENSION],
     // The suite may finish before the workbench is fully drawn; wait for its result only.
     waitForWorkbench: false,
     env: { CLIENT_TOOLS_TEST: '1', CLIENT_TOOLS_TEST_WORKSPACE: workspace },

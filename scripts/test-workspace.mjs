@@ -10,6 +10,8 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const FIXTURE_WORKSPACE = path.join(REPO_ROOT, 'test', 'fixtures', 'workspace');
 export const EXTENSION_ENTRY = path.join(REPO_ROOT, 'dist', 'extension.js');
 export const SUITE_ENTRY = path.join(REPO_ROOT, 'out', 'test', 'vscode', 'index.js');
+/** A test-only extension that registers tools through the Client Tools API (test/vscode/catalog.test.ts). */
+export const API_FIXTURE_EXTENSION = path.join(REPO_ROOT, 'test', 'fixtures', 'api-extension');
 
 /**
  * Throws a message that says what to run when the bundles the suite needs are missing.

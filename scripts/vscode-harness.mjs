@@ -69,6 +69,10 @@ const SCRUBBED_ENV = /^(VSCODE_.*|ELECTRON_RUN_AS_NODE|PASSWORD|HASHED_PASSWORD|
  * @property {string} workspace absolute path of the folder to open
  * @property {string | null} [extensionDevelopmentPath] folder of the extension under development
  *   (default: this repository); null loads none
+ * @property {string[]} [extensions] folders of further unpacked extensions to install for this run
+ *   (e.g. test fixtures that use this extension's API). code-server's `payload` keeps only one
+ *   `extensionDevelopmentPath` (it is read into a Map), so these are linked into the throw-away
+ *   extensions folder as `publisher.name-version` instead, which code-server scans at start.
  * @property {string} [extensionTestsPath] absolute path of a compiled test entry exporting run();
  *   when set, the extension host runs it and `testsExitCode` settles with its result
  * @property {Record<string, unknown>} [settings] user settings added to BASE_SETTINGS
@@ -125,6 +129,7 @@ export async function startVSCode(options) {
     workspace,
     extensionDevelopmentPath = REPO_ROOT,
     extensionTestsPath,
+    extensions = [],
     settings = {},
     env = {},
     codeServerArgs = [],
@@ -157,6 +162,7 @@ export async function startVSCode(options) {
   };
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+  for (const folder of extensions) linkExtension(folder, dirs.extensions);
   fs.writeFileSync(
     path.join(dirs.userData, 'User', 'settings.json'),
     `${JSON.stringify({ ...BASE_SETTINGS, ...settings }, null, 2)}\n`,
@@ -287,6 +293,17 @@ export function workbenchUrl({ baseUrl, port, workspace, extensionDevelopmentPat
   let url = `${baseUrl}/?folder=${encodeURIComponent(workspace)}`;
   if (payload.length > 0) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   return url;
+}
+
+/**
+ * Links an unpacked extension folder into an extensions folder under the name VS Code expects.
+ * @param {string} folder
+ * @param {string} extensionsDir
+ */
+function linkExtension(folder, extensionsDir) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+  if (!manifest.publisher || !manifest.name || !manifest.version) throw new Error(`startVSCode: ${folder}/package.json needs publisher, name and version`);
+  fs.symlinkSync(path.resolve(folder), path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), 'dir');
 }
 
 /** @param {string} absPath */

@@ -1,0 +1,394 @@
+/**
+ * The Workspace, Editor and Terminal groups, the VS Code tools bridge, the API for other extensions
+ * and the editor context push, each against the real VS Code API, driven by a scripted backend.
+ *
+ * Permission prompts are modal dialogs this suite cannot click; the prompt paths of ApplyEdit,
+ * RunInTerminal and an API tool are proven here up to "the user is being asked" and a cancel that
+ * changes nothing (the allowed paths are unit-tested with the fake host). Those tests come last,
+ * because a modal left open by a cancelled call stays until the window closes.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ClientToServer, ClientToolInvokeResponse, ToolGroupDefinition } from '../../src/protocol';
+import { terminalText } from '../../src/tools/terminalOutput';
+import type { ClientToolsApi } from '../../src/vscode/context';
+import { TerminalRunner } from '../../src/vscode/terminalRunner';
+import { applyEdits } from '../../src/vscode/workspaceHost';
+import { ScriptedBackend } from './support/scriptedBackend';
+
+const EXTENSION_ID = 'client-tools.client-tools';
+const TOKEN = 'catalog-test-token';
+const DIFF_SCHEME = 'client-tools-diff';
+
+async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function json<T = Record<string, unknown>>(res: ClientToolInvokeResponse): T {
+  assert.equal(res.success, true, `${res.errorCode}: ${res.errorMessage}`);
+  const item = res.content[0];
+  assert.ok(item && item.type === 'json', `expected JSON content, got ${JSON.stringify(res.content)}`);
+  return item.value as T;
+}
+
+function diffTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === DIFF_SCHEME);
+}
+
+/** Tool groups the backend was told about after message `from`: hello groups and injected ones. */
+function groupsAnnounced(received: readonly ClientToServer[], from = 0): ToolGroupDefinition[] {
+  return received.slice(from).flatMap((m) => (m.type === 'hello' ? m.toolGroups : m.type === 'updateToolGroups' ? (m.augmentation.injectGroups ?? []) : []));
+}
+
+describe('the extended catalog in a real VS Code', function () {
+  this.timeout(60_000);
+  let api: ClientToolsApi;
+  let backend: ScriptedBackend;
+  let workspace: string;
+  let requests = 0;
+  const file = (rel: string) => path.join(workspace, rel);
+
+  function send(toolName: string, args: Record<string, unknown>): string {
+    const requestId = `cat-${++requests}`;
+    backend.send({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `call-${requests}`, arguments: args });
+    return requestId;
+  }
+  function response(requestId: string, timeoutMs = 15_000) {
+    return backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === requestId, timeoutMs);
+  }
+  function invoke(toolName: string, args: Record<string, unknown>) {
+    return response(send(toolName, args));
+  }
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension<ClientToolsApi>(EXTENSION_ID);
+    assert.ok(ext);
+    api = await ext.activate();
+    workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    backend = await ScriptedBackend.start(TOKEN);
+    await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
+    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
+    await backend.waitFor('hello');
+    await until('connected', () => api.connectionState() === 'connected');
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
+    await backend.close();
+  });
+
+  it('offers the Workspace, Editor and Terminal groups in hello; ApplyEdit and RunInTerminal ask first', async () => {
+    const hello = await backend.waitFor('hello');
+    const tools = (group: string) => hello.toolGroups.find((g) => g.name === group)?.tools ?? [];
+    assert.deepEqual(tools('Workspace').map((t) => t.name), ['GetWorkspaceFolders', 'FindFiles', 'GetOpenEditors', 'GetDiagnostics']);
+    assert.deepEqual(tools('Editor').map((t) => t.name), ['OpenDiff', 'ApplyEdit', 'SaveDocument', 'CloseTab']);
+    assert.deepEqual(tools('Terminal').map((t) => t.name), ['RunInTerminal']);
+    const ours = hello.toolGroups.filter((g) => ['IDE', 'Workspace', 'Editor', 'Terminal'].includes(g.name));
+    const asks = ours.flatMap((g) => g.tools).filter((t) => t.requiresPermission).map((t) => t.name).sort();
+    assert.deepEqual(asks, ['ApplyEdit', 'DeleteFile', 'RunInTerminal']);
+  });
+
+  it('GetWorkspaceFolders names the open folder', async () => {
+    const v = json<{ folders: { name: string; path: string }[]; trusted: boolean }>(await invoke('GetWorkspaceFolders', {}));
+    assert.equal(v.folders.length, 1);
+    assert.equal(fs.realpathSync(v.folders[0].path), fs.realpathSync(workspace));
+    assert.equal(v.trusted, true);
+  });
+
+  it('FindFiles leaves out files.exclude, search.exclude and .gitignore matches, and caps the count', async () => {
+    const files = ['src/found.ts', 'ignored/a.ts', 'build.log', 'by-files-exclude/x.ts', 'by-search-exclude/y.ts'];
+    for (const f of files) {
+      fs.mkdirSync(path.dirname(file(f)), { recursive: true });
+      fs.writeFileSync(file(f), '// fixture\n');
+    }
+    fs.writeFileSync(file('.gitignore'), 'ignored/\n*.log\n');
+    const files0 = vscode.workspace.getConfiguration('files');
+    const search0 = vscode.workspace.getConfiguration('search');
+    await files0.update('exclude', { '**/.git': true, '**/by-files-exclude': true }, vscode.ConfigurationTarget.Global);
+    await search0.update('exclude', { '**/by-search-exclude': true }, vscode.ConfigurationTarget.Global);
+    try {
+      const v = json<{ files: string[]; truncated: boolean; ignoredByGitignore?: number }>(await invoke('FindFiles', { pattern: '**/*' }));
+      for (const expected of ['src/found.ts', 'src/sample.ts', 'hello.txt', 'notes.md', '.gitignore']) assert.ok(v.files.includes(expected), `${expected} missing from ${v.files.join(', ')}`);
+      for (const left of ['ignored/a.ts', 'build.log', 'by-files-exclude/x.ts', 'by-search-exclude/y.ts']) assert.ok(!v.files.includes(left), `${left} should be left out`);
+      assert.equal(v.ignoredByGitignore, 2);
+      assert.equal(v.truncated, false);
+      const ts = json<{ files: string[] }>(await invoke('FindFiles', { pattern: 'src/*.ts' }));
+      assert.deepEqual(ts.files, ['src/found.ts', 'src/sample.ts']);
+      const capped = json<{ files: string[]; truncated: boolean }>(await invoke('FindFiles', { pattern: '**/*', maxResults: 2 }));
+      assert.equal(capped.files.length, 2);
+      assert.equal(capped.truncated, true);
+    } finally {
+      await files0.update('exclude', undefined, vscode.ConfigurationTarget.Global);
+      await search0.update('exclude', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('GetOpenEditors lists the tabs, the active one and the one with unsaved changes', async () => {
+    const notes = await vscode.window.showTextDocument(vscode.Uri.file(file('notes.md')), { preview: false });
+    await notes.edit((e) => e.insert(new vscode.Position(0, 0), 'unsaved '));
+    await vscode.window.showTextDocument(vscode.Uri.file(file('hello.txt')), { preview: false });
+    try {
+      const v = json<{ editors: { path?: string; active: boolean; dirty: boolean; language?: string; kind: string }[] }>(await invoke('GetOpenEditors', {}));
+      const hello = v.editors.find((e) => e.path === 'hello.txt');
+      const dirty = v.editors.find((e) => e.path === 'notes.md');
+      assert.deepEqual([hello?.active, hello?.dirty, hello?.kind], [true, false, 'text']);
+      assert.deepEqual([dirty?.active, dirty?.dirty, dirty?.language], [false, true, 'markdown']);
+    } finally {
+      await vscode.window.showTextDocument(notes.document);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
+  it('GetDiagnostics reports a problem with its severity, source and 1-based range', async () => {
+    const collection = vscode.languages.createDiagnosticCollection('catalog-test');
+    const diagnostic = new vscode.Diagnostic(new vscode.Range(1, 2, 1, 8), 'Broken on purpose', vscode.DiagnosticSeverity.Error);
+    diagnostic.source = 'catalog-test';
+    collection.set(vscode.Uri.file(file('src/sample.ts')), [diagnostic]);
+    try {
+      const v = json<{ diagnostics: Record<string, unknown>[] }>(await invoke('GetDiagnostics', { path: 'src/sample.ts' }));
+      assert.deepEqual(v.diagnostics, [{
+        path: 'src/sample.ts', severity: 'error', message: 'Broken on purpose', source: 'catalog-test',
+        range: { startLine: 2, startColumn: 3, endLine: 2, endColumn: 9 },
+      }]);
+      const all = json<{ diagnostics: { message: string }[] }>(await invoke('GetDiagnostics', { minSeverity: 'error' }));
+      assert.ok(all.diagnostics.some((d) => d.message === 'Broken on purpose'));
+    } finally {
+      collection.dispose();
+    }
+  });
+
+  describe('OpenDiff', () => {
+    const target = 'src/diffme.ts';
+    beforeEach(() => fs.writeFileSync(file(target), 'export const value = 1;\n'));
+
+    it('the user edits the proposal and accepts it: the file gets the final text, saved, and the diff closes', async () => {
+      const id = send('OpenDiff', { path: target, newContent: 'export const value = 2;\n' });
+      const tab = await until('the diff editor', () => diffTabs()[0]);
+      const input = tab.input as vscode.TabInputTextDiff;
+      assert.equal(input.original.fsPath, file(target));
+      const proposed = await vscode.workspace.openTextDocument(input.modified);
+      assert.equal(proposed.getText(), 'export const value = 2;\n');
+      const edit = new vscode.WorkspaceEdit();
+      edit.insert(input.modified, new vscode.Position(1, 0), '// reviewed\n');
+      assert.ok(await vscode.workspace.applyEdit(edit));
+      assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff'), true);
+      const v = json(await response(id));
+      assert.deepEqual(v, { path: target, decision: 'accepted', content: 'export const value = 2;\n// reviewed\n', editedByUser: true });
+      assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 2;\n// reviewed\n');
+      assert.equal(vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file(target))?.isDirty ?? false, false);
+      await until('the diff closed', () => diffTabs().length === 0);
+    });
+
+    it('Reject leaves the file as it was', async () => {
+      const id = send('OpenDiff', { path: target, newContent: 'export const value = 99;\n' });
+      await until('the diff editor', () => diffTabs()[0]);
+      assert.equal(await vscode.commands.executeCommand('clientTools.rejectDiff'), true);
+      assert.deepEqual(json(await response(id)), { path: target, decision: 'rejected' });
+      assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 1;\n');
+      await until('the diff closed', () => diffTabs().length === 0);
+    });
+
+    it('two proposals for one file open one after the other, and closing a diff rejects it', async () => {
+      const first = send('OpenDiff', { path: target, newContent: 'export const value = 10;\n' });
+      const second = send('OpenDiff', { path: target, newContent: 'export const value = 20;\n' });
+      const tab = await until('the first diff', () => diffTabs()[0]);
+      await new Promise((r) => setTimeout(r, 700));
+      assert.equal(diffTabs().length, 1, 'the second diff waits');
+      const firstProposal = await vscode.workspace.openTextDocument((tab.input as vscode.TabInputTextDiff).modified);
+      assert.equal(firstProposal.getText(), 'export const value = 10;\n');
+      await vscode.commands.executeCommand('clientTools.acceptDiff', (tab.input as vscode.TabInputTextDiff).modified);
+      assert.equal(json(await response(first)).decision, 'accepted');
+      const next = await until('the second diff', () => diffTabs().find((t) => t !== tab));
+      const secondProposal = await vscode.workspace.openTextDocument((next.input as vscode.TabInputTextDiff).modified);
+      assert.equal(secondProposal.getText(), 'export const value = 20;\n');
+      await vscode.window.tabGroups.close(next);
+      assert.equal(json(await response(second)).decision, 'rejected');
+      assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 10;\n');
+    });
+
+    it('a new file is created when its proposal is accepted', async () => {
+      const id = send('OpenDiff', { path: 'src/brand-new.ts', newContent: 'export {};\n' });
+      await until('the diff editor', () => diffTabs()[0]);
+      await vscode.commands.executeCommand('clientTools.acceptDiff');
+      assert.equal(json(await response(id)).decision, 'accepted');
+      assert.equal(fs.readFileSync(file('src/brand-new.ts'), 'utf8'), 'export {};\n');
+    });
+
+    it('declares Accept and Reject in the diff editor title bar', () => {
+      const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { menus: Record<string, { command: string; when: string }[]> } };
+      const title = pkg.contributes.menus['editor/title'];
+      assert.deepEqual(title.map((m) => m.command), ['clientTools.acceptDiff', 'clientTools.rejectDiff']);
+      for (const m of title) assert.match(m.when, /client-tools-diff/);
+    });
+  });
+
+  it('SaveDocument saves what the user typed but did not save', async () => {
+    fs.writeFileSync(file('save-me.txt'), 'on disk\n');
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file('save-me.txt')));
+    await editor.edit((e) => e.insert(new vscode.Position(1, 0), 'typed\n'));
+    assert.equal(editor.document.isDirty, true);
+    assert.deepEqual(json(await invoke('SaveDocument', { path: 'save-me.txt' })), { path: 'save-me.txt', saved: true, status: 'saved', message: 'Saved.' });
+    assert.equal(fs.readFileSync(file('save-me.txt'), 'utf8'), 'on disk\ntyped\n');
+    assert.equal(json(await invoke('SaveDocument', { path: 'save-me.txt' })).status, 'notDirty');
+  });
+
+  it('CloseTab closes the tabs of a file', async () => {
+    await vscode.window.showTextDocument(vscode.Uri.file(file('notes.md')), { preview: false });
+    const showsNotes = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file('notes.md'));
+    assert.equal(showsNotes(), true);
+    const v = json(await invoke('CloseTab', { path: 'notes.md' }));
+    assert.equal(v.closed, 1);
+    assert.equal(showsNotes(), false);
+  });
+
+  it('the host applies range edits as one step that Undo reverts', async () => {
+    fs.writeFileSync(file('undo-me.txt'), 'alpha beta\ngamma\n');
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file('undo-me.txt')));
+    await applyEdits(file('undo-me.txt'), [
+      { range: { startLine: 0, startCharacter: 0, endLine: 0, endCharacter: 5 }, newText: 'ALPHA' },
+      { range: { startLine: 1, startCharacter: 0, endLine: 1, endCharacter: 5 }, newText: 'GAMMA' },
+    ]);
+    assert.equal(editor.document.getText(), 'ALPHA beta\nGAMMA\n');
+    await vscode.commands.executeCommand('undo');
+    assert.equal(editor.document.getText(), 'alpha beta\ngamma\n');
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+  });
+
+  describe('the host command runner', () => {
+    const runner = new TerminalRunner();
+    const never = new AbortController().signal;
+    after(() => runner.dispose());
+
+    it('runs a one-line command in a terminal with shell integration: exit code and output', async () => {
+      const r = await runner.run({ command: 'echo catalog-$((40+2)); (exit 3)', cwd: workspace, timeoutMs: 20_000, maxOutputChars: 10_000 }, never);
+      assert.equal(r.via, 'terminal');
+      assert.equal(r.exitCode, 3);
+      assert.match(terminalText(r.output), /catalog-42/);
+      assert.equal(r.timedOut, false);
+    });
+
+    it('stops a terminal command at the time limit', async () => {
+      const started = Date.now();
+      const r = await runner.run({ command: 'sleep 30', cwd: workspace, timeoutMs: 1500, maxOutputChars: 10_000 }, never);
+      assert.equal(r.timedOut, true);
+      assert.equal(r.exitCode, undefined);
+      assert.ok(Date.now() - started < 15_000);
+    });
+
+    it('runs a multi-line command as a process in the given folder, and stops it at the time limit', async () => {
+      const r = await runner.run({ command: 'pwd\necho second line', cwd: file('src'), timeoutMs: 10_000, maxOutputChars: 10_000 }, never);
+      assert.deepEqual([r.via, r.exitCode, r.output], ['process', 0, `${fs.realpathSync(file('src'))}\nsecond line\n`]);
+      const slow = await runner.run({ command: 'true\nsleep 30', cwd: workspace, timeoutMs: 1000, maxOutputChars: 10_000 }, never);
+      assert.equal(slow.timedOut, true);
+    });
+  });
+
+  it('VSCodeTools offers an extension\'s language-model tool once enabled, and removes it when disabled', async () => {
+    const config = vscode.workspace.getConfiguration('clientTools');
+    const mark = backend.received.length;
+    await config.update('vscodeTools.enabled', ['clientToolsFixture_echo'], vscode.ConfigurationTarget.Global);
+    try {
+      const group = await until('VSCodeTools announced', () => groupsAnnounced(backend.received, mark).find((g) => g.name === 'VSCodeTools'));
+      assert.deepEqual(group.tools.map((t) => [t.name, t.requiresPermission]), [['clientToolsFixture_echo', false]]);
+      assert.deepEqual((group.tools[0].parameters as { required?: string[] }).required, ['text']);
+      const res = await invoke('clientToolsFixture_echo', { text: 'hi' });
+      assert.equal(res.success, true, res.errorMessage);
+      assert.deepEqual(res.content, [{ type: 'text', text: 'echo: hi' }]);
+      assert.equal((await invoke('clientToolsFixture_echo', {})).errorCode, 'INVALID_ARGUMENTS');
+    } finally {
+      const off = backend.received.length;
+      await config.update('vscodeTools.enabled', undefined, vscode.ConfigurationTarget.Global);
+      await until('VSCodeTools removed', () => backend.received.slice(off).some((m) => m.type === 'updateToolGroups' && m.augmentation.removeGroups?.includes('VSCodeTools')));
+    }
+    assert.equal((await invoke('clientToolsFixture_echo', { text: 'hi' })).errorCode, 'UNKNOWN_TOOL');
+  });
+
+  it('pushes the active file, cursor and selection as context when enabled, and says when it stops', async () => {
+    const config = vscode.workspace.getConfiguration('clientTools');
+    const mark = backend.received.length;
+    const contexts = () =>
+      backend.received.slice(mark).flatMap((m) => (m.type === 'updateToolGroups' ? (m.augmentation.addContext ?? []) : [])).filter((c) => c.name === 'editor');
+    await config.update('editorContext.enabled', true, vscode.ConfigurationTarget.Global);
+    try {
+      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file('src/sample.ts')));
+      editor.selection = new vscode.Selection(0, 0, 0, editor.document.lineAt(0).text.length);
+      const pushed = await until('the editor context', () => contexts().find((c) => c.text.includes('export interface Greeting {')));
+      assert.match(pushed.text, /^Active editor: src\/sample\.ts \(typescript, \d+ lines\)\nCursor: line 1, column \d+\nSelection: line 1, column 1 to line 1, column \d+\nSelected text:\nexport interface Greeting \{$/);
+    } finally {
+      await config.update('editorContext.enabled', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await until('the "off" note', () => contexts().some((c) => c.text === 'Editor context sharing is off.'));
+  });
+
+  describe('API for other extensions', () => {
+    it('a group registered by another extension reaches the backend and runs with validation', async () => {
+      const fixture = await until('the Fixture group announced', () => groupsAnnounced(backend.received).find((g) => g.name === 'Fixture'));
+      assert.deepEqual(fixture.tools.map((t) => [t.name, t.requiresPermission]), [['FixtureAdd', false], ['FixtureConfirm', true]]);
+      assert.deepEqual(json(await invoke('FixtureAdd', { a: 2, b: 3 })), { sum: 5 });
+      const bad = await invoke('FixtureAdd', { a: '2', b: 3 });
+      assert.equal(bad.errorCode, 'INVALID_ARGUMENTS');
+      assert.match(bad.errorMessage ?? '', /^a: /);
+      assert.ok(api.toolGroups().some((g) => g.name === 'Fixture'), 'shown in the Tool Groups view');
+    });
+
+    it('refuses a malformed definition at once', () => {
+      const tool = { name: 'Broken', group: 'Broken', description: '', parameters: { type: 'object' }, requiresPermission: 'no', declineStrategy: 'reject', run: async () => ({ content: [] }) };
+      assert.throws(() => api.registerToolGroup({ name: 'Broken', description: 'x' }, [tool as never]), /requiresPermission: must be true or false/);
+      assert.throws(() => api.registerToolGroup({ name: 'IDE', description: 'x' }, []), /registered already/);
+    });
+
+    it('disposing the registration removes the group and tells the backend', async () => {
+      const mark = backend.received.length;
+      await vscode.commands.executeCommand('clientToolsFixture.unregister');
+      await until('removeGroups Fixture', () => backend.received.slice(mark).some((m) => m.type === 'updateToolGroups' && m.augmentation.removeGroups?.includes('Fixture')));
+      assert.equal((await invoke('FixtureAdd', { a: 1, b: 1 })).errorCode, 'UNKNOWN_TOOL');
+      const again = backend.received.length;
+      await vscode.commands.executeCommand('clientToolsFixture.register');
+      await until('Fixture injected again', () => groupsAnnounced(backend.received, again).some((g) => g.name === 'Fixture'));
+    });
+  });
+
+  // Mocha runs a suite's own tests before its nested suites: this one is declared last and nested, so it runs last.
+  describe('permission prompts (modal dialogs stay open, so these run last)', () => {
+    it('an API tool that requires permission asks first; a cancelled call does not run', async () => {
+      const id = send('FixtureConfirm', {});
+      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
+      const res = await response(id);
+      assert.equal(res.errorCode, 'CANCELLED');
+      assert.equal(res.content.length, 0);
+    });
+
+    it('ApplyEdit asks first; a call cancelled while the user is asked changes nothing', async () => {
+      const before = fs.readFileSync(file('src/sample.ts'), 'utf8');
+      const id = send('ApplyEdit', { path: 'src/sample.ts', edits: [{ startLine: 1, startColumn: 1, endLine: 1, endColumn: 1, newText: '// injected\n' }] });
+      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
+      assert.equal((await response(id)).errorCode, 'CANCELLED');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(fs.readFileSync(file('src/sample.ts'), 'utf8'), before);
+      assert.equal(vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file('src/sample.ts'))?.isDirty ?? false, false);
+    });
+
+    it('RunInTerminal asks with the exact command; a call cancelled while the user is asked runs nothing', async () => {
+      const terminals = vscode.window.terminals.length;
+      const id = send('RunInTerminal', { command: 'touch ran-by-agent.txt' });
+      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
+      assert.equal((await response(id)).errorCode, 'CANCELLED');
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(fs.existsSync(file('ran-by-agent.txt')), false);
+      assert.equal(vscode.window.terminals.length, terminals);
+    });
+  });
+});
