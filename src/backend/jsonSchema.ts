@@ -20,6 +20,8 @@ const ajv = new Ajv2020({
 /** Compiled validators by schema text: the same schema registered again (resume, reset) is not recompiled. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED = 2048;
+/** The verdict per schema object, so a call does not serialise its tool's schema to find the validator. */
+const bySchemaObject = new WeakMap<object, SchemaCheck>();
 
 export type SchemaCheck = { ok: true; validate: ValidateFunction } | { ok: false; reason: string };
 
@@ -28,6 +30,16 @@ export function compileParameters(schema: unknown): SchemaCheck {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return { ok: false, reason: 'parameters must be a JSON Schema object' };
   }
+  let check = bySchemaObject.get(schema);
+  if (!check) {
+    check = compileText(schema);
+    // Tool definitions are not changed after registration; a schema object seen again is the same schema.
+    bySchemaObject.set(schema, check);
+  }
+  return check;
+}
+
+function compileText(schema: object): SchemaCheck {
   const type = (schema as { type?: unknown }).type;
   if (type !== undefined && type !== 'object') {
     return { ok: false, reason: `parameters must describe an object (type "object"), not ${JSON.stringify(type)}` };
