@@ -186,6 +186,22 @@ export class ClientCore implements Disposable {
     if (wasActive) this.start();
   }
 
+  /**
+   * Settings changed: new limits and connection options. Dispatcher limits apply to the next call;
+   * a new message size limit or reconnect policy takes effect with the next connection.
+   */
+  reconfigure(update: { limits?: Partial<ClientLimits>; connection?: ClientCoreOptions['connection'] }): void {
+    const mutable = this.options as { limits?: Partial<ClientLimits>; connection?: ClientCoreOptions['connection'] };
+    if (update.limits) {
+      mutable.limits = { ...mutable.limits, ...update.limits };
+      this.dispatcher.setLimits(update.limits);
+    }
+    if (update.connection) mutable.connection = { ...mutable.connection, ...update.connection };
+    const wasActive = this.currentState.kind !== 'idle';
+    this.dropConnection();
+    if (wasActive) this.start();
+  }
+
   /** Workspace trust changed: tools unavailable in restricted mode switch off or on, and the backend is told. */
   setWorkspaceTrusted(trusted: boolean): void {
     this.registry.setWorkspaceTrusted(trusted);

@@ -156,7 +156,7 @@ class Fifo<T> {
 }
 
 export class Dispatcher implements Disposable {
-  private readonly limits: DispatcherLimits;
+  private limits: DispatcherLimits;
   private readonly logger: Logger;
   private readonly timers: Timers;
   /** Calls not yet settled (the slot is held until the tool's promise settles, even after an early answer). */
@@ -181,6 +181,11 @@ export class Dispatcher implements Disposable {
 
   get inFlight(): number {
     return this.calls.size;
+  }
+
+  /** New limits (settings changed); calls already running keep the limits they started with. */
+  setLimits(limits: Partial<DispatcherLimits>): void {
+    Object.assign(this.limits, limits);
   }
 
   get unsentCount(): number {

@@ -88,7 +88,7 @@ export class PermissionGate implements Disposable {
   private readonly queue: Pending[] = [];
   private active: Pending | undefined;
   private scope: RememberScope;
-  private readonly promptTimeoutMs: number;
+  private promptTimeoutMs: number;
   private readonly closeGraceMs: number;
   private readonly logger: Logger;
   private readonly timers: Timers;
@@ -102,6 +102,11 @@ export class PermissionGate implements Disposable {
     this.closeGraceMs = options.closeGraceMs ?? 1000;
     this.logger = options.logger ?? silentLogger;
     this.timers = options.timers ?? systemTimers;
+  }
+
+  /** An unanswered prompt shown from now on counts as deny after this long. */
+  setPromptTimeout(ms: number): void {
+    this.promptTimeoutMs = ms;
   }
 
   setRememberScope(scope: RememberScope): void {

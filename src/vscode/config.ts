@@ -18,22 +18,36 @@ export function readConfig(): ClientToolsConfig {
   return {
     backendUrl: machineValue(c, 'backendUrl', ''),
     model: { baseUrl: machineValue(c, 'model.baseUrl', ''), name: machineValue(c, 'model.name', '') },
-    invokeTimeoutSeconds: c.get('invokeTimeoutSeconds', 30),
-    disconnectStrategy: c.get('disconnectStrategy', 'retryWithBackoff'),
+    invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds', 30, 1, 3600),
+    disconnectStrategy: oneOf(c, 'disconnectStrategy', ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const, 'retryWithBackoff'),
     permissions: {
-      rememberScope: c.get('permissions.rememberScope', 'session'),
-      promptTimeoutSeconds: c.get('permissions.promptTimeoutSeconds', 300),
+      rememberScope: oneOf(c, 'permissions.rememberScope', ['session', 'workspace'] as const, 'session'),
+      promptTimeoutSeconds: num(c, 'permissions.promptTimeoutSeconds', 300, 10, 3600),
     },
     limits: {
-      maxMessageBytes: c.get('limits.maxMessageBytes', 32 * 1024 * 1024),
-      maxInFlight: c.get('limits.maxInFlight', 64),
-      maxResultBytes: c.get('limits.maxResultBytes', 16 * 1024 * 1024),
+      maxMessageBytes: num(c, 'limits.maxMessageBytes', 32 * 1024 * 1024, 65_536, 268_435_456),
+      maxInFlight: num(c, 'limits.maxInFlight', 64, 1, 1024),
+      maxResultBytes: num(c, 'limits.maxResultBytes', 16 * 1024 * 1024, 1024, 134_217_728),
     },
     reconnect: {
-      maxAttempts: c.get('reconnect.maxAttempts', 10),
-      maxDelaySeconds: c.get('reconnect.maxDelaySeconds', 30),
+      maxAttempts: num(c, 'reconnect.maxAttempts', 10, 1, 1000),
+      maxDelaySeconds: num(c, 'reconnect.maxDelaySeconds', 30, 1, 600),
     },
   };
+}
+
+/**
+ * A number setting held to the bounds package.json declares: VS Code does not enforce `minimum` and
+ * `maximum`, and a 0 or negative limit would switch a safety cap off.
+ */
+function num(c: vscode.WorkspaceConfiguration, key: string, fallback: number, min: number, max: number): number {
+  const v = c.get<unknown>(key, fallback);
+  return typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, Math.floor(v))) : fallback;
+}
+
+function oneOf<T extends string>(c: vscode.WorkspaceConfiguration, key: string, allowed: readonly T[], fallback: T): T {
+  const v = c.get<unknown>(key, fallback);
+  return allowed.includes(v as T) ? (v as T) : fallback;
 }
 
 /**

@@ -103,6 +103,7 @@ export class ClientToolsContext implements vscode.Disposable {
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.core.setWorkspaceTrusted(true)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('clientTools.permissions.rememberScope')) this.core.permissions.setRememberScope(readConfig().permissions.rememberScope);
+        if (e.affectsConfiguration('clientTools.permissions.promptTimeoutSeconds')) this.core.permissions.setPromptTimeout(readConfig().permissions.promptTimeoutSeconds * 1000);
         if (affectsConnection(e)) void this.reconnect();
       }),
       extension.secrets.onDidChange((e) => {
@@ -184,6 +185,11 @@ export class ClientToolsContext implements vscode.Disposable {
 
   /** Applies changed settings or secrets: restarts the bundled backend and connects again. */
   async reconnect(): Promise<void> {
+    const config = readConfig();
+    this.core.reconfigure({
+      limits: { ...config.limits },
+      connection: { reconnect: { maxAttempts: config.reconnect.maxAttempts, maxDelayMs: config.reconnect.maxDelaySeconds * 1000 } },
+    });
     this.core.stop();
     this.embedded?.dispose();
     this.embedded = undefined;

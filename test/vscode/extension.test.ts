@@ -158,6 +158,29 @@ describe('the extension against a scripted backend', function () {
     assert.doesNotMatch(api.statusText(), /reconnecting|disconnected/);
   });
 
+  it('applies a changed in-flight limit without a reload, held to its minimum of 1', async () => {
+    const config = vscode.workspace.getConfiguration('clientTools');
+    await config.update('limits.maxInFlight', 0, vscode.ConfigurationTarget.Global);
+    try {
+      await until('reconnected with the new limit', () => backend.received.filter((m) => m.type === 'hello').length >= 2 && api.connectionState() === 'connected');
+      // A ShowMessage with buttons waits for a click that never comes: it holds the one slot.
+      const waitingId = `req-${++requests}`;
+      backend.send({ type: 'clientToolInvokeRequest', requestId: waitingId, toolName: 'ShowMessage', callId: 'hold', arguments: { message: 'Hold the slot', buttons: ['OK'] } });
+      await backend.waitFor('clientToolProgress', (m) => m.requestId === waitingId && m.status === 'running');
+      const refused = await invoke('GetSelection', {});
+      assert.equal(refused.success, false);
+      assert.equal(refused.errorCode, 'TOO_MANY_IN_FLIGHT');
+      backend.send({ type: 'clientToolCancel', requestId: waitingId, reason: 'test done' });
+      const cancelled = await backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === waitingId);
+      assert.equal(cancelled.errorCode, 'CANCELLED');
+    } finally {
+      await config.update('limits.maxInFlight', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await until('connected', () => api.connectionState() === 'connected');
+    const ok = await invoke('GetSelection', {});
+    assert.equal(ok.success, true, ok.errorMessage);
+  });
+
   it('the status bar shows a dropped backend as reconnecting', async () => {
     backend.dropConnection();
     await until('reconnecting in the status bar', () => /reconnecting|connecting/.test(api.statusText()), 15_000);
