@@ -77,12 +77,14 @@ export class ClientToolsContext implements vscode.Disposable {
     const workspace = workspaceToolGroup();
     const editor = editorToolGroup();
     const terminal = terminalToolGroup();
+    // The built-in schemas pass the meta-schema (test/unit/tools/schemas.test.ts): strict compile only.
+    const builtin = { schemasChecked: true };
     this.disposables.push(
       this.log, this.statusBar, this.host, this.toolGroups, this.chat,
-      this.core.registry.register(ide.group, ide.tools),
-      this.core.registry.register(workspace.group, workspace.tools),
-      this.core.registry.register(editor.group, editor.tools),
-      this.core.registry.register(terminal.group, terminal.tools),
+      this.core.registry.register(ide.group, ide.tools, builtin),
+      this.core.registry.register(workspace.group, workspace.tools, builtin),
+      this.core.registry.register(editor.group, editor.tools, builtin),
+      this.core.registry.register(terminal.group, terminal.tools, builtin),
       new LmToolsBridge(this.core.registry, this.log),
       new EditorContextPusher(this.core, this.host),
       vscode.window.registerTreeDataProvider(Views.toolGroups, this.toolGroups),

@@ -43,6 +43,17 @@ describe('registry', () => {
     assert.ok(Schemas.ToolGroupDefinition.safeParse(defs[0]).success);
   });
 
+  it('checks a schema against the meta-schema unless told it was checked; strict compile refuses typos either way', () => {
+    const notASchema = { type: 'object', properties: { a: 3 } };
+    expectCode(() => registry.register(group, [tool('Meta', { parameters: notASchema })]), ErrorCode.InvalidSchema, /Meta: invalid parameter schema: .*must be object,boolean/);
+    const typo = { type: 'object', propertees: {} };
+    expectCode(() => registry.register(group, [tool('Typo', { parameters: typo })], { schemasChecked: true }), ErrorCode.InvalidSchema, /Typo/);
+    const badType = { type: 'object', properties: { a: { type: 'strin' } } };
+    expectCode(() => registry.register(group, [tool('BadType', { parameters: badType })], { schemasChecked: true }), ErrorCode.InvalidSchema, /BadType/);
+    registry.register(group, [tool('Fine')], { schemasChecked: true });
+    assert.equal(registry.validateArguments('Fine', { path: 3 }), 'path: must be string');
+  });
+
   it('the IDE group registers cleanly and its definitions pass the protocol schema', () => {
     registry.register(IDE_GROUP, IDE_TOOLS);
     const [ide] = registry.definitions();

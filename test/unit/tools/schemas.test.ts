@@ -1,0 +1,33 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import type { ClientTool } from '../../../src/core/tool';
+
+/**
+ * The extension registers its built-in groups with `schemasChecked` (the meta-schema is not
+ * compiled at activation); this is the check that makes that safe. Every `*ToolGroup()` exported
+ * from src/tools/ is found, so a new group is covered without touching this file.
+ */
+function builtinTools(): ClientTool[] {
+  const dir = path.resolve(__dirname, '../../../src/tools');
+  const tools: ClientTool[] = [];
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- found at run time, so a new group module is covered too
+    const mod = require(path.join(dir, file)) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(mod)) {
+      if (!/ToolGroup$/.test(name) || typeof value !== 'function' || value.length !== 0) continue;
+      tools.push(...(value as () => { tools: readonly ClientTool[] })().tools);
+    }
+  }
+  return tools;
+}
+
+describe('built-in tool schemas', () => {
+  it('every built-in tool\'s parameter schema passes the JSON Schema 2020-12 meta-schema', () => {
+    const ajv = new Ajv2020({ strict: true, strictTypes: false, strictTuples: false, logger: false });
+    const tools = builtinTools();
+    assert.ok(tools.some((t) => t.name === 'OpenFile') && tools.length >= 5, `found only ${tools.map((t) => t.name).join(', ')}`);
+    for (const t of tools) assert.ok(ajv.validateSchema(t.parameters), `${t.name}: ${ajv.errorsText(ajv.errors)}`);
+  });
+});
