@@ -1,0 +1,193 @@
+/**
+ * `npm run bench`: builds, then measures the project against baselines measured in the same run,
+ * prints a table with ratios and PASS/MISS per target, and writes bench/results/latest.json.
+ *
+ *   npm run bench                     everything (about 3 minutes on 2 cores)
+ *   npm run bench -- --quick          fewer samples (a smoke test of the benchmark itself)
+ *   npm run bench -- --skip-vscode    no real VS Code (machines without code-server or Chromium)
+ *
+ * Both ends of every socket run in this process (or, for the flood, in a child process), on
+ * loopback. On a shared machine the absolute figures move from run to run; the ratios against the
+ * baselines, measured in interleaved rounds of the same run, are what the targets are about.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { benchAgentTurn, type AgentTurnResult } from './agentTurn';
+import { benchBinary, SIZES, type BinaryResult } from './binary';
+import { benchBundles, type BundleResult } from './bundles';
+import { benchFlood, type FloodResult } from './flood';
+import { benchRoundTrip, type RoundTripResult } from './roundtrip';
+import { fmtRate, fmtUs, round } from './lib/stats';
+import { benchVSCode, type VSCodeResult } from './vscode';
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const skipVSCode = args.has('--skip-vscode');
+
+const FULL = 'client-tools (full stack)';
+const RAW = 'raw ws, same bytes';
+const JSONRPC = 'vscode-jsonrpc over TCP';
+const MCP_MEM = 'MCP SDK, in-memory';
+const MCP_HTTP = 'MCP SDK, Streamable HTTP (stateless)';
+const BIN_FULL = 'client-tools (binary frame)';
+const BIN_RAW = 'raw binary ws frame';
+const BIN_B64 = 'base64 in JSON over ws';
+
+interface Target {
+  name: string;
+  target: string;
+  measured: string;
+  value: number;
+  pass: boolean;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGB: round(os.totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    date: new Date().toISOString(),
+    loadAverageAtStart: os.loadavg().map((l) => round(l, 2)),
+  };
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+function lpad(s: string, n: number): string {
+  return s.length >= n ? s : ' '.repeat(n - s.length) + s;
+}
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+}
+
+async function section<T>(title: string, run: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  process.stderr.write(`[bench] ${title}…`);
+  const result = await run();
+  process.stderr.write(` ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const info = machine();
+  const roundTrip: RoundTripResult = await section('1. round trip and baselines', () => benchRoundTrip({ quick }));
+  const binary: BinaryResult = await section('2. binary results', () => benchBinary({ quick }));
+  const agentTurn: AgentTurnResult = await section('3. agent turn overhead', () => benchAgentTurn({ quick }));
+  const flood: FloodResult = await section('4. flood', () => benchFlood());
+  const bundles: BundleResult = await section('5a. bundle sizes', () => benchBundles());
+  let vscode: VSCodeResult | { skipped: string } = { skipped: 'run without --skip-vscode' };
+  if (!skipVSCode) {
+    try {
+      vscode = await section('5b. real VS Code', () => benchVSCode({ quick }));
+    } catch (e) {
+      process.stderr.write('\n');
+      vscode = { skipped: `failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
+      process.exitCode = 1;
+    }
+  }
+
+  // ── targets ───────────────────────────────────────────────────────
+  const lat = roundTrip.latency;
+  const cps = roundTrip.callsPerSecond;
+  const mib = 1024 * 1024;
+  const bin = binary.medianUs[mib];
+  const targets: Target[] = [];
+  const add = (name: string, target: string, value: number, pass: boolean, measured: string) => targets.push({ name, target, measured, value: round(value, 2), pass });
+  const rtRatio = lat[FULL].medianUs / lat[RAW].medianUs;
+  add('round trip median vs raw ws echo', '≤ 2×', rtRatio, rtRatio <= 2, `${rtRatio.toFixed(2)}× (${fmtUs(lat[FULL].medianUs)} vs ${fmtUs(lat[RAW].medianUs)})`);
+  const vsJsonRpc = cps[FULL][64] / cps[JSONRPC][64];
+  add('calls/s at 64 in flight vs vscode-jsonrpc', '≥ 1.5×', vsJsonRpc, vsJsonRpc >= 1.5, `${vsJsonRpc.toFixed(2)}× (${fmtRate(cps[FULL][64])} vs ${fmtRate(cps[JSONRPC][64])})`);
+  const vsMcp = cps[FULL][64] / cps[MCP_MEM][64];
+  add('calls/s at 64 in flight vs MCP in-memory', '≥ 1×', vsMcp, vsMcp >= 1, `${vsMcp.toFixed(2)}× (${fmtRate(cps[FULL][64])} vs ${fmtRate(cps[MCP_MEM][64])})`);
+  const binRaw = bin[BIN_FULL] / bin[BIN_RAW];
+  add('1 MiB binary result vs raw binary frame', '≤ 1.3×', binRaw, binRaw <= 1.3, `${binRaw.toFixed(2)}× (${fmtUs(bin[BIN_FULL])} vs ${fmtUs(bin[BIN_RAW])})`);
+  const binB64 = bin[BIN_B64] / bin[BIN_FULL];
+  add('1 MiB binary result, speed-up over base64 in JSON', '≥ 2×', binB64, binB64 >= 2, `${binB64.toFixed(2)}× (${fmtUs(bin[BIN_B64])} vs ${fmtUs(bin[BIN_FULL])})`);
+  add('agent turn: model stream → client tool (median)', '< 1 ms', agentTurn.modelToClient.medianUs, agentTurn.modelToClient.medianUs < 1000, fmtUs(agentTurn.modelToClient.medianUs));
+  add('agent turn: tool result → next model request (median)', '< 1 ms', agentTurn.clientToModel.medianUs, agentTurn.clientToModel.medianUs < 1000, fmtUs(agentTurn.clientToModel.medianUs));
+  const floodOk = flood.answered === flood.requests && flood.duplicates === 0;
+  add('flood: heap growth, every request answered once', '< 50 MB, all', flood.heapGrowthMB, flood.heapGrowthMB < 50 && floodOk, `${flood.heapGrowthMB.toFixed(1)} MB, ${flood.answered}/${flood.requests} answered, ${flood.duplicates} twice`);
+  if ('activationMs' in vscode) add('extension activate()', '< 100 ms', vscode.activationMs, vscode.activationMs < 100, `${vscode.activationMs.toFixed(1)} ms`);
+  add('openai in the extension bundle', 'absent', bundles.openaiFilesInExtension, bundles.openaiFilesInExtension === 0, bundles.openaiFilesInExtension === 0 ? 'absent (0 files in the metafile)' : `${bundles.openaiFilesInExtension} files`);
+
+  // ── table ─────────────────────────────────────────────────────────
+  const lines: string[] = [];
+  const out = (s = '') => lines.push(s);
+  out(`Client Tools benchmarks: ${info.cpu}, ${info.cores} cores, Node ${info.node}, ${info.date.slice(0, 16).replace('T', ' ')} UTC${quick ? ' (quick)' : ''}`);
+  out(`Load average at start ${info.loadAverageAtStart.join(' ')}. Both ends in one process on loopback; ratios from interleaved rounds of this run.`);
+  out();
+  out(`1. Tool round trip (client-tools: ${roundTrip.requestBytes} B request, ${roundTrip.responseBytes} B response)`);
+  out(`   ${pad('', 38)}${lpad('median', 9)}${lpad('p99', 9)}${lpad('1 in flight', 13)}${lpad('16', 10)}${lpad('64', 10)}${lpad('vs raw', 9)}`);
+  for (const name of [FULL, RAW, JSONRPC, MCP_MEM, MCP_HTTP]) {
+    const l = lat[name];
+    const c = cps[name];
+    out(`   ${pad(name, 38)}${lpad(fmtUs(l.medianUs), 9)}${lpad(fmtUs(l.p99Us), 9)}${lpad(fmtRate(c[1]), 13)}${lpad(fmtRate(c[16]), 10)}${lpad(fmtRate(c[64]), 10)}${lpad(`${(l.medianUs / lat[RAW].medianUs).toFixed(1)}×`, 9)}`);
+  }
+  out();
+  out('2. Binary result, median per call');
+  out(`   ${pad('', 38)}${SIZES.map((s) => lpad(kib(s), 10)).join('')}${lpad('1 MiB vs ours', 15)}`);
+  for (const name of [BIN_FULL, BIN_RAW, BIN_B64]) {
+    out(`   ${pad(name, 38)}${SIZES.map((s) => lpad(fmtUs(binary.medianUs[s][name]), 10)).join('')}${lpad(`${(bin[name] / bin[BIN_FULL]).toFixed(2)}×`, 15)}`);
+  }
+  out();
+  out(`3. Agent turn overhead (real openai SDK → fake endpoint, ${agentTurn.turns} turns)`);
+  out(`   model stream written → client tool starts     median ${fmtUs(agentTurn.modelToClient.medianUs)}, p99 ${fmtUs(agentTurn.modelToClient.p99Us)}`);
+  out(`   tool returns → next model request arrives      median ${fmtUs(agentTurn.clientToModel.medianUs)}, p99 ${fmtUs(agentTurn.clientToModel.p99Us)}`);
+  out(`   whole run (2 model calls, 1 tool call)         median ${fmtUs(agentTurn.runMedianUs)}`);
+  out();
+  out(`4. Flood: ${flood.requests} requests in one burst at the extension core`);
+  out(`   answered ${flood.answered} (${flood.succeeded} ran, ${flood.refusedTooManyInFlight} TOO_MANY_IN_FLIGHT, ${flood.otherErrors} other errors, ${flood.duplicates} twice), drained in ${flood.drainMs.toFixed(0)} ms`);
+  out(`   heap after GC ${flood.heapBeforeMB.toFixed(1)} → ${flood.heapAfterMB.toFixed(1)} MB (peak ${flood.heapPeakMB.toFixed(1)} MB), RSS ${flood.rssBeforeMB.toFixed(0)} → ${flood.rssAfterMB.toFixed(0)} MB`);
+  out();
+  out('5. Real VS Code (code-server 4.100.3, headless Chromium) and bundles');
+  if ('activationMs' in vscode) {
+    out(`   activate() ${vscode.activationMs.toFixed(1)} ms; start to hello ${(vscode.startMs / 1000).toFixed(1)} s`);
+    out(`   OpenFile round trip      median ${fmtUs(vscode.openFile.medianUs)}, p99 ${fmtUs(vscode.openFile.p99Us)} (${vscode.openFile.calls} calls)`);
+    out(`   GetSelection round trip  median ${fmtUs(vscode.getSelection.medianUs)}, p99 ${fmtUs(vscode.getSelection.p99Us)} (${vscode.getSelection.calls} calls)`);
+  } else {
+    out(`   skipped: ${vscode.skipped}`);
+  }
+  for (const [file, bytes] of Object.entries(bundles.dev)) {
+    out(`   ${pad(file, 22)} ${lpad((bytes / 1024).toFixed(0), 6)} KiB as built, ${lpad((bundles.production[file] / 1024).toFixed(0), 5)} KiB minified`);
+  }
+  out(`   openai in the extension bundle: ${bundles.openaiFilesInExtension === 0 ? 'no' : 'YES'} (${bundles.openaiFilesInExtension} files; the backend bundle has ${bundles.openaiFilesInBackend})`);
+  out();
+  out('Targets');
+  for (const t of targets) out(`   ${t.pass ? 'PASS' : 'MISS'}  ${pad(t.name, 54)} ${pad(t.target, 13)} ${t.measured}`);
+  const text = lines.join('\n');
+  console.log(text);
+
+  const result = {
+    machine: { ...info, loadAverageAtEnd: os.loadavg().map((l) => round(l, 2)) },
+    quick,
+    durationS: round((performance.now() - started) / 1000, 1),
+    roundTrip,
+    binary,
+    agentTurn,
+    flood,
+    vscode,
+    bundles,
+    targets,
+    table: text,
+  };
+  const file = path.join(__dirname, 'results', 'latest.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  process.stderr.write(`[bench] done in ${result.durationS} s; figures in ${path.relative(process.cwd(), file)}\n`);
+}
+
+main().then(
+  () => process.exit(),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
