@@ -3,6 +3,7 @@
  *
  *   npx tsx bench/profile.ts roundtrip [inFlight]   → bench/results/roundtrip.cpuprofile
  *   npx tsx bench/profile.ts binary [bytes]         → bench/results/binary.cpuprofile
+ *   npx tsx bench/profile.ts agent                  → bench/results/agent.cpuprofile
  *   npx tsx bench/profile.ts top FILE [count]
  *
  * Only the measured phase is profiled (after a warm-up), through the inspector, so start-up
@@ -13,6 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import * as path from 'node:path';
+import { benchAgentTurn } from './agentTurn';
 import { blobTool, noopTool, startStack } from './lib/stack';
 import { throughput } from './lib/stats';
 
@@ -111,6 +113,14 @@ async function main(): Promise<void> {
       console.log(`${rate.toFixed(1)} calls/s`);
     });
     await stack.close();
+    return;
+  }
+  if (mode === 'agent') {
+    await benchAgentTurn({ quick: true });
+    await profiled(path.join(RESULTS, 'agent.cpuprofile'), async () => {
+      const r = await benchAgentTurn({ quick: false });
+      console.log(`model → client ${r.modelToClient.medianUs.toFixed(0)} µs, client → model ${r.clientToModel.medianUs.toFixed(0)} µs`);
+    });
     return;
   }
   throw new Error(`unknown mode ${mode}`);
