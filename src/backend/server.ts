@@ -16,6 +16,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
+import { coalesceWrites } from '../protocol/coalesce';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 
@@ -133,7 +134,10 @@ export class BackendServer {
       refuse(socket, refusal.status, refusal.text);
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws));
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      coalesceWrites(ws, socket);
+      this.onConnection(ws);
+    });
   }
 
   /** The checks before the upgrade; undefined means the request may connect. */

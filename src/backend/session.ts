@@ -9,6 +9,7 @@ import { WebSocket } from 'ws';
 import type { Augmentation, ClientToServer, Hello, RunEvent, ServerToClient } from '../protocol';
 import { encode, ErrorCode, PROTOCOL } from '../protocol';
 import type { DecodeError } from '../protocol';
+import { holdForTurn } from '../protocol/coalesce';
 import { Agent, validate } from './agent';
 import type { Emitter } from './events';
 import { ClientInvoker, failure } from './invoker';
@@ -275,5 +276,6 @@ export class Session implements ClientLink {
 
 export function sendFrame(socket: WebSocket, message: ServerToClient): void {
   const frame = encode(message);
+  holdForTurn(socket);
   socket.send(frame.data, { binary: frame.binary });
 }

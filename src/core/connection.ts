@@ -33,6 +33,7 @@ import {
   type ServerToClient,
   type Welcome,
 } from '../protocol';
+import { coalesceWrites, holdForTurn } from '../protocol/coalesce';
 import { Emitter, type Disposable, type Event } from './events';
 import { silentLogger, type Logger } from './logger';
 import { systemTimers, type Timers } from './timers';
@@ -188,6 +189,7 @@ export class Connection implements Disposable {
     if (!ws || ws.readyState !== WebSocket.OPEN) return false;
     if (!this.welcomed && message.type !== 'hello') return false;
     const frame = encode(message);
+    holdForTurn(ws);
     ws.send(frame.data, { binary: frame.binary }, (error) => onSent?.(error ?? undefined));
     // The message is queued either way; if the peer stopped reading, dropping the socket fails its
     // callback (and those of everything queued with it), so the caller keeps it for the resume.
@@ -226,6 +228,7 @@ export class Connection implements Disposable {
       this.fail(ws, `no welcome within ${this.handshakeTimeoutMs} ms (${ErrorCode.HandshakeTimeout})`);
     }, this.handshakeTimeoutMs);
 
+    ws.on('upgrade', (res) => coalesceWrites(ws, res.socket));
     ws.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       res.resume();
