@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'media/**', 'node_modules/**', '.vscode-test/**', 'schema/**'] },
+  { ignores: ['dist/**', 'out/**', 'media/**', 'node_modules/**', '.vscode-test/**', 'schema/**', 'bench/.out/**', 'bench/.scratch/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],

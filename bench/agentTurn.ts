@@ -6,8 +6,9 @@
  *      moment the client tool starts running (SDK parsing, the agent loop, the invoker, ws, the
  *      client's decoding and dispatching);
  *    - client → model: from the moment the tool returns its result to the moment the next model
- *      request has arrived at the fake endpoint (dispatcher, ws, backend decoding, the agent loop,
- *      the SDK building and sending the request, the endpoint reading and parsing it).
+ *      request leaves: the SDK hands it to fetch (dispatcher, ws, backend decoding, the agent loop,
+ *      the SDK building the request). Also reported: until it has arrived at the fake endpoint,
+ *      which adds Node's HTTP client (undici) and the endpoint reading and parsing the body.
  *    Every timestamp is taken in this one process, with performance.now().
  */
 import { defineTool, type ToolResult } from '../src/core';
@@ -19,6 +20,8 @@ export interface AgentTurnResult {
   turns: number;
   modelToClient: { medianUs: number; p99Us: number };
   clientToModel: { medianUs: number; p99Us: number };
+  /** Tool result → the next request has arrived at the endpoint (adds fetch and the endpoint's parsing). */
+  clientToEndpoint: { medianUs: number; p99Us: number };
   /** Whole run (user message → runFinished: two model calls and one tool call). */
   runMedianUs: number;
 }
@@ -42,9 +45,15 @@ export async function benchAgentTurn(options: { quick: boolean }): Promise<Agent
       return result;
     },
   });
-  const stack = await startStack([tool], { backend: { model: { baseURL: fake.baseURL, model: 'gpt-bench', apiKey: 'sk-bench', maxRetries: 0 } } });
+  let requestLeft = 0;
+  const timedFetch: typeof fetch = (input, init) => {
+    requestLeft = performance.now();
+    return fetch(input, init);
+  };
+  const stack = await startStack([tool], { backend: { model: { baseURL: fake.baseURL, model: 'gpt-bench', apiKey: 'sk-bench', maxRetries: 0, fetch: timedFetch } } });
   const modelToClient: number[] = [];
   const clientToModel: number[] = [];
+  const clientToEndpoint: number[] = [];
   const runs: number[] = [];
   const finished = new Map<string, () => void>();
   stack.core.onRunEvent((e) => {
@@ -75,15 +84,17 @@ export async function benchAgentTurn(options: { quick: boolean }): Promise<Agent
       await done;
       finished.delete(threadId);
       if (i < warmup) continue;
-      if (!streamWritten || !toolStarted || !nextRequest) throw new Error(`turn ${i} missed a timestamp`);
+      if (!streamWritten || !toolStarted || !nextRequest || requestLeft < toolReturned) throw new Error(`turn ${i} missed a timestamp`);
       modelToClient.push((toolStarted - streamWritten) * 1000);
-      clientToModel.push((nextRequest - toolReturned) * 1000);
+      clientToModel.push((requestLeft - toolReturned) * 1000);
+      clientToEndpoint.push((nextRequest - toolReturned) * 1000);
       runs.push((performance.now() - t0) * 1000);
     }
     return {
       turns,
       modelToClient: { medianUs: median(modelToClient), p99Us: percentile(modelToClient, 99) },
       clientToModel: { medianUs: median(clientToModel), p99Us: percentile(clientToModel, 99) },
+      clientToEndpoint: { medianUs: median(clientToEndpoint), p99Us: percentile(clientToEndpoint, 99) },
       runMedianUs: median(runs),
     };
   } finally {

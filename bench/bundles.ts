@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { BENCH_DIR } from './lib/paths';
 
 export interface BundleResult {
   /** Bytes as built by `npm run build` (not minified, source maps linked). */
@@ -20,7 +21,7 @@ export interface BundleResult {
   openaiFilesInBackend: number;
 }
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(BENCH_DIR, '..');
 const FILES = { 'dist/extension.js': 'extension', 'media/chat.js': 'webview', 'dist/backend/cli.js': 'backend' } as const;
 
 export async function benchBundles(): Promise<BundleResult> {

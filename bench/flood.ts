@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { decodeFromClient, encode, PROTOCOL, TOKEN_HEADER } from '../src/protocol';
+import { BENCH_DIR } from './lib/paths';
 
 export interface FloodResult {
   requests: number;
@@ -46,7 +47,12 @@ export async function benchFlood(options: { requests?: number } = {}): Promise<F
       resolve(ws);
     });
   });
-  const child = fork(path.join(__dirname, 'flood-client.ts'), [url, TOKEN], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // The client runs as the benchmark does: bundled under `npm run bench`, from source under tsx.
+  const bundled = __filename.endsWith('.js');
+  const child = fork(bundled ? path.join(BENCH_DIR, '.out', 'flood-client.js') : path.join(BENCH_DIR, 'flood-client.ts'), [url, TOKEN], {
+    execArgv: bundled ? ['--expose-gc'] : ['--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const fromChild = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
       const onMessage = (m: { type: string }) => {

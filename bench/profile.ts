@@ -1,6 +1,7 @@
 /**
  * Focused workloads for V8's sampling profiler, and a reader for the result:
  *
+ *   (or node bench/.out/profile.js …, bundled as npm run bench runs it, after node esbuild.mjs --bench)
  *   npx tsx bench/profile.ts roundtrip [inFlight]   → bench/results/roundtrip.cpuprofile
  *   npx tsx bench/profile.ts binary [bytes]         → bench/results/binary.cpuprofile
  *   npx tsx bench/profile.ts agent                  → bench/results/agent.cpuprofile
@@ -16,6 +17,7 @@ import { Session } from 'node:inspector';
 import * as path from 'node:path';
 import { benchAgentTurn } from './agentTurn';
 import { blobTool, noopTool, startStack } from './lib/stack';
+import { RESULTS_DIR } from './lib/paths';
 import { throughput } from './lib/stats';
 
 interface ProfileNode {
@@ -83,7 +85,7 @@ async function profiled(file: string, work: () => Promise<void>): Promise<void> 
   console.log(`profile written to ${path.relative(process.cwd(), file)}`);
 }
 
-const RESULTS = path.join(__dirname, 'results');
+const RESULTS = RESULTS_DIR;
 
 async function main(): Promise<void> {
   const [mode, arg, arg2] = process.argv.slice(2);

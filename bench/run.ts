@@ -19,6 +19,7 @@ import { benchBundles, type BundleResult } from './bundles';
 import { benchFlood, type FloodResult } from './flood';
 import { benchRoundTrip, type RoundTripResult } from './roundtrip';
 import { fmtRate, fmtUs, round } from './lib/stats';
+import { RESULTS_DIR } from './lib/paths';
 import { benchVSCode, type VSCodeResult } from './vscode';
 
 const args = new Set(process.argv.slice(2));
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
   const binB64 = bin[BIN_B64] / bin[BIN_FULL];
   add('1 MiB binary result, speed-up over base64 in JSON', '≥ 2×', binB64, binB64 >= 2, `${binB64.toFixed(2)}× (${fmtUs(bin[BIN_B64])} vs ${fmtUs(bin[BIN_FULL])})`);
   add('agent turn: model stream → client tool (median)', '< 1 ms', agentTurn.modelToClient.medianUs, agentTurn.modelToClient.medianUs < 1000, fmtUs(agentTurn.modelToClient.medianUs));
-  add('agent turn: tool result → next model request (median)', '< 1 ms', agentTurn.clientToModel.medianUs, agentTurn.clientToModel.medianUs < 1000, fmtUs(agentTurn.clientToModel.medianUs));
+  add('agent turn: tool result → next model request leaves (median)', '< 1 ms', agentTurn.clientToModel.medianUs, agentTurn.clientToModel.medianUs < 1000, fmtUs(agentTurn.clientToModel.medianUs));
   const floodOk = flood.answered === flood.requests && flood.duplicates === 0;
   add('flood: heap growth, every request answered once', '< 50 MB, all', flood.heapGrowthMB, flood.heapGrowthMB < 50 && floodOk, `${flood.heapGrowthMB.toFixed(1)} MB, ${flood.answered}/${flood.requests} answered, ${flood.duplicates} twice`);
   if ('activationMs' in vscode) add('extension activate()', '< 100 ms', vscode.activationMs, vscode.activationMs < 100, `${vscode.activationMs.toFixed(1)} ms`);
@@ -140,7 +141,8 @@ async function main(): Promise<void> {
   out();
   out(`3. Agent turn overhead (real openai SDK → fake endpoint, ${agentTurn.turns} turns)`);
   out(`   model stream written → client tool starts     median ${fmtUs(agentTurn.modelToClient.medianUs)}, p99 ${fmtUs(agentTurn.modelToClient.p99Us)}`);
-  out(`   tool returns → next model request arrives      median ${fmtUs(agentTurn.clientToModel.medianUs)}, p99 ${fmtUs(agentTurn.clientToModel.p99Us)}`);
+  out(`   tool returns → next model request leaves       median ${fmtUs(agentTurn.clientToModel.medianUs)}, p99 ${fmtUs(agentTurn.clientToModel.p99Us)}`);
+  out(`   tool returns → it arrives at the endpoint      median ${fmtUs(agentTurn.clientToEndpoint.medianUs)}, p99 ${fmtUs(agentTurn.clientToEndpoint.p99Us)} (adds fetch and the endpoint)`);
   out(`   whole run (2 model calls, 1 tool call)         median ${fmtUs(agentTurn.runMedianUs)}`);
   out();
   out(`4. Flood: ${flood.requests} requests in one burst at the extension core`);
@@ -178,7 +180,7 @@ async function main(): Promise<void> {
     targets,
     table: text,
   };
-  const file = path.join(__dirname, 'results', 'latest.json');
+  const file = path.join(RESULTS_DIR, 'latest.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   process.stderr.write(`[bench] done in ${result.durationS} s; figures in ${path.relative(process.cwd(), file)}\n`);

@@ -7,7 +7,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ScriptedBackend } from '../test/vscode/support/scriptedBackend';
+import { BENCH_DIR } from './lib/paths';
 import { median, percentile } from './lib/stats';
 
 interface HarnessModule {
@@ -54,10 +56,11 @@ async function activationFromLog(tempDir: string, timeoutMs: number): Promise<nu
 }
 
 export async function benchVSCode(options: { quick: boolean }): Promise<VSCodeResult> {
-  // @ts-expect-error plain ESM script without type declarations (its JSDoc documents the shape)
-  const harness = (await import('../scripts/vscode-harness.mjs')) as HarnessModule;
-  // @ts-expect-error plain ESM script without type declarations
-  const scripts = (await import('../scripts/test-workspace.mjs')) as WorkspaceModule;
+  // Loaded at run time by path (plain ESM scripts, their JSDoc documents the shapes), so that the
+  // bundled benchmark uses the repository's copies instead of bundling them.
+  const script = (name: string) => import(pathToFileURL(path.join(BENCH_DIR, '..', 'scripts', name)).href);
+  const harness = (await script('vscode-harness.mjs')) as HarnessModule;
+  const scripts = (await script('test-workspace.mjs')) as WorkspaceModule;
   const { workspace, cleanup } = scripts.copyFixtureWorkspace();
   const backend = await ScriptedBackend.start(TOKEN);
   const t0 = performance.now();

@@ -70,6 +70,11 @@ export interface OpenAIModelConfig {
   timeoutMs?: number;
   /** Send images returned by tools to the model (it must accept image input). Default false. */
   imageInputs?: boolean;
+  /**
+   * The fetch the SDK sends requests with; default the global one. For a proxy-aware or
+   * instrumented fetch (the benchmarks time when a model request leaves through it).
+   */
+  fetch?: typeof fetch;
   log?: Logger;
 }
 
@@ -95,6 +100,7 @@ export class OpenAIChatModel implements ChatModel {
       baseURL: config.baseURL || undefined,
       maxRetries: config.maxRetries ?? 2,
       timeout: config.timeoutMs ?? 600_000,
+      ...(config.fetch ? { fetch: config.fetch } : {}),
       logger: { error: forward('error'), warn: forward('warn'), info: forward('debug'), debug: forward('debug') },
     });
   }
