@@ -1,13 +1,16 @@
 /**
  * The offline demo model: deterministic, no network, used when no model is configured. It behaves
- * like a real model on a handful of requests (open a file, read the selection, show a message, read
- * a file, delete a file): it expands the collapsed group that holds the tool it needs, calls the
- * tool with arguments that fit the tool's schema, then answers from the result. Every answer says
- * it is the demo and how to configure a real model.
+ * like a real model on a handful of requests (demoIntents.ts: open, read or delete a file, read the
+ * selection, show a message, find files, list open editors, diagnostics and workspace folders,
+ * propose a change in a diff, replace a line, save, close a tab, run a command): it expands the
+ * collapsed group that holds the tool it needs, calls the tool with arguments that fit the tool's
+ * schema, then answers from the result in a sentence. Every answer says it is the demo and how to
+ * configure a real model.
  */
 import type { ContentItem } from '../protocol';
 import { ErrorCode } from '../protocol';
 import { EDITOR_CONTEXT_MARK } from './agent';
+import { EXAMPLES, parseIntent, type Intent } from './demoIntents';
 import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from './model';
 import type { FunctionSpec } from './toolState';
 
@@ -21,29 +24,34 @@ const CONFIGURE =
   'To use a real model, set `clientTools.model.baseUrl` and `clientTools.model.name` (or run **Client Tools: Select Model**) and run **Client Tools: Set API Key**; ' +
   'for the CLI, set OPENAI_BASE_URL, CLIENT_TOOLS_MODEL and OPENAI_API_KEY.';
 
-const EXAMPLES = ['open README.md', 'what did I select?', 'show a warning saying hi', 'read logo.png', 'delete notes.txt'];
-
 /** Tool calls the demo makes for one request before it gives up and answers. */
-const MAX_CALLS_PER_REQUEST = 4;
+const MAX_CALLS_PER_REQUEST = 6;
 
-type Intent =
-  | { kind: 'open'; path: string }
-  | { kind: 'selection' }
-  | { kind: 'message'; severity: 'info' | 'warning' | 'error'; text: string }
-  | { kind: 'read'; path: string }
-  | { kind: 'delete'; path: string }
-  | { kind: 'unknown' };
+type Understood = Exclude<Intent, { kind: 'unknown' }>;
+type ToolKind = Understood['kind'];
 
-type IntentKind = Intent['kind'];
-
-/** Tool names that serve each request: the first pattern is preferred, the second is a looser match. */
-const TOOL_PATTERNS: Record<Exclude<IntentKind, 'unknown'>, RegExp[]> = {
+/** Tool names that serve each kind of call: the first pattern is preferred, the later ones are looser matches. */
+const TOOL_PATTERNS: Record<ToolKind, RegExp[]> = {
   open: [/^open_?file$/i, /^open/i],
   selection: [/^get_?(current_?|latest_?)?selection$/i, /selection/i],
   message: [/^show_?(message|notification)$/i, /message|notif/i],
   read: [/^read_?file$/i, /^read/i],
   delete: [/^delete_?file$/i, /^(delete|remove)/i],
+  findFiles: [/^find_?files$/i, /^(find|search|glob)_?files/i],
+  openEditors: [/^get_?open_?editors$/i, /open_?(editors|tabs)/i],
+  diagnostics: [/^get_?diagnostics$/i, /diagnostic|problems/i],
+  folders: [/^get_?workspace_?folders$/i, /workspace_?folders/i],
+  diff: [/^open_?diff$/i, /^(show|propose)_?diff/i],
+  applyEdit: [/^apply_?edits?$/i, /^(apply|replace)_?(text_?)?edits?/i],
+  save: [/^save_?(document|file)$/i, /^save/i],
+  close: [/^close_?tabs?$/i, /^close_?(editor|file)/i],
+  run: [/^run_?in_?terminal$/i, /^(run|execute)_?(command|shell|in_?terminal)/i],
 };
+
+/** The calls one request takes, in order: replacing a line reads that line first to learn where it ends. */
+function plan(intent: Understood): ToolKind[] {
+  return intent.kind === 'applyEdit' ? ['read', 'applyEdit'] : [intent.kind];
+}
 
 export interface DemoModelOptions {
   /** Pause between streamed pieces of text, default 0 (one event-loop turn). */
@@ -74,11 +82,19 @@ export class DemoModel implements ChatModel {
 }
 
 type Step = { kind: 'call'; name: string; args: Record<string, unknown> } | { kind: 'answer'; text: string };
+type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 
 interface PastCall {
   name: string;
   args: Record<string, unknown>;
-  result?: Extract<ChatMessage, { role: 'tool' }>;
+  result?: ToolMessage;
+}
+
+/** A call of this request's plan that came back. */
+interface DoneCall {
+  name: string;
+  args: Record<string, unknown>;
+  result: ToolMessage;
 }
 
 function decide(request: ModelRequest): Step {
@@ -90,16 +106,34 @@ function decide(request: ModelRequest): Step {
   const intent = parseIntent(words);
   if (intent.kind === 'unknown') return { kind: 'answer', text: editorContext ? aboutContext(words, editorContext) : help(words) };
 
-  const patterns = TOOL_PATTERNS[intent.kind];
-  const done = [...past].reverse().find((c) => patterns.some((p) => p.test(c.name)));
-  if (done?.result) return { kind: 'answer', text: answer(intent, done.name, done.result) };
+  // Walk the plan: each step is done by the latest call of a fitting tool after the previous step's call.
+  const done: DoneCall[] = [];
+  let after = -1;
+  for (const kind of plan(intent)) {
+    const patterns = TOOL_PATTERNS[kind];
+    const index = lastIndexWhere(past, (c, i) => i > after && c.result !== undefined && patterns.some((p) => p.test(c.name)));
+    if (index < 0) return nextCall(request, past, intent, kind, done, words);
+    const call = past[index] as DoneCall;
+    if (call.result.errorCode) return { kind: 'answer', text: failure(intent, call.name, call.result) };
+    done.push(call);
+    after = index;
+  }
+  return { kind: 'answer', text: answer(intent, done[done.length - 1]) };
+}
+
+/** The call that moves the plan on: the tool itself when the model sees it, else the container of its collapsed group. */
+function nextCall(request: ModelRequest, past: PastCall[], intent: Understood, kind: ToolKind, done: DoneCall[], words: string): Step {
   if (past.length >= MAX_CALLS_PER_REQUEST) return { kind: 'answer', text: 'I tried several tools and none of them answered the request, so I stopped here.' };
-
-  const tool = findFunction(request.tools, patterns);
-  if (tool) return { kind: 'call', name: tool.name, args: argumentsFor(intent, tool) };
-
-  const container = request.tools.find((f) => isContainerFor(f, patterns) && !past.some((c) => c.name === f.name));
-  if (container) return { kind: 'call', name: container.name, args: {} };
+  // Pattern by pattern, so a collapsed group with the exact tool wins over a visible tool that only looks similar.
+  for (const pattern of TOOL_PATTERNS[kind]) {
+    const tool = request.tools.find((f) => !isContainer(f) && pattern.test(f.name));
+    if (tool) {
+      const args = argumentsFor(intent, kind, tool, done);
+      return typeof args === 'string' ? { kind: 'answer', text: args } : { kind: 'call', name: tool.name, args };
+    }
+    const container = request.tools.find((f) => !past.some((c) => c.name === f.name) && containerLists(f, pattern));
+    if (container) return { kind: 'call', name: container.name, args: {} };
+  }
   return { kind: 'answer', text: `I understood "${words}", but the editor offers no tool for it right now, so I could not do it.` };
 }
 
@@ -121,55 +155,36 @@ function pastCalls(messages: ChatMessage[]): PastCall[] {
   return calls;
 }
 
-function parseIntent(text: string): Intent {
-  const path = (m: RegExpMatchArray | null) => m?.[1]?.replace(/[.,;:!?)]+$/, '');
-  const del = path(text.match(/\b(?:delete|remove)\s+(?:the\s+file\s+)?["'`]?([^\s"'`]+)/i));
-  if (del) return { kind: 'delete', path: del };
-  const read = path(text.match(/\bread\s+(?:the\s+file\s+)?["'`]?([^\s"'`]+)/i));
-  if (read) return { kind: 'read', path: read };
-  const open = path(text.match(/\bopen\s+(?:the\s+file\s+)?["'`]?([^\s"'`]+)/i));
-  if (open) return { kind: 'open', path: open };
-  const show = text.match(/\b(?:show|display)\b.*?\b(warning|error|info(?:rmation)?|message|notification)\b.*?\bsaying\s+(.+)$/i);
-  if (show) {
-    const word = show[1].toLowerCase();
-    const severity = word === 'warning' ? 'warning' : word === 'error' ? 'error' : 'info';
-    const said = show[2].trim().replace(/^["'`“]+|["'`”.!]+$/g, '');
-    return { kind: 'message', severity, text: said || show[2].trim() };
-  }
-  if (/\bselect(ed|ion)?\b/i.test(text)) return { kind: 'selection' };
-  return { kind: 'unknown' };
-}
-
-function findFunction(functions: FunctionSpec[], patterns: RegExp[]): FunctionSpec | undefined {
-  for (const p of patterns) {
-    const f = functions.find((fn) => p.test(fn.name) && !isContainer(fn));
-    if (f) return f;
-  }
-  return undefined;
+function lastIndexWhere<T>(items: readonly T[], test: (item: T, index: number) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i], i)) return i;
+  return -1;
 }
 
 function isContainer(f: FunctionSpec): boolean {
   return /collapsed tool group/.test(f.description);
 }
 
-/** A container whose description lists a tool that fits. */
-function isContainerFor(f: FunctionSpec, patterns: RegExp[]): boolean {
+/** A container whose list of tools names one that fits (the group's own description is not searched: "open" there is not OpenFile). */
+function containerLists(f: FunctionSpec, pattern: RegExp): boolean {
   if (!isContainer(f)) return false;
-  const names = f.description.split(/[^A-Za-z0-9_-]+/).filter(Boolean);
-  return patterns.some((p) => names.some((n) => p.test(n)));
+  const listed = f.description.match(/collapsed tool group "[^"]*" with \d+ tools?: ([^)]*)\)/)?.[1] ?? f.description;
+  return listed.split(/[^A-Za-z0-9_-]+/).some((n) => n !== '' && pattern.test(n));
 }
 
-function argumentsFor(intent: Intent, tool: FunctionSpec): Record<string, unknown> {
+/** Arguments for the call, from the tool's own schema; or, when the call cannot be made, the answer instead. */
+function argumentsFor(intent: Understood, kind: ToolKind, tool: FunctionSpec, done: DoneCall[]): Record<string, unknown> | string {
   const props = (tool.parameters.properties ?? {}) as Record<string, { enum?: unknown[] }>;
   const names = Object.keys(props);
   const pick = (candidates: string[], fallback: string) => candidates.find((c) => names.includes(c)) ?? fallback;
+  const required = Array.isArray(tool.parameters.required) ? (tool.parameters.required as string[]) : [];
+  const pathKey = () => pick(['path', 'file', 'filePath', 'uri', 'filename', 'fileName'], required[0] ?? 'path');
   switch (intent.kind) {
     case 'open':
     case 'read':
-    case 'delete': {
-      const required = Array.isArray(tool.parameters.required) ? (tool.parameters.required as string[]) : [];
-      return { [pick(['path', 'file', 'filePath', 'uri', 'filename', 'fileName'], required[0] ?? 'path')]: intent.path };
-    }
+    case 'delete':
+    case 'save':
+    case 'close':
+      return { [pathKey()]: intent.path };
     case 'message': {
       const args: Record<string, unknown> = { [pick(['message', 'text', 'body'], 'message')]: intent.text };
       const severityKey = ['severity', 'level', 'kind', 'type'].find((k) => names.includes(k));
@@ -180,33 +195,243 @@ function argumentsFor(intent: Intent, tool: FunctionSpec): Record<string, unknow
       }
       return args;
     }
+    case 'findFiles':
+      return { [pick(['pattern', 'glob', 'include'], 'pattern')]: intent.pattern };
+    case 'diagnostics':
+      return intent.path === undefined ? {} : { [pathKey()]: intent.path };
+    case 'diff':
+      return { [pathKey()]: intent.path, [pick(['newContent', 'content', 'proposed', 'text'], 'newContent')]: intent.content };
+    case 'run':
+      return { [pick(['command', 'commandLine', 'cmd'], 'command')]: intent.command };
+    case 'applyEdit':
+      if (kind === 'read') {
+        // Only the line to replace, when the tool can read a range.
+        const range = names.includes('startLine') && names.includes('endLine') ? { startLine: intent.line, endLine: intent.line } : {};
+        return { [pathKey()]: intent.path, ...range };
+      }
+      return lineEdit(intent, done[0]);
     default:
       return {};
   }
 }
 
-function answer(intent: Intent, toolName: string, result: Extract<ChatMessage, { role: 'tool' }>): string {
-  const target = 'path' in intent ? intent.path : undefined;
+/** ApplyEdit's arguments that replace the whole of one line, whose length the read before told. */
+function lineEdit(intent: Extract<Intent, { kind: 'applyEdit' }>, read: DoneCall | undefined): Record<string, unknown> | string {
+  const text = read && textOf(read.result.content);
+  if (text === undefined) return `${intent.path} is not a text file, so I cannot replace a line in it.`;
+  const lines = text.split(/(?<=\n)/);
+  const readOneLine = read?.args.startLine === intent.line;
+  const line = readOneLine ? text : lines[intent.line - 1];
+  if (line === undefined) return `${intent.path} has only ${lines.length} line${lines.length === 1 ? '' : 's'}, so there is no line ${intent.line} to replace.`;
+  const length = line.replace(/\r?\n$/, '').length;
+  return {
+    path: intent.path,
+    edits: [{ startLine: intent.line, startColumn: 1, endLine: intent.line, endColumn: length + 1, newText: intent.text }],
+  };
+}
+
+/** The text of a read: a text item, or `content`/`text` of a JSON one. */
+function textOf(content: ContentItem[]): string | undefined {
+  for (const c of content) {
+    if (c.type === 'text') return c.text;
+    if (c.type === 'json' && c.value && typeof c.value === 'object') {
+      const v = c.value as Record<string, unknown>;
+      const inner = firstString(v.content, v.text);
+      if (inner !== undefined) return inner;
+    }
+  }
+  return undefined;
+}
+
+/** The answer to a call that was denied, skipped or failed. */
+function failure(intent: Understood, toolName: string, result: ToolMessage): string {
   if (result.errorCode === ErrorCode.PermissionDenied) {
-    return intent.kind === 'delete' ? `You declined, so ${target} was not deleted.` : `You declined the request, so I did not run ${toolName}.`;
+    switch (intent.kind) {
+      case 'delete':
+        return `You declined, so ${intent.path} was not deleted.`;
+      case 'applyEdit':
+        return `You declined, so ${intent.path} was not changed.`;
+      case 'diff':
+        return `You declined, so I did not show the proposed change to ${intent.path}.`;
+      case 'run':
+        return `You declined, so I did not run ${code(intent.command)}.`;
+      default:
+        return `You declined the request, so I did not run ${toolName}.`;
+    }
   }
   if (result.errorCode === ErrorCode.Skipped) return `You skipped ${toolName}, so nothing changed.`;
-  if (result.errorCode) return `${toolName} failed: ${plainText(result.content)}`;
+  if (intent.kind === 'applyEdit' && TOOL_PATTERNS.read.some((p) => p.test(toolName))) {
+    return `I could not read line ${intent.line} of ${intent.path}, so I changed nothing. ${toolName} said: ${plainText(result.content)}`;
+  }
+  return `${toolName} failed: ${plainText(result.content)}`;
+}
 
+function answer(intent: Understood, call: DoneCall): string {
+  const content = call.result.content;
+  const json = jsonOf(content);
   switch (intent.kind) {
     case 'open':
-      return `I opened ${target} in the editor.${describeExtra(result.content)}`;
+      return `I opened ${intent.path} in the editor.${describeExtra(content)}`;
     case 'delete':
-      return `I deleted ${target}.${describeExtra(result.content)}`;
+      return `I deleted ${intent.path}.${describeExtra(content)}`;
     case 'message':
       return `I showed ${intent.severity === 'info' ? 'a message' : `a${intent.severity === 'error' ? 'n' : ''} ${intent.severity}`} saying "${intent.text}".`;
     case 'selection':
-      return describeSelection(result.content);
+      return describeSelection(content);
     case 'read':
-      return describeFile(target ?? 'The file', result.content);
-    default:
-      return plainText(result.content);
+      return describeFile(intent.path, content);
+    case 'findFiles':
+      return json ? describeFoundFiles(intent.pattern, json) : plainText(content);
+    case 'openEditors':
+      return json ? describeOpenEditors(json) : plainText(content);
+    case 'diagnostics':
+      return json ? describeDiagnostics(intent.path, json) : plainText(content);
+    case 'folders':
+      return json ? describeFolders(json) : plainText(content);
+    case 'diff':
+      return json ? describeDiffDecision(intent.path, json) : plainText(content);
+    case 'applyEdit':
+      return json ? describeLineEdit(intent, json) : plainText(content);
+    case 'save':
+      return json ? describeSave(intent.path, json) : plainText(content);
+    case 'close':
+      return json ? describeClose(intent.path, json) : plainText(content);
+    case 'run':
+      return json ? describeCommand(intent.command, json) : plainText(content);
   }
+}
+
+type Json = Record<string, unknown>;
+
+function jsonOf(content: ContentItem[]): Json | undefined {
+  const json = content.find((c) => c.type === 'json');
+  return json?.type === 'json' && json.value && typeof json.value === 'object' && !Array.isArray(json.value) ? (json.value as Json) : undefined;
+}
+
+function describeFoundFiles(pattern: string, v: Json): string {
+  const files = strings(v.files);
+  if (files.length === 0) return `No files match ${code(pattern)}.`;
+  const more = v.truncated === true ? ' More matched than were returned.' : '';
+  return `Found ${count(files.length, 'file')} matching ${code(pattern)}: ${listed(files, 10)}.${more}`;
+}
+
+function describeOpenEditors(v: Json): string {
+  const editors = Array.isArray(v.editors) ? (v.editors as Json[]) : [];
+  if (editors.length === 0) return 'No editors are open.';
+  const names = editors.map((e) => {
+    const notes = [e.active === true ? 'active' : '', e.dirty === true ? 'unsaved changes' : ''].filter(Boolean);
+    return `${firstString(e.path, e.label) ?? '?'}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+  });
+  return `${count(editors.length, 'editor')} ${editors.length === 1 ? 'is' : 'are'} open: ${listed(names, 10)}.`;
+}
+
+function describeDiagnostics(path: string | undefined, v: Json): string {
+  const where = path ?? 'the workspace';
+  const total = typeof v.total === 'number' ? v.total : 0;
+  if (total === 0) return `No problems in ${where}.`;
+  const counts = (v.counts && typeof v.counts === 'object' ? v.counts : {}) as Record<string, unknown>;
+  const words: Record<string, string> = { error: 'error', warning: 'warning', information: 'info', hint: 'hint' };
+  const byKind = Object.entries(words)
+    .filter(([k]) => typeof counts[k] === 'number' && counts[k] > 0)
+    .map(([k, word]) => count(counts[k] as number, word));
+  const shown = (Array.isArray(v.diagnostics) ? (v.diagnostics as Json[]) : []).slice(0, 5).map((d) => {
+    const range = (d.range && typeof d.range === 'object' ? d.range : {}) as Json;
+    const line = typeof range.startLine === 'number' ? `:${range.startLine}` : '';
+    return `- ${firstString(d.path) ?? '?'}${line} ${firstString(d.severity) ?? ''}: ${firstString(d.message) ?? ''}`;
+  });
+  const rest = total > shown.length ? `\n- … and ${total - shown.length} more` : '';
+  return `${count(total, 'problem')} in ${where}${byKind.length ? ` (${byKind.join(', ')})` : ''}:\n\n${shown.join('\n')}${rest}`;
+}
+
+function describeFolders(v: Json): string {
+  const folders = Array.isArray(v.folders) ? (v.folders as Json[]) : [];
+  const trust = v.trusted === false ? ' The workspace is in restricted mode (not trusted).' : v.trusted === true ? ' The workspace is trusted.' : '';
+  if (folders.length === 0) return `No workspace folder is open.${trust}`;
+  const names = folders.map((f) => `${firstString(f.name) ?? '?'}${typeof f.path === 'string' ? ` (${f.path})` : ''}`);
+  return `${count(folders.length, 'workspace folder')} ${folders.length === 1 ? 'is' : 'are'} open: ${listed(names, 10)}.${trust}`;
+}
+
+function describeDiffDecision(path: string, v: Json): string {
+  const file = firstString(v.path) ?? path;
+  if (v.unchanged === true) return `${file} already has that content, so there was nothing to change.`;
+  if (v.decision === 'accepted') {
+    return v.editedByUser === true ? `You accepted the change to ${file}, with your own edits, and it is saved.` : `You accepted the change to ${file}, and it is saved.`;
+  }
+  if (v.decision === 'rejected') return `You rejected the change to ${file}, so it is unchanged.`;
+  return `The review of ${file} ended: ${summarizeJson(v)}.`;
+}
+
+function describeLineEdit(intent: Extract<Intent, { kind: 'applyEdit' }>, v: Json): string {
+  const file = firstString(v.path) ?? intent.path;
+  const saved = v.saved === true ? ' and saved it' : '';
+  const unsaved = v.saved !== true && v.dirty === true ? ` It is not saved yet: say "save ${file}" to save it.` : '';
+  return `I replaced line ${intent.line} of ${file}${saved}.${unsaved}`;
+}
+
+function describeSave(path: string, v: Json): string {
+  const file = firstString(v.path) ?? path;
+  switch (v.status) {
+    case 'saved':
+      return `I saved ${file}.`;
+    case 'notDirty':
+      return `${file} had no unsaved changes, so there was nothing to save.`;
+    case 'notOpen':
+      return `${file} is not open in the editor, so it has no unsaved changes to save.`;
+    default:
+      return v.saved === true ? `I saved ${file}.` : `${file}: ${summarizeJson(v)}.`;
+  }
+}
+
+function describeClose(path: string, v: Json): string {
+  const file = firstString(v.path) ?? path;
+  const closed = typeof v.closed === 'number' ? v.closed : 0;
+  const keptDirty = typeof v.keptDirty === 'number' ? v.keptDirty : 0;
+  const kept = keptDirty > 0 ? ` ${count(keptDirty, 'tab')} with unsaved changes stayed open; save ${file} first to close ${keptDirty === 1 ? 'it' : 'them'}.` : '';
+  if (closed === 0) return keptDirty > 0 ? `I did not close ${file}.${kept}` : `No tab showed ${file}, so there was nothing to close.`;
+  return `I closed ${closed === 1 ? file : `${closed} tabs showing ${file}`}.${kept}`;
+}
+
+/** Shown lines of a command's output; the rest is counted. */
+const OUTPUT_LINES = 10;
+
+function describeCommand(command: string, v: Json): string {
+  const output = typeof v.output === 'string' ? v.output.replace(/\s+$/, '') : '';
+  const how = v.timedOut === true
+    ? `${code(command)} was stopped at the time limit`
+    : typeof v.exitCode === 'number'
+      ? `Exit code ${v.exitCode} from ${code(command)}`
+      : `${code(command)} ended without an exit code`;
+  if (output === '') return `${how}, with no output.`;
+  const lines = output.split('\n');
+  const rest = lines.length > OUTPUT_LINES ? `\n\n(${count(lines.length - OUTPUT_LINES, 'more line')})` : '';
+  return `${how}:\n\n${fenced(lines.slice(0, OUTPUT_LINES).join('\n'))}${rest}`;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+}
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** "a, b, c" or "a, b, … and 3 more". */
+function listed(items: string[], max: number): string {
+  return items.length > max ? `${items.slice(0, max).join(', ')} and ${items.length - max} more` : items.join(', ');
+}
+
+/** Inline code that survives backticks inside. */
+function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = '`'.repeat(longest + 1);
+  return longest > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
+}
+
+/** A code block that survives fences inside. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}\n${text}\n${fence}`;
 }
 
 function describeSelection(content: ContentItem[]): string {
@@ -288,7 +513,7 @@ function firstString(...values: unknown[]): string | undefined {
 
 function help(words: string): string {
   const heard = words ? `I did not understand "${words.length > 80 ? `${words.slice(0, 80)}…` : words}". ` : '';
-  return `${heard}As the offline demo model I understand only a few requests, for example:\n${EXAMPLES.map((e) => `- "${e}"`).join('\n')}\n\n${CONFIGURE}`;
+  return `${heard}As the offline demo model I understand only simple requests like these:\n${EXAMPLES.map((e) => `- "${e}"`).join('\n')}\n\n${CONFIGURE}`;
 }
 
 /** A question sent with the editor's selection (Ask About Selection): show what was received. */
