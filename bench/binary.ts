@@ -2,7 +2,9 @@
  * 2. Binary results: a client tool answering 64 KiB, 1 MiB and 16 MiB of binary content through the
  *    full stack (binary frame with a JSON header, see src/protocol/codec.ts), against the same bytes
  *    as one raw binary ws frame, and as base64 inside JSON over ws (encoded by the answering side,
- *    parsed and decoded by the asking side).
+ *    parsed and decoded by the asking side). The baselines' clients send unmasked frames as ours
+ *    does on loopback (src/core/connection.ts); one more raw frame with ws's default random masking
+ *    shows what that saves.
  */
 import { randomBytes } from 'node:crypto';
 import { blobTool, startStack } from './lib/stack';
@@ -41,6 +43,9 @@ export async function benchBinary(options: { quick: boolean }): Promise<BinaryRe
         if (!isBinary || data.length !== size) throw new Error('raw frame lost bytes');
         received += data.length;
       }, true);
+      const rawMasked = await rawWsSubject('raw binary ws frame, masked', REQUEST, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (data, isBinary) => {
+        if (!isBinary || data.length !== size) throw new Error('raw frame lost bytes');
+      }, true, true);
       const base64 = await rawWsSubject(
         'base64 in JSON over ws',
         REQUEST,
@@ -54,11 +59,12 @@ export async function benchBinary(options: { quick: boolean }): Promise<BinaryRe
       );
       // About 8 MiB per subject and round (4 MiB quick), at least 2 calls: 16 MiB calls take a quarter second.
       const perRound = Math.max(2, Math.round(((options.quick ? 4 : 8) * 1024 * 1024) / size));
-      const subjects = [full, raw, base64];
+      const subjects = [full, raw, rawMasked, base64];
       const lat = await interleavedLatency(subjects, 4, perRound, Math.min(perRound, 32));
       result.medianUs[size] = Object.fromEntries([...lat].map(([k, v]) => [k, median(v)]));
       result.samples[size] = lat.get(full.name)!.length;
       await raw.close();
+      await rawMasked.close();
       await base64.close();
       if (received === 0) throw new Error('the baselines received nothing');
     }

@@ -47,13 +47,17 @@ export function fullStackSubject(stack: Stack, name = 'client-tools (full stack)
   };
 }
 
-/** Server sends the request bytes; the client answers each with the response bytes. In-order, so a FIFO pairs them. */
-export async function rawWsSubject(name: string, request: Buffer, response: Buffer | ((data: Buffer) => Buffer | string), onAnswer: (data: Buffer, isBinary: boolean) => void = () => {}, binaryResponse = false): Promise<Subject> {
+/**
+ * Server sends the request bytes; the client answers each with the response bytes. In-order, so a
+ * FIFO pairs them. `masked`: the client masks its frames with random keys (ws's default); without
+ * it, with a zero key as the extension's client does on loopback, so the comparison is like for like.
+ */
+export async function rawWsSubject(name: string, request: Buffer, response: Buffer | ((data: Buffer) => Buffer | string), onAnswer: (data: Buffer, isBinary: boolean) => void = () => {}, binaryResponse = false, masked = false): Promise<Subject> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const port = (wss.address() as AddressInfo).port;
   const serverSide = new Promise<WebSocket>((resolve) => wss.once('connection', (ws) => resolve(ws)));
-  const client = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
+  const client = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, ...(masked ? {} : { generateMask: (mask: Buffer) => mask.fill(0) }) });
   client.on('message', (data: Buffer) => {
     const answer = typeof response === 'function' ? response(data) : response;
     client.send(answer, { binary: binaryResponse });

@@ -33,6 +33,7 @@ const MCP_MEM = 'MCP SDK, in-memory';
 const MCP_HTTP = 'MCP SDK, Streamable HTTP (stateless)';
 const BIN_FULL = 'client-tools (binary frame)';
 const BIN_RAW = 'raw binary ws frame';
+const BIN_RAW_MASKED = 'raw binary ws frame, masked';
 const BIN_B64 = 'base64 in JSON over ws';
 
 interface Target {
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
   const binB64 = bin[BIN_B64] / bin[BIN_FULL];
   add('1 MiB binary result, speed-up over base64 in JSON', '≥ 2×', binB64, binB64 >= 2, `${binB64.toFixed(2)}× (${fmtUs(bin[BIN_B64])} vs ${fmtUs(bin[BIN_FULL])})`);
   add('agent turn: model stream → client tool (median)', '< 1 ms', agentTurn.modelToClient.medianUs, agentTurn.modelToClient.medianUs < 1000, fmtUs(agentTurn.modelToClient.medianUs));
-  add('agent turn: tool result → next model request leaves (median)', '< 1 ms', agentTurn.clientToModel.medianUs, agentTurn.clientToModel.medianUs < 1000, fmtUs(agentTurn.clientToModel.medianUs));
+  add('agent turn: tool result → model request out (median)', '< 1 ms', agentTurn.clientToModel.medianUs, agentTurn.clientToModel.medianUs < 1000, fmtUs(agentTurn.clientToModel.medianUs));
   const floodOk = flood.answered === flood.requests && flood.duplicates === 0;
   add('flood: heap growth, every request answered once', '< 50 MB, all', flood.heapGrowthMB, flood.heapGrowthMB < 50 && floodOk, `${flood.heapGrowthMB.toFixed(1)} MB, ${flood.answered}/${flood.requests} answered, ${flood.duplicates} twice`);
   if ('activationMs' in vscode) add('extension activate()', '< 100 ms', vscode.activationMs, vscode.activationMs < 100, `${vscode.activationMs.toFixed(1)} ms`);
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
   out();
   out('2. Binary result, median per call');
   out(`   ${pad('', 38)}${SIZES.map((s) => lpad(kib(s), 10)).join('')}${lpad('1 MiB vs ours', 15)}`);
-  for (const name of [BIN_FULL, BIN_RAW, BIN_B64]) {
+  for (const name of [BIN_FULL, BIN_RAW, BIN_RAW_MASKED, BIN_B64]) {
     out(`   ${pad(name, 38)}${SIZES.map((s) => lpad(fmtUs(binary.medianUs[s][name]), 10)).join('')}${lpad(`${(bin[name] / bin[BIN_FULL]).toFixed(2)}×`, 15)}`);
   }
   out();
