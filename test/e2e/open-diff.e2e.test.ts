@@ -1,0 +1,138 @@
+/**
+ * OpenDiff as a user meets it, in a real VS Code (code-server) driven by a real Chromium: the
+ * extension with default settings starts its bundled backend with the offline demo model, the user
+ * asks in the chat for a change to hello.txt, VS Code's diff editor opens with the file on the left
+ * and the proposal on the right, and the user decides there. Accepting (the notification's Accept
+ * button) writes the proposal to disk; rejecting (the ✗ in the diff editor's title bar) leaves the
+ * file as it was. One VS Code for both cases, on a copy of the fixture workspace; they run in order.
+ *
+ * Screenshots go to test-results/open-diff-*.png.
+ *
+ * Run alone: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/open-diff.e2e.test.ts
+ * (with --config test/e2e/.mocharc.json, mocha adds the file to the config's spec and runs every UI test).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { ChatDriver, RESULTS_DIR, waitUntil } from './support/chat-driver';
+import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
+
+const ROOT = path.resolve(__dirname, '../..');
+/** What the fixture's hello.txt holds (test/fixtures/workspace/hello.txt). */
+const ORIGINAL = 'Hello from the Client Tools fixture workspace.\nSecond line.\n';
+
+describe('OpenDiff through the real diff editor, asked for in the chat (offline demo model)', function () {
+  this.timeout(300_000);
+  let harness: Harness | undefined;
+  let cleanupWorkspace: (() => void) | undefined;
+  let page: Page;
+  let chat: ChatDriver;
+  let helloFile: string;
+
+  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `open-diff-${name}.png`) });
+  const readHello = () => fs.readFileSync(helloFile, 'utf8');
+
+  /** The diff editor showing a proposal for `fileName`: its tab is active and both sides are rendered. */
+  const diffEditor = (): Locator => page.locator('.part.editor .monaco-diff-editor');
+  const diffTab = (fileName: string): Locator =>
+    page.locator('.tabs-container div.tab.active', { hasText: `${fileName} ↔ Proposed changes` });
+
+  /** Waits until the diff for hello.txt is open, with `current` on its left and `proposed` on its right, marked as a change. */
+  async function waitForDiff(current: string, proposed: string): Promise<void> {
+    await diffTab('hello.txt').waitFor({ timeout: 60_000 });
+    const editor = diffEditor();
+    await editor.waitFor({ state: 'visible', timeout: 30_000 });
+    // Both sides rendered, and the diff computed: the changed lines carry VS Code's insert/delete decorations.
+    await editor.locator('.editor.original .view-lines', { hasText: current }).waitFor({ timeout: 30_000 });
+    await editor.locator('.editor.modified .view-lines', { hasText: proposed }).waitFor({ timeout: 30_000 });
+    await editor.locator('.editor.modified .line-insert').first().waitFor({ timeout: 30_000 });
+    await editor.locator('.editor.original .line-delete').first().waitFor({ timeout: 30_000 });
+  }
+
+  before(async function () {
+    this.timeout(300_000);
+    for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
+      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`npm run build\` first`);
+    }
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+    const copy = (await workspaceScripts()).copyFixtureWorkspace();
+    cleanupWorkspace = copy.cleanup;
+    helloFile = path.join(copy.workspace, 'hello.txt');
+    assert.equal(readHello(), ORIGINAL, 'the fixture hello.txt changed; update ORIGINAL');
+    harness = await startVSCode({ workspace: copy.workspace, startTimeoutMs: 120_000 });
+    page = harness.page;
+    chat = new ChatDriver(page);
+    try {
+      await chat.open();
+      await chat.frame.getByText('Offline demo model').waitFor({ timeout: 30_000 });
+    } catch (e) {
+      // Mocha runs no afterEach for a failed `before`: leave the evidence here.
+      await screenshot('failed-open').catch(() => undefined);
+      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
+    }
+  });
+
+  after(async () => {
+    await harness?.stop();
+    cleanupWorkspace?.();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !harness) return;
+    await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    console.error(`code-server log:\n${harness.logTail(30)}`);
+  });
+
+  it('accepted from the notification: the diff shows the change, hello.txt gets the new text, the chat says accepted', async () => {
+    const proposed = 'Hello from the accepted proposal.';
+    const turn = await chat.send(`propose changing hello.txt to ${proposed}`, ['OpenDiff']);
+
+    await waitForDiff('Hello from the Client Tools fixture workspace.', proposed);
+    // The call waits for the user while the diff is open.
+    await chat.waitForCardStatus(turn.card('OpenDiff'), 'running', 30_000);
+    const toast = page.locator('.notification-toast', { hasText: 'The agent proposes changes to hello.txt' });
+    const accept = toast.getByRole('button', { name: 'Accept', exact: true });
+    await accept.waitFor({ state: 'visible', timeout: 30_000 });
+    // A toast slides in from the bottom: wait until its buttons are inside the window, and keep the
+    // pointer on it, which stops VS Code from hiding it on a timer while the screenshot is taken.
+    await waitUntil(async () => {
+      const box = await accept.boundingBox();
+      return box !== null && box.y + box.height <= page.viewportSize()!.height;
+    }, { timeoutMs: 30_000, describe: async () => `the Accept button is at ${JSON.stringify(await accept.boundingBox())}` });
+    await toast.hover();
+    await screenshot('1-diff-open');
+    assert.equal(readHello(), ORIGINAL, 'hello.txt changed before the user decided');
+
+    await accept.click();
+
+    await waitUntil(() => readHello() === `${proposed}\n`, {
+      timeoutMs: 30_000,
+      describe: () => `hello.txt on disk is ${JSON.stringify(readHello())}`,
+    });
+    assert.match(await chat.waitForCardStatus(turn.card('OpenDiff'), 'succeeded'), /Succeeded/);
+    assert.match(await chat.waitForAnswer(turn.answer()), /You accepted the change to hello\.txt, and it is saved\./);
+    await diffTab('hello.txt').waitFor({ state: 'detached', timeout: 30_000 });
+    await chat.waitForIdle();
+    await screenshot('2-accepted');
+  });
+
+  it('rejected from the diff editor\'s title bar: hello.txt stays as it was, the chat says rejected', async () => {
+    const onDisk = readHello();
+    const proposed = 'This proposal will be rejected.';
+    const turn = await chat.send(`propose changing hello.txt to ${proposed}`, ['OpenDiff']);
+
+    await waitForDiff(onDisk.trim(), proposed);
+    await chat.waitForCardStatus(turn.card('OpenDiff'), 'running', 30_000);
+    await screenshot('3-diff-open-again');
+    const reject = page.locator('.part.editor .editor-actions').getByRole('button', { name: 'Reject Proposed Changes' });
+    await reject.click({ timeout: 30_000 });
+
+    assert.match(await chat.waitForCardStatus(turn.card('OpenDiff'), 'succeeded'), /Succeeded/);
+    assert.match(await chat.waitForAnswer(turn.answer()), /You rejected the change to hello\.txt, so it is unchanged\./);
+    await diffTab('hello.txt').waitFor({ state: 'detached', timeout: 30_000 });
+    await chat.waitForIdle();
+    assert.equal(readHello(), onDisk, 'hello.txt changed although the user rejected the proposal');
+    await screenshot('4-rejected');
+  });
+});
