@@ -99,9 +99,14 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
     }
 
     // The status bar: connected to this backend, with its model in the tooltip.
-    await waitUntil('the status bar to say connected', async () => (await statusText()) === 'Client Tools');
-    const label = (await statusItem().getAttribute('aria-label')) ?? '';
+    // Not connected shows the same text ("$(plug) Client Tools"), and the page may still show it after
+    // hello reached the backend: wait for the connected tooltip, which is in the item's aria-label.
+    const label = await waitUntil('the status bar to say connected', async () => {
+      const text = (await statusItem().getAttribute('aria-label')) ?? '';
+      return /Connected to/.test(text) && text;
+    });
     assert.match(label, new RegExp(`Connected to ws://127\\.0\\.0\\.1:${backend.port} \\(model scripted\\)`));
+    assert.equal(await statusText(), 'Client Tools');
   });
 
   it('OpenFile opens notes.md in the active tab and answers its path, language and line count', async () => {
