@@ -57,7 +57,8 @@ export interface GroupSnapshot {
 interface Entry {
   tool: ClientTool;
   group: string;
-  validate: ValidateFunction;
+  /** Compiled at registration, or at the first call for a checked (built-in) schema. */
+  validate: ValidateFunction | undefined;
   hidden: boolean;
   manualDisabled?: DisabledReason;
 }
@@ -69,10 +70,11 @@ interface Group {
 
 export interface RegisterOptions {
   /**
-   * The parameter schemas were checked against the JSON Schema 2020-12 meta-schema already (the
-   * built-in tools' are, by a unit test): they are still compiled in strict mode, which refuses
-   * unknown keywords and keyword values of the wrong type, but the meta-schema itself is not
-   * compiled. That compilation takes 50 ms or more, most of the extension's activation.
+   * The parameter schemas were checked already (the built-in tools' are, by a unit test: the JSON
+   * Schema 2020-12 meta-schema and a strict compile with this registry's options). They are then
+   * compiled when the tool is first called instead of at registration: compiling the built-in
+   * groups took 45-60 ms, most of the extension's activation. Schemas from anywhere else are
+   * checked and compiled at registration, so a bad one is refused there.
    */
   schemasChecked?: boolean;
 }
@@ -143,6 +145,7 @@ export class ToolRegistry implements Disposable {
   validateArguments(name: string, args: unknown): string | undefined {
     const e = this.tools.get(name);
     if (!e) return `no client tool is named "${printable(name)}"`;
+    e.validate ??= this.compiler.compile(e.tool, true);
     if (e.validate(args)) return undefined;
     return describeAjvError(e.validate.errors?.[0]);
   }
@@ -237,7 +240,7 @@ export class ToolRegistry implements Disposable {
       if (tool.group !== group.name) throw invalidSchema(`tool ${tool.name} belongs to group "${tool.group}", not "${group.name}"`);
       if (seen.has(tool.name) || this.tools.has(tool.name)) throw invalidSchema(`tool ${tool.name} is registered already`);
       seen.add(tool.name);
-      entries.push({ tool, group: group.name, validate: this.compiler.compile(tool, schemasChecked), hidden: tool.hidden === true });
+      entries.push({ tool, group: group.name, validate: schemasChecked ? undefined : this.compiler.compile(tool, false), hidden: tool.hidden === true });
     }
     for (const skill of group.skills ?? []) {
       const missing = skill.tools.find((t) => !seen.has(t));
@@ -286,6 +289,20 @@ function toGroupDefinition(spec: ToolGroupSpec, entries: readonly Entry[], disab
   return def;
 }
 
+/** How parameter schemas are compiled; exported for the test that checks the built-in schemas. */
+export const SCHEMA_COMPILER_OPTIONS = {
+  validateSchema: false,
+  strict: true,
+  strictTypes: false,
+  strictTuples: false,
+  allErrors: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  validateFormats: false,
+  logger: false,
+} as const;
+
 /**
  * Compiles tools' parameter schemas (JSON Schema 2020-12). Strict mode refuses unknown keywords, so
  * a typo in a schema fails at registration rather than silently accepting anything. Arguments are
@@ -293,20 +310,14 @@ function toGroupDefinition(spec: ToolGroupSpec, entries: readonly Entry[], disab
  * schemas should use `pattern` instead.
  */
 class SchemaCompiler {
-  // One instance per registry: creating one costs ~20 ms, compiling a small schema well under 1 ms.
-  // The meta-schema check is explicit (see compile), so it can be skipped for checked schemas.
-  private readonly ajv = new Ajv2020({
-    validateSchema: false,
-    strict: true,
-    strictTypes: false,
-    strictTuples: false,
-    allErrors: false,
-    coerceTypes: false,
-    useDefaults: false,
-    removeAdditional: false,
-    validateFormats: false,
-    logger: false,
-  });
+  // One instance per registry, made at the first compile: creating one costs 5-20 ms, compiling a
+  // small schema well under 1 ms. The meta-schema check is explicit (see compile), so it can be
+  // skipped for checked schemas.
+  private instance: Ajv2020 | undefined;
+
+  private get ajv(): Ajv2020 {
+    return (this.instance ??= new Ajv2020(SCHEMA_COMPILER_OPTIONS));
+  }
 
   compile(tool: ClientTool, schemaChecked: boolean): ValidateFunction {
     const schema = tool.parameters as unknown;
@@ -326,7 +337,7 @@ class SchemaCompiler {
   /** Forgets a tool's schema (and its `$id`, so the id can be registered again). */
   release(tool: ClientTool): void {
     try {
-      this.ajv.removeSchema(tool.parameters);
+      this.instance?.removeSchema(tool.parameters);
     } catch {
       // Never added.
     }

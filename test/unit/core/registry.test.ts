@@ -43,15 +43,25 @@ describe('registry', () => {
     assert.ok(Schemas.ToolGroupDefinition.safeParse(defs[0]).success);
   });
 
-  it('checks a schema against the meta-schema unless told it was checked; strict compile refuses typos either way', () => {
+  it('checks and strictly compiles a schema at registration unless told it was checked', () => {
     const notASchema = { type: 'object', properties: { a: 3 } };
     expectCode(() => registry.register(group, [tool('Meta', { parameters: notASchema })]), ErrorCode.InvalidSchema, /Meta: invalid parameter schema: .*must be object,boolean/);
     const typo = { type: 'object', propertees: {} };
-    expectCode(() => registry.register(group, [tool('Typo', { parameters: typo })], { schemasChecked: true }), ErrorCode.InvalidSchema, /Typo/);
+    expectCode(() => registry.register(group, [tool('Typo', { parameters: typo })]), ErrorCode.InvalidSchema, /Typo/);
     const badType = { type: 'object', properties: { a: { type: 'strin' } } };
-    expectCode(() => registry.register(group, [tool('BadType', { parameters: badType })], { schemasChecked: true }), ErrorCode.InvalidSchema, /BadType/);
+    expectCode(() => registry.register(group, [tool('BadType', { parameters: badType })]), ErrorCode.InvalidSchema, /BadType/);
+    assert.equal(registry.definitions().length, 0, 'nothing half-registered');
+  });
+
+  it('compiles a checked schema at the first call, not at registration (activation time), with the same strictness', () => {
+    // A checked schema is the caller's promise (the built-in ones are tested); breaking it shows at the first call.
+    const typo = { type: 'object', propertees: {} };
+    registry.register({ name: 'H', description: 'checked' }, [tool('Typo', { group: 'H', parameters: typo })], { schemasChecked: true });
+    expectCode(() => registry.validateArguments('Typo', {}), ErrorCode.InvalidSchema, /Typo/);
     registry.register(group, [tool('Fine')], { schemasChecked: true });
     assert.equal(registry.validateArguments('Fine', { path: 3 }), 'path: must be string');
+    assert.equal(registry.validateArguments('Fine', { path: 'a.txt' }), undefined);
+    assert.equal(registry.validateArguments('Fine', {}), 'path: is required');
   });
 
   it('the IDE group registers cleanly and its definitions pass the protocol schema', () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
+import { SCHEMA_COMPILER_OPTIONS } from '../../../src/core/registry';
 import type { ClientTool } from '../../../src/core/tool';
 
 /**
@@ -29,5 +30,10 @@ describe('built-in tool schemas', () => {
     const tools = builtinTools();
     assert.ok(tools.some((t) => t.name === 'OpenFile') && tools.length >= 5, `found only ${tools.map((t) => t.name).join(', ')}`);
     for (const t of tools) assert.ok(ajv.validateSchema(t.parameters), `${t.name}: ${ajv.errorsText(ajv.errors)}`);
+  });
+
+  it('every built-in tool\'s parameter schema compiles with the registry\'s strict options (it compiles them lazily, at the first call)', () => {
+    const ajv = new Ajv2020(SCHEMA_COMPILER_OPTIONS);
+    for (const t of builtinTools()) assert.doesNotThrow(() => ajv.compile(t.parameters), t.name);
   });
 });
