@@ -157,13 +157,15 @@ export interface ClosedTabs {
 export interface DiffRequest {
   /** Absolute path of the file the changes are for. */
   path: string;
+  /** The same file workspace-relative, with `/` separators (`src/a.ts`): what the diff's documents are named. */
+  relative: string;
   /** Whether the file exists; a missing file is diffed against an empty document. */
   exists: boolean;
   /** The proposed full content (the diff's right side, which the user may edit). */
   proposed: string;
   /** The diff editor's title. */
   title: string;
-  /** One line for the notification that asks to accept or reject, e.g. "Review changes to src/a.ts". */
+  /** One sentence saying what is proposed, e.g. "The agent proposes changes to src/a.ts."; the host adds how to decide. */
   message: string;
 }
 

@@ -78,10 +78,11 @@ export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
         const outcome = await ctx.host.openDiff(
           {
             path: target.absolute,
+            relative: target.relative,
             exists,
             proposed: args.newContent,
             title: `${target.relative} ↔ Proposed changes`,
-            message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}. Review the diff (you may edit the right side), then accept or reject.`,
+            message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}.`,
           },
           ctx.signal,
         );

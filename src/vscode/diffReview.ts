@@ -1,25 +1,35 @@
 /**
  * Diff reviews for OpenDiff: VS Code's diff editor between the file and the proposed content, which
  * lives in a small in-memory file system (scheme `client-tools-diff`) so that the user can edit it
- * like any file. The user decides with Accept or Reject: on the notification, in the diff editor's
- * title bar, or from the palette (`clientTools.acceptDiff` / `clientTools.rejectDiff`); closing the
- * diff rejects it. Writing an accepted change is the caller's job (IdeHost.writeDocument).
+ * like any file. The user decides with Accept or Reject in the diff editor's title bar or from the
+ * palette (`clientTools.acceptDiff` / `clientTools.rejectDiff`); closing the diff, or Cancel on the
+ * review's notification, rejects it. Writing an accepted change is the caller's job
+ * (IdeHost.writeDocument).
+ *
+ * The notification is a progress notification, not a message with buttons: VS Code lets no extension
+ * close a message, so one with Accept/Reject would stay on screen, its buttons dead, after the review
+ * ended some other way. A progress notification closes when its task settles, which is when the
+ * review ends, however it ends.
+ *
+ * A proposal's URI is `client-tools-diff://<review id>/<workspace-relative path>`: the breadcrumb
+ * shows the path (`src › a.ts`), and the id in the authority keeps every review's documents apart,
+ * two files named alike as well as a later review of the same file.
  */
 import { randomUUID } from 'node:crypto';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DiffOutcome, DiffRequest } from '../core/host';
 import { ContextKeys } from './ids';
 
 export const DIFF_SCHEME = 'client-tools-diff';
-const ACCEPT = 'Accept';
-const REJECT = 'Reject';
 
 interface Review {
   request: DiffRequest;
   original: vscode.Uri;
   proposed: vscode.Uri;
   settled: boolean;
+  /** Settles when the review ends, which closes its notification. */
+  ended: Promise<void>;
+  end(): void;
   resolve(outcome: DiffOutcome): void;
   reject(error: unknown): void;
 }
@@ -51,16 +61,18 @@ export class DiffReviews implements vscode.Disposable {
   open(request: DiffRequest, signal: AbortSignal): Promise<DiffOutcome> {
     if (signal.aborted) return Promise.resolve({ decision: 'rejected' });
     const id = randomUUID();
-    const name = path.basename(request.path);
-    const proposed = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${id}/proposed/${name}` });
+    const relativePath = `/${request.relative.replace(/^\/+/, '')}`;
+    const proposed = vscode.Uri.from({ scheme: DIFF_SCHEME, authority: id, path: relativePath });
     this.files.put(proposed, request.proposed);
     let original = vscode.Uri.file(request.path);
     if (!request.exists) {
-      original = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${id}/original/${name}` });
+      original = vscode.Uri.from({ scheme: DIFF_SCHEME, authority: `${id}.original`, path: relativePath });
       this.files.put(original, '');
     }
+    let end = () => {};
+    const ended = new Promise<void>((r) => (end = r));
     return new Promise<DiffOutcome>((resolve, reject) => {
-      const review: Review = { request, original, proposed, settled: false, resolve, reject };
+      const review: Review = { request, original, proposed, settled: false, ended, end, resolve, reject };
       this.reviews.set(proposed.toString(), review);
       signal.addEventListener('abort', () => void this.finish(review, { decision: 'rejected' }), { once: true });
       this.show(review).catch((error: unknown) => void this.finish(review, error));
@@ -92,10 +104,15 @@ export class DiffReviews implements vscode.Disposable {
   private async show(review: Review): Promise<void> {
     await vscode.commands.executeCommand('vscode.diff', review.original, review.proposed, review.request.title, { preview: false });
     this.updateContext();
-    // The notification cannot be closed from code; once the review is settled its buttons do nothing.
-    void vscode.window.showInformationMessage(review.request.message, ACCEPT, REJECT).then((choice) => {
-      if (choice === ACCEPT) void this.accept(review.proposed);
-      else if (choice === REJECT) void this.reject(review.proposed);
+    if (review.settled) return;
+    const title = `${review.request.message} ✓ Accept or ✗ Reject it in the diff editor's title bar or the palette; Cancel rejects.`;
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (_progress, token) => {
+      const onCancel = token.onCancellationRequested(() => void this.finish(review, { decision: 'rejected' }));
+      try {
+        await review.ended;
+      } finally {
+        onCancel.dispose();
+      }
     });
   }
 
@@ -130,6 +147,7 @@ export class DiffReviews implements vscode.Disposable {
     } finally {
       this.files.remove(review.proposed);
       this.files.remove(review.original);
+      review.end();
       if (isOutcome(outcome)) review.resolve(outcome);
       else review.reject(outcome);
     }
@@ -144,7 +162,10 @@ function isOutcome(v: unknown): v is DiffOutcome {
   return typeof v === 'object' && v !== null && 'decision' in v;
 }
 
-/** A flat in-memory file system holding the two sides of open reviews; folders are implied by paths. */
+/**
+ * A flat in-memory file system holding the two sides of open reviews, keyed by authority and path (the
+ * authority is a review's own); folders are implied by paths.
+ */
 class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   private readonly entries = new Map<string, { data: Uint8Array; ctime: number; mtime: number }>();
   private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
@@ -152,16 +173,16 @@ class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
 
   put(uri: vscode.Uri, text: string): void {
     const now = Date.now();
-    this.entries.set(uri.path, { data: new TextEncoder().encode(text), ctime: now, mtime: now });
+    this.entries.set(key(uri), { data: new TextEncoder().encode(text), ctime: now, mtime: now });
   }
 
   text(uri: vscode.Uri): string {
-    const entry = this.entries.get(uri.path);
+    const entry = this.entries.get(key(uri));
     return entry ? new TextDecoder().decode(entry.data) : '';
   }
 
   remove(uri: vscode.Uri): void {
-    this.entries.delete(uri.path);
+    this.entries.delete(key(uri));
   }
 
   watch(): vscode.Disposable {
@@ -169,15 +190,15 @@ class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   }
 
   stat(uri: vscode.Uri): vscode.FileStat {
-    const entry = this.entries.get(uri.path);
+    const entry = this.entries.get(key(uri));
     if (entry) return { type: vscode.FileType.File, ctime: entry.ctime, mtime: entry.mtime, size: entry.data.byteLength };
-    const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
+    const prefix = key(uri).endsWith('/') ? key(uri) : `${key(uri)}/`;
     if ([...this.entries.keys()].some((k) => k.startsWith(prefix))) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     throw vscode.FileSystemError.FileNotFound(uri);
   }
 
   readDirectory(uri: vscode.Uri): [string, vscode.FileType][] {
-    const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
+    const prefix = key(uri).endsWith('/') ? key(uri) : `${key(uri)}/`;
     const names = new Map<string, vscode.FileType>();
     for (const key of this.entries.keys()) {
       if (!key.startsWith(prefix)) continue;
@@ -192,21 +213,21 @@ class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
-    const entry = this.entries.get(uri.path);
+    const entry = this.entries.get(key(uri));
     if (!entry) throw vscode.FileSystemError.FileNotFound(uri);
     return entry.data;
   }
 
   writeFile(uri: vscode.Uri, content: Uint8Array): void {
-    const old = this.entries.get(uri.path);
+    const old = this.entries.get(key(uri));
     // Only the documents of open reviews can be saved; anything else is refused.
     if (!old) throw vscode.FileSystemError.NoPermissions(uri);
-    this.entries.set(uri.path, { data: content, ctime: old.ctime, mtime: Date.now() });
+    this.entries.set(key(uri), { data: content, ctime: old.ctime, mtime: Date.now() });
     this.changes.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
 
   delete(uri: vscode.Uri): void {
-    this.entries.delete(uri.path);
+    this.entries.delete(key(uri));
   }
 
   rename(oldUri: vscode.Uri): void {
@@ -217,4 +238,9 @@ class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
     this.entries.clear();
     this.changes.dispose();
   }
+}
+
+/** Where an entry lives: a review's authority and the path in it. */
+function key(uri: vscode.Uri): string {
+  return `//${uri.authority.toLowerCase()}${uri.path}`;
 }

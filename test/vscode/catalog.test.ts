@@ -224,6 +224,50 @@ describe('the extended catalog in a real VS Code', function () {
       assert.equal(fs.readFileSync(file('src/brand-new.ts'), 'utf8'), 'export {};\n');
     });
 
+    it('a proposal is named by its workspace path; files of one name and later reviews of a file never share a document', async () => {
+      fs.mkdirSync(file('other'), { recursive: true });
+      fs.writeFileSync(file('src/twin.txt'), 'src twin\n');
+      fs.writeFileSync(file('other/twin.txt'), 'other twin\n');
+      try {
+        const inSrc = send('OpenDiff', { path: 'src/twin.txt', newContent: 'src proposal\n' });
+        const inOther = send('OpenDiff', { path: 'other/twin.txt', newContent: 'other proposal\n' });
+        await until('both diffs', () => diffTabs().length === 2);
+        const proposal = (rel: string) => {
+          const tab = diffTabs().find((t) => (t.input as vscode.TabInputTextDiff).original.fsPath === file(rel));
+          assert.ok(tab, `no diff for ${rel}`);
+          return (tab.input as vscode.TabInputTextDiff).modified;
+        };
+        const srcUri = proposal('src/twin.txt');
+        const otherUri = proposal('other/twin.txt');
+        // The path is what the breadcrumb shows: the file's workspace path and nothing else.
+        assert.equal(srcUri.path, '/src/twin.txt');
+        assert.equal(otherUri.path, '/other/twin.txt');
+        assert.notEqual(srcUri.authority, otherUri.authority);
+        assert.equal((await vscode.workspace.openTextDocument(srcUri)).getText(), 'src proposal\n');
+        assert.equal((await vscode.workspace.openTextDocument(otherUri)).getText(), 'other proposal\n');
+
+        // The user edits the first proposal and rejects it; the next review of that file shows its own proposal.
+        const edit = new vscode.WorkspaceEdit();
+        edit.insert(srcUri, new vscode.Position(0, 0), 'edited, then rejected\n');
+        assert.ok(await vscode.workspace.applyEdit(edit));
+        assert.equal(await vscode.commands.executeCommand('clientTools.rejectDiff', srcUri), true);
+        assert.equal(json(await response(inSrc)).decision, 'rejected');
+        const again = send('OpenDiff', { path: 'src/twin.txt', newContent: 'second proposal\n' });
+        const againUri = await until('the second review of src/twin.txt', () => diffTabs().length === 2 && proposal('src/twin.txt'));
+        assert.equal(againUri.path, '/src/twin.txt');
+        assert.notEqual(againUri.toString(), srcUri.toString());
+        assert.equal((await vscode.workspace.openTextDocument(againUri)).getText(), 'second proposal\n');
+        assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff', againUri), true);
+        assert.deepEqual(json(await response(again)), { path: 'src/twin.txt', decision: 'accepted', content: 'second proposal\n', editedByUser: false });
+        assert.equal(await vscode.commands.executeCommand('clientTools.rejectDiff', otherUri), true);
+        assert.equal(json(await response(inOther)).decision, 'rejected');
+        assert.equal(fs.readFileSync(file('other/twin.txt'), 'utf8'), 'other twin\n');
+      } finally {
+        fs.rmSync(file('other'), { recursive: true, force: true });
+        fs.rmSync(file('src/twin.txt'), { force: true });
+      }
+    });
+
     it('declares Accept and Reject in the diff editor title bar', () => {
       const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { menus: Record<string, { command: string; when: string }[]> } };
       const title = pkg.contributes.menus['editor/title'];
