@@ -199,21 +199,27 @@ describe('the extended catalog in a real VS Code', function () {
     });
 
     it('two proposals for one file open one after the other, and closing a diff rejects it', async () => {
-      const first = send('OpenDiff', { path: target, newContent: 'export const value = 10;\n' });
-      const second = send('OpenDiff', { path: target, newContent: 'export const value = 20;\n' });
+      const proposals = ['export const value = 10;\n', 'export const value = 20;\n'];
+      const ids = proposals.map((newContent) => send('OpenDiff', { path: target, newContent }));
       const tab = await until('the first diff', () => diffTabs()[0]);
       await new Promise((r) => setTimeout(r, 700));
       assert.equal(diffTabs().length, 1, 'the second diff waits');
-      const firstProposal = await vscode.workspace.openTextDocument((tab.input as vscode.TabInputTextDiff).modified);
-      assert.equal(firstProposal.getText(), 'export const value = 10;\n');
-      await vscode.commands.executeCommand('clientTools.acceptDiff', (tab.input as vscode.TabInputTextDiff).modified);
+      // Each call is prepared (path checks, stat) before it joins the file's queue, so two calls sent
+      // together may open in either order; what is promised is one at a time.
+      const firstUri = (tab.input as vscode.TabInputTextDiff).modified;
+      const firstText = (await vscode.workspace.openTextDocument(firstUri)).getText();
+      const firstIndex = proposals.indexOf(firstText);
+      assert.notEqual(firstIndex, -1, `the first diff shows ${JSON.stringify(firstText)}`);
+      const [first, second] = firstIndex === 0 ? ids : [ids[1], ids[0]];
+      assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff', firstUri), true);
       assert.equal(json(await response(first)).decision, 'accepted');
-      const next = await until('the second diff', () => diffTabs().find((t) => t !== tab));
+      // By URI, not by Tab object: the first diff's tab may still be closing, under another object.
+      const next = await until('the second diff', () => diffTabs().find((t) => (t.input as vscode.TabInputTextDiff).modified.toString() !== firstUri.toString()));
       const secondProposal = await vscode.workspace.openTextDocument((next.input as vscode.TabInputTextDiff).modified);
-      assert.equal(secondProposal.getText(), 'export const value = 20;\n');
+      assert.equal(secondProposal.getText(), proposals[1 - firstIndex]);
       await vscode.window.tabGroups.close(next);
       assert.equal(json(await response(second)).decision, 'rejected');
-      assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 10;\n');
+      assert.equal(fs.readFileSync(file(target), 'utf8'), firstText);
     });
 
     it('a new file is created when its proposal is accepted', async () => {
