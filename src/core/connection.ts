@@ -39,7 +39,7 @@ import {
   type ServerToClient,
   type Welcome,
 } from '../protocol';
-import { coalesceWrites, holdForTurn } from '../protocol/coalesce';
+import { coalesceWrites, holdForTurn } from '../net/coalesce';
 import { Emitter, type Disposable, type Event } from './events';
 import { silentLogger, type Logger } from './logger';
 import { systemTimers, type Timers } from './timers';
@@ -221,7 +221,7 @@ export class Connection implements Disposable {
     this.clearTimer('retryTimer');
     if (this.failures === 0) this.setState({ kind: 'connecting', target: this.target });
     this.welcomed = false;
-    let direct = false; // the peer's address is loopback (set at the upgrade)
+    let direct = false; // both the URL and the socket's peer are loopback (set at the upgrade)
     const ws = new WebSocket(this.url, SUBPROTOCOL, {
       headers: { [TOKEN_HEADER]: this.options.token },
       followRedirects: false,
@@ -237,7 +237,7 @@ export class Connection implements Disposable {
     }, this.handshakeTimeoutMs);
 
     ws.on('upgrade', (res) => {
-      direct = isLoopbackHost(res.socket.remoteAddress ?? '');
+      direct = unmaskedFramesSafe(this.url.hostname, res.socket.remoteAddress);
       coalesceWrites(ws, res.socket);
     });
     ws.on('unexpected-response', (_req, res) => {
@@ -450,6 +450,18 @@ export function validateBackendUrl(raw: string): URL {
   }
   url.hash = '';
   return url;
+}
+
+/**
+ * Whether frames may go out with a zero masking key (which ws then skips XOR-ing on both ends).
+ * Masking exists for proxies between a client and its server (RFC 6455 §10.3), so the key is zero
+ * only when the URL names this machine AND the socket's peer is this machine. The peer alone is not
+ * enough: with VS Code's http.proxy, an extension's socket to a remote URL ends at a proxy on
+ * localhost. A program on loopback that forwards the bytes on (an SSH tunnel) is the user's own and
+ * cannot be told apart; the threat masking covers is a shared HTTP intermediary, not that.
+ */
+export function unmaskedFramesSafe(urlHostname: string, peerAddress: string | undefined): boolean {
+  return isLoopbackHost(urlHostname) && peerAddress !== undefined && isLoopbackHost(peerAddress) && peerAddress.toLowerCase() !== 'localhost';
 }
 
 /** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and `localhost`. */

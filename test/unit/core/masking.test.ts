@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { Connection, isLoopbackHost } from '../../../src/core/connection';
+import { Connection, isLoopbackHost, unmaskedFramesSafe } from '../../../src/core/connection';
 import { PROTOCOL, type Hello } from '../../../src/protocol';
 
 const hello = (): Hello => ({
@@ -54,5 +54,17 @@ describe('client frame masking (threat: a proxy between a browser and a server, 
   it('decides by the socket address: IPv4-mapped loopback counts, other addresses do not', () => {
     for (const a of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '127.8.9.10']) assert.equal(isLoopbackHost(a), true, a);
     for (const a of ['10.0.0.1', '::ffff:10.0.0.1', '192.168.1.2', 'fe80::1', '', '::ffff:128.0.0.1']) assert.equal(isLoopbackHost(a), false, a);
+  });
+
+  it('zero key only when both the URL and the peer are loopback: a local proxy to a remote URL keeps random keys', () => {
+    assert.equal(unmaskedFramesSafe('127.0.0.1', '127.0.0.1'), true);
+    assert.equal(unmaskedFramesSafe('localhost', '::1'), true);
+    assert.equal(unmaskedFramesSafe('[::1]', '::ffff:127.0.0.1'), true);
+    // VS Code's http.proxy: the socket ends at a proxy on this machine, the URL is elsewhere.
+    assert.equal(unmaskedFramesSafe('agents.example.com', '127.0.0.1'), false);
+    // A loopback URL whose socket reports a foreign peer (should not happen; random keys if it does).
+    assert.equal(unmaskedFramesSafe('127.0.0.1', '10.0.0.2'), false);
+    assert.equal(unmaskedFramesSafe('127.0.0.1', undefined), false);
+    assert.equal(unmaskedFramesSafe('127.0.0.1', 'localhost'), false, 'a socket address is never a name');
   });
 });
