@@ -16,7 +16,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
-import { coalesceWrites } from '../protocol/coalesce';
+import { coalesceWrites } from '../net/coalesce';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 

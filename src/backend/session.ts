@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import type { Augmentation, ClientToServer, Hello, RunEvent, ServerToClient } from '../protocol';
 import { encode, ErrorCode, PROTOCOL } from '../protocol';
 import type { DecodeError } from '../protocol';
-import { holdForTurn } from '../protocol/coalesce';
+import { holdForTurn } from '../net/coalesce';
 import { Agent, validate } from './agent';
 import type { Emitter } from './events';
 import { ClientInvoker, failure } from './invoker';

@@ -7,8 +7,20 @@
  * Corking the socket at the first frame of a turn and uncorking it once the turn's promise
  * callbacks have run sends them together, without delaying a lone frame past its own turn.
  *
- * Kept to Node's `Writable` cork/uncork so that it needs no Node import (the webview bundles this
- * directory's other modules).
+ * Node only (it uses `process.nextTick`); shared by the extension's connection (`src/core/`) and the
+ * backend's server (`src/backend/`), so it lives outside both, and outside `src/protocol/`, which the
+ * browser webview bundles.
+ *
+ * Corked bytes count in `ws`'s `bufferedAmount` like any other unsent bytes, until the turn ends.
+ * Without corking the kernel would have taken some of them at once, so the limits that read it (the
+ * connection's maximum buffered bytes, the dispatcher's backlog; megabytes, both covered by the
+ * T-FLOOD tests) see at most one socket send buffer more, and only within the turn.
+ *
+ * A frame sent in the same turn as `terminate()` is lost with the socket, where without corking it
+ * would have reached the kernel. Both ends terminate only a peer they are giving up on (missed
+ * heartbeats, a peer that stopped reading, a protocol violation); the extension's unsent answers
+ * then fail their send callbacks and are kept for the resume, and a clean close (`close()`) sends
+ * its close frame after the turn's frames, in order.
  */
 export interface Corkable {
   cork(): void;
@@ -28,9 +40,11 @@ export function coalesceWrites(ws: object, stream: Corkable): void {
     if (corked) return;
     corked = true;
     stream.cork();
-    // A tick queued from a promise callback runs after the whole microtask queue has drained, so
-    // every answer the turn produces is in the buffer when it fires.
-    process.nextTick(flush);
+    // Uncork once the turn's promise callbacks have run. A tick queued from a microtask runs after
+    // the whole microtask queue has drained, so every answer the turn produces is in the buffer.
+    // (A tick queued directly would run before the promise callbacks when the first frame is sent
+    // from a plain callback, such as the socket's 'message' handler, splitting the turn in two.)
+    queueMicrotask(() => process.nextTick(flush));
   });
 }
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { coalesceWrites, holdForTurn } from '../../../src/protocol/coalesce';
+import { coalesceWrites, holdForTurn } from '../../../src/net/coalesce';
 
 /** A real ws pair on loopback; counts the system-call-level writes of the sending side's socket. */
 async function pair(coalesce: boolean): Promise<{ sender: WebSocket; received: string[]; writes: () => number; close: () => Promise<void> }> {
