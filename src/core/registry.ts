@@ -90,8 +90,9 @@ export class ToolRegistry implements Disposable {
 
   /**
    * Registers a group and its tools. Throws CodedError INVALID_SCHEMA naming the tool when a
-   * parameter schema does not compile, a name breaks the protocol's pattern, a tool belongs to
-   * another group, a name is taken, or a skill names a tool outside the group.
+   * parameter schema does not compile (with `schemasChecked`, schemas are compiled at each tool's
+   * first call instead), a name breaks the protocol's pattern, a tool belongs to another group, a
+   * name is taken, or a skill names a tool outside the group.
    */
   register(group: ToolGroupSpec, tools: readonly ClientTool[], options: RegisterOptions = {}): Disposable {
     if (this.groups.has(group.name)) throw invalidSchema(`group "${group.name}" is registered already`);
@@ -305,7 +306,9 @@ export const SCHEMA_COMPILER_OPTIONS = {
 
 /**
  * Compiles tools' parameter schemas (JSON Schema 2020-12). Strict mode refuses unknown keywords, so
- * a typo in a schema fails at registration rather than silently accepting anything. Arguments are
+ * a typo in a schema fails at registration rather than silently accepting anything (for the
+ * built-in groups, registered with `schemasChecked`, the unit test that compiles every built-in
+ * schema with these options is where a typo fails). Arguments are
  * never coerced, defaulted or stripped. `format` is not validated (no format plugin is bundled);
  * schemas should use `pattern` instead.
  */

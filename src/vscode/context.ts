@@ -77,7 +77,8 @@ export class ClientToolsContext implements vscode.Disposable {
     const workspace = workspaceToolGroup();
     const editor = editorToolGroup();
     const terminal = terminalToolGroup();
-    // The built-in schemas pass the meta-schema (test/unit/tools/schemas.test.ts): strict compile only.
+    // The built-in schemas pass the meta-schema and compile with the registry's strict options
+    // (test/unit/tools/schemas.test.ts), so each is compiled at its tool's first call, not here.
     const builtin = { schemasChecked: true };
     this.disposables.push(
       this.log, this.statusBar, this.host, this.toolGroups, this.chat,
