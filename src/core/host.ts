@@ -186,14 +186,14 @@ export interface RunCommandRequest {
 }
 
 export interface RunCommandResult {
-  /** Undefined when the command was killed (time limit, cancel) or the shell did not report one. */
+  /** Undefined when the command was stopped (time limit, cancel, Ctrl+C) or killed by a signal. */
   exitCode?: number;
   /** Raw output (terminal escape sequences included), at most about `maxOutputChars`. */
   output: string;
   /** Output was dropped from the middle. */
   truncated: boolean;
   timedOut: boolean;
-  /** Where it ran: a terminal with shell integration, or a child process when none is available. */
+  /** Where it ran: shown in a terminal as it ran (VS Code), or as a plain process with no terminal (hosts without one, such as the test fake). */
   via: 'terminal' | 'process';
 }
 

@@ -1,9 +1,8 @@
 /**
  * RunInTerminal: runs a shell command in the workspace after the user approved that exact command.
  * The prompt shows the command verbatim and is asked every time (an earlier "allow" never covers
- * another command). The command runs in a VS Code terminal with shell integration when there is one
- * (the user watches it), else as a child process; output (capped) and exit code come back, and the
- * time limit ends it.
+ * another command). The host runs exactly that string with the user's shell and shows it in a VS
+ * Code terminal as it runs; output (capped) and exit code come back, and the time limit ends it.
  */
 import { CodedError, ErrorCode } from '../protocol';
 import type { ResolvedPath } from '../core/paths';
@@ -89,7 +88,11 @@ export const RunInTerminal = defineTool<RunInTerminalArgs, RunPreparation>({
       output: output.text,
       ...(output.truncated || result.truncated ? { outputTruncated: true } : {}),
       ranIn: result.via,
-      ...(result.timedOut ? { message: `Stopped after the ${prepared.timeoutSeconds} s time limit.` } : {}),
+      ...(result.timedOut
+        ? { message: `Stopped after the ${prepared.timeoutSeconds} s time limit.` }
+        : result.exitCode === undefined
+          ? { message: 'The command was stopped before it exited (Ctrl+C in its terminal, or a signal); judge the outcome by the output.' }
+          : {}),
     });
   },
 });

@@ -1,111 +1,71 @@
 /**
- * Runs RunInTerminal's approved command. In a VS Code terminal with shell integration when one comes
- * up within a few seconds (the user sees the command and its output; the exit code and output come
- * from the shell integration), otherwise as a child process of the extension host with its output
- * captured. Multi-line commands always take the child-process path, because a terminal would run
- * each line as its own command. The time limit and cancellation stop the command (Ctrl+C, then the
- * terminal is closed; for a process, its process group gets SIGTERM, then SIGKILL).
+ * Runs RunInTerminal's approved command in a VS Code terminal that this extension owns (a
+ * pseudoterminal): the command runs as a child process of the user's shell (`<shell> -c command`),
+ * and the terminal shows the command, its output as it comes and how it ended. The exit code and
+ * output come from the process itself.
+ *
+ * Why not type the command into a shell terminal and read it back through shell integration: typing
+ * races the shell's start-up. In CI the shell received " 3)" of `echo catalog-$((40+2)); (exit 3)`,
+ * that is, a different command from the one the user approved, and shell integration then reported
+ * no exit code. A process started with the exact string has neither problem, and needs no shell
+ * integration at all.
+ *
+ * The time limit, cancellation, Ctrl+C in the terminal and closing the terminal stop the command:
+ * its process group gets SIGTERM, then SIGKILL. The terminal stays open for the user to read until
+ * the next command starts. Input is not forwarded (stdin is closed, so a command that asks a
+ * question gets end-of-file instead of hanging until the time limit).
  */
 import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CodedError, ErrorCode } from '../protocol';
 import type { RunCommandRequest, RunCommandResult } from '../core/host';
 import { OutputCapture } from '../tools/terminalOutput';
 
-/** How long a new terminal may take to report shell integration. */
-const SHELL_INTEGRATION_WAIT_MS = 5_000;
-/** After Ctrl+C or SIGTERM, how long before the terminal is closed or SIGKILL is sent. */
+/** After SIGTERM, how long before SIGKILL. */
 const KILL_GRACE_MS = 1_500;
-/** After the command ended, how long to wait for the last output. */
-const DRAIN_MS = 500;
+/** Shells that take `-c <command>`; anything else runs through Node's default (/bin/sh, cmd.exe). */
+const DASH_C_SHELLS = new Set(['bash', 'zsh', 'ksh', 'mksh', 'sh', 'dash', 'fish', 'pwsh', 'powershell']);
+/** Variables of the extension host that would change how a command behaves (an Electron app run as Node). */
+const HOST_ONLY_ENV = ['ELECTRON_RUN_AS_NODE', 'ELECTRON_NO_ATTACH_CONSOLE', 'VSCODE_IPC_HOOK', 'VSCODE_IPC_HOOK_EXTHOST', 'VSCODE_HANDLES_UNCAUGHT_ERRORS'];
 
 export class TerminalRunner implements vscode.Disposable {
   /** Terminals of commands that ended: kept for the user to read, closed when the next command starts. */
   private finished: vscode.Terminal[] = [];
   private readonly running = new Set<{ stop(): void }>();
 
-  async run(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
+  run(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     for (const t of this.finished.splice(0)) t.dispose();
-    if (!request.command.includes('\n')) {
-      const terminal = vscode.window.createTerminal({ name: `Client Tools: ${clip(request.command, 40)}`, cwd: request.cwd, isTransient: true });
-      const integration = await waitForShellIntegration(terminal, signal);
-      if (integration) {
-        try {
-          return await this.runInTerminal(terminal, integration, request, signal);
-        } finally {
-          this.finished.push(terminal);
-        }
-      }
-      terminal.dispose();
-      if (signal.aborted) throw new CodedError(ErrorCode.Cancelled, 'the call was cancelled');
-    }
-    return this.runProcess(request, signal);
-  }
-
-  dispose(): void {
-    for (const r of [...this.running]) r.stop();
-    for (const t of this.finished.splice(0)) t.dispose();
-  }
-
-  private runInTerminal(
-    terminal: vscode.Terminal,
-    integration: vscode.TerminalShellIntegration,
-    request: RunCommandRequest,
-    signal: AbortSignal,
-  ): Promise<RunCommandResult> {
-    terminal.show(true);
-    const capture = new OutputCapture(request.maxOutputChars);
-    const execution = integration.executeCommand(request.command);
-    const reading = (async () => {
-      for await (const data of execution.read()) capture.append(data);
-    })().catch(() => undefined);
-    return new Promise<RunCommandResult>((resolve) => {
-      let timedOut = false;
-      let done = false;
-      const subscriptions: vscode.Disposable[] = [];
-      let killTimer: NodeJS.Timeout | undefined;
-      const handle = {
-        stop: () => {
-          terminal.sendText('\u0003', false);
-          killTimer ??= setTimeout(() => terminal.dispose(), KILL_GRACE_MS);
-        },
-      };
-      const finish = async (exitCode: number | undefined) => {
-        if (done) return;
-        done = true;
-        clearTimeout(limit);
-        clearTimeout(killTimer);
-        signal.removeEventListener('abort', handle.stop);
-        this.running.delete(handle);
-        for (const s of subscriptions) s.dispose();
-        await Promise.race([reading, delay(DRAIN_MS)]);
-        resolve({ exitCode: timedOut ? undefined : exitCode, output: capture.text(), truncated: capture.truncated, timedOut, via: 'terminal' });
-      };
-      const limit = setTimeout(() => {
-        timedOut = true;
-        handle.stop();
-      }, request.timeoutMs);
-      subscriptions.push(
-        vscode.window.onDidEndTerminalShellExecution((e) => {
-          if (e.execution === execution) void finish(e.exitCode);
-        }),
-        vscode.window.onDidCloseTerminal((t) => {
-          if (t === terminal) void finish(t.exitStatus?.code);
-        }),
-      );
-      this.running.add(handle);
-      signal.addEventListener('abort', handle.stop, { once: true });
-    });
-  }
-
-  private runProcess(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
+    if (signal.aborted) return Promise.reject(new CodedError(ErrorCode.Cancelled, 'the call was cancelled'));
     return new Promise<RunCommandResult>((resolve, reject) => {
+      const view = new CommandView(request);
+      const terminal = vscode.window.createTerminal({
+        name: `Client Tools: ${clip(request.command.split('\n')[0], 40)}`,
+        pty: view,
+        isTransient: true,
+        iconPath: new vscode.ThemeIcon('robot'),
+      });
+      terminal.show(true);
+
       const ownGroup = process.platform !== 'win32';
-      const child = spawn(request.command, { shell: true, cwd: request.cwd, detached: ownGroup, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      const child = spawn(request.command, {
+        shell: userShell(),
+        cwd: request.cwd,
+        env: commandEnv(),
+        detached: ownGroup,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
       const capture = new OutputCapture(request.maxOutputChars);
-      child.stdout.setEncoding('utf8').on('data', (d: string) => capture.append(d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => capture.append(d));
+      const onOutput = (d: string) => {
+        capture.append(d);
+        view.output(d);
+      };
+      child.stdout.setEncoding('utf8').on('data', onOutput);
+      child.stderr.setEncoding('utf8').on('data', onOutput);
+
       let timedOut = false;
+      let stopped = false;
       let killTimer: NodeJS.Timeout | undefined;
       const kill = (sig: NodeJS.Signals) => {
         try {
@@ -117,10 +77,16 @@ export class TerminalRunner implements vscode.Disposable {
       };
       const handle = {
         stop: () => {
+          stopped = true;
           kill('SIGTERM');
           killTimer ??= setTimeout(() => kill('SIGKILL'), KILL_GRACE_MS);
         },
       };
+      view.onStop = handle.stop;
+      // The pseudoterminal's close() hears only the user; this also covers code closing it.
+      const closed = vscode.window.onDidCloseTerminal((t) => {
+        if (t === terminal) handle.stop();
+      });
       const limit = setTimeout(() => {
         timedOut = true;
         handle.stop();
@@ -130,41 +96,111 @@ export class TerminalRunner implements vscode.Disposable {
         clearTimeout(killTimer);
         signal.removeEventListener('abort', handle.stop);
         this.running.delete(handle);
+        view.onStop = undefined;
+        closed.dispose();
+        this.finished.push(terminal);
       };
       child.once('error', (error) => {
         cleanup();
+        view.ended(`could not start: ${error.message}`);
         reject(new CodedError(ErrorCode.ToolFailed, `could not start the command: ${error.message}`));
       });
-      child.once('close', (code) => {
+      child.once('close', (code, sig) => {
         cleanup();
-        resolve({ exitCode: timedOut || code === null ? undefined : code, output: capture.text(), truncated: capture.truncated, timedOut, via: 'process' });
+        const exitCode = timedOut || code === null ? undefined : code;
+        view.ended(
+          timedOut
+            ? `stopped at the ${Math.round(request.timeoutMs / 1000)} s time limit`
+            : exitCode !== undefined
+              ? `exit code ${exitCode}`
+              : `${stopped ? 'stopped' : 'ended'}${sig ? ` by ${sig}` : ''}`,
+        );
+        resolve({ exitCode, output: capture.text(), truncated: capture.truncated, timedOut, via: 'terminal' });
       });
       this.running.add(handle);
       signal.addEventListener('abort', handle.stop, { once: true });
     });
   }
+
+  dispose(): void {
+    for (const r of [...this.running]) r.stop();
+    for (const t of this.finished.splice(0)) t.dispose();
+  }
 }
 
-function waitForShellIntegration(terminal: vscode.Terminal, signal: AbortSignal): Promise<vscode.TerminalShellIntegration | undefined> {
-  if (terminal.shellIntegration) return Promise.resolve(terminal.shellIntegration);
-  return new Promise((resolve) => {
-    const done = (value: vscode.TerminalShellIntegration | undefined) => {
-      clearTimeout(timer);
-      subscription.dispose();
-      signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    };
-    const onAbort = () => done(undefined);
-    const subscription = vscode.window.onDidChangeTerminalShellIntegration((e) => {
-      if (e.terminal === terminal) done(e.shellIntegration);
-    });
-    const timer = setTimeout(() => done(undefined), SHELL_INTEGRATION_WAIT_MS);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * What the terminal shows. Writes made before VS Code opens the terminal are kept and shown at
+ * open (VS Code drops a pseudoterminal's writes before that), so the process never waits for the UI.
+ */
+class CommandView implements vscode.Pseudoterminal {
+  private readonly writer = new vscode.EventEmitter<string>();
+  readonly onDidWrite = this.writer.event;
+  /** Set while the command runs: Ctrl+C in the terminal or closing it stops the command. */
+  onStop: (() => void) | undefined;
+  private pending: string[] | undefined = [];
+  private readonly pendingMax = 256 * 1024;
+  private pendingChars = 0;
+  private toldAboutInput = false;
+
+  constructor(request: RunCommandRequest) {
+    const lines = request.command.split('\n');
+    this.write(`\x1b[2mClient Tools runs, in ${request.cwd}:\x1b[0m\r\n`);
+    for (const [i, line] of lines.entries()) this.write(`\x1b[1m${i === 0 ? '$' : '>'} ${line}\x1b[0m\r\n`);
+  }
+
+  open(): void {
+    const pending = this.pending ?? [];
+    this.pending = undefined;
+    for (const chunk of pending) this.writer.fire(chunk);
+  }
+
+  close(): void {
+    this.onStop?.();
+  }
+
+  handleInput(data: string): void {
+    if (!this.onStop) return;
+    if (data.includes('\x03')) {
+      this.write('^C\r\n');
+      this.onStop();
+    } else if (!this.toldAboutInput) {
+      this.toldAboutInput = true;
+      this.write('\x1b[2m[input is not passed to the command; Ctrl+C stops it]\x1b[0m\r\n');
+    }
+  }
+
+  output(text: string): void {
+    this.write(text.replace(/\r?\n/g, '\r\n'));
+  }
+
+  ended(how: string): void {
+    this.write(`\r\n\x1b[2m[${how}]\x1b[0m\r\n`);
+  }
+
+  private write(text: string): void {
+    if (!this.pending) {
+      this.writer.fire(text);
+      return;
+    }
+    // Not opened yet: keep a bounded amount (the result keeps the full capped output either way).
+    if (this.pendingChars >= this.pendingMax) return;
+    this.pending.push(text);
+    this.pendingChars += text.length;
+  }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** The user's default terminal shell when it takes `-c`, else Node's default for `shell: true`. */
+function userShell(): string | true {
+  const shell = vscode.env.shell;
+  if (!shell) return true;
+  const name = path.basename(shell).toLowerCase().replace(/\.exe$/, '');
+  return DASH_C_SHELLS.has(name) ? shell : true;
+}
+
+function commandEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of HOST_ONLY_ENV) delete env[key];
+  return env;
 }
 
 function clip(s: string, max: number): string {

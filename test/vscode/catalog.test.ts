@@ -12,7 +12,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ClientToServer, ClientToolInvokeResponse, ToolGroupDefinition } from '../../src/protocol';
-import { terminalText } from '../../src/tools/terminalOutput';
 import type { ClientToolsApi } from '../../src/vscode/context';
 import { TerminalRunner } from '../../src/vscode/terminalRunner';
 import { applyEdits } from '../../src/vscode/workspaceHost';
@@ -318,16 +317,15 @@ describe('the extended catalog in a real VS Code', function () {
     const runner = new TerminalRunner();
     const never = new AbortController().signal;
     after(() => runner.dispose());
+    const terminalNamed = (prefix: string) => vscode.window.terminals.find((t) => t.name.startsWith(`Client Tools: ${prefix}`));
 
-    it('runs a one-line command in a terminal with shell integration: exit code and output', async () => {
+    it('runs exactly the approved command in a terminal of its own: exit code and output from the process', async () => {
       const r = await runner.run({ command: 'echo catalog-$((40+2)); (exit 3)', cwd: workspace, timeoutMs: 20_000, maxOutputChars: 10_000 }, never);
-      assert.equal(r.via, 'terminal');
-      assert.equal(r.exitCode, 3);
-      assert.match(terminalText(r.output), /catalog-42/);
-      assert.equal(r.timedOut, false);
+      assert.deepEqual([r.via, r.exitCode, r.output, r.timedOut], ['terminal', 3, 'catalog-42\n', false]);
+      assert.ok(terminalNamed('echo catalog-'), `no terminal among ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
     });
 
-    it('stops a terminal command at the time limit', async () => {
+    it('stops a command at the time limit', async () => {
       const started = Date.now();
       const r = await runner.run({ command: 'sleep 30', cwd: workspace, timeoutMs: 1500, maxOutputChars: 10_000 }, never);
       assert.equal(r.timedOut, true);
@@ -335,11 +333,39 @@ describe('the extended catalog in a real VS Code', function () {
       assert.ok(Date.now() - started < 15_000);
     });
 
-    it('runs a multi-line command as a process in the given folder, and stops it at the time limit', async () => {
+    it('runs a multi-line command in the given folder', async () => {
       const r = await runner.run({ command: 'pwd\necho second line', cwd: file('src'), timeoutMs: 10_000, maxOutputChars: 10_000 }, never);
-      assert.deepEqual([r.via, r.exitCode, r.output], ['process', 0, `${fs.realpathSync(file('src'))}\nsecond line\n`]);
-      const slow = await runner.run({ command: 'true\nsleep 30', cwd: workspace, timeoutMs: 1000, maxOutputChars: 10_000 }, never);
-      assert.equal(slow.timedOut, true);
+      assert.deepEqual([r.via, r.exitCode, r.output], ['terminal', 0, `${fs.realpathSync(file('src'))}\nsecond line\n`]);
+    });
+
+    it('Ctrl+C in its terminal stops the command, and so does closing the terminal', async () => {
+      const run = (command: string) => runner.run({ command, cwd: workspace, timeoutMs: 60_000, maxOutputChars: 10_000 }, never);
+      const first = run('echo waiting-for-ctrl-c; sleep 30');
+      const t1 = await until('its terminal', () => terminalNamed('echo waiting-for-ctrl-c'));
+      t1.sendText('\u0003', false);
+      const r1 = await first;
+      assert.deepEqual([r1.exitCode, r1.timedOut, r1.output], [undefined, false, 'waiting-for-ctrl-c\n']);
+      const second = run('sleep 31');
+      const t2 = await until('its terminal', () => terminalNamed('sleep 31'));
+      t2.dispose();
+      const r2 = await second;
+      assert.deepEqual([r2.exitCode, r2.timedOut], [undefined, false]);
+    });
+
+    it('a command that reads input gets end-of-file at once instead of waiting for the time limit', async () => {
+      const started = Date.now();
+      const r = await runner.run({ command: 'read answer || echo no-input', cwd: workspace, timeoutMs: 20_000, maxOutputChars: 10_000 }, never);
+      assert.deepEqual([r.exitCode, r.output, r.timedOut], [0, 'no-input\n', false]);
+      assert.ok(Date.now() - started < 10_000);
+    });
+
+    it('a cancelled call stops its command', async () => {
+      const abort = new AbortController();
+      const pending = runner.run({ command: 'sleep 32', cwd: workspace, timeoutMs: 60_000, maxOutputChars: 10_000 }, abort.signal);
+      await until('its terminal', () => terminalNamed('sleep 32'));
+      abort.abort();
+      const r = await pending;
+      assert.deepEqual([r.exitCode, r.timedOut], [undefined, false]);
     });
   });
 

@@ -115,6 +115,16 @@ describe('tool RunInTerminal', () => {
     assert.match(String(v.message), /5 s time limit/);
   });
 
+  it('says so when the command was stopped without an exit code, rather than leaving a bare null', async () => {
+    ws.host.answerPrompts('allow');
+    ws.host.catalog.commandHandler = async () => ({ output: 'partial output', truncated: false, timedOut: false, via: 'terminal' });
+    const v = value(await h.call('RunInTerminal', { command: 'make' }));
+    assert.equal(v.exitCode, null);
+    assert.equal(v.timedOut, false);
+    assert.equal(v.output, 'partial output');
+    assert.match(String(v.message), /stopped before it exited/);
+  });
+
   it('is off in restricted mode', async () => {
     h.registry.setWorkspaceTrusted(false);
     assert.equal((await h.call('RunInTerminal', { command: 'ls' })).errorCode, ErrorCode.WorkspaceUntrusted);
