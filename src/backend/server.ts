@@ -17,6 +17,7 @@ import type { ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
 import { coalesceWrites } from '../net/coalesce';
+import { receivedData, receiveFragments } from '../net/send';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 
@@ -155,6 +156,7 @@ export class BackendServer {
   private onConnection(ws: WebSocket): void {
     const { options } = this.deps;
     this.sockets.add(ws);
+    receiveFragments(ws);
     let session: Session | undefined;
     let alive = true;
     let missed = 0;
@@ -192,7 +194,7 @@ export class BackendServer {
       }
     });
     ws.on('message', (data, isBinary) => {
-      const decoded = decodeFromClient(toBuffer(data), isBinary, { maxMessageBytes: options.maxMessageBytes });
+      const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes });
       try {
         if (!decoded.ok) {
           if (session) {
@@ -261,11 +263,6 @@ function refuse(socket: Duplex, status: number, text: string): void {
   );
 }
 
-function toBuffer(data: WebSocket.RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
-}
 
 /**
  * Removes the discovery file when the process exits or is told to stop. On a signal with no other

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { Augmentation, ClientToServer, Hello, RunEvent, ServerToClient } from '../protocol';
-import { encode, ErrorCode, PROTOCOL } from '../protocol';
+import { encodeParts, ErrorCode, PROTOCOL } from '../protocol';
 import type { DecodeError } from '../protocol';
-import { holdForTurn } from '../net/coalesce';
+import { sendEncoded } from '../net/send';
 import { Agent, validate } from './agent';
 import type { Emitter } from './events';
 import { ClientInvoker, failure } from './invoker';
@@ -275,7 +275,5 @@ export class Session implements ClientLink {
 }
 
 export function sendFrame(socket: WebSocket, message: ServerToClient): void {
-  const frame = encode(message);
-  holdForTurn(socket);
-  socket.send(frame.data, { binary: frame.binary });
+  sendEncoded(socket, encodeParts(message));
 }

@@ -28,7 +28,7 @@ import {
   CodedError,
   DEFAULT_LIMITS,
   decodeFromServer,
-  encode,
+  encodeParts,
   ErrorCode,
   PROTOCOL,
   SUBPROTOCOL,
@@ -39,7 +39,8 @@ import {
   type ServerToClient,
   type Welcome,
 } from '../protocol';
-import { coalesceWrites, holdForTurn } from '../net/coalesce';
+import { coalesceWrites } from '../net/coalesce';
+import { receivedData, receiveFragments, sendEncoded } from '../net/send';
 import { Emitter, type Disposable, type Event } from './events';
 import { silentLogger, type Logger } from './logger';
 import { systemTimers, type Timers } from './timers';
@@ -194,9 +195,7 @@ export class Connection implements Disposable {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) return false;
     if (!this.welcomed && message.type !== 'hello') return false;
-    const frame = encode(message);
-    holdForTurn(ws);
-    ws.send(frame.data, { binary: frame.binary }, (error) => onSent?.(error ?? undefined));
+    sendEncoded(ws, encodeParts(message), onSent);
     // The message is queued either way; if the peer stopped reading, dropping the socket fails its
     // callback (and those of everything queued with it), so the caller keeps it for the resume.
     if (ws.bufferedAmount > this.maxBufferedBytes) {
@@ -231,6 +230,7 @@ export class Connection implements Disposable {
       generateMask: (mask) => (direct ? mask.fill(0) : randomFillSync(mask)),
     });
     this.ws = ws;
+    receiveFragments(ws);
     this.handshakeTimer = this.timers.setTimeout(() => {
       if (this.ws !== ws) return;
       this.fail(ws, `no welcome within ${this.handshakeTimeoutMs} ms (${ErrorCode.HandshakeTimeout})`);
@@ -270,7 +270,7 @@ export class Connection implements Disposable {
     ws.on('message', (data, isBinary) => {
       if (this.ws !== ws) return;
       this.lastHeard = this.timers.now();
-      this.onData(ws, toBuffer(data), isBinary);
+      this.onData(ws, receivedData(data), isBinary);
     });
     ws.on('pong', () => {
       if (this.ws === ws) this.lastHeard = this.timers.now();
@@ -285,7 +285,7 @@ export class Connection implements Disposable {
     });
   }
 
-  private onData(ws: WebSocket, data: Buffer, isBinary: boolean): void {
+  private onData(ws: WebSocket, data: Buffer | Buffer[], isBinary: boolean): void {
     const decoded = decodeFromServer(data, isBinary, { maxMessageBytes: this.maxMessageBytes });
     if (!decoded.ok) {
       if (!this.welcomed && decoded.error.messageType === 'welcome') {
@@ -486,8 +486,3 @@ function displayTarget(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
-function toBuffer(data: WebSocket.RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
-}

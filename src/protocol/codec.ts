@@ -1,7 +1,8 @@
 /**
  * Encoding and decoding of protocol messages.
  *
- * Text frames carry one JSON message. A message with binary content travels as one binary frame:
+ * Text frames carry one JSON message. A message with binary content travels as one binary message
+ * (one frame, or fragments of one message: where the fragments split it carries no meaning):
  *
  *   [u32 big-endian N][N bytes of UTF-8 JSON][attachment 0][attachment 1]…
  *
@@ -47,35 +48,42 @@ export interface DecodeOptions {
   maxMessageBytes?: number;
 }
 
-export function decodeFromClient(data: Buffer | string, isBinary: boolean, options?: DecodeOptions): DecodeResult<ClientToServer> {
+/**
+ * What a message arrives as: a text frame's string, a frame's bytes, or the payloads of a fragmented
+ * message's frames in order (ws with `binaryType: 'fragments'`), which saves joining them.
+ */
+export type FrameData = string | Buffer | readonly Buffer[];
+
+export function decodeFromClient(data: FrameData, isBinary: boolean, options?: DecodeOptions): DecodeResult<ClientToServer> {
   return decode('toServer', data, isBinary, options) as DecodeResult<ClientToServer>;
 }
 
-export function decodeFromServer(data: Buffer | string, isBinary: boolean, options?: DecodeOptions): DecodeResult<ServerToClient> {
+export function decodeFromServer(data: FrameData, isBinary: boolean, options?: DecodeOptions): DecodeResult<ServerToClient> {
   return decode('toClient', data, isBinary, options) as DecodeResult<ServerToClient>;
 }
 
-export function decode(direction: Direction, data: Buffer | string, isBinary: boolean, options: DecodeOptions = {}): DecodeResult<AnyMessage> {
+export function decode(direction: Direction, data: FrameData, isBinary: boolean, options: DecodeOptions = {}): DecodeResult<AnyMessage> {
   const max = options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;
-  const size = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+  const bytes = typeof data === 'string' ? undefined : new Fragments(Buffer.isBuffer(data) ? [data] : (data as readonly Buffer[]));
+  const size = bytes ? bytes.length : Buffer.byteLength(data as string);
   if (size > max) return fail(ErrorCode.MessageTooLarge, `message of ${size} bytes exceeds the limit of ${max} bytes`);
 
   let json: string;
-  let attachments: Buffer | undefined;
-  if (isBinary && typeof data !== 'string') {
-    if (data.length < HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, 'binary frame shorter than its 4-byte header');
-    const n = data.readUInt32BE(0);
-    if (n > data.length - HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, `binary frame header says ${n} bytes of JSON but only ${data.length - HEADER_BYTES} follow`);
-    const text = utf8(data.subarray(HEADER_BYTES, HEADER_BYTES + n));
+  let attachments: Attachments | undefined;
+  if (isBinary && bytes) {
+    if (bytes.length < HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, 'binary frame shorter than its 4-byte header');
+    const n = bytes.slice(0, HEADER_BYTES).readUInt32BE(0);
+    if (n > bytes.length - HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, `binary frame header says ${n} bytes of JSON but only ${bytes.length - HEADER_BYTES} follow`);
+    const text = utf8(bytes.slice(HEADER_BYTES, HEADER_BYTES + n));
     if (text === undefined) return fail(ErrorCode.ParseError, 'the JSON of the binary frame is not valid UTF-8');
     json = text;
-    attachments = data.subarray(HEADER_BYTES + n);
-  } else if (typeof data === 'string') {
-    json = data;
-  } else {
-    const text = utf8(data);
+    attachments = { bytes, start: HEADER_BYTES + n };
+  } else if (bytes) {
+    const text = utf8(bytes.slice(0, bytes.length));
     if (text === undefined) return fail(ErrorCode.ParseError, 'the message is not valid UTF-8');
     json = text;
+  } else {
+    json = data as string;
   }
 
   let raw: unknown;
@@ -98,7 +106,7 @@ export function decode(direction: Direction, data: Buffer | string, isBinary: bo
   if (Array.isArray(obj.content)) {
     const resolved = resolveBinary(obj.content, attachments);
     if ('code' in resolved) return { ok: false, error: { ...resolved, relatedId, messageType } };
-  } else if (attachments && attachments.length > 0) {
+  } else if (attachments && attachments.bytes.length > attachments.start) {
     return fail(ErrorCode.BadBinaryFrame, 'binary frame carries attachments but the message has no content', relatedId, messageType);
   }
 
@@ -107,8 +115,48 @@ export function decode(direction: Direction, data: Buffer | string, isBinary: bo
   return { ok: true, message: parsed.data as AnyMessage };
 }
 
+/** A binary message's bytes across its fragments. */
+class Fragments {
+  readonly length: number;
+  private readonly starts: number[] = [];
+
+  constructor(private readonly parts: readonly Buffer[]) {
+    let at = 0;
+    for (const p of parts) {
+      this.starts.push(at);
+      at += p.length;
+    }
+    this.length = at;
+  }
+
+  /** Bytes [start, end): a view when they lie in one fragment (an attachment sent as its own frame), else a copy. */
+  slice(start: number, end: number): Buffer {
+    if (end <= start) return Buffer.alloc(0);
+    let i = 0;
+    while (i < this.parts.length - 1 && this.starts[i + 1] <= start) i++;
+    const first = start - this.starts[i];
+    if (end - this.starts[i] <= this.parts[i].length) return this.parts[i].subarray(first, end - this.starts[i]);
+    const out = Buffer.allocUnsafe(end - start);
+    let written = 0;
+    for (let j = i; written < out.length; j++) {
+      const from = j === i ? first : 0;
+      const n = Math.min(this.parts[j].length - from, out.length - written);
+      this.parts[j].copy(out, written, from, from + n);
+      written += n;
+    }
+    return out;
+  }
+}
+
+/** Where a binary frame's attachments start. */
+interface Attachments {
+  bytes: Fragments;
+  start: number;
+}
+
 /** Replaces wire binary items (inline base64 or attachment index) with `bytes`, in place. */
-function resolveBinary(content: unknown[], attachments: Buffer | undefined): { ok: true } | DecodeError {
+function resolveBinary(content: unknown[], frame: Attachments | undefined): { ok: true } | DecodeError {
+  const available = frame ? frame.bytes.length - frame.start : 0;
   let offset = 0;
   let nextIndex = 0;
   for (let i = 0; i < content.length; i++) {
@@ -128,17 +176,17 @@ function resolveBinary(content: unknown[], attachments: Buffer | undefined): { o
       content[i] = binaryItem(item, bytes);
     } else if (item.attachment !== undefined) {
       if (item.attachment !== nextIndex) return { code: ErrorCode.BadBinaryFrame, message: `content[${i}].attachment: expected index ${nextIndex}` };
-      if (!attachments || offset + byteLength > attachments.length) {
+      if (!frame || offset + byteLength > available) {
         return { code: ErrorCode.BadBinaryFrame, message: `content[${i}]: attachment ${nextIndex} runs past the end of the frame` };
       }
-      content[i] = binaryItem(item, attachments.subarray(offset, offset + byteLength));
+      content[i] = binaryItem(item, frame.bytes.slice(frame.start + offset, frame.start + offset + byteLength));
       offset += byteLength;
       nextIndex++;
     } else {
       return { code: ErrorCode.InvalidMessage, message: `content[${i}]: a binary item needs data or attachment` };
     }
   }
-  const left = (attachments?.length ?? 0) - offset;
+  const left = available - offset;
   if (left !== 0) return { code: ErrorCode.BadBinaryFrame, message: `${left} bytes in the binary frame belong to no attachment` };
   return { ok: true };
 }
@@ -151,22 +199,37 @@ function binaryItem(item: Record<string, unknown>, bytes: Uint8Array): Record<st
 
 /** Encodes a message; one with binary content becomes a binary frame (see the module comment). */
 export function encode(message: AnyMessage): EncodedFrame {
+  const encoded = encodeParts(message);
+  return encoded.binary ? { data: encoded.parts.length === 1 ? encoded.parts[0] : Buffer.concat(encoded.parts), binary: true } : encoded;
+}
+
+/**
+ * A message as the pieces of its frame without joining them: a text frame, or a binary frame as
+ * [header and JSON, attachment 0, attachment 1, …], the attachments being views of the content's
+ * own bytes. Sent as one fragmented message (see `sendEncoded` in src/net/send.ts), a large
+ * attachment is never copied into a frame buffer; the bytes on the wire are the same.
+ */
+export type EncodedParts = { data: string; binary: false } | { parts: Buffer[]; binary: true };
+
+export function encodeParts(message: AnyMessage): EncodedParts {
   const content = (message as { content?: ContentItem[] }).content;
   if (!content || !content.some((c) => c.type === 'binary')) return { data: JSON.stringify(message), binary: false };
 
-  const parts: Uint8Array[] = [];
+  const parts: Buffer[] = [];
   let index = 0;
   const wireContent = content.map((c) => {
     if (c.type !== 'binary') return c;
-    parts.push(c.bytes);
+    parts.push(Buffer.isBuffer(c.bytes) ? c.bytes : Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.byteLength));
     const w: Record<string, unknown> = { type: 'binary', mimeType: c.mimeType, byteLength: c.bytes.byteLength, attachment: index++ };
     if (c.filename !== undefined) w.filename = c.filename;
     return w;
   });
-  const json = Buffer.from(JSON.stringify({ ...message, content: wireContent }), 'utf8');
-  const header = Buffer.allocUnsafe(HEADER_BYTES);
-  header.writeUInt32BE(json.length, 0);
-  return { data: Buffer.concat([header, json, ...parts]), binary: true };
+  const json = JSON.stringify({ ...message, content: wireContent });
+  const jsonBytes = Buffer.byteLength(json);
+  const head = Buffer.allocUnsafe(HEADER_BYTES + jsonBytes);
+  head.writeUInt32BE(jsonBytes, 0);
+  head.write(json, HEADER_BYTES, 'utf8');
+  return { parts: [head, ...parts], binary: true };
 }
 
 /** Encodes binary content inline as base64 in a text frame (for peers or tests that want plain JSON). */

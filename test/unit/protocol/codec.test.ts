@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { DEFAULT_LIMITS, PROTOCOL } from '../../../src/protocol/constants';
-import { decode, decodeFromClient, decodeFromServer, encode, encodeInline, type DecodeResult, type Direction } from '../../../src/protocol/codec';
+import { decode, decodeFromClient, decodeFromServer, encode, encodeInline, encodeParts, type DecodeResult, type Direction } from '../../../src/protocol/codec';
 import { ErrorCode } from '../../../src/protocol/errors';
 import { CLIENT_TO_SERVER_TYPES, SERVER_TO_CLIENT_TYPES } from '../../../src/protocol/schemas';
 import type { AnyMessage, ClientToolInvokeResponse } from '../../../src/protocol/types';
@@ -14,7 +14,7 @@ function comparable(value: unknown): unknown {
   return value;
 }
 
-function roundTrip(direction: Direction, frame: { data: string | Buffer; binary: boolean }): AnyMessage {
+function roundTrip(direction: Direction, frame: { data: string | Buffer | Buffer[]; binary: boolean }): AnyMessage {
   const result = decode(direction, frame.data, frame.binary);
   assert.ok(result.ok, `decode failed: ${JSON.stringify(!result.ok && result.error)}`);
   return result.message;
@@ -111,6 +111,47 @@ describe('protocol codec', () => {
       assert.ok(header.content.every((c) => !('bytes' in c) && !('data' in c)), 'no bytes inside the JSON header');
       assert.equal(data.length, 4 + n + 16 + 0 + 5);
       assert.deepEqual(comparable(roundTrip('toServer', frame)), comparable(message));
+    });
+
+    it('as parts, the frame is the header with its JSON, then each attachment as a view of the content\'s own bytes', () => {
+      const big = Buffer.alloc(64 * 1024, 7);
+      const withBig: ClientToolInvokeResponse = { ...message, content: [...items, { type: 'binary', mimeType: 'application/octet-stream', bytes: big }] };
+      const parts = encodeParts(withBig);
+      assert.ok(parts.binary);
+      assert.equal(parts.parts.length, 5, 'header and JSON, then four attachments');
+      assert.equal(parts.parts[4].buffer, big.buffer, 'the large attachment is not copied');
+      assert.equal(parts.parts[4].byteOffset, big.byteOffset);
+      // Joined, the parts are exactly the single-frame encoding.
+      assert.ok(Buffer.concat(parts.parts).equals(encode(withBig).data as Buffer));
+    });
+
+    it('decodes a binary message given as fragments split anywhere, and reads an attachment that is one whole fragment in place', () => {
+      const whole = encode(message).data as Buffer;
+      const expected = comparable(message);
+      // Every split into two fragments, and some into three (through the header, the JSON, the attachments).
+      for (let a = 0; a <= whole.length; a++) {
+        assert.deepEqual(comparable(roundTrip('toServer', { data: [whole.subarray(0, a), whole.subarray(a)], binary: true })), expected, `split at ${a}`);
+        for (const b of [a + 1, a + 7, whole.length - 3]) {
+          if (b <= a || b > whole.length) continue;
+          const three = [whole.subarray(0, a), whole.subarray(a, b), whole.subarray(b)];
+          assert.deepEqual(comparable(roundTrip('toServer', { data: three, binary: true })), expected, `split at ${a} and ${b}`);
+        }
+      }
+      const parts = encodeParts(message);
+      assert.ok(parts.binary);
+      const decoded = decode('toServer', parts.parts, true);
+      assert.ok(decoded.ok && decoded.message.type === 'clientToolInvokeResponse');
+      const png = decoded.message.content[1];
+      assert.ok(png.type === 'binary');
+      assert.equal(png.bytes.buffer, parts.parts[1].buffer, 'an attachment that arrives as its own fragment is a view, not a copy');
+    });
+
+    it('fragments are measured and checked like one frame: too large, too short, bytes left over', () => {
+      const whole = encode(message).data as Buffer;
+      expectError(decode('toServer', [whole.subarray(0, 10), whole.subarray(10)], true, { maxMessageBytes: whole.length - 1 }), ErrorCode.MessageTooLarge);
+      expectError(decode('toServer', [Buffer.from([0, 0]), Buffer.from([0])], true), ErrorCode.BadBinaryFrame, /shorter than its 4-byte header/);
+      expectError(decode('toServer', [whole, Buffer.from([1, 2])], true), ErrorCode.BadBinaryFrame, /2 bytes in the binary frame belong to no attachment/);
+      expectError(decode('toServer', [whole.subarray(0, whole.length - 1)], true), ErrorCode.BadBinaryFrame, /runs past the end/);
     });
 
     it('several items, one of zero length, travel inline as base64', () => {
