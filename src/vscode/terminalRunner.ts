@@ -141,6 +141,8 @@ class CommandView implements vscode.Pseudoterminal {
   private readonly pendingMax = 256 * 1024;
   private pendingChars = 0;
   private toldAboutInput = false;
+  /** The output so far ends with a newline (or there is none), so the end line needs no line break. */
+  private atLineStart = true;
 
   constructor(request: RunCommandRequest) {
     const lines = request.command.split('\n');
@@ -170,11 +172,13 @@ class CommandView implements vscode.Pseudoterminal {
   }
 
   output(text: string): void {
+    if (text === '') return;
+    this.atLineStart = text.endsWith('\n');
     this.write(text.replace(/\r?\n/g, '\r\n'));
   }
 
   ended(how: string): void {
-    this.write(`\r\n\x1b[2m[${how}]\x1b[0m\r\n`);
+    this.write(`${this.atLineStart ? '' : '\r\n'}\x1b[2m[${how}]\x1b[0m\r\n`);
   }
 
   private write(text: string): void {
