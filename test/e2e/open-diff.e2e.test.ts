@@ -17,22 +17,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { ChatDriver, RESULTS_DIR, waitUntil } from './support/chat-driver';
-import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
-
-const ROOT = path.resolve(__dirname, '../..');
+import { waitUntil, type ChatDriver } from './support/chat-driver';
+import { useDemoChatSession } from './support/demo-session';
 /** What the fixture's hello.txt holds (test/fixtures/workspace/hello.txt). */
 const ORIGINAL = 'Hello from the Client Tools fixture workspace.\nSecond line.\n';
 
 describe('OpenDiff through the real diff editor, asked for in the chat (offline demo model)', function () {
   this.timeout(300_000);
-  let harness: Harness | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
+  const session = useDemoChatSession('open-diff');
   let page: Page;
   let chat: ChatDriver;
   let helloFile: string;
 
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `open-diff-${name}.png`) });
+  const screenshot = (name: string) => session.screenshot(name);
   const readHello = () => fs.readFileSync(helloFile, 'utf8');
 
   /** The diff editor showing a proposal for `fileName`: its tab is active and both sides are rendered. */
@@ -90,38 +87,11 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
     await editor.locator('.editor.original .line-delete').first().waitFor({ timeout: 30_000 });
   }
 
-  before(async function () {
-    this.timeout(300_000);
-    for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
-      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`npm run build\` first`);
-    }
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    const copy = (await workspaceScripts()).copyFixtureWorkspace();
-    cleanupWorkspace = copy.cleanup;
-    helloFile = path.join(copy.workspace, 'hello.txt');
+  before(() => {
+    page = session.page;
+    chat = session.chat;
+    helloFile = path.join(session.workspace, 'hello.txt');
     assert.equal(readHello(), ORIGINAL, 'the fixture hello.txt changed; update ORIGINAL');
-    harness = await startVSCode({ workspace: copy.workspace, startTimeoutMs: 120_000 });
-    page = harness.page;
-    chat = new ChatDriver(page);
-    try {
-      await chat.open();
-      await chat.frame.getByText('Offline demo model').waitFor({ timeout: 30_000 });
-    } catch (e) {
-      // Mocha runs no afterEach for a failed `before`: leave the evidence here.
-      await screenshot('failed-open').catch(() => undefined);
-      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
-    }
-  });
-
-  after(async () => {
-    await harness?.stop();
-    cleanupWorkspace?.();
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !harness) return;
-    await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    console.error(`code-server log:\n${harness.logTail(30)}`);
   });
 
   it('accepted with the ✓ in the diff editor\'s title bar: hello.txt gets the new text, the chat says accepted, the notification is gone', async () => {

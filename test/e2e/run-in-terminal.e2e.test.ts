@@ -15,90 +15,50 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
-import { ChatDriver, RESULTS_DIR, waitUntil } from './support/chat-driver';
-import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
-
-const ROOT = path.resolve(__dirname, '../..');
+import type { Locator } from 'playwright-core';
+import { waitUntil } from './support/chat-driver';
+import { useDemoChatSession } from './support/demo-session';
 
 describe('RunInTerminal through the permission modal and its own terminal, asked for in the chat (offline demo model)', function () {
   this.timeout(300_000);
-  let harness: Harness | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
-  let workspace: string;
-  let page: Page;
-  let chat: ChatDriver;
-
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `run-in-terminal-${name}.png`) });
-  const dialog = (): Locator => page.locator('.monaco-dialog-box');
+  const session = useDemoChatSession('run-in-terminal', { 'terminal.integrated.gpuAcceleration': 'off' });
+  const dialog = (): Locator => session.page.locator('.monaco-dialog-box');
   /** The text of the terminal panel's visible rows. */
-  const terminalText = async (): Promise<string> => (await page.locator('.part.panel .xterm-rows').allInnerTexts()).join('\n');
-
-  before(async function () {
-    this.timeout(300_000);
-    for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
-      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`npm run build\` first`);
-    }
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    const copy = (await workspaceScripts()).copyFixtureWorkspace();
-    cleanupWorkspace = copy.cleanup;
-    workspace = copy.workspace;
-    harness = await startVSCode({ workspace, startTimeoutMs: 120_000, settings: { 'terminal.integrated.gpuAcceleration': 'off' } });
-    page = harness.page;
-    chat = new ChatDriver(page);
-    try {
-      await chat.open();
-      await chat.frame.getByText('Offline demo model').waitFor({ timeout: 30_000 });
-    } catch (e) {
-      await screenshot('failed-open').catch(() => undefined);
-      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
-    }
-  });
-
-  after(async () => {
-    await harness?.stop();
-    cleanupWorkspace?.();
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !harness) return;
-    await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    console.error(`code-server log:\n${harness.logTail(30)}`);
-  });
+  const terminalText = async (): Promise<string> => (await session.page.locator('.part.panel .xterm-rows').allInnerTexts()).join('\n');
 
   it('Deny runs nothing: the modal names the exact command, and the chat says it was not run', async () => {
-    const marker = path.join(workspace, 'ran.txt');
+    const marker = path.join(session.workspace, 'ran.txt');
     const command = 'echo denied > ran.txt';
-    const turn = await chat.send(`run \`${command}\``, ['RunInTerminal']);
+    const turn = await session.chat.send(`run \`${command}\``, ['RunInTerminal']);
 
     await dialog().waitFor({ timeout: 30_000 });
-    assert.equal((await dialog().locator('.dialog-message-text').textContent())?.trim(), `Run \`${command}\` in the ${path.basename(workspace)} folder?`);
+    assert.equal((await dialog().locator('.dialog-message-text').textContent())?.trim(), `Run \`${command}\` in the ${path.basename(session.workspace)} folder?`);
     assert.match((await dialog().locator('.dialog-message-detail').textContent()) ?? '', new RegExp(`Command:\\s*${command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-    assert.match(await chat.waitForCardStatus(turn.card('RunInTerminal'), 'awaiting-permission'), /Awaiting permission/);
-    await screenshot('1-asked');
+    assert.match(await session.chat.waitForCardStatus(turn.card('RunInTerminal'), 'awaiting-permission'), /Awaiting permission/);
+    await session.screenshot('1-asked');
     await dialog().getByRole('button', { name: 'Deny', exact: true }).click();
 
-    assert.match(await chat.waitForCardStatus(turn.card('RunInTerminal'), 'denied'), /Denied/);
-    assert.match(await chat.waitForAnswer(turn.answer()), /You declined, so I did not run echo denied > ran\.txt\./);
-    await chat.waitForIdle();
+    assert.match(await session.chat.waitForCardStatus(turn.card('RunInTerminal'), 'denied'), /Denied/);
+    assert.match(await session.chat.waitForAnswer(turn.answer()), /You declined, so I did not run echo denied > ran\.txt\./);
+    await session.chat.waitForIdle();
     assert.equal(fs.existsSync(marker), false, 'the command ran although the user clicked Deny');
-    await screenshot('2-denied');
+    await session.screenshot('2-denied');
   });
 
   it('Allow runs exactly that command in a terminal of its own, which shows the command, its output and its exit code; the chat reports both', async () => {
     const command = 'echo hello-from-the-agent && echo $((6*7)) > answer.txt && (exit 4)';
-    const turn = await chat.send(`run \`${command}\``, ['RunInTerminal']);
+    const turn = await session.chat.send(`run \`${command}\``, ['RunInTerminal']);
 
     await dialog().waitFor({ timeout: 30_000 });
-    assert.equal((await dialog().locator('.dialog-message-text').textContent())?.trim(), `Run \`${command}\` in the ${path.basename(workspace)} folder?`);
+    assert.equal((await dialog().locator('.dialog-message-text').textContent())?.trim(), `Run \`${command}\` in the ${path.basename(session.workspace)} folder?`);
     await dialog().getByRole('button', { name: 'Allow', exact: true }).click();
 
-    assert.match(await chat.waitForCardStatus(turn.card('RunInTerminal'), 'succeeded'), /Succeeded/);
-    const answer = await chat.waitForAnswer(turn.answer());
+    assert.match(await session.chat.waitForCardStatus(turn.card('RunInTerminal'), 'succeeded'), /Succeeded/);
+    const answer = await session.chat.waitForAnswer(turn.answer());
     assert.ok(answer.startsWith(`Exit code 4 from ${command}:`), answer);
     // The output in a code block (with its Copy button).
     assert.match(answer, /:\s*(?:Copy\s*)?hello-from-the-agent\s/);
-    assert.equal(fs.readFileSync(path.join(workspace, 'answer.txt'), 'utf8'), '42\n', 'the command that ran is not the one approved');
+    assert.equal(fs.readFileSync(path.join(session.workspace, 'answer.txt'), 'utf8'), '42\n', 'the command that ran is not the one approved');
 
     // The terminal of the call shows the command, the output and how it ended.
     const shown = await waitUntil(async () => {
@@ -110,7 +70,7 @@ describe('RunInTerminal through the permission modal and its own terminal, asked
     assert.ok(at >= 1, `the command line is not shown as approved: ${JSON.stringify(lines)}`);
     assert.match(lines[at - 1], /^Client Tools runs, in .+:$/);
     assert.deepEqual(lines.slice(at + 1, at + 3), ['hello-from-the-agent', '[exit code 4]']);
-    await chat.waitForIdle();
-    await screenshot('3-allowed');
+    await session.chat.waitForIdle();
+    await session.screenshot('3-allowed');
   });
 });
