@@ -5,7 +5,9 @@
  * content's own bytes) goes out as one fragmented WebSocket message, a frame per part, so a large
  * attachment is handed to the socket as it is instead of being copied into one frame buffer first
  * (that copy was the largest cost of a 1 MiB result after masking). The receiving end sees the same
- * bytes either way; with `binaryType: 'fragments'` it also skips joining them.
+ * bytes either way; with `binaryType: 'fragments'` it also skips joining them. A message has at most
+ * 1,001 parts (content is capped at 1,000 items), far below the 16,384 fragments a `ws` receiver
+ * accepts before closing with 1008.
  */
 import { WebSocket } from 'ws';
 import { holdForTurn } from './coalesce';
