@@ -137,6 +137,14 @@ describe('protocol codec', () => {
           assert.deepEqual(comparable(roundTrip('toServer', { data: three, binary: true })), expected, `split at ${a} and ${b}`);
         }
       }
+      // Empty fragments anywhere, and one fragment per byte.
+      const empty = Buffer.alloc(0);
+      for (const at of [0, 2, 4, 10, whole.length - 5, whole.length]) {
+        const withEmpty = [empty, whole.subarray(0, at), empty, empty, whole.subarray(at), empty];
+        assert.deepEqual(comparable(roundTrip('toServer', { data: withEmpty, binary: true })), expected, `empty fragments around ${at}`);
+      }
+      const bytewise = Array.from({ length: whole.length }, (_, i) => whole.subarray(i, i + 1));
+      assert.deepEqual(comparable(roundTrip('toServer', { data: bytewise, binary: true })), expected, 'one fragment per byte');
       const parts = encodeParts(message);
       assert.ok(parts.binary);
       const decoded = decode('toServer', parts.parts, true);
