@@ -132,8 +132,17 @@ class Fragments {
   /** Bytes [start, end): a view when they lie in one fragment (an attachment sent as its own frame), else a copy. */
   slice(start: number, end: number): Buffer {
     if (end <= start) return Buffer.alloc(0);
-    let i = 0;
-    while (i < this.parts.length - 1 && this.starts[i + 1] <= start) i++;
+    // The last fragment that starts at or before `start` (binary search: a peer may send thousands).
+    let lo = 0;
+    let hi = this.parts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid] <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    // Skip empty fragments that start at the same offset.
+    let i = lo;
+    while (this.parts[i].length === 0 && i < this.parts.length - 1) i++;
     const first = start - this.starts[i];
     if (end - this.starts[i] <= this.parts[i].length) return this.parts[i].subarray(first, end - this.starts[i]);
     const out = Buffer.allocUnsafe(end - start);
