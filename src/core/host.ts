@@ -193,6 +193,8 @@ export interface RunCommandResult {
   /** Output was dropped from the middle. */
   truncated: boolean;
   timedOut: boolean;
+  /** Stopped before it finished by the user (Ctrl+C in its terminal, closing it) or by cancellation; not set for the time limit. */
+  stopped?: boolean;
   /** Where it ran: shown in a terminal as it ran (VS Code), or as a plain process with no terminal (hosts without one, such as the test fake). */
   via: 'terminal' | 'process';
 }

@@ -12,7 +12,7 @@
  * `bytes: Uint8Array`. Decoding never throws: it returns a typed message or a coded error.
  */
 import type { z } from 'zod';
-import { DEFAULT_LIMITS, PROTOCOL } from './constants';
+import { DEFAULT_LIMITS, MAX_CONTENT_ITEMS, PROTOCOL } from './constants';
 import { ErrorCode } from './errors';
 import { CLIENT_TO_SERVER_TYPES, Messages, SERVER_TO_CLIENT_TYPES } from './schemas';
 import type { AnyMessage, ClientToServer, ContentItem, ServerToClient } from './types';
@@ -104,6 +104,10 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
   }
 
   if (Array.isArray(obj.content)) {
+    // Before any attachment is sliced: the schema's own check comes after resolveBinary.
+    if (obj.content.length > MAX_CONTENT_ITEMS) {
+      return fail(ErrorCode.InvalidMessage, `content: at most ${MAX_CONTENT_ITEMS} items, not ${obj.content.length}`, relatedId, messageType);
+    }
     const resolved = resolveBinary(obj.content, attachments);
     if ('code' in resolved) return { ok: false, error: { ...resolved, relatedId, messageType } };
   } else if (attachments && attachments.bytes.length > attachments.start) {
@@ -216,7 +220,8 @@ export function encode(message: AnyMessage): EncodedFrame {
  * A message as the pieces of its frame without joining them: a text frame, or a binary frame as
  * [header and JSON, attachment 0, attachment 1, …], the attachments being views of the content's
  * own bytes. Sent as one fragmented message (see `sendEncoded` in src/net/send.ts), a large
- * attachment is never copied into a frame buffer; the bytes on the wire are the same.
+ * attachment is never copied into a frame buffer; the bytes on the wire are the same. So the
+ * content's bytes must not change after the message is handed over until it has been written.
  */
 export type EncodedParts = { data: string; binary: false } | { parts: Buffer[]; binary: true };
 

@@ -25,3 +25,6 @@ export const DEFAULT_LIMITS = {
 
 /** Tool and function names the OpenAI-compatible APIs accept. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Most items one message's `content` may hold. */
+export const MAX_CONTENT_ITEMS = 1000;

@@ -8,7 +8,7 @@
  * built once per shape from the same factory so they cannot drift apart.
  */
 import { z } from 'zod';
-import { PROTOCOL, TOOL_NAME_PATTERN } from './constants';
+import { MAX_CONTENT_ITEMS, PROTOCOL, TOOL_NAME_PATTERN } from './constants';
 
 const id = z.string().min(1).max(200);
 const toolName = z.string().regex(TOOL_NAME_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
@@ -124,7 +124,7 @@ export const GroupState = z.object({
 const threadRef = { threadId: id, runId: id };
 
 function buildMessages<C extends z.ZodType>(contentItem: C) {
-  const content = z.array(contentItem).max(1000);
+  const content = z.array(contentItem).max(MAX_CONTENT_ITEMS);
 
   // ── extension → backend ─────────────────────────────────────────────
   const Hello = z.object({

@@ -25,8 +25,8 @@ export const MAX_TIMEOUT_SECONDS = 600;
 export const MAX_OUTPUT_CHARS = 30_000;
 /** Longest command shown in the prompt's one line; longer or multi-line ones are in the detail only. */
 const INLINE_COMMAND_CHARS = 150;
-/** Characters that can make a command look like something else: bidi controls, invisible marks, C0 controls (tab and newline allowed). */
-const DECEPTIVE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+/** Characters that can make a command look like something else: bidi controls, invisible marks, C0 controls including CR (tab and newline allowed). */
+const DECEPTIVE = /[\u0000-\u0008\u000b-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 export const RunInTerminal = defineTool<RunInTerminalArgs, RunPreparation>({
   name: 'RunInTerminal',
@@ -88,11 +88,14 @@ export const RunInTerminal = defineTool<RunInTerminalArgs, RunPreparation>({
       output: output.text,
       ...(output.truncated || result.truncated ? { outputTruncated: true } : {}),
       ranIn: result.via,
+      ...(result.stopped ? { stopped: true } : {}),
       ...(result.timedOut
         ? { message: `Stopped after the ${prepared.timeoutSeconds} s time limit.` }
-        : result.exitCode === undefined
-          ? { message: 'The command was stopped before it exited (Ctrl+C in its terminal, or a signal); judge the outcome by the output.' }
-          : {}),
+        : result.stopped
+          ? { message: 'The user stopped the command before it finished (Ctrl+C in its terminal, or closing it), or the call was cancelled; judge the outcome by the output.' }
+          : result.exitCode === undefined
+            ? { message: 'The command ended by a signal without an exit code; judge the outcome by the output.' }
+            : {}),
     });
   },
 });

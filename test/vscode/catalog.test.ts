@@ -344,12 +344,43 @@ describe('the extended catalog in a real VS Code', function () {
       const t1 = await until('its terminal', () => terminalNamed('echo waiting-for-ctrl-c'));
       t1.sendText('\u0003', false);
       const r1 = await first;
-      assert.deepEqual([r1.exitCode, r1.timedOut, r1.output], [undefined, false, 'waiting-for-ctrl-c\n']);
+      assert.deepEqual([r1.exitCode, r1.timedOut, r1.stopped, r1.output], [undefined, false, true, 'waiting-for-ctrl-c\n']);
       const second = run('sleep 31');
       const t2 = await until('its terminal', () => terminalNamed('sleep 31'));
       t2.dispose();
       const r2 = await second;
-      assert.deepEqual([r2.exitCode, r2.timedOut], [undefined, false]);
+      assert.deepEqual([r2.exitCode, r2.timedOut, r2.stopped], [undefined, false, true]);
+    });
+
+    it('Ctrl+C is an interrupt (SIGINT): a command that traps it finishes its own way, and the result says it was stopped', async () => {
+      const pending = runner.run({ command: "trap 'echo got-INT; exit 2' INT; echo ready-for-int; while true; do sleep 0.1; done", cwd: workspace, timeoutMs: 60_000, maxOutputChars: 10_000 }, never);
+      const t = await until('its terminal', () => terminalNamed('trap '));
+      await new Promise((r) => setTimeout(r, 500)); // the trap is set once ready-for-int is printed
+      t.sendText('\u0003', false);
+      const r = await pending;
+      assert.deepEqual([r.exitCode, r.stopped, r.timedOut], [2, true, false]);
+      assert.match(r.output, /ready-for-int\n[\s\S]*got-INT/);
+    });
+
+    it('a background job does not hold the call: the shell\'s exit ends it, and closing the terminal hangs the job up', async () => {
+      const started = Date.now();
+      const r = await runner.run({ command: 'sleep 40 & echo $!', cwd: workspace, timeoutMs: 30_000, maxOutputChars: 10_000 }, never);
+      assert.equal(r.exitCode, 0);
+      assert.equal(r.timedOut, false);
+      assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+      const pid = Number(r.output.trim());
+      assert.ok(pid > 0, r.output);
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      assert.equal(alive(), true, 'the background job should run on, as in a terminal');
+      terminalNamed('sleep 40')?.dispose();
+      await until('the background job to end', () => !alive());
     });
 
     it('a command that reads input gets end-of-file at once instead of waiting for the time limit', async () => {
@@ -365,7 +396,7 @@ describe('the extended catalog in a real VS Code', function () {
       await until('its terminal', () => terminalNamed('sleep 32'));
       abort.abort();
       const r = await pending;
-      assert.deepEqual([r.exitCode, r.timedOut], [undefined, false]);
+      assert.deepEqual([r.exitCode, r.timedOut, r.stopped], [undefined, false, true]);
     });
   });
 

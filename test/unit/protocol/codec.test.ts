@@ -154,6 +154,12 @@ describe('protocol codec', () => {
       assert.equal(png.bytes.buffer, parts.parts[1].buffer, 'an attachment that arrives as its own fragment is a view, not a copy');
     });
 
+    it('refuses more than 1,000 content items before slicing any attachment', () => {
+      const items = Array.from({ length: 1001 }, (_, i) => ({ type: 'binary', mimeType: 'application/octet-stream', byteLength: 1, attachment: i }));
+      const frame = binaryFrame(response(items), Buffer.alloc(1001, 1));
+      expectError(decodeFromClient(frame, true), ErrorCode.InvalidMessage, 'content: at most 1000 items, not 1001');
+    });
+
     it('fragments are measured and checked like one frame: too large, too short, bytes left over', () => {
       const whole = encode(message).data as Buffer;
       expectError(decode('toServer', [whole.subarray(0, 10), whole.subarray(10)], true, { maxMessageBytes: whole.length - 1 }), ErrorCode.MessageTooLarge);
