@@ -28,7 +28,7 @@ import { DisposableStore, Emitter, type Disposable, type Event } from './events'
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from './logger';
 import { folderUri } from './paths';
-import { PermissionGate, type PermissionStore, type RememberScope } from './permissions';
+import { PermissionGate, type BarragePolicy, type PermissionStore, type RememberScope } from './permissions';
 import { ToolRegistry } from './registry';
 import { systemTimers, type Timers } from './timers';
 
@@ -59,6 +59,8 @@ export interface ClientCoreOptions {
     rememberScope?: RememberScope;
     /** Default 5 minutes; an unanswered prompt then counts as deny. */
     promptTimeoutMs?: number;
+    /** Prompt rate and "deny all" limits (promptBarrage.ts). */
+    barrage?: Partial<BarragePolicy>;
   };
   /** Groups the backend should start expanded. */
   preExpanded?: string[];
@@ -113,6 +115,9 @@ export class ClientCore implements Disposable {
       store: options.permissions?.store,
       rememberScope: options.permissions?.rememberScope,
       promptTimeoutMs: options.permissions?.promptTimeoutMs,
+      barrage: options.permissions?.barrage,
+      // "Disconnect" on a prompt: as the Disconnect command does.
+      onDisconnect: () => this.stop(),
       logger: this.logger,
       timers,
     });

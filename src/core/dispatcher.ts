@@ -348,13 +348,16 @@ export class Dispatcher implements Disposable {
         message: prepared?.prompt ?? `Allow ${tool.name}?`,
         ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
         rememberable: prepared?.forcePrompt !== true,
+        ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
         signal: signalOf(call),
         onWaiting: () => this.setStatus(call, 'awaiting-permission'),
       });
       if (decision.kind === 'cancelled') throw abortReason(call);
       if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout');
+      if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
       ctx.grant();
-      this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via });
+      const grant = decision.via === 'remembered' ? decision.grant.label : decision.remembered?.label;
+      this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via, ...(grant !== undefined ? { grant } : {}) });
     }
     if (call.abortedBy) throw call.abortedBy;
 

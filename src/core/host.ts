@@ -69,7 +69,18 @@ export interface FileStat {
   size: number;
 }
 
-export type PermissionAnswer = 'allow' | 'allowSession' | 'deny';
+/**
+ * `allowSession` remembers this tool on this target, `allowFolder` on the target's folder (each as its
+ * button said); `denyAll` denies every prompt from this backend for a while; `disconnect` also ends
+ * the connection.
+ */
+export type PermissionAnswer = 'allow' | 'allowSession' | 'allowFolder' | 'deny' | 'denyAll' | 'disconnect';
+
+/** A button beyond Deny and Allow, with text written by the permission gate to say exactly what it does. */
+export interface PermissionChoice {
+  answer: Exclude<PermissionAnswer, 'allow' | 'deny'>;
+  label: string;
+}
 
 /** What a permission prompt shows. Built by the permission gate from the tool's local definition. */
 export interface PermissionPrompt {
@@ -82,6 +93,12 @@ export interface PermissionPrompt {
   detail?: string;
   /** Whether to offer "Allow for this session"; false when the choice must not be remembered. */
   offerAllowSession: boolean;
+  /**
+   * The buttons after Deny and Allow, in order: the remembered grants on offer (their labels say the
+   * tool, the target or folder, and where it is remembered), then, after repeated denials, "Deny All
+   * from This Backend for N Minutes" and "Disconnect". Labels may name peer-chosen paths: sanitise.
+   */
+  choices: PermissionChoice[];
 }
 
 // ── Workspace, editor and terminal (the Workspace, Editor and Terminal groups) ──

@@ -3,35 +3,41 @@
  *
  * Whether to ask is decided by the caller from the tool's local definition (and its preparation:
  * protected paths force a prompt); nothing in a request reaches this module except the request id.
- * Answers: allow (this call), allowSession (remember for this tool), deny. Dismissing the prompt,
- * a host error, and the prompt timeout all count as deny. A cancelled call closes its open prompt.
+ * Answers: allow (this call), allowSession (remember this tool on this target), allowFolder (this
+ * tool on the target's folder), deny, denyAll, disconnect. Dismissing the prompt, a host error, and
+ * the prompt timeout all count as deny. A cancelled call closes its open prompt.
+ *
+ * Remembered grants (grants.ts) are bound to the target the tool's `prepare` resolved and say so on
+ * their button; they live for the window (surviving a new backend session, as the button says) or,
+ * with `rememberScope: workspace`, in the store. A barrage of prompts is cut short (promptBarrage.ts):
+ * refused with PROMPT_RATE_LIMITED beyond a rate, or while the user denies all.
  *
  * Prompts are serialised: a second call waits in a queue until the first prompt is answered, so two
  * deletes never ask at once and answers cannot be clicked on the wrong prompt.
  */
+import { ErrorCode } from '../protocol';
 import { Emitter, type Disposable, type Event } from './events';
-import type { PermissionAnswer, PermissionPrompt } from './host';
+import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
+import type { PermissionAnswer, PermissionChoice, PermissionPrompt } from './host';
 import { silentLogger, type Logger } from './logger';
+import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from './timers';
+
+export type { Grant, GrantTarget, RememberScope } from './grants';
+export type { BarragePolicy } from './promptBarrage';
 
 /** Anything that can show a prompt; `IdeHost` is one. */
 export interface PermissionPrompter {
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
 }
 
-/** Durable memory for "allow for this session" when the remember scope is `workspace` (e.g. workspaceState). */
+/** Durable memory for grants when the remember scope is `workspace` (e.g. workspaceState). */
 export interface PermissionStore {
-  list(): readonly string[];
-  add(toolName: string): void | Promise<void>;
-  remove(toolName: string): void | Promise<void>;
+  list(): readonly Grant[];
+  add(grant: Grant): void | Promise<void>;
+  /** Removes the grant with this `grantKey`. */
+  remove(key: string): void | Promise<void>;
   clear(): void | Promise<void>;
-}
-
-export type RememberScope = 'session' | 'workspace';
-
-export interface RememberedPermission {
-  toolName: string;
-  scope: RememberScope;
 }
 
 export interface PermissionCheck {
@@ -46,6 +52,8 @@ export interface PermissionCheck {
    * False for forced prompts (protected paths, whole folders).
    */
   rememberable: boolean;
+  /** The target the tool's `prepare` resolved; a grant is bound to it. Absent: the call names none. */
+  target?: GrantTarget;
   /** The call's signal: aborting it withdraws the request, queued or open. */
   signal: AbortSignal;
   /** Called once, when the call starts waiting for the user (before it is queued). */
@@ -53,8 +61,13 @@ export interface PermissionCheck {
 }
 
 export type PermissionDecision =
-  | { kind: 'allowed'; via: 'prompt' | 'remembered' }
+  /** `remembered`: the grant the user chose on an earlier prompt, as its button said it. */
+  | { kind: 'allowed'; via: 'remembered'; grant: { label: string } }
+  /** `remembered` here: the user chose a grant on this prompt. */
+  | { kind: 'allowed'; via: 'prompt'; remembered?: { label: string } }
   | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error' }
+  /** Nothing was shown: too many prompts, or the user denies all from this backend for a while. */
+  | { kind: 'refused'; code: typeof ErrorCode.PromptRateLimited; message: string }
   | { kind: 'cancelled' };
 
 export interface PermissionGateOptions {
@@ -67,6 +80,10 @@ export interface PermissionGateOptions {
   closeGraceMs?: number;
   logger?: Logger;
   timers?: Timers;
+  /** Prompt rate and "deny all" limits; defaults in promptBarrage.ts. */
+  barrage?: Partial<BarragePolicy>;
+  /** The user chose "Disconnect" on a prompt: end the connection to this backend. */
+  onDisconnect?: () => void;
 }
 
 export interface PromptActivity {
@@ -84,7 +101,9 @@ interface Pending {
 }
 
 export class PermissionGate implements Disposable {
-  private readonly session = new Set<string>();
+  /** Grants remembered until the window closes, by `grantKey`. */
+  private readonly session = new Map<string, Grant>();
+  private readonly barrage: PromptBarrage;
   private readonly queue: Pending[] = [];
   private active: Pending | undefined;
   private scope: RememberScope;
@@ -102,6 +121,7 @@ export class PermissionGate implements Disposable {
     this.closeGraceMs = options.closeGraceMs ?? 1000;
     this.logger = options.logger ?? silentLogger;
     this.timers = options.timers ?? systemTimers;
+    this.barrage = new PromptBarrage({ ...DEFAULT_BARRAGE_POLICY, ...options.barrage }, this.timers);
   }
 
   /** An unanswered prompt shown from now on counts as deny after this long. */
@@ -116,7 +136,13 @@ export class PermissionGate implements Disposable {
   /** Resolves when the user (or a remembered choice) decided, or the call was withdrawn. Never rejects. */
   check(check: PermissionCheck): Promise<PermissionDecision> {
     if (check.signal.aborted) return Promise.resolve({ kind: 'cancelled' });
-    if (check.rememberable && this.isRemembered(check.toolName)) return Promise.resolve({ kind: 'allowed', via: 'remembered' });
+    // "Deny all" outranks remembered grants: the user said no to everything from this backend.
+    const refused = this.refusal(check, this.barrage.denyingAll);
+    if (refused) return Promise.resolve(refused);
+    const remembered = this.rememberedFor(check);
+    if (remembered) return Promise.resolve(remembered);
+    const limited = this.refusal(check, true);
+    if (limited) return Promise.resolve(limited);
     check.onWaiting?.();
     return new Promise((resolve) => {
       const pending: Pending = { check, resolve, settled: false, detach: () => {} };
@@ -136,24 +162,31 @@ export class PermissionGate implements Disposable {
     });
   }
 
-  isRemembered(toolName: string): boolean {
-    return this.session.has(toolName) || (this.options.store?.list().includes(toolName) ?? false);
+  /** The grant that covers a call of `toolName` on `target`, if any. */
+  grantFor(toolName: string, target: GrantTarget | undefined): Grant | undefined {
+    return this.remembered().find((g) => grantCovers(g, toolName, target));
   }
 
-  remembered(): RememberedPermission[] {
-    const out: RememberedPermission[] = [...this.session].map((toolName) => ({ toolName, scope: 'session' as const }));
-    for (const toolName of this.options.store?.list() ?? []) out.push({ toolName, scope: 'workspace' });
-    return out;
+  /** Every remembered grant: this window's, then the workspace's. */
+  remembered(): Grant[] {
+    return [...this.session.values(), ...(this.options.store?.list() ?? [])];
   }
 
-  /** Forgets remembered choices for one tool, or all of them. */
-  async forget(toolName?: string): Promise<void> {
-    if (toolName === undefined) {
+  /** Whether "Deny All from This Backend" is in force. */
+  get denyingAll(): boolean {
+    return this.barrage.denyingAll;
+  }
+
+  /** Forgets one grant, or all of them (which also lifts a "deny all" and the prompt counts). */
+  async forget(grant?: Grant): Promise<void> {
+    if (grant === undefined) {
       this.session.clear();
+      this.barrage.lift();
       await this.options.store?.clear();
     } else {
-      this.session.delete(toolName);
-      await this.options.store?.remove(toolName);
+      const key = grantKey(grant);
+      this.session.delete(key);
+      if (grant.scope === 'workspace') await this.options.store?.remove(key);
     }
   }
 
@@ -178,11 +211,14 @@ export class PermissionGate implements Disposable {
 
   private async show(pending: Pending): Promise<void> {
     const { check } = pending;
-    // Someone may have said "allow for this session" to the same tool while this call waited.
-    if (check.rememberable && this.isRemembered(check.toolName)) {
-      this.settle(pending, { kind: 'allowed', via: 'remembered' });
+    // While this call waited, the user may have chosen "deny all", or a grant that covers it, or
+    // the backend may have used up its prompts.
+    const decided = this.refusal(check, this.barrage.denyingAll) ?? this.rememberedFor(check) ?? this.refusal(check, true);
+    if (decided) {
+      this.settle(pending, decided);
       return;
     }
+    this.barrage.recordShown();
     this.emitActivity();
     const close = new AbortController();
     const onCallAbort = () => close.abort();
@@ -195,18 +231,20 @@ export class PermissionGate implements Disposable {
       close.abort();
     }, this.promptTimeoutMs);
 
+    const choices = this.choicesFor(check);
     const prompt: PermissionPrompt = {
       requestId: check.requestId,
       toolName: check.toolName,
       groupName: check.groupName,
       message: check.message,
       ...(check.detail !== undefined ? { detail: check.detail } : {}),
-      offerAllowSession: check.rememberable,
+      offerAllowSession: choices.some((c) => c.answer === 'allowSession'),
+      choices,
     };
     const answered = this.options.prompter.confirm(prompt, close.signal).then(
       (answer) => {
         if (close.signal.aborted && !timedOut) return; // withdrawn: the abort listener settled it
-        this.settle(pending, this.decide(check, answer));
+        this.settle(pending, this.decide(check, answer, choices));
       },
       (error: unknown) => {
         this.logger.error('permission prompt failed; counted as deny', { requestId: check.requestId, tool: check.toolName, error: String(error) });
@@ -231,23 +269,83 @@ export class PermissionGate implements Disposable {
     close.abort();
   }
 
-  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined): PermissionDecision {
-    if (answer === 'allow') return { kind: 'allowed', via: 'prompt' };
-    if (answer === 'allowSession') {
-      if (check.rememberable) this.remember(check.toolName);
-      return { kind: 'allowed', via: 'prompt' };
-    }
-    return { kind: 'denied', via: answer === 'deny' ? 'user' : 'dismissed' };
+  /** PROMPT_RATE_LIMITED when "deny all" is on or (with `rateToo`) the prompt rate is used up. */
+  private refusal(check: PermissionCheck, applies: boolean): PermissionDecision | undefined {
+    if (!applies) return undefined;
+    const message = this.barrage.refusal();
+    if (message === undefined) return undefined;
+    this.logger.warn('permission prompt refused without asking', { requestId: check.requestId, tool: check.toolName, reason: message });
+    return { kind: 'refused', code: ErrorCode.PromptRateLimited, message: `${check.toolName}: ${message}` };
   }
 
-  private remember(toolName: string): void {
-    if (this.scope === 'workspace' && this.options.store) {
-      void Promise.resolve(this.options.store.add(toolName)).catch((e: unknown) =>
-        this.logger.error('could not store a remembered permission', { tool: toolName, error: String(e) }),
+  private rememberedFor(check: PermissionCheck): PermissionDecision | undefined {
+    if (!check.rememberable) return undefined;
+    const grant = this.grantFor(check.toolName, check.target);
+    if (!grant) return undefined;
+    this.logger.info('permission granted by a remembered grant', { requestId: check.requestId, tool: check.toolName, grant: grant.label });
+    return { kind: 'allowed', via: 'remembered', grant: { label: grant.label } };
+  }
+
+  /** The grants a prompt offers (exactly what each would cover), then the way out of a barrage. */
+  private choicesFor(check: PermissionCheck): PermissionChoice[] {
+    const choices: PermissionChoice[] = [];
+    const scope = this.effectiveScope();
+    if (check.rememberable) {
+      const kind: GrantKind = check.target ? 'target' : 'tool';
+      choices.push({ answer: 'allowSession', label: makeGrant(check.toolName, kind, check.target, scope).label });
+      if (check.target?.folder) choices.push({ answer: 'allowFolder', label: makeGrant(check.toolName, 'folder', check.target, scope).label });
+    }
+    if (this.barrage.offersEscape(check.toolName)) {
+      const minutes = this.barrage.denyAllMinutes;
+      choices.push({ answer: 'denyAll', label: `Deny All from This Backend for ${minutes} Minute${minutes === 1 ? '' : 's'}` });
+      if (this.options.onDisconnect) choices.push({ answer: 'disconnect', label: 'Disconnect' });
+    }
+    return choices;
+  }
+
+  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined, offered: readonly PermissionChoice[]): PermissionDecision {
+    const wasOffered = (a: PermissionAnswer) => offered.some((c) => c.answer === a);
+    if (answer === 'allow') return { kind: 'allowed', via: 'prompt' };
+    if (answer === 'allowSession' || answer === 'allowFolder') {
+      // A remember button that was not offered (a forced prompt) is allow-once.
+      if (!wasOffered(answer)) return { kind: 'allowed', via: 'prompt' };
+      const kind: GrantKind = answer === 'allowFolder' ? 'folder' : check.target ? 'target' : 'tool';
+      const grant = this.remember(makeGrant(check.toolName, kind, check.target, this.effectiveScope()));
+      return { kind: 'allowed', via: 'prompt', remembered: { label: grant.label } };
+    }
+    if (answer === undefined) {
+      this.barrage.recordDenial(check.toolName);
+      return { kind: 'denied', via: 'dismissed' };
+    }
+    this.barrage.recordDenial(check.toolName);
+    if (answer === 'denyAll' || answer === 'disconnect') {
+      this.barrage.denyAll();
+      this.logger.warn(`the user denies every permission request from this backend for ${this.barrage.denyAllMinutes} minutes`, { requestId: check.requestId, tool: check.toolName });
+    }
+    if (answer === 'disconnect') {
+      this.logger.warn('the user chose Disconnect on a permission prompt', { requestId: check.requestId, tool: check.toolName });
+      // After this call is settled as denied (settle follows synchronously): the disconnect then
+      // only ends the calls still running or queued.
+      queueMicrotask(() => this.options.onDisconnect?.());
+    }
+    return { kind: 'denied', via: 'user' };
+  }
+
+  /** `workspace` only when there is a store to keep it in; the button text follows this. */
+  private effectiveScope(): RememberScope {
+    return this.scope === 'workspace' && this.options.store ? 'workspace' : 'session';
+  }
+
+  private remember(grant: Grant): Grant {
+    this.logger.info('permission remembered', { tool: grant.toolName, grant: grant.label });
+    if (grant.scope === 'workspace' && this.options.store) {
+      void Promise.resolve(this.options.store.add(grant)).catch((e: unknown) =>
+        this.logger.error('could not store a remembered permission', { tool: grant.toolName, error: String(e) }),
       );
     } else {
-      this.session.add(toolName);
+      this.session.set(grantKey(grant), grant);
     }
+    return grant;
   }
 
   private settle(pending: Pending, decision: PermissionDecision): void {

@@ -6,7 +6,9 @@
  * target ("Delete src/old.ts (1.2 KB)?"), `prepare` resolves it first; the dispatcher shows the
  * prompt and then passes the same preparation to `run`, so what the user approved is what is done.
  */
+import * as path from 'node:path';
 import type { Augmentation, ContentItem, DeclineStrategy } from '../protocol';
+import type { GrantTarget } from './grants';
 import type { IdeHost } from './host';
 import type { ResolvedPath } from './paths';
 
@@ -45,6 +47,26 @@ export interface Preparation {
    * answer it: the target is a protected path, a whole folder, or similar.
    */
   forcePrompt?: boolean;
+  /**
+   * The target the prompt names (see `grantTargetOf`): a remembered "allow" then covers this tool on
+   * this target (or its folder, if the user chose that) and nothing else. Without it a remembered
+   * "allow" covers every call of the tool, and its button says so.
+   */
+  grantTarget?: GrantTarget;
+}
+
+/**
+ * The grant target for a resolved path: the path itself, and its folder as the wider scope unless
+ * that folder is a workspace folder itself (a grant never covers a whole workspace folder).
+ */
+export function grantTargetOf(target: ResolvedPath): GrantTarget {
+  const parent = path.posix.dirname(target.relative);
+  const parentIsRoot = parent === '.' || parent === target.folder.name;
+  return {
+    absolute: target.absolute,
+    relative: target.relative,
+    ...(parentIsRoot ? {} : { folder: { absolute: path.dirname(target.absolute), relative: parent } }),
+  };
 }
 
 /** A JSON Schema object for the tool's parameters (compiled with ajv at registration). */

@@ -5,7 +5,7 @@
 import { CodedError, ErrorCode } from '../protocol';
 import type { TextEditSpec } from '../core/host';
 import type { ResolvedPath } from '../core/paths';
-import { defineTool, jsonResult, type Preparation } from '../core/tool';
+import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../core/tool';
 import { plural } from './format';
 import { toTextEdits, type RangeEdit } from './textEdits';
 
@@ -82,6 +82,7 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
       prompt: `Apply ${plural(edits.length, 'edit', 'edits')} to ${target.relative}?`,
       detail: lines.join('\n'),
       forcePrompt: target.protected,
+      grantTarget: grantTargetOf(target),
     };
   },
 

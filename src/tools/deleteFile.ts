@@ -1,7 +1,7 @@
 /** DeleteFile: moves a file, or a folder with `recursive: true`, to the trash after the user agrees. */
 import { CodedError, ErrorCode } from '../protocol';
 import type { ResolvedPath } from '../core/paths';
-import { defineTool, jsonResult, type Preparation } from '../core/tool';
+import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../core/tool';
 import { formatBytes, plural } from './format';
 
 interface DeleteFileArgs {
@@ -53,6 +53,7 @@ export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
         prompt: `Delete ${target.relative} (${formatBytes(stat.size)})?`,
         detail: `${WHERE_IT_GOES}${protectedNote}`,
         forcePrompt: target.protected,
+        grantTarget: grantTargetOf(target),
       };
     }
     if (args.recursive !== true) throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; pass recursive: true to delete it and its contents`);

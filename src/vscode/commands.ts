@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import type { Grant } from '../core';
 import type { EditorContext } from '../protocol';
+import { sanitizeForNotification } from '../tools/format';
 import type { ClientToolsContext } from './context';
 import { Commands, SecretKeys, Views } from './ids';
 
@@ -60,18 +62,41 @@ async function askAboutSelection(ctx: ClientToolsContext, given: unknown): Promi
   ctx.send(question, context, true);
 }
 
+interface GrantItem extends vscode.QuickPickItem {
+  /** Absent on "Forget all". */
+  grant?: Grant;
+}
+
+/** Lists every remembered grant as its button said it; the user revokes any of them, or all. */
 async function resetPermissions(ctx: ClientToolsContext): Promise<void> {
-  const remembered = ctx.core.permissions.remembered();
-  if (remembered.length === 0) {
+  const gate = ctx.core.permissions;
+  const grants = gate.remembered();
+  if (grants.length === 0 && !gate.denyingAll) {
     void vscode.window.showInformationMessage('Client Tools: no remembered permissions.');
     return;
   }
-  const all = { label: 'Forget all', description: `${remembered.length} tools` };
-  const picks = [all, ...remembered.map((r) => ({ label: r.toolName, description: `allowed for this ${r.scope}` }))];
-  const pick = await vscode.window.showQuickPick(picks, { title: 'Reset Permissions', placeHolder: 'Choose a remembered permission to forget' });
-  if (!pick) return;
-  await ctx.core.permissions.forget(pick === all ? undefined : pick.label);
-  void vscode.window.showInformationMessage(pick === all ? 'Client Tools: all remembered permissions forgotten.' : `Client Tools: ${pick.label} will ask again.`);
+  const all: GrantItem = {
+    label: 'Forget all',
+    description: `${grants.length} remembered${gate.denyingAll ? ', and lift "Deny All from This Backend"' : ''}`,
+  };
+  const items: GrantItem[] = [
+    all,
+    ...grants.map((grant) => ({
+      // Labels name paths a backend chose: no link syntax or control characters reach the UI.
+      label: sanitizeForNotification(grant.label, 300),
+      description: grant.scope === 'session' ? 'this window' : 'this workspace, kept across restarts',
+      grant,
+    })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, { title: 'Reset Permissions', placeHolder: 'Choose the remembered permissions to revoke', canPickMany: true });
+  if (!picked || picked.length === 0) return;
+  if (picked.includes(all)) {
+    await gate.forget();
+    void vscode.window.showInformationMessage('Client Tools: all remembered permissions forgotten.');
+    return;
+  }
+  for (const item of picked) if (item.grant) await gate.forget(item.grant);
+  void vscode.window.showInformationMessage(`Client Tools: ${picked.length} remembered permission${picked.length === 1 ? '' : 's'} revoked; those calls will ask again.`);
 }
 
 /** Stores a secret typed by the user, or passed as the command's argument (keybindings, automation). */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { readRememberScope } from './userSetting';
 
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
 export interface ClientToolsConfig {
@@ -21,7 +22,8 @@ export function readConfig(): ClientToolsConfig {
     invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds', 30, 1, 3600),
     disconnectStrategy: oneOf(c, 'disconnectStrategy', ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const, 'retryWithBackoff'),
     permissions: {
-      rememberScope: oneOf(c, 'permissions.rememberScope', ['session', 'workspace'] as const, 'session'),
+      // User settings only: a workspace must not widen a grant beyond what its button says.
+      rememberScope: readRememberScope(c),
       promptTimeoutSeconds: num(c, 'permissions.promptTimeoutSeconds', 300, 10, 3600),
     },
     limits: {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { ClientCore, type ConnectionState, type PermissionStore } from '../core';
-import type { ClientTool, ToolGroupSpec } from '../core';
+import type { ClientTool, Grant, ToolGroupSpec } from '../core';
+import { grantKey, parseStoredGrant } from '../core/grants';
 import { CodedError, ErrorCode, type EditorContext } from '../protocol';
 import { editorToolGroup } from '../tools/editor';
 import { ideToolGroup } from '../tools/ide';
@@ -275,13 +276,21 @@ export class ClientToolsContext implements vscode.Disposable {
   }
 }
 
-/** "Allow for this session" remembered per workspace when the user picks workspace scope. */
+/**
+ * Grants remembered per workspace when the user set `rememberScope: workspace`. Entries that do not
+ * parse as a target-bound grant are dropped: older versions stored bare tool names, which covered
+ * every call of the tool.
+ */
 function workspacePermissionStore(state: vscode.Memento): PermissionStore {
-  const read = () => state.get<string[]>(PERMISSIONS_KEY) ?? [];
+  const read = (): Grant[] => {
+    const stored = state.get<unknown>(PERMISSIONS_KEY);
+    return Array.isArray(stored) ? stored.map(parseStoredGrant).filter((g): g is Grant => g !== undefined) : [];
+  };
+  const others = (key: string) => read().filter((g) => grantKey(g) !== key);
   return {
     list: read,
-    add: (tool) => Promise.resolve(state.update(PERMISSIONS_KEY, [...new Set([...read(), tool])])),
-    remove: (tool) => Promise.resolve(state.update(PERMISSIONS_KEY, read().filter((t) => t !== tool))),
+    add: (grant) => Promise.resolve(state.update(PERMISSIONS_KEY, [...others(grantKey(grant)), grant])),
+    remove: (key) => Promise.resolve(state.update(PERMISSIONS_KEY, others(key))),
     clear: () => Promise.resolve(state.update(PERMISSIONS_KEY, [])),
   };
 }

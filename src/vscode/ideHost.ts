@@ -7,13 +7,17 @@ import type {
   AppliedEdits, ClosedTabs, DiffOutcome, DiffRequest, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo,
   RunCommandRequest, RunCommandResult, SaveOutcome, TextEditSpec,
 } from '../core/host';
+import { sanitizeForNotification } from '../tools/format';
 import { DiffReviews } from './diffReview';
 import { TerminalRunner } from './terminalRunner';
 import * as workspaceHost from './workspaceHost';
 
 const ALLOW = 'Allow';
-const ALLOW_SESSION = 'Allow for this Session';
 const DENY = 'Deny';
+
+interface PromptButton extends vscode.MessageItem {
+  answer: PermissionAnswer;
+}
 
 /** `IdeHost` on the real VS Code API. The only place tools reach the editor through. */
 export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
@@ -101,14 +105,22 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   }
 
   /**
-   * A modal dialog: the tool, the exact target, and Allow / Allow for this Session / Deny.
-   * Dismissing it (Escape, Cancel) means deny. VS Code's API cannot close a modal dialog from code,
-   * so when the call is cancelled this resolves at once and the dialog's later answer is ignored.
+   * A modal dialog: the tool, the exact target, and Deny / Allow, then the gate's choices (grants
+   * whose text says exactly what they cover, and after repeated denials "Deny All from This Backend
+   * for N Minutes" and "Disconnect"). Dismissing it (Escape, Cancel) means deny. VS Code's API cannot
+   * close a modal dialog from code, so when the call is cancelled this resolves at once and the
+   * dialog's later answer is ignored.
    */
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
     if (signal.aborted) return Promise.resolve(undefined);
-    // Deny comes first so it is the focused default: Enter on a prompt never runs the tool.
-    const buttons = prompt.offerAllowSession ? [DENY, ALLOW, ALLOW_SESSION] : [DENY, ALLOW];
+    // Deny comes first so it is the focused default: Enter on a prompt never runs the tool. Items,
+    // not strings, so two labels that read alike can never be confused. Grant labels name paths the
+    // backend chose: sanitised like any notification text.
+    const buttons: PromptButton[] = [
+      { title: DENY, answer: 'deny' },
+      { title: ALLOW, answer: 'allow' },
+      ...prompt.choices.map((c) => ({ title: sanitizeForNotification(c.label, 200), answer: c.answer })),
+    ];
     const detail = [`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n');
     this.promptEmitter.fire({ open: true, prompt });
     return new Promise<PermissionAnswer | undefined>((resolve) => {
@@ -123,7 +135,7 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
       const onAbort = () => finish(undefined);
       signal.addEventListener('abort', onAbort);
       vscode.window.showWarningMessage(prompt.message, { modal: true, detail }, ...buttons).then(
-        (choice) => finish(choice === ALLOW ? 'allow' : choice === ALLOW_SESSION ? 'allowSession' : choice === DENY ? 'deny' : undefined),
+        (choice) => finish(choice?.answer),
         () => finish(undefined),
       );
     });

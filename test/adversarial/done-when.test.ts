@@ -91,7 +91,7 @@ describe('done when: a 10,000-request burst and 100 backend restarts', () => {
         files: Object.fromEntries(Array.from({ length: files }, (_, i) => [`stream/f-${i}.txt`, `file ${i}`])),
         core: { connection: { handshakeTimeoutMs: 2000, heartbeatMs: 2000, reconnect: { initialDelayMs: 5, maxDelayMs: 20, maxAttempts: 10_000 } } },
       });
-      rig.host.answerPrompts('allowSession'); // the first delete asks; the choice is remembered for the rest
+      rig.host.answerPrompts('allowFolder'); // the first delete asks; "Allow DeleteFile in stream/" covers the rest
       await rig.connect();
 
       const backends: FakeBackend[] = [];

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
+import { grantKey, type Grant } from '../../../src/core/grants';
 import { PermissionGate, type PermissionCheck, type PermissionPrompter, type PermissionStore } from '../../../src/core/permissions';
 import { delay } from '../../support/dispatch-harness';
 
@@ -30,21 +31,26 @@ class ScriptedPrompter implements PermissionPrompter {
   }
 }
 
-class MemoryStore implements PermissionStore {
-  tools: string[] = [];
+export class MemoryStore implements PermissionStore {
+  grants: Grant[] = [];
   list() {
-    return this.tools;
+    return this.grants;
   }
-  add(t: string) {
-    this.tools.push(t);
+  add(g: Grant) {
+    this.grants.push(g);
   }
-  remove(t: string) {
-    this.tools = this.tools.filter((x) => x !== t);
+  remove(key: string) {
+    this.grants = this.grants.filter((x) => grantKey(x) !== key);
   }
   clear() {
-    this.tools = [];
+    this.grants = [];
+  }
+  get tools() {
+    return this.grants.map((g) => g.toolName);
   }
 }
+
+const EVERY_DELETE = 'Allow every DeleteFile call until this window closes';
 
 function request(toolName: string, extra: Partial<PermissionCheck> = {}): PermissionCheck {
   return {
@@ -91,20 +97,22 @@ describe('permission gate', () => {
     await forced;
   });
 
-  it('allowSession is remembered per tool, listed, and forgotten on request', async () => {
+  it('allowSession on a call that names no target is remembered for the tool, says so, is listed, and forgotten on request', async () => {
     const p = gate.check(request('DeleteFile'));
-    (await prompter.nth(0)).answer('allowSession');
-    assert.equal((await p).kind, 'allowed');
-    assert.deepEqual(await gate.check(request('DeleteFile')), { kind: 'allowed', via: 'remembered' });
+    const shown = await prompter.nth(0);
+    assert.deepEqual(shown.prompt.choices, [{ answer: 'allowSession', label: EVERY_DELETE }]);
+    shown.answer('allowSession');
+    assert.deepEqual(await p, { kind: 'allowed', via: 'prompt', remembered: { label: EVERY_DELETE } });
+    assert.deepEqual(await gate.check(request('DeleteFile')), { kind: 'allowed', via: 'remembered', grant: { label: EVERY_DELETE } });
     assert.equal(prompter.shown.length, 1, 'no second prompt');
-    assert.deepEqual(gate.remembered(), [{ toolName: 'DeleteFile', scope: 'session' }]);
+    assert.deepEqual(gate.remembered().map((g) => [g.toolName, g.kind, g.scope, g.label]), [['DeleteFile', 'tool', 'session', EVERY_DELETE]]);
 
     const other = gate.check(request('OtherTool'));
     await prompter.nth(1);
     prompter.shown[1].answer('deny');
     assert.equal((await other).kind, 'denied', 'remembering one tool does not allow another');
 
-    await gate.forget('DeleteFile');
+    await gate.forget(gate.remembered()[0]);
     assert.deepEqual(gate.remembered(), []);
     const again = gate.check(request('DeleteFile'));
     (await prompter.nth(2)).answer('deny');
@@ -133,10 +141,11 @@ describe('permission gate', () => {
     (await prompter.nth(0)).answer('allowSession');
     await p;
     assert.deepEqual(store.tools, ['DeleteFile']);
-    assert.deepEqual(g.remembered(), [{ toolName: 'DeleteFile', scope: 'workspace' }]);
+    const label = 'Allow every DeleteFile call in this workspace from now on';
+    assert.deepEqual(g.remembered().map((r) => [r.toolName, r.scope, r.label]), [['DeleteFile', 'workspace', label]]);
     // A new gate (a new window) on the same store remembers it.
     const later = new PermissionGate({ prompter, store, rememberScope: 'workspace' });
-    assert.deepEqual(await later.check(request('DeleteFile')), { kind: 'allowed', via: 'remembered' });
+    assert.deepEqual(await later.check(request('DeleteFile')), { kind: 'allowed', via: 'remembered', grant: { label } });
     await later.forget();
     assert.deepEqual(store.tools, []);
     g.dispose();
@@ -179,7 +188,7 @@ describe('permission gate', () => {
     const a = gate.check(request('DeleteFile'));
     const b = gate.check(request('DeleteFile'));
     (await prompter.nth(0)).answer('allowSession');
-    assert.deepEqual(await b, { kind: 'allowed', via: 'remembered' });
+    assert.deepEqual(await b, { kind: 'allowed', via: 'remembered', grant: { label: EVERY_DELETE } });
     assert.equal((await a).kind, 'allowed');
     assert.equal(prompter.shown.length, 1);
   });

@@ -62,18 +62,27 @@ describe('tool DeleteFile', () => {
     assert.deepEqual(ws.host.deleted[0].options, { recursive: true, useTrash: true });
   });
 
-  it('a remembered "allow for this session" covers single files but never a folder or a protected file', async () => {
+  it('a remembered grant covers what its button said (this file, or its folder), never another file, a folder or a protected file', async () => {
     await mkdir(ws.file('empty'));
     ws.host.answerPrompts('allowSession');
     await h.call('DeleteFile', { path: 'src/old.ts' });
-    assert.equal(ws.host.prompts.length, 1);
+    assert.deepEqual(ws.host.prompts[0].choices.map((c) => c.label), [
+      'Allow DeleteFile of src/old.ts until this window closes',
+      'Allow DeleteFile in src/ until this window closes',
+    ]);
+    ws.host.answerPrompts('deny');
+    assert.equal((await h.call('DeleteFile', { path: 'src/keep.ts' })).errorCode, ErrorCode.PermissionDenied, 'a grant for src/old.ts does not cover src/keep.ts');
+    assert.equal(ws.host.prompts.length, 2);
+    ws.host.answerPrompts('allowFolder');
     assert.equal((await h.call('DeleteFile', { path: 'src/keep.ts' })).success, true);
-    assert.equal(ws.host.prompts.length, 1, 'remembered for a plain file');
+    await writeFile(ws.file('src/new.ts'), 'new');
+    assert.equal((await h.call('DeleteFile', { path: 'src/new.ts' })).success, true);
+    assert.equal(ws.host.prompts.length, 3, 'the folder grant covered src/new.ts');
     ws.host.answerPrompts('deny');
     assert.equal((await h.call('DeleteFile', { path: 'empty', recursive: true })).errorCode, ErrorCode.PermissionDenied);
-    assert.equal(ws.host.prompts[1].message, 'Delete empty folder empty/?');
+    assert.equal(ws.host.prompts[3].message, 'Delete empty folder empty/?');
     assert.equal((await h.call('DeleteFile', { path: '.env' })).errorCode, ErrorCode.PermissionDenied);
-    assert.match(ws.host.prompts[2].detail ?? '', /secrets/);
+    assert.match(ws.host.prompts[4].detail ?? '', /secrets/);
     assert.equal(existsSync(ws.file('.env')), true);
   });
 
