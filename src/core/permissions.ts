@@ -324,9 +324,9 @@ export class PermissionGate implements Disposable {
     }
     if (answer === 'disconnect') {
       this.logger.warn('the user chose Disconnect on a permission prompt', { requestId: check.requestId, tool: check.toolName });
-      // After this call is settled as denied (settle follows synchronously): the disconnect then
+      // On the next turn, once this call's PERMISSION_DENIED has been sent: the disconnect then
       // only ends the calls still running or queued.
-      queueMicrotask(() => this.options.onDisconnect?.());
+      this.timers.setTimeout(() => this.options.onDisconnect?.(), 0);
     }
     return { kind: 'denied', via: 'user' };
   }

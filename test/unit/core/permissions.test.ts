@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
-import { grantKey, type Grant } from '../../../src/core/grants';
-import { PermissionGate, type PermissionCheck, type PermissionPrompter, type PermissionStore } from '../../../src/core/permissions';
+import { PermissionGate, type PermissionCheck, type PermissionPrompter } from '../../../src/core/permissions';
 import { delay } from '../../support/dispatch-harness';
+import { MemoryStore } from './permission-fakes';
 
 /** A prompter whose prompts the test answers one by one. */
 class ScriptedPrompter implements PermissionPrompter {
@@ -28,25 +28,6 @@ class ScriptedPrompter implements PermissionPrompter {
   async nth(n: number): Promise<(typeof this.shown)[number]> {
     while (this.shown.length <= n) await new Promise<void>((r) => this.waiters.push(r));
     return this.shown[n];
-  }
-}
-
-export class MemoryStore implements PermissionStore {
-  grants: Grant[] = [];
-  list() {
-    return this.grants;
-  }
-  add(g: Grant) {
-    this.grants.push(g);
-  }
-  remove(key: string) {
-    this.grants = this.grants.filter((x) => grantKey(x) !== key);
-  }
-  clear() {
-    this.grants = [];
-  }
-  get tools() {
-    return this.grants.map((g) => g.toolName);
   }
 }
 
