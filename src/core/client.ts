@@ -54,7 +54,7 @@ export interface ClientCoreOptions {
   limits?: Partial<ClientLimits>;
   connection?: Pick<ConnectionOptions, 'handshakeTimeoutMs' | 'heartbeatMs' | 'reconnect' | 'random' | 'maxBufferedBytes'>;
   permissions?: {
-    /** Durable memory for "allow for this session" in `workspace` scope (e.g. backed by workspaceState). */
+    /** Durable memory for remembered grants in `workspace` scope (e.g. backed by workspaceState). */
     store?: PermissionStore;
     rememberScope?: RememberScope;
     /** Default 5 minutes; an unanswered prompt then counts as deny. */

@@ -43,7 +43,7 @@ export interface Preparation {
   /** More text for the prompt. */
   detail?: string;
   /**
-   * Ask even when the tool needs no permission, and never let a remembered "allow for this session"
+   * Ask even when the tool needs no permission, and never let a remembered grant
    * answer it: the target is a protected path, a whole folder, or similar.
    */
   forcePrompt?: boolean;
