@@ -318,7 +318,9 @@ export class PermissionGate implements Disposable {
       return { kind: 'denied', via: 'dismissed' };
     }
     this.barrage.recordDenial(check.toolName);
-    if (answer === 'denyAll' || answer === 'disconnect') {
+    // Disconnect alone does not deny all: the client stays disconnected until the user connects
+    // again, and then means to be asked (the escape buttons are offered again at once).
+    if (answer === 'denyAll') {
       this.barrage.denyAll();
       this.logger.warn(`the user denies every permission request from this backend for ${this.barrage.denyAllMinutes} minutes`, { requestId: check.requestId, tool: check.toolName });
     }

@@ -209,6 +209,7 @@ describe('rogue backend: remembered grants and prompt barrages', () => {
       rig.host.answerPrompts('disconnect');
       const sockets = rig.backend.sockets.length;
       assertRefused(await rig.backend.call('DeleteFile', { path: 'docs/a.txt' }), ErrorCode.PermissionDenied);
+      assert.deepEqual(rig.host.prompts[3].choices.map((c) => c.answer), ['allowSession', 'allowFolder', 'denyAll', 'disconnect']);
       await until(() => rig.core.state.kind !== 'connected', 'the client disconnected');
       await new Promise((r) => setTimeout(r, 300));
       assert.notEqual(rig.core.state.kind, 'connected');

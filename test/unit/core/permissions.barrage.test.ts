@@ -111,14 +111,17 @@ describe('permission gate: prompt barrage', () => {
     assert.equal((await gate.check(ask())).kind, 'allowed');
   });
 
-  it('Disconnect denies the call, then asks the client to disconnect (after this call is answered), and denies all', async () => {
+  it('Disconnect denies the call, then asks the client to disconnect (after this call is answered); after the user reconnects the way out is offered at once', async () => {
     for (let i = 0; i < 3; i++) await gate.check(ask());
     prompter.answer = 'disconnect';
     assert.deepEqual(await gate.check(ask()), { kind: 'denied', via: 'user' });
     assert.equal(disconnects, 0, 'not before the call is answered');
     timers.advance(0);
     assert.equal(disconnects, 1);
-    assert.ok(isRateLimited(await gate.check(ask())), 'a reconnect does not bring the prompts back');
+    assert.equal(gate.denyingAll, false);
+    prompter.answer = 'deny';
+    await gate.check(ask());
+    assert.deepEqual(prompter.shown[4].choices.map((c) => c.answer), ['allowSession', 'denyAll', 'disconnect']);
   });
 
   it('Disconnect is not offered when nobody can disconnect', async () => {
