@@ -4,7 +4,8 @@
  * the chat to delete files. The modal's buttons say exactly what each remembers (this file, or its
  * folder, "until this window closes"); the folder grant lets the next delete in that folder through
  * without a prompt, and nothing outside it; after three denials of DeleteFile the prompt offers
- * "Deny All from This Backend for 10 Minutes" and "Disconnect"; Reset Permissions lists the grant.
+ * "Deny All from This Backend for 10 Minutes" and "Disconnect"; Reset Permissions lists the grant
+ * and revokes it.
  *
  * Screenshots go to test-results/permission-grants-*.png (and to $CLIENT_TOOLS_SCREENS when set).
  *
@@ -32,7 +33,7 @@ describe('Permission prompts: grants that say what they cover, and Deny All afte
 
   before(() => {
     fs.mkdirSync(file('docs'), { recursive: true });
-    for (const name of ['docs/a.txt', 'docs/b.txt', 'top-1.txt', 'top-2.txt', 'top-3.txt', 'top-4.txt']) fs.writeFileSync(file(name), `${name}\n`);
+    for (const name of ['docs/a.txt', 'docs/b.txt', 'top-1.txt', 'top-2.txt', 'top-3.txt']) fs.writeFileSync(file(name), `${name}\n`);
   });
 
   it('the prompt for docs/a.txt offers this file and docs/ "until this window closes"; the folder grant then deletes docs/b.txt without a prompt', async () => {
@@ -58,8 +59,32 @@ describe('Permission prompts: grants that say what they cover, and Deny All afte
     await shot('2-remembered-grant-used');
   });
 
-  it('after three denials of DeleteFile the prompt offers "Deny All from This Backend for 10 Minutes" and "Disconnect"; Deny All then refuses the next delete without a prompt', async () => {
-    for (const name of ['top-1.txt', 'top-2.txt', 'top-3.txt']) {
+  it('Reset Permissions lists the grant by its label and revokes it: the next delete in docs/ asks again', async () => {
+    await session.page.keyboard.press('F1');
+    const widget = session.page.locator('.quick-input-widget');
+    await widget.waitFor({ state: 'visible', timeout: 10_000 });
+    await session.page.keyboard.type('Client Tools: Reset Permissions');
+    await widget.locator('.monaco-list-row.focused', { hasText: 'Reset Permissions' }).first().waitFor({ timeout: 10_000 });
+    await session.page.keyboard.press('Enter');
+    const grantRow = widget.locator('.monaco-list-row', { hasText: 'Allow DeleteFile in docs/ until this window closes' });
+    await grantRow.waitFor({ timeout: 10_000 });
+    await widget.locator('.monaco-list-row', { hasText: 'Forget all' }).waitFor({ timeout: 10_000 });
+    await grantRow.click();
+    await shot('3-reset-permissions');
+    await session.page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    fs.writeFileSync(file('docs/c.txt'), 'c\n');
+    const turn = await session.chat.send('delete docs/c.txt', ['DeleteFile']);
+    await dialog().waitFor({ timeout: 30_000 });
+    await dialog().getByRole('button', { name: 'Deny', exact: true }).click();
+    await session.chat.waitForCardStatus(turn.card('DeleteFile'), 'denied');
+    await session.chat.waitForIdle();
+    assert.equal(fs.existsSync(file('docs/c.txt')), true);
+  });
+
+  it('after three denials of DeleteFile (one in the previous case) the prompt offers "Deny All from This Backend for 10 Minutes" and "Disconnect"; Deny All then refuses the next delete without a prompt', async () => {
+    for (const name of ['top-1.txt', 'top-2.txt']) {
       const turn = await session.chat.send(`delete ${name}`, ['DeleteFile']);
       await dialog().waitFor({ timeout: 30_000 });
       // A file in the workspace folder itself: no folder grant is offered.
@@ -68,35 +93,22 @@ describe('Permission prompts: grants that say what they cover, and Deny All afte
       await session.chat.waitForCardStatus(turn.card('DeleteFile'), 'denied');
       await session.chat.waitForIdle();
     }
-    const fourth = await session.chat.send('delete top-4.txt', ['DeleteFile']);
+    const third = await session.chat.send('delete top-3.txt', ['DeleteFile']);
     await dialog().waitFor({ timeout: 30_000 });
     const labels = await buttonLabels();
-    for (const expected of ['Deny', 'Allow', 'Allow DeleteFile of top-4.txt until this window closes', 'Deny All from This Backend for 10 Minutes', 'Disconnect']) {
+    for (const expected of ['Deny', 'Allow', 'Allow DeleteFile of top-3.txt until this window closes', 'Deny All from This Backend for 10 Minutes', 'Disconnect']) {
       assert.ok(labels.includes(expected), `no button "${expected}" in ${JSON.stringify(labels)}`);
     }
-    await shot('3-deny-all-offered');
+    await shot('4-deny-all-offered');
     await dialog().getByRole('button', { name: 'Deny All from This Backend for 10 Minutes', exact: true }).click();
-    await session.chat.waitForCardStatus(fourth.card('DeleteFile'), 'denied');
+    await session.chat.waitForCardStatus(third.card('DeleteFile'), 'denied');
     await session.chat.waitForIdle();
 
     const refused = await session.chat.send('delete top-1.txt', ['DeleteFile']);
     await session.chat.waitForCardStatus(refused.card('DeleteFile'), 'failed');
     await session.chat.waitForIdle();
     assert.equal(await dialog().count(), 0, 'no prompt while Deny All holds');
-    for (const name of ['top-1.txt', 'top-4.txt']) assert.equal(fs.existsSync(file(name)), true);
-    await shot('4-deny-all-refused');
-  });
-
-  it('Reset Permissions lists the grant by its label', async () => {
-    await session.page.keyboard.press('F1');
-    const widget = session.page.locator('.quick-input-widget');
-    await widget.waitFor({ state: 'visible', timeout: 10_000 });
-    await session.page.keyboard.type('Client Tools: Reset Permissions');
-    await widget.locator('.monaco-list-row.focused', { hasText: 'Reset Permissions' }).first().waitFor({ timeout: 10_000 });
-    await session.page.keyboard.press('Enter');
-    await widget.locator('.monaco-list-row', { hasText: 'Allow DeleteFile in docs/ until this window closes' }).waitFor({ timeout: 10_000 });
-    await widget.locator('.monaco-list-row', { hasText: 'Forget all' }).waitFor({ timeout: 10_000 });
-    await shot('5-reset-permissions');
-    await session.page.keyboard.press('Escape');
+    for (const name of ['top-1.txt', 'top-3.txt']) assert.equal(fs.existsSync(file(name)), true);
+    await shot('5-deny-all-refused');
   });
 });
