@@ -2,7 +2,7 @@
  * `npm run bench`: builds, then measures the project against baselines measured in the same run,
  * prints a table with ratios and PASS/MISS per target, and writes bench/results/latest.json.
  *
- *   npm run bench                     everything (about 3 minutes on 2 cores)
+ *   npm run bench                     everything (about 4 minutes on 2 cores, a 60 s soak among them)
  *   npm run bench -- --quick          fewer samples (a smoke test of the benchmark itself)
  *   npm run bench -- --skip-vscode    no real VS Code (machines without code-server or Chromium)
  *   CLIENT_TOOLS_SOAK_SECONDS=10 npm run bench    a shorter soak (default 60 s; 10 s with --quick)
