@@ -84,7 +84,7 @@ const testTargets = Object.keys(testEntries).length
 const benchTargets = [{
   ...common,
   sourcemap: 'inline',
-  entryPoints: { run: 'bench/run.ts', profile: 'bench/profile.ts', 'flood-client': 'bench/flood-client.ts' },
+  entryPoints: { run: 'bench/run.ts', profile: 'bench/profile.ts', 'flood-client': 'bench/flood-client.ts', 'backend-child': 'bench/backend-child.ts', resilience: 'bench/resilience.ts' },
   outdir: 'bench/.out',
   platform: 'node',
   format: 'cjs',

@@ -2,9 +2,10 @@
  * `npm run bench`: builds, then measures the project against baselines measured in the same run,
  * prints a table with ratios and PASS/MISS per target, and writes bench/results/latest.json.
  *
- *   npm run bench                     everything (about 3 minutes on 2 cores)
+ *   npm run bench                     everything (about 4 minutes on 2 cores, a 60 s soak among them)
  *   npm run bench -- --quick          fewer samples (a smoke test of the benchmark itself)
  *   npm run bench -- --skip-vscode    no real VS Code (machines without code-server or Chromium)
+ *   CLIENT_TOOLS_SOAK_SECONDS=10 npm run bench    a shorter soak (default 60 s; 10 s with --quick)
  *
  * Both ends of every socket run in this process (or, for the flood, in a child process), on
  * loopback. On a shared machine the absolute figures move from run to run; the ratios against the
@@ -14,12 +15,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { benchAgentTurn, type AgentTurnResult } from './agentTurn';
+import { benchAttacks, type AttackResult } from './attacks';
 import { benchBinary, SIZES, type BinaryResult } from './binary';
 import { benchBundles, type BundleResult } from './bundles';
 import { benchFlood, type FloodResult } from './flood';
 import { benchRoundTrip, type RoundTripResult } from './roundtrip';
 import { fmtRate, fmtUs, round } from './lib/stats';
 import { RESULTS_DIR } from './lib/paths';
+import { attackLines, soakLines, worstAttack, worstDelayMs } from './resilienceReport';
+import { benchSoak, type SoakResult } from './soak';
 import { benchVSCode, type VSCodeResult } from './vscode';
 
 const args = new Set(process.argv.slice(2));
@@ -95,6 +99,8 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   }
+  const soak: SoakResult = await section('6. soak', () => benchSoak({ seconds: quick && !process.env.CLIENT_TOOLS_SOAK_SECONDS ? 10 : undefined }));
+  const attacks: AttackResult[] = await section('7. attacks', () => benchAttacks());
 
   // ── targets ───────────────────────────────────────────────────────
   const lat = roundTrip.latency;
@@ -118,6 +124,9 @@ async function main(): Promise<void> {
   const floodOk = flood.answered === flood.requests && flood.duplicates === 0;
   add('flood: heap growth, every request answered once', '< 50 MB, all', flood.heapGrowthMB, flood.heapGrowthMB < 50 && floodOk, `${flood.heapGrowthMB.toFixed(1)} MB, ${flood.answered}/${flood.requests} answered, ${flood.duplicates} twice`);
   if ('activationMs' in vscode) add('extension activate()', '< 100 ms', vscode.activationMs, vscode.activationMs < 100, `${vscode.activationMs.toFixed(1)} ms`);
+  add('soak: tool calls lost', '0', soak.lost, soak.lost === 0, `${soak.lost} of ${soak.counts.callsAnswered} answered (${soak.clients} clients, ${soak.seconds.toFixed(0)} s)`);
+  const worstDelay = worstDelayMs(attacks);
+  add('attacks: worst event-loop delay', '< 100 ms', worstDelay, worstDelay < 100, `${fmtUs(worstDelay * 1000)} (${worstAttack(attacks)?.name ?? 'none'})`);
   add('openai in the extension bundle', 'absent', bundles.openaiFilesInExtension, bundles.openaiFilesInExtension === 0, bundles.openaiFilesInExtension === 0 ? 'absent (0 files in the metafile)' : `${bundles.openaiFilesInExtension} files`);
 
   // ── table ─────────────────────────────────────────────────────────
@@ -163,6 +172,10 @@ async function main(): Promise<void> {
   }
   out(`   openai in the extension bundle: ${bundles.openaiFilesInExtension === 0 ? 'no' : 'YES'} (${bundles.openaiFilesInExtension} files; the backend bundle has ${bundles.openaiFilesInBackend})`);
   out();
+  for (const line of soakLines(soak)) out(line);
+  out();
+  for (const line of attackLines(attacks)) out(line);
+  out();
   out('Targets');
   for (const t of targets) out(`   ${t.pass ? 'PASS' : 'MISS'}  ${pad(t.name, 54)} ${pad(t.target, 13)} ${t.measured}`);
   const text = lines.join('\n');
@@ -178,6 +191,8 @@ async function main(): Promise<void> {
     flood,
     vscode,
     bundles,
+    soak,
+    attacks,
     targets,
     table: text,
   };

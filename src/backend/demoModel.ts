@@ -10,7 +10,7 @@
 import type { ContentItem } from '../protocol';
 import { ErrorCode } from '../protocol';
 import { EDITOR_CONTEXT_MARK } from './agent';
-import { EXAMPLES, parseIntent, type Intent } from './demoIntents';
+import { EXAMPLES, MAX_REQUEST_CHARS, parseIntent, type Intent } from './demoIntents';
 import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from './model';
 import type { FunctionSpec } from './toolState';
 
@@ -103,6 +103,7 @@ function decide(request: ModelRequest): Step {
   const [said, editorContext] = userMessage?.role === 'user' ? userMessage.content.split(EDITOR_CONTEXT_MARK) : [''];
   const words = said.trim();
   const past = pastCalls(request.messages.slice(lastUser + 1));
+  if (words.length > MAX_REQUEST_CHARS) return { kind: 'answer', text: tooLong(words) };
   const intent = parseIntent(words);
   if (intent.kind === 'unknown') return { kind: 'answer', text: editorContext ? aboutContext(words, editorContext) : help(words) };
 
@@ -395,7 +396,8 @@ function describeClose(path: string, v: Json): string {
 const OUTPUT_LINES = 10;
 
 function describeCommand(command: string, v: Json): string {
-  const output = typeof v.output === 'string' ? v.output.replace(/\s+$/, '') : '';
+  // trimEnd, not /\s+$/: the output comes from the client, and that pattern rescans every run of spaces from each of its positions.
+  const output = typeof v.output === 'string' ? v.output.trimEnd() : '';
   const how = v.timedOut === true
     ? `${code(command)} was stopped at the time limit`
     : typeof v.exitCode === 'number'
@@ -514,6 +516,11 @@ function firstString(...values: unknown[]): string | undefined {
 function help(words: string): string {
   const heard = words ? `I did not understand "${words.length > 80 ? `${words.slice(0, 80)}…` : words}". ` : '';
   return `${heard}As the offline demo model I understand only simple requests like these:\n${EXAMPLES.map((e) => `- "${e}"`).join('\n')}\n\n${CONFIGURE}`;
+}
+
+/** A request longer than the parser reads: say so rather than act on part of it. */
+function tooLong(words: string): string {
+  return `Your message is ${words.length.toLocaleString('en-US')} characters long; the offline demo model reads requests of up to ${MAX_REQUEST_CHARS.toLocaleString('en-US')} characters, so I did nothing with it. ${help('')}`;
 }
 
 /** A question sent with the editor's selection (Ask About Selection): show what was received. */

@@ -294,6 +294,22 @@ describe('backend offline demo model', () => {
       assert.match((await ask('run `false`')).answer, /^Exit code 1 from `false`, with no output\./);
     });
 
+    it('"run `ls`" with output holding 100,000 spaces before its last word: answers within seconds (trailing space was stripped with a backtracking pattern: minutes)', async () => {
+      const output = `total${' '.repeat(100_000)}done\n`;
+      answers.RunInTerminal = (req) => json({ command: req.arguments.command, cwd: '.', exitCode: 0, timedOut: false, output, ranIn: 'terminal' });
+      const t0 = performance.now();
+      const r = await ask('run `ls`');
+      assert.ok(performance.now() - t0 < 5000, `${(performance.now() - t0).toFixed(0)} ms`);
+      assert.ok(r.answer.startsWith(`Exit code 0 from \`ls\`:\n\n\`\`\`\ntotal${' '.repeat(100_000)}done\n\`\`\``));
+    });
+
+    it('a request longer than 10,000 characters: says how long it is and the limit, calls nothing', async () => {
+      const r = await ask(`delete notes.txt ${'x'.repeat(10_000)}`);
+      assert.deepEqual(r.called, []);
+      assert.match(r.answer, /^Your message is 10,017 characters long; the offline demo model reads requests of up to 10,000 characters, so I did nothing with it\. As the offline demo model I understand only simple requests like these:/);
+      assert.ok(r.answer.endsWith(OFFLINE_NOTICE));
+    });
+
     it('"run `ls`" denied: says the command did not run', async () => {
       answers.RunInTerminal = () => denied('RunInTerminal');
       assert.match((await ask('run `ls`')).answer, /^You declined, so I did not run `ls`\./);

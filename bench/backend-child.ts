@@ -1,0 +1,54 @@
+/**
+ * The reference backend alone in its own process, for the soak and attack benchmarks (soak.ts,
+ * attacks.ts): `createBackend` on loopback with the options in argv (JSON), and an event-loop delay
+ * monitor (perf_hooks.monitorEventLoopDelay) so that the figures are the backend's own, not the
+ * benchmark clients'. Over IPC it says where it listens, resets the monitor, and reports the delay,
+ * its memory and its session count. A frozen backend cannot answer: the parent notices by the
+ * silence and kills it.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createBackend, type BackendOptions } from '../src/backend';
+
+type Parent = { send(message: unknown): void };
+
+export interface ChildStats {
+  type: 'stats';
+  eventLoopDelay: { maxMs: number; p99Ms: number; meanMs: number; samples: number };
+  rss: number;
+  heapUsed: number;
+  sessions: number;
+}
+
+async function main(): Promise<void> {
+  const options = JSON.parse(process.argv[2] ?? '{}') as BackendOptions;
+  const parent = process as unknown as Parent;
+  const backend = await createBackend(options);
+  let sessions = 0;
+  backend.on('session', (s) => !s.resumed && sessions++);
+  backend.on('sessionEnded', () => sessions--);
+  // 10 ms resolution (the default): a blocked loop shows up as one sample as long as the block.
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  process.on('message', (m: { type: string }) => {
+    if (m.type === 'reset') {
+      delay.reset();
+      parent.send({ type: 'reset' });
+    } else if (m.type === 'stats') {
+      const memory = process.memoryUsage();
+      const stats: ChildStats = {
+        type: 'stats',
+        eventLoopDelay: { maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, meanMs: delay.mean / 1e6, samples: delay.count },
+        rss: memory.rss,
+        heapUsed: memory.heapUsed,
+        sessions,
+      };
+      parent.send(stats);
+    } else if (m.type === 'exit') {
+      delay.disable();
+      void backend.close().finally(() => process.exit(0));
+    }
+  });
+  parent.send({ type: 'listening', port: backend.port, url: backend.url });
+}
+
+void main();

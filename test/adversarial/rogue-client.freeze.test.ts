@@ -1,0 +1,90 @@
+/**
+ * A rogue client that holds the token tries to freeze the real backend (offline demo model, its
+ * default without a configured model) with one chat message: text crafted so that the demo model's
+ * intent parsing backtracks. Everything runs on the backend's one thread, so a freeze would stall
+ * every session, heartbeat and new connection. While the attack is processed, a second client must
+ * complete its handshake and a run within seconds (before the fix: minutes).
+ */
+import * as assert from 'node:assert/strict';
+import type { ClientToolInvokeRequest } from '../../src/protocol';
+import { TestClient } from '../support/backend-client';
+import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';
+
+/** Generous: a handshake and a run take milliseconds; the frozen backend took minutes. */
+const BOUND_MS = 10_000;
+/** The longest chat message the protocol accepts. */
+const LONGEST_MESSAGE = 100_000;
+/** The longest request the demo model reads (src/backend/demoIntents.ts MAX_REQUEST_CHARS). */
+const LONGEST_READ = 10_000;
+
+/** `prefix`, then `unit` repeated, then `suffix`: `length` characters. */
+function crafted(prefix: string, unit: string, suffix: string, length: number): string {
+  const room = length - prefix.length - suffix.length;
+  return prefix + unit.repeat(Math.ceil(room / unit.length)).slice(0, room) + suffix;
+}
+
+describe('rogue client: freezing the event loop', () => {
+  let rig: BackendRig;
+
+  afterEach(async () => {
+    await rig.assertAlive();
+    await rig.close();
+  });
+
+  /** A second, honest client connects and opens README.md; returns how long that took. */
+  async function honestRun(): Promise<number> {
+    const t0 = performance.now();
+    const { client } = await TestClient.open(rig.backend.url, TOKEN);
+    rig.clients.push(client);
+    client.autoAnswer((req: ClientToolInvokeRequest) => ({ success: true, content: [{ type: 'text', text: `Opened ${String(req.arguments.path)}` }] }));
+    const { runId, finished } = await client.run('honest', 'open README.md', BOUND_MS);
+    assert.equal(finished.reason, 'completed');
+    assert.match(client.text(runId), /^I opened README\.md in the editor\./);
+    return performance.now() - t0;
+  }
+
+  /** Sends each text on its own thread of one rogue client, without waiting. */
+  async function attack(texts: string[]): Promise<TestClient> {
+    const rogue = await rig.open();
+    // Answers any call its messages lead to, so that every rogue run can end.
+    rogue.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: 'ok' }] }));
+    texts.forEach((text, i) => rogue.send({ type: 'userMessage', threadId: `rogue-${i}`, text }));
+    return rogue;
+  }
+
+  it('T-FREEZE-01 a 100,000-character "run" + spaces + "x" (the demo parser backtracked for minutes): another client connects and completes a run within seconds; the rogue is told its message is too long', async () => {
+    rig = await startBackend();
+    const rogue = await attack([crafted('run', ' ', 'x', LONGEST_MESSAGE)]);
+    const ms = await honestRun();
+    assert.ok(ms < BOUND_MS, `the honest client took ${ms.toFixed(0)} ms`);
+    const started = await rogue.next('runStarted', (m) => m.threadId === 'rogue-0', BOUND_MS);
+    const finished = await rogue.next('runFinished', (m) => m.runId === started.runId, BOUND_MS);
+    assert.equal(finished.reason, 'completed');
+    assert.match(rogue.text(started.runId), /^Your message is 100,000 characters long; the offline demo model reads requests of up to 10,000 characters, so I did nothing with it\./);
+    assert.deepEqual(rogue.all('clientToolInvokeRequest'), []);
+  });
+
+  it('T-FREEZE-02 the worst case of every demo pattern at the longest length it reads, all at once on separate threads: another client connects and completes a run within seconds; every rogue run ends', async () => {
+    rig = await startBackend();
+    const texts = [
+      crafted('run', ' ', 'x', LONGEST_READ),
+      crafted('execute the command', ' ', 'x', LONGEST_READ),
+      crafted('', 'run `', '', LONGEST_READ),
+      crafted('delete a', '.', "'x", LONGEST_READ),
+      crafted('save a', '.', "'x", LONGEST_READ),
+      crafted('open a', ')', '"x', LONGEST_READ),
+      crafted('errors in ', '.', "'y", LONGEST_READ),
+      crafted('find files matching ', '.', 'x', LONGEST_READ),
+      crafted('show', ' warning', '', LONGEST_READ),
+      crafted('show a warning saying ', '!', 'x', LONGEST_READ),
+    ];
+    const rogue = await attack(texts);
+    const ms = await honestRun();
+    assert.ok(ms < BOUND_MS, `the honest client took ${ms.toFixed(0)} ms`);
+    for (let i = 0; i < texts.length; i++) {
+      const started = await rogue.next('runStarted', (m) => m.threadId === `rogue-${i}`, BOUND_MS);
+      const finished = await rogue.next('runFinished', (m) => m.runId === started.runId, BOUND_MS);
+      assert.ok(finished.reason === 'completed' || finished.reason === 'error', `rogue-${i}: ${finished.reason}`);
+    }
+  });
+});
