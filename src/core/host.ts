@@ -204,6 +204,11 @@ export interface IdeHost {
   workspaceFolders(): readonly WorkspaceFolder[];
   /** Workspace Trust: false in restricted mode. */
   isTrusted(): boolean;
+  /**
+   * The user's own protected-path globs (`clientTools.permissions.protectedPatterns`, user settings
+   * only), which force a prompt like the built-in list. Optional: none when absent.
+   */
+  protectedPatterns?(): readonly string[];
 
   /** Opens a text file in an editor, optionally revealing and selecting a range. */
   openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile>;
