@@ -7,6 +7,7 @@ import type {
   AppliedEdits, ClosedTabs, DiffOutcome, DiffRequest, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo,
   RunCommandRequest, RunCommandResult, SaveOutcome, TextEditSpec,
 } from '../core/host';
+import { readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
 import { TerminalRunner } from './terminalRunner';
 import * as workspaceHost from './workspaceHost';
@@ -29,6 +30,10 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
 
   isTrusted(): boolean {
     return vscode.workspace.isTrusted;
+  }
+
+  protectedPatterns(): readonly string[] {
+    return readProtectedPatterns();
   }
 
   async openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile> {
