@@ -45,8 +45,11 @@ export interface BoundTarget {
   relative: string;
   /** The workspace folder's real path: the walk starts here. */
   root: string;
-  /** Every folder from `root` (included) down to the target's parent. */
-  folders: ObjectIdentity[];
+  /**
+   * Every folder from `root` (included) down to the target's parent; undefined for a folder that
+   * did not exist (a file to be created in a new folder), which must then still not exist.
+   */
+  folders: (ObjectIdentity | undefined)[];
   /** The target itself, or undefined when it did not exist (a file to be created). */
   target?: FileIdentity;
 }
@@ -59,11 +62,11 @@ export interface BoundTarget {
 export async function bindTarget(resolved: ResolvedPath): Promise<BoundTarget> {
   const root = await realpath(resolved.folder.path);
   const components = componentsBelow(root, resolved.absolute, resolved.relative);
-  const folders: ObjectIdentity[] = [];
+  const folders: (ObjectIdentity | undefined)[] = [];
   for (const dir of [root, ...components.slice(0, -1)]) {
-    const s = await lstatOrUndefined(dir);
-    if (!s || !s.isDirectory()) throw changed(resolved.relative);
-    folders.push(objectIdentity(s));
+    const s = folders.includes(undefined) ? undefined : await lstatOrUndefined(dir);
+    if (s && !s.isDirectory()) throw changed(resolved.relative);
+    folders.push(s ? objectIdentity(s) : undefined);
   }
   const last = components.length === 0 ? undefined : components[components.length - 1];
   const s = last === undefined ? await lstat(root, { bigint: true }) : await lstatOrUndefined(last);
@@ -89,7 +92,13 @@ export async function verifyTarget(bound: BoundTarget, options: VerifyOptions = 
   const dirs = [bound.root, ...components.slice(0, -1)];
   for (let i = 0; i < dirs.length; i++) {
     const s = await lstatOrUndefined(dirs[i]);
-    if (!s || !s.isDirectory() || !sameObject(objectIdentity(s), bound.folders[i])) throw changed(bound.relative);
+    const expected = bound.folders[i];
+    if (expected === undefined) {
+      // It did not exist: nothing may have appeared in its place (a link above all).
+      if (s) throw changed(bound.relative);
+      break;
+    }
+    if (!s || !s.isDirectory() || !sameObject(objectIdentity(s), expected)) throw changed(bound.relative);
   }
   const s = components.length === 0 ? await lstatOrUndefined(bound.root) : await lstatOrUndefined(bound.real);
   if (!bound.target) {

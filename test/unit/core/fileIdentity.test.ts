@@ -43,7 +43,7 @@ describe('fileIdentity: consent bound to the object', () => {
     const bound = await bind('a/b/file.txt');
     assert.equal(bound.root, ws.folders[0].path);
     assert.equal(bound.folders.length, 3); // ws, ws/a, ws/a/b
-    assert.ok(bound.folders.every((f) => f.kind === 'directory' && f.ino > 0n));
+    assert.ok(bound.folders.every((f) => f?.kind === 'directory' && f.ino > 0n));
     assert.equal(bound.target?.kind, 'file');
     assert.equal(bound.target?.size, 5n);
   });
@@ -90,6 +90,14 @@ describe('fileIdentity: consent bound to the object', () => {
     const present = await bind('top.txt');
     await rm(ws.file('top.txt'));
     await targetChanged(verifyTarget(present));
+  });
+
+  it('a file to be created in folders that do not exist yet binds; a link appearing in their place is refused', async () => {
+    const bound = await bind('new/deeper/file.txt');
+    assert.deepEqual(bound.folders.slice(1), [undefined, undefined]);
+    await verifyTarget(bound);
+    await symlink(outside(), ws.file('new'));
+    await targetChanged(verifyTarget(bound));
   });
 
   it('refuses to bind a target that is a link already (a swap racing the resolution)', async () => {
