@@ -4,7 +4,7 @@
  */
 import { CodedError, ErrorCode } from '../protocol';
 import type { TextEditSpec } from '../core/host';
-import { bindTarget, textHash, verifyTextHash, type BoundTarget } from '../core/fileIdentity';
+import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../core/fileIdentity';
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, jsonResult, type Preparation } from '../core/tool';
 import { ensureUnchanged } from './boundTarget';
@@ -100,7 +100,8 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
   async run(args, ctx, prepared) {
     if (!prepared || !ctx.permissionGranted) throw new CodedError(ErrorCode.PermissionDenied, 'ApplyEdit runs only after the user allowed it');
     const { target, bound, reviewedHash } = prepared;
-    await ensureUnchanged(ctx, bound, 'edit');
+    // With a reviewed text its hash pins the content (an auto-save of the same text changes only the mtime).
+    await ensureUnchanged(ctx, bound, 'edit', () => verifyTarget(bound, { sameContent: reviewedHash === undefined }));
     const doc = await ctx.host.readDocument(target.absolute);
     let edits = prepared.edits;
     if (reviewedHash === undefined) edits = toTextEdits(args.edits, doc.text);
@@ -109,7 +110,7 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
     let saved = false;
     if (args.save === true) {
       // The document saved must be the file the user approved: saving writes through the path again.
-      await ensureUnchanged(ctx, bound, 'save');
+      await ensureUnchanged(ctx, bound, 'save', () => verifyTarget(bound, { sameContent: false }));
       saved = (await ctx.host.saveDocument(target.absolute)) === 'saved';
     }
     return jsonResult({ path: target.relative, applied: edits.length, lineCount: applied.lineCount, saved, dirty: saved ? false : applied.dirty });

@@ -4,7 +4,7 @@
  * one undoable edit and saves. Diffs for the same file open one after the other, never at once.
  */
 import { CodedError, ErrorCode } from '../protocol';
-import { bindTarget, textHash, verifyTextHash } from '../core/fileIdentity';
+import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../core/fileIdentity';
 import { KeyedQueue } from '../core/keyedQueue';
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, jsonResult, type Preparation } from '../core/tool';
@@ -96,12 +96,15 @@ export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
         const content = outcome.content ?? args.newContent;
         // The file written must be the file reviewed: same object on the same path, same text (the
         // user's edits to the proposed side are the new content, not a change of the target).
-        await ensureUnchanged(ctx, bound, 'write');
+        // The content is pinned by the text's hash (the editor's buffer when it is open), not by the
+        // file's mtime, which an auto-save of that same text would change.
+        const sameObject = () => verifyTarget(bound, { sameContent: false });
+        await ensureUnchanged(ctx, bound, 'write', sameObject);
         if (exists) {
           const now = (await ctx.host.readDocument(target.absolute)).text;
           await ensureUnchanged(ctx, bound, 'write', () => verifyTextHash(bound, reviewedHash, now));
           // Again, last thing before the write: reading the document was an await on the path.
-          await ensureUnchanged(ctx, bound, 'write');
+          await ensureUnchanged(ctx, bound, 'write', sameObject);
         }
         await ctx.host.writeDocument(target.absolute, content);
         return jsonResult({ path: target.relative, decision: 'accepted', content, editedByUser: !sameText(content, args.newContent) });
