@@ -62,12 +62,22 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
     await until('connected', () => api.connectionState() === 'connected');
   });
 
-  beforeEach(() => {
+  beforeEach(async () => {
     fs.rmSync(file('swap'), { recursive: true, force: true });
     fs.rmSync(file('swap.moved-away'), { recursive: true, force: true });
     fs.mkdirSync(file('swap'), { recursive: true });
     fs.writeFileSync(file('swap/target.ts'), 'export const value = 1;\n');
     fs.writeFileSync(path.join(outside, 'target.ts'), OUTSIDE_TEXT);
+    // An earlier test may have left the document loaded with other text: a review must start from
+    // what is on disk now, or the editor's reload would show up as a change during the review.
+    await until('the editor to have the file as written', () => {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file('swap/target.ts'));
+      return doc === undefined || doc.getText() === 'export const value = 1;\n';
+    });
+  });
+
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   after(async () => {
