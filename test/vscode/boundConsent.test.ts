@@ -62,18 +62,17 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
     await until('connected', () => api.connectionState() === 'connected');
   });
 
-  beforeEach(async () => {
+  /** A new file name for every test: the editor may keep an earlier test's document loaded with other text. */
+  let name = '';
+  let round = 0;
+
+  beforeEach(() => {
+    name = `target${++round}.ts`;
     fs.rmSync(file('swap'), { recursive: true, force: true });
     fs.rmSync(file('swap.moved-away'), { recursive: true, force: true });
     fs.mkdirSync(file('swap'), { recursive: true });
-    fs.writeFileSync(file('swap/target.ts'), 'export const value = 1;\n');
-    fs.writeFileSync(path.join(outside, 'target.ts'), OUTSIDE_TEXT);
-    // An earlier test may have left the document loaded with other text: a review must start from
-    // what is on disk now, or the editor's reload would show up as a change during the review.
-    await until('the editor to have the file as written', () => {
-      const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file('swap/target.ts'));
-      return doc === undefined || doc.getText() === 'export const value = 1;\n';
-    });
+    fs.writeFileSync(file(`swap/${name}`), 'export const value = 1;\n');
+    fs.writeFileSync(path.join(outside, name), OUTSIDE_TEXT);
   });
 
   afterEach(async () => {
@@ -89,9 +88,9 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
     fs.rmSync(outside, { recursive: true, force: true });
   });
 
-  /** Opens a review of swap/target.ts, runs `swap` while it is open, accepts, and returns the answer. */
+  /** Opens a review of swap/<name>, runs `swap` while it is open, accepts, and returns the answer. */
   async function acceptAfter(swap: () => void) {
-    const id = send('OpenDiff', { path: 'swap/target.ts', newContent: 'export const value = 666; // from the agent\n' });
+    const id = send('OpenDiff', { path: `swap/${name}`, newContent: 'export const value = 666; // from the agent\n' });
     await until('the diff editor', () => diffTabs()[0]);
     swap();
     assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff'), true);
@@ -102,13 +101,13 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
 
   it('the reviewed file swapped for a link out while the review is open: Accept writes nothing outside (TARGET_CHANGED)', async () => {
     const res = await acceptAfter(() => {
-      fs.renameSync(file('swap/target.ts'), file('swap/target.ts.moved-away'));
-      fs.symlinkSync(path.join(outside, 'target.ts'), file('swap/target.ts'));
+      fs.renameSync(file(`swap/${name}`), file(`swap/${name}.moved-away`));
+      fs.symlinkSync(path.join(outside, name), file(`swap/${name}`));
     });
     assert.equal(res.success, false, 'the accepted change was written through the link');
     assert.equal(res.errorCode, 'TARGET_CHANGED', res.errorMessage);
-    assert.equal(fs.readFileSync(path.join(outside, 'target.ts'), 'utf8'), OUTSIDE_TEXT);
-    assert.equal(fs.readFileSync(file('swap/target.ts.moved-away'), 'utf8'), 'export const value = 1;\n');
+    assert.equal(fs.readFileSync(path.join(outside, name), 'utf8'), OUTSIDE_TEXT);
+    assert.equal(fs.readFileSync(file(`swap/${name}.moved-away`), 'utf8'), 'export const value = 1;\n');
   });
 
   it('the folder holding it swapped for a link out while the review is open: Accept writes nothing outside (TARGET_CHANGED)', async () => {
@@ -118,13 +117,13 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
     });
     assert.equal(res.success, false, 'the accepted change was written through the swapped folder');
     assert.equal(res.errorCode, 'TARGET_CHANGED', res.errorMessage);
-    assert.equal(fs.readFileSync(path.join(outside, 'target.ts'), 'utf8'), OUTSIDE_TEXT);
+    assert.equal(fs.readFileSync(path.join(outside, name), 'utf8'), OUTSIDE_TEXT);
     fs.unlinkSync(file('swap'));
   });
 
   it('without a swap, the same review accepted writes the file (the check refuses only what changed)', async () => {
     const res = await acceptAfter(() => undefined);
     assert.equal(res.success, true, res.errorMessage);
-    assert.equal(fs.readFileSync(file('swap/target.ts'), 'utf8'), 'export const value = 666; // from the agent\n');
+    assert.equal(fs.readFileSync(file(`swap/${name}`), 'utf8'), 'export const value = 666; // from the agent\n');
   });
 });
