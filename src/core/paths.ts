@@ -9,8 +9,9 @@
  * existing ancestor when it does not exist yet, following dangling links) and checks containment
  * again against the folders' own real paths, comparing with a trailing separator.
  *
- * Tools act on `ResolvedPath.absolute`, the real path that was checked, so what the user approved
- * in a prompt is what is touched.
+ * Tools act on `ResolvedPath.absolute`, the real path that was checked. A prompt can stay open for
+ * minutes, so the tools also bind the approval to the object on disk and re-check it at the moment
+ * of I/O (src/core/fileIdentity.ts).
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
