@@ -62,11 +62,13 @@ export interface BoundTarget {
 export async function bindTarget(resolved: ResolvedPath): Promise<BoundTarget> {
   const root = await realpath(resolved.folder.path);
   const components = componentsBelow(root, resolved.absolute, resolved.relative);
+  const stats = await Promise.all([root, ...components.slice(0, -1)].map(lstatOrUndefined));
   const folders: (ObjectIdentity | undefined)[] = [];
-  for (const dir of [root, ...components.slice(0, -1)]) {
-    const s = folders.includes(undefined) ? undefined : await lstatOrUndefined(dir);
-    if (s && !s.isDirectory()) throw changed(resolved.relative);
-    folders.push(s ? objectIdentity(s) : undefined);
+  for (const s of stats) {
+    // Below a folder that does not exist nothing exists either (whatever a racing lstat saw).
+    const present = folders.includes(undefined) ? undefined : s;
+    if (present && !present.isDirectory()) throw changed(resolved.relative);
+    folders.push(present ? objectIdentity(present) : undefined);
   }
   const last = components.length === 0 ? undefined : components[components.length - 1];
   const s = last === undefined ? await lstat(root, { bigint: true }) : await lstatOrUndefined(last);
@@ -90,8 +92,10 @@ export interface VerifyOptions {
 export async function verifyTarget(bound: BoundTarget, options: VerifyOptions = {}): Promise<void> {
   const components = componentsBelow(bound.root, bound.real, bound.relative);
   const dirs = [bound.root, ...components.slice(0, -1)];
+  // All at once: the check is then as short as one lstat, which narrows the window a swap could use.
+  const [targetStat, ...dirStats] = await Promise.all([components.length === 0 ? bound.root : bound.real, ...dirs].map(lstatOrUndefined));
   for (let i = 0; i < dirs.length; i++) {
-    const s = await lstatOrUndefined(dirs[i]);
+    const s = dirStats[i];
     const expected = bound.folders[i];
     if (expected === undefined) {
       // It did not exist: nothing may have appeared in its place (a link above all).
@@ -100,7 +104,7 @@ export async function verifyTarget(bound: BoundTarget, options: VerifyOptions = 
     }
     if (!s || !s.isDirectory() || !sameObject(objectIdentity(s), expected)) throw changed(bound.relative);
   }
-  const s = components.length === 0 ? await lstatOrUndefined(bound.root) : await lstatOrUndefined(bound.real);
+  const s = targetStat;
   if (!bound.target) {
     if (s) throw changed(bound.relative);
     return;
