@@ -440,7 +440,7 @@ export class Dispatcher implements Disposable {
       resolvePath: (input: string) => {
         let p = resolved.get(input);
         if (!p) {
-          p = resolveWorkspacePath(input, host.workspaceFolders());
+          p = resolveWorkspacePath(input, host.workspaceFolders(), { protectedPatterns: host.protectedPatterns?.() ?? [] });
           resolved.set(input, p);
         }
         return p;

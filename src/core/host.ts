@@ -6,7 +6,8 @@
  *
  * Conventions:
  * - Paths are absolute file-system paths that have already passed `resolveWorkspacePath`
- *   (src/core/paths.ts). The host does not re-check containment; the caller did.
+ *   (src/core/paths.ts). The host does not re-check containment; the caller did, and re-checked the
+ *   target's identity right before calling (src/core/fileIdentity.ts).
  * - Lines and characters in `TextRange` are zero-based, as in the VS Code API. Tools speak
  *   one-based lines and columns to the model and convert.
  * - Methods that touch files reject with a Node-style error carrying `code` (`ENOENT`, `EISDIR`, …)
@@ -221,6 +222,11 @@ export interface IdeHost {
   workspaceFolders(): readonly WorkspaceFolder[];
   /** Workspace Trust: false in restricted mode. */
   isTrusted(): boolean;
+  /**
+   * The user's own protected-path globs (`clientTools.permissions.protectedPatterns`, user settings
+   * only), which force a prompt like the built-in list. Optional: none when absent.
+   */
+  protectedPatterns?(): readonly string[];
 
   /** Opens a text file in an editor, optionally revealing and selecting a range. */
   openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile>;

@@ -9,13 +9,15 @@
  * existing ancestor when it does not exist yet, following dangling links) and checks containment
  * again against the folders' own real paths, comparing with a trailing separator.
  *
- * Tools act on `ResolvedPath.absolute`, the real path that was checked, so what the user approved
- * in a prompt is what is touched.
+ * Tools act on `ResolvedPath.absolute`, the real path that was checked. A prompt can stay open for
+ * minutes, so the tools also bind the approval to the object on disk and re-check it at the moment
+ * of I/O (src/core/fileIdentity.ts).
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CodedError, ErrorCode } from '../protocol';
+import { globToRegExp } from '../tools/globs';
 import type { WorkspaceFolder } from './host';
 
 export interface ResolvedPath {
@@ -40,6 +42,8 @@ export interface ResolvedPath {
 export interface ResolveOptions {
   /** For tests: the platform whose path rules apply. Defaults to the running one. */
   platform?: NodeJS.Platform;
+  /** The user's own protected globs (`clientTools.permissions.protectedPatterns`), added to the built-in list. */
+  protectedPatterns?: readonly string[];
 }
 
 const MAX_PATH_LENGTH = 4096;
@@ -113,14 +117,17 @@ export async function resolveWorkspacePath(input: unknown, folders: readonly Wor
 
   const rel = path.relative(realRoot.lexical, real);
   const relative = displayRelative(rel, realRoot.folder, folders.length > 1);
+  const stat = await lstat(real).catch(() => undefined);
+  const extra = options.protectedPatterns ?? [];
   return {
     input: raw,
     absolute: real,
     relative,
     folder: realRoot.folder,
-    exists: await existsNoFollow(real),
+    exists: stat !== undefined,
     isFolderRoot: rel === '',
-    protected: isProtectedPath(rel) || isProtectedPath(lexicalRelative),
+    // A file with another hard link may be a secret's other name, one that no pattern can recognise.
+    protected: isProtectedPath(rel, extra) || isProtectedPath(lexicalRelative, extra) || (stat?.isFile() === true && stat.nlink > 1),
   };
 }
 
@@ -216,31 +223,58 @@ const PROTECTED_FILES = new Set([
   '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc', '.netrc', '.pgpass', '.git-credentials', '.gitconfig',
   '.envrc', '.mcp.json', 'mcp.json', 'mcp_config.json', 'claude_desktop_config.json',
   'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'credentials', 'secrets.json',
+  'credentials.json', 'kubeconfig', '.htpasswd', '_netrc',
+  // Shell and REPL histories: commands typed with passwords and tokens in them.
+  '.bash_history', '.zsh_history', '.sh_history', '.history', '.python_history', '.node_repl_history', '.psql_history', '.mysql_history',
 ]);
 const PROTECTED_PATTERNS: readonly RegExp[] = [
   /^\.env(\..*)?$/, // .env, .env.local, .env.production
   /\.code-workspace$/,
   /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/,
   /^id_[a-z0-9]+(\.pub)?$/,
+  /\.(tfstate|tfvars)(\.[a-z0-9]+)?$/, // Terraform state and variables (.tfstate.backup, .tfvars.json)
+  /^service-account.*\.json$/,
+  /^kubeconfig(\..*)?$/,
 ];
 
 /**
  * True for a path (relative or absolute, any separators) that holds secrets or configuration that
  * can make the editor or a tool run code: `.env*`, anything in `.git/`, `.vscode/`, `.ssh/`,
- * `*.code-workspace`, keys and certificates, package-manager credentials, MCP server configs.
- * Tools force a permission prompt for these even when the tool itself needs none.
+ * `*.code-workspace`, keys and certificates, package-manager credentials, MCP server configs,
+ * cloud and cluster credentials (Terraform state, service-account keys, kubeconfig), shell
+ * histories, and whatever the user's own `userPatterns` name. Tools force a permission prompt for these even when the tool itself needs none.
  *
  * Each segment is compared case-insensitively with trailing dots and spaces removed, because
  * Windows opens `.ENV. ` as `.env`.
  */
-export function isProtectedPath(p: string): boolean {
+export function isProtectedPath(p: string, userPatterns: readonly string[] = []): boolean {
   const segments = p.split(/[\\/]+/).map(normaliseSegment).filter((s) => s !== '' && s !== '.');
   if (segments.length === 0) return false;
   const name = segments[segments.length - 1];
   if (segments.slice(0, -1).some((s) => PROTECTED_DIRS.has(s))) return true;
   if (PROTECTED_DIRS.has(name)) return true;
   if (PROTECTED_FILES.has(name)) return true;
-  return PROTECTED_PATTERNS.some((re) => re.test(name));
+  if (PROTECTED_PATTERNS.some((re) => re.test(name))) return true;
+  return userPatterns.some((glob) => matchesUserPattern(glob, segments));
+}
+
+/**
+ * A user's glob, gitignore-like: without a `/` it matches a file or folder name at any depth
+ * (`*.secret`, `vault`); with one, the path from the workspace folder (`config/prod/**`), or from
+ * any depth when it starts with `**` + `/`. Case-insensitive, like the built-in list. A match on a
+ * folder covers everything below it.
+ */
+function matchesUserPattern(glob: string, segments: readonly string[]): boolean {
+  const g = glob.trim().replace(/^\/+|\/+$/g, '').toLowerCase();
+  if (g === '') return false;
+  if (!g.includes('/')) {
+    const re = globToRegExp(g);
+    return segments.some((s) => re.test(s));
+  }
+  const re = globToRegExp(g);
+  // Any leading part of the path: a pattern naming a folder protects what is in it.
+  for (let end = 1; end <= segments.length; end++) if (re.test(segments.slice(0, end).join('/'))) return true;
+  return false;
 }
 
 function normaliseSegment(segment: string): string {

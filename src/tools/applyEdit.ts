@@ -4,8 +4,10 @@
  */
 import { CodedError, ErrorCode } from '../protocol';
 import type { TextEditSpec } from '../core/host';
+import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../core/fileIdentity';
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../core/tool';
+import { ensureUnchanged } from './boundTarget';
 import { plural } from './format';
 import { toTextEdits, type RangeEdit } from './textEdits';
 
@@ -17,7 +19,12 @@ interface ApplyEditArgs {
 
 interface ApplyEditPreparation extends Preparation {
   target: ResolvedPath;
+  /** The file the prompt named, re-checked before the edit and again before the save. */
+  bound: BoundTarget;
+  /** Checked against the text; for a protected file only after consent, in `run`. */
   edits: TextEditSpec[];
+  /** SHA-256 of the text the edits were checked against (undefined for a protected file, which is not read before consent). */
+  reviewedHash?: string;
 }
 
 export const MAX_EDITS = 500;
@@ -65,11 +72,14 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
 
   async prepare(args, ctx) {
     const target = await ctx.resolvePath(args.path);
+    const bound = await bindTarget(target);
     const stat = await ctx.host.stat(target.absolute);
     if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
     if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; ApplyEdit changes files`);
-    const doc = await ctx.host.readDocument(target.absolute);
-    const edits = toTextEdits(args.edits, doc.text);
+    // Nothing of a protected file is read before consent: checking the edits against its text would
+    // tell the backend its line count and line lengths in the error.
+    const doc = target.protected ? undefined : await ctx.host.readDocument(target.absolute);
+    const edits = doc ? toTextEdits(args.edits, doc.text) : args.edits.map(uncheckedEdit);
     const lines = [
       ...edits.slice(0, PROMPT_EDITS).map(describeEdit),
       ...(edits.length > PROMPT_EDITS ? [`… and ${plural(edits.length - PROMPT_EDITS, 'more edit', 'more edits')}`] : []),
@@ -78,7 +88,9 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
     ];
     return {
       target,
+      bound,
       edits,
+      ...(doc ? { reviewedHash: textHash(doc.text) } : {}),
       prompt: `Apply ${plural(edits.length, 'edit', 'edits')} to ${target.relative}?`,
       detail: lines.join('\n'),
       forcePrompt: target.protected,
@@ -88,11 +100,28 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
 
   async run(args, ctx, prepared) {
     if (!prepared || !ctx.permissionGranted) throw new CodedError(ErrorCode.PermissionDenied, 'ApplyEdit runs only after the user allowed it');
-    const applied = await ctx.host.applyEdits(prepared.target.absolute, prepared.edits);
-    const saved = args.save === true ? (await ctx.host.saveDocument(prepared.target.absolute)) === 'saved' : false;
-    return jsonResult({ path: prepared.target.relative, applied: prepared.edits.length, lineCount: applied.lineCount, saved, dirty: saved ? false : applied.dirty });
+    const { target, bound, reviewedHash } = prepared;
+    // With a reviewed text its hash pins the content (an auto-save of the same text changes only the mtime).
+    await ensureUnchanged(ctx, bound, 'edit', () => verifyTarget(bound, { sameContent: reviewedHash === undefined }));
+    const doc = await ctx.host.readDocument(target.absolute);
+    let edits = prepared.edits;
+    if (reviewedHash === undefined) edits = toTextEdits(args.edits, doc.text);
+    else await ensureUnchanged(ctx, bound, 'edit', () => verifyTextHash(bound, reviewedHash, doc.text));
+    const applied = await ctx.host.applyEdits(target.absolute, edits);
+    let saved = false;
+    if (args.save === true) {
+      // The document saved must be the file the user approved: saving writes through the path again.
+      await ensureUnchanged(ctx, bound, 'save', () => verifyTarget(bound, { sameContent: false }));
+      saved = (await ctx.host.saveDocument(target.absolute)) === 'saved';
+    }
+    return jsonResult({ path: target.relative, applied: edits.length, lineCount: applied.lineCount, saved, dirty: saved ? false : applied.dirty });
   },
 });
+
+/** The edit as the model wrote it, zero-based but not checked against any text (for the prompt of a protected file). */
+function uncheckedEdit(e: RangeEdit): TextEditSpec {
+  return { range: { startLine: e.startLine - 1, startCharacter: e.startColumn - 1, endLine: e.endLine - 1, endCharacter: e.endColumn - 1 }, newText: e.newText };
+}
 
 function describeEdit(e: TextEditSpec): string {
   const r = e.range;

@@ -1,7 +1,9 @@
 /** DeleteFile: moves a file, or a folder with `recursive: true`, to the trash after the user agrees. */
 import { CodedError, ErrorCode } from '../protocol';
+import { bindTarget, type BoundTarget } from '../core/fileIdentity';
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../core/tool';
+import { ensureUnchanged } from './boundTarget';
 import { formatBytes, plural } from './format';
 
 interface DeleteFileArgs {
@@ -11,6 +13,8 @@ interface DeleteFileArgs {
 
 interface DeletePreparation extends Preparation {
   target: ResolvedPath;
+  /** What the prompt named, re-checked right before the delete. */
+  bound: BoundTarget;
   isFolder: boolean;
 }
 
@@ -42,13 +46,15 @@ export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
   async prepare(args, ctx) {
     const target = await ctx.resolvePath(args.path);
     if (target.isFolderRoot) throw new CodedError(ErrorCode.PathInvalid, `${target.relative} is a workspace folder itself; it is not deleted`);
+    const bound = await bindTarget(target);
     const stat = await ctx.host.stat(target.absolute);
-    if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
+    if (!stat || !bound.target) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
     const isFolder = stat.kind === 'directory';
     const protectedNote = target.protected ? ' It holds secrets or configuration that can run code.' : '';
     if (!isFolder) {
       return {
         target,
+        bound,
         isFolder,
         prompt: `Delete ${target.relative} (${formatBytes(stat.size)})?`,
         detail: `${WHERE_IT_GOES}${protectedNote}`,
@@ -67,6 +73,7 @@ export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
           : `Delete folder ${folder} and its ${plural(count, 'entry', 'entries')}?`;
     return {
       target,
+      bound,
       isFolder,
       prompt,
       detail: `${WHERE_IT_GOES}${protectedNote}`,
@@ -77,6 +84,8 @@ export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
 
   async run(args, ctx, prepared) {
     if (!prepared || !ctx.permissionGranted) throw new CodedError(ErrorCode.PermissionDenied, 'DeleteFile runs only after the user allowed it');
+    // The prompt may have been open for minutes: the path must still lead to what the user approved.
+    await ensureUnchanged(ctx, prepared.bound, 'delete');
     const { movedToTrash } = await ctx.host.deleteFile(prepared.target.absolute, { recursive: prepared.isFolder && args.recursive === true, useTrash: true });
     return jsonResult({ deleted: prepared.target.relative, kind: prepared.isFolder ? 'folder' : 'file', movedToTrash });
   },

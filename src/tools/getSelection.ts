@@ -27,7 +27,7 @@ export const GetSelection = defineTool<Record<string, never>, SelectionPreparati
     if (!selection) return { selection, file: undefined };
     const file = await displayName(selection, ctx.host);
     // Selected text from a file that holds secrets is shared only with the user's consent.
-    const sensitive = !selection.isEmpty && file !== undefined && isProtectedPath(file);
+    const sensitive = !selection.isEmpty && file !== undefined && isProtectedPath(file, ctx.host.protectedPatterns?.() ?? []);
     if (!sensitive) return { selection, file };
     return {
       selection,

@@ -4,9 +4,11 @@
  * one undoable edit and saves. Diffs for the same file open one after the other, never at once.
  */
 import { CodedError, ErrorCode } from '../protocol';
+import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../core/fileIdentity';
 import { KeyedQueue } from '../core/keyedQueue';
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, jsonResult, type Preparation } from '../core/tool';
+import { ensureUnchanged } from './boundTarget';
 import { formatBytes } from './format';
 
 interface OpenDiffArgs {
@@ -69,9 +71,12 @@ export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
       target.absolute,
       ctx.signal,
       async () => {
-        // Read now, not in prepare: an earlier review of the same file may have changed it.
+        // Read now, not in prepare: an earlier review of the same file may have changed it. What is
+        // read here is what the user reviews, so the identity and the text's hash are taken here too.
+        const bound = await bindTarget(target);
         const exists = (await ctx.host.stat(target.absolute)) !== undefined;
         const current = exists ? (await ctx.host.readDocument(target.absolute)).text : '';
+        const reviewedHash = textHash(current);
         if (exists && sameText(current, args.newContent)) {
           return jsonResult({ path: target.relative, decision: 'rejected', unchanged: true, message: 'The proposed content is the same as the file; nothing to review.' });
         }
@@ -89,6 +94,18 @@ export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
         if (outcome.decision !== 'accepted') return jsonResult({ path: target.relative, decision: 'rejected' });
         if (ctx.signal.aborted) throw new CodedError(ErrorCode.Cancelled, 'the call was cancelled before the accepted change was written');
         const content = outcome.content ?? args.newContent;
+        // The file written must be the file reviewed: same object on the same path, same text (the
+        // user's edits to the proposed side are the new content, not a change of the target).
+        // The content is pinned by the text's hash (the editor's buffer when it is open), not by the
+        // file's mtime, which an auto-save of that same text would change.
+        const sameObject = () => verifyTarget(bound, { sameContent: false });
+        await ensureUnchanged(ctx, bound, 'write', sameObject);
+        if (exists) {
+          const now = (await ctx.host.readDocument(target.absolute)).text;
+          await ensureUnchanged(ctx, bound, 'write', () => verifyTextHash(bound, reviewedHash, now));
+          // Again, last thing before the write: reading the document was an await on the path.
+          await ensureUnchanged(ctx, bound, 'write', sameObject);
+        }
         await ctx.host.writeDocument(target.absolute, content);
         return jsonResult({ path: target.relative, decision: 'accepted', content, editedByUser: !sameText(content, args.newContent) });
       },

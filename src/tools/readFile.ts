@@ -5,8 +5,10 @@
  */
 import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../protocol';
+import { bindTarget, verifyTarget, type BoundTarget } from '../core/fileIdentity';
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, type Preparation } from '../core/tool';
+import { ensureUnchanged } from './boundTarget';
 import { formatBytes } from './format';
 import { classifyFile } from './mime';
 
@@ -18,6 +20,8 @@ interface ReadFileArgs {
 
 interface ReadPreparation extends Preparation {
   target: ResolvedPath;
+  /** The file as it was when checked (and shown in a prompt): read only if it is still that file. */
+  bound: BoundTarget;
 }
 
 export const ReadFile = defineTool<ReadFileArgs, ReadPreparation>({
@@ -45,15 +49,17 @@ export const ReadFile = defineTool<ReadFileArgs, ReadPreparation>({
       throw new CodedError(ErrorCode.InvalidArguments, `endLine: ${args.endLine} is before startLine ${args.startLine}`);
     }
     const target = await ctx.resolvePath(args.path);
+    const bound = await bindTarget(target);
     const stat = await ctx.host.stat(target.absolute);
     if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
     if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; ReadFile reads files`);
     if (stat.size > ctx.maxResultBytes) {
       throw new CodedError(ErrorCode.FileTooLarge, `${target.relative} is ${formatBytes(stat.size)}; the read limit is ${formatBytes(ctx.maxResultBytes)}`);
     }
-    if (!target.protected) return { target };
+    if (!target.protected) return { target, bound };
     return {
       target,
+      bound,
       forcePrompt: true,
       prompt: `Let the agent read ${target.relative} (${formatBytes(stat.size)})?`,
       detail: 'This file can hold secrets or configuration that runs code.',
@@ -62,9 +68,14 @@ export const ReadFile = defineTool<ReadFileArgs, ReadPreparation>({
 
   async run(args, ctx, prepared) {
     if (!prepared) throw new CodedError(ErrorCode.Internal, 'ReadFile ran without its preparation');
-    const { target } = prepared;
+    const { target, bound } = prepared;
     if (target.protected && !ctx.permissionGranted) throw new CodedError(ErrorCode.PathProtected, `${target.relative} is read only after the user agrees`);
+    // A file read without a prompt may be growing (a log); one the user approved must be what they approved.
+    const check = () => verifyTarget(bound, { sameContent: target.protected });
+    await ensureUnchanged(ctx, bound, 'read', check);
     const bytes = await ctx.host.readFile(target.absolute);
+    // The host reads by path: a swap during the read itself shows afterwards, and the bytes are dropped.
+    await ensureUnchanged(ctx, bound, 'read', check);
     // The file may have grown since it was checked.
     if (bytes.byteLength > ctx.maxResultBytes) {
       throw new CodedError(ErrorCode.FileTooLarge, `${target.relative} is ${formatBytes(bytes.byteLength)}; the read limit is ${formatBytes(ctx.maxResultBytes)}`);

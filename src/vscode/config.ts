@@ -92,3 +92,17 @@ export function readVscodeToolsConfig(): VscodeToolsConfig {
 export function readEditorContextEnabled(): boolean {
   return vscode.workspace.getConfiguration(ROOT).get<boolean>('editorContext.enabled', false) === true;
 }
+
+/** More than this many user patterns are ignored (each one is matched against every path a tool resolves). */
+const MAX_PROTECTED_PATTERNS = 200;
+
+/**
+ * `clientTools.permissions.protectedPatterns`: the user's own globs for files that always prompt,
+ * added to the built-in list. An application setting, and only the user (global) value is read: a
+ * workspace could otherwise shrink it (to nothing) or widen it (to annoy into "Allow").
+ */
+export function readProtectedPatterns(): string[] {
+  const value = vscode.workspace.getConfiguration(ROOT).inspect<unknown>('permissions.protectedPatterns')?.globalValue;
+  if (!Array.isArray(value)) return [];
+  return value.filter((p): p is string => typeof p === 'string' && p.trim() !== '').map((p) => p.trim()).slice(0, MAX_PROTECTED_PATTERNS);
+}

@@ -83,7 +83,7 @@ export class EditorContextPusher implements vscode.Disposable {
       ...(where ? { file: where.display } : {}),
       untitled: doc.uri.scheme === 'untitled',
       outsideWorkspace: doc.uri.scheme === 'file' && !where,
-      protected: where ? isProtectedPath(where.inFolder) : false,
+      protected: where ? isProtectedPath(where.inFolder, this.host.protectedPatterns?.() ?? []) : false,
       language: doc.languageId,
       lineCount: doc.lineCount,
       cursor: { line: sel.active.line, character: sel.active.character },

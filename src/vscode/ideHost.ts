@@ -8,6 +8,7 @@ import type {
   RunCommandRequest, RunCommandResult, SaveOutcome, TextEditSpec,
 } from '../core/host';
 import { sanitizeForNotification } from '../tools/format';
+import { readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
 import { TerminalRunner } from './terminalRunner';
 import * as workspaceHost from './workspaceHost';
@@ -33,6 +34,10 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
 
   isTrusted(): boolean {
     return vscode.workspace.isTrusted;
+  }
+
+  protectedPatterns(): readonly string[] {
+    return readProtectedPatterns();
   }
 
   async openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile> {

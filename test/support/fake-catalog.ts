@@ -43,6 +43,10 @@ export class FakeCatalog {
   readonly searches: { include: string; options: FindFilesOptions }[] = [];
   readonly writes: { path: string; text: string }[] = [];
   readonly appliedEdits: { path: string; edits: readonly TextEditSpec[] }[] = [];
+  /** Every path whose text `readDocument` gave out, in order. */
+  readonly readDocuments: string[] = [];
+  /** Runs after an edit is applied, before the call goes on (a test's chance to change the disk in between). */
+  afterApplyEdits?: (absPath: string) => Promise<void>;
   readonly saves: string[] = [];
   readonly diffs: HeldDiff[] = [];
   /** Diffs open at the same time for one path, at most, so far. */
@@ -104,6 +108,7 @@ export class FakeCatalog {
   }
 
   async readDocument(absPath: string): Promise<DocumentSnapshot> {
+    this.readDocuments.push(absPath);
     const doc = this.documents.get(absPath);
     if (doc) return { text: doc.text, open: true, dirty: doc.dirty, language: 'plaintext' };
     return { text: await readFile(absPath, 'utf8'), open: false, dirty: false, language: 'plaintext' };
@@ -124,6 +129,7 @@ export class FakeCatalog {
     }
     this.appliedEdits.push({ path: absPath, edits });
     this.documents.set(absPath, { text: next, dirty: true });
+    await this.afterApplyEdits?.(absPath);
     return { lineCount: next.split('\n').length, dirty: true };
   }
 

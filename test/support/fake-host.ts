@@ -47,6 +47,8 @@ const LANGUAGES: Record<string, string> = { '.ts': 'typescript', '.js': 'javascr
 export class FakeHost implements IdeHost {
   folders: WorkspaceFolder[];
   trusted = true;
+  /** What `clientTools.permissions.protectedPatterns` holds in the user's settings. */
+  userProtectedPatterns: string[] = [];
   selection: SelectionInfo | undefined;
   readonly opened: { path: string; options: OpenFileOptions }[] = [];
   readonly messages: { text: string; severity: MessageSeverity; buttons: readonly string[] }[] = [];
@@ -124,6 +126,10 @@ export class FakeHost implements IdeHost {
 
   isTrusted(): boolean {
     return this.trusted;
+  }
+
+  protectedPatterns(): readonly string[] {
+    return this.userProtectedPatterns;
   }
 
   async openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile> {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CodedError, ErrorCode } from '../../../src/protocol';
@@ -132,6 +132,25 @@ describe('paths: workspace containment', () => {
     assert.equal((await resolveWorkspacePath('.env', ws.folders)).protected, true);
   });
 
+  it('marks a file with a second hard link protected (it may be a secret under another name), and a lone file not', async () => {
+    await writeFile(ws.file('plain.txt'), 'x');
+    assert.equal((await resolveWorkspacePath('plain.txt', ws.folders)).protected, false);
+    await link(ws.file('plain.txt'), ws.file('other-name.txt'));
+    assert.equal((await resolveWorkspacePath('plain.txt', ws.folders)).protected, true);
+    assert.equal((await resolveWorkspacePath('other-name.txt', ws.folders)).protected, true);
+    // A folder always has several links (its entries' ".."); that says nothing.
+    assert.equal((await resolveWorkspacePath('src', ws.folders)).protected, false);
+  });
+
+  it('marks a path protected by the user\'s own patterns passed in the options', async () => {
+    const protectedPatterns = ['*.secret', 'config/prod'];
+    await mkdir(ws.file('config/prod'), { recursive: true });
+    assert.equal((await resolveWorkspacePath('a/b.secret', ws.folders, { protectedPatterns })).protected, true);
+    assert.equal((await resolveWorkspacePath('config/prod/db.yml', ws.folders, { protectedPatterns })).protected, true);
+    assert.equal((await resolveWorkspacePath('config/dev/db.yml', ws.folders, { protectedPatterns })).protected, false);
+    assert.equal((await resolveWorkspacePath('a/b.secret', ws.folders)).protected, false);
+  });
+
   it('refuses everything when no folder is open, with NO_WORKSPACE', async () => {
     assert.equal((await refusal(resolveWorkspacePath('a.ts', []))).code, ErrorCode.NoWorkspace);
   });
@@ -182,12 +201,27 @@ describe('paths: isProtectedPath', () => {
     '.env', '.env.local', 'config/.env.production', '.git/config', '.git/hooks/pre-commit', '.vscode/settings.json',
     '.vscode/tasks.json', 'project.code-workspace', '.ssh/id_rsa', 'home/.ssh/config', 'certs/server.pem', 'tls/private.key',
     '.npmrc', '.mcp.json', 'mcp.json', '.cursor/mcp.json', 'id_ed25519', '.ENV', '.env.', '.env ', '.git\\config', 'secrets.json',
+    'terraform.tfstate', 'infra/terraform.tfstate.backup', 'prod.tfvars', 'prod.auto.tfvars.json', 'credentials.json', 'gcp/service-account-ci.json',
+    'kubeconfig', 'kubeconfig.yaml', '.kube/config', '.htpasswd', '.pgpass', '.netrc', '.bash_history', '.zsh_history', '.pypirc',
+    '.git-credentials', '.aws/credentials', '.docker/config.json', 'Credentials.JSON',
   ];
   for (const p of protectedPaths) {
     it(`protects ${JSON.stringify(p)}`, () => assert.equal(isProtectedPath(p), true));
   }
-  const ordinary = ['src/a.ts', 'README.md', 'environment.ts', 'docs/git-guide.md', 'keyboard.ts', 'package.json', '.gitignore', 'src/env.ts', '.'];
+  const ordinary = ['src/a.ts', 'README.md', 'environment.ts', 'docs/git-guide.md', 'keyboard.ts', 'package.json', '.gitignore', 'src/env.ts', '.',
+    'main.tf', 'service.json', 'history.md', 'kube.ts'];
   for (const p of ordinary) {
     it(`does not protect ${JSON.stringify(p)}`, () => assert.equal(isProtectedPath(p), false));
   }
+
+  it('adds the user\'s patterns: a name glob at any depth, a path glob from the folder, a folder covering its contents, case-insensitively', () => {
+    const user = ['*.secret', 'vault', 'config/prod/**', 'deploy/keys'];
+    for (const p of ['x.secret', 'a/b/X.SECRET', 'vault/a.txt', 'src/vault', 'config/prod/db.yml', 'deploy/keys/k.txt']) {
+      assert.equal(isProtectedPath(p, user), true, p);
+    }
+    for (const p of ['secret.txt', 'vaults/a.txt', 'config/dev/db.yml', 'other/config/prod/db.yml', 'deploy/keys.md']) {
+      assert.equal(isProtectedPath(p, user), false, p);
+    }
+    assert.equal(isProtectedPath('x.secret', ['', '  ', '/']), false, 'empty patterns protect nothing');
+  });
 });

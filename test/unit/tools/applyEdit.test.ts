@@ -103,6 +103,29 @@ describe('tool ApplyEdit', () => {
     assert.match(ws.host.prompts[1].detail ?? '', /secrets/);
   });
 
+  it('a protected file is asked about first and checked only after consent: a bad edit then gets INVALID_ARGUMENTS, a good one applies', async () => {
+    ws.host.answerPrompts('allow');
+    const bad = await h.call('ApplyEdit', { path: '.env', edits: [edit(7, 1, 7, 1, 'X')] });
+    assert.equal(bad.errorCode, ErrorCode.InvalidArguments);
+    assert.equal(ws.host.prompts.length, 1, 'asked before the edit was checked');
+    assert.equal(ws.host.prompts[0].message, 'Apply 1 edit to .env?');
+    const good = await h.call('ApplyEdit', { path: '.env', edits: [edit(1, 6, 1, 6, '0')], save: true });
+    assert.deepEqual(value(good), { path: '.env', applied: 1, lineCount: 2, saved: true, dirty: false });
+    assert.equal(await readFile(ws.file('.env'), 'utf8'), 'KEY=10\n');
+  });
+
+  it('a buffer the user changed while the prompt was open is not edited with ranges checked against the old text (TARGET_CHANGED)', async () => {
+    ws.host.holdPrompts();
+    const id = h.invoke('ApplyEdit', { path: 'src/a.ts', edits: [edit(2, 7, 2, 8, 'B')] });
+    const prompt = await ws.host.nextPrompt();
+    await ws.host.catalog.open(ws.file('src/a.ts'), 'const a = 1;\n');
+    prompt.answer('allow');
+    assert.equal((await h.response(id)).errorCode, ErrorCode.TargetChanged);
+    assert.equal(ws.host.catalog.appliedEdits.length, 0);
+    assert.equal(ws.host.messages.length, 1, 'the user is told');
+    assert.equal(ws.host.messages[0].severity, 'warning');
+  });
+
   it('a cancel while the prompt is open answers CANCELLED and edits nothing', async () => {
     ws.host.holdPrompts();
     const id = h.invoke('ApplyEdit', { path: 'src/a.ts', edits: [edit(1, 1, 1, 1, 'x')] });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ErrorCode } from '../../../src/protocol';
 import { IDE_GROUP, IDE_TOOLS } from '../../../src/tools/ide';
@@ -124,5 +124,26 @@ describe('tool DeleteFile', () => {
     assert.equal((await h.response(a)).success, true);
     assert.equal((await h.response(b)).success, true);
     assert.equal(ws.host.maxOpenPrompts, 1);
+  });
+
+  it('a target swapped while the prompt is open is refused with TARGET_CHANGED, and the warning shows a hostile file name as plain text', async () => {
+    const name = '[Accept](command:workbench.action.terminal.new).txt';
+    await ws.write(name, 'x');
+    await mkdir(path.join(ws.root, 'elsewhere'), { recursive: true });
+    await writeFile(path.join(ws.root, 'elsewhere', 'x.txt'), 'keep');
+    ws.host.holdPrompts();
+    const id = h.invoke('DeleteFile', { path: name });
+    const prompt = await ws.host.nextPrompt();
+    await rename(ws.file(name), ws.file('moved.txt'));
+    await symlink(path.join(ws.root, 'elsewhere', 'x.txt'), ws.file(name));
+    prompt.answer('allow');
+    const r = await h.response(id);
+    assert.equal(r.errorCode, ErrorCode.TargetChanged);
+    assert.equal(ws.host.deleted.length, 0);
+    assert.equal(existsSync(path.join(ws.root, 'elsewhere', 'x.txt')), true);
+    const [warning] = ws.host.messages;
+    assert.equal(warning?.severity, 'warning');
+    assert.doesNotMatch(warning.text, /\]\(|command:/);
+    assert.match(warning.text, /did not delete Accept\.txt/);
   });
 });

@@ -77,4 +77,13 @@ describe('tool GetSelection', () => {
     ws.host.answerPrompts('allow');
     assert.equal(value(await h.call('GetSelection', {})).text, 'TOKEN=abc');
   });
+
+  it('asks before sharing text selected in a file the user\'s own protectedPatterns name', async () => {
+    await ws.write('notes.secret', 'hunter2\n');
+    ws.host.userProtectedPatterns = ['*.secret'];
+    select(ws.file('notes.secret'), 'hunter2');
+    ws.host.answerPrompts('deny');
+    assert.equal((await h.call('GetSelection', {})).errorCode, ErrorCode.PermissionDenied);
+    assert.match(ws.host.prompts[0].message, /notes\.secret/);
+  });
 });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ErrorCode, type ClientToolInvokeResponse } from '../../../src/protocol';
 import { EDITOR_GROUP, EDITOR_TOOLS } from '../../../src/tools/editor';
 import { DispatchHarness, until } from '../../support/dispatch-harness';
@@ -37,6 +37,27 @@ describe('tool OpenDiff', () => {
     assert.deepEqual(v, { path: 'src/a.ts', decision: 'accepted', content: 'const a = 3; // mine\n', editedByUser: true });
     assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 3; // mine\n');
     assert.equal(h.progress(id)[0]?.status, 'running');
+  });
+
+  it('an auto-save of the reviewed buffer during the review is not a change: Accept still writes', async () => {
+    await ws.host.catalog.open(ws.file('src/a.ts'), 'const a = 1; // unsaved\n');
+    const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'const a = 2;\n' });
+    const diff = await ws.host.catalog.nextDiff();
+    await writeFile(ws.file('src/a.ts'), 'const a = 1; // unsaved\n'); // the editor saved the same text: new mtime and size
+    diff.accept();
+    assert.equal(value(await h.response(id)).decision, 'accepted');
+    assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 2;\n');
+  });
+
+  it('the buffer edited by the user during the review is a change: Accept writes nothing and answers TARGET_CHANGED', async () => {
+    await ws.host.catalog.open(ws.file('src/a.ts'));
+    const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'const a = 2;\n' });
+    const diff = await ws.host.catalog.nextDiff();
+    await ws.host.catalog.open(ws.file('src/a.ts'), 'const a = 1; // typed meanwhile\n');
+    diff.accept();
+    assert.equal((await h.response(id)).errorCode, ErrorCode.TargetChanged);
+    assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 1;\n');
+    assert.deepEqual(ws.host.catalog.writes, []);
   });
 
   it('a rejected diff changes nothing and says rejected', async () => {

@@ -81,6 +81,7 @@ describe('tool ReadFile', () => {
   it('answers IS_DIRECTORY, NOT_FOUND and the path errors', async () => {
     assert.equal((await h.call('ReadFile', { path: 'src' })).errorCode, ErrorCode.IsDirectory);
     assert.equal((await h.call('ReadFile', { path: 'nope.txt' })).errorCode, ErrorCode.NotFound);
+    assert.equal((await h.call('ReadFile', { path: 'no-such-folder/nope.txt' })).errorCode, ErrorCode.NotFound);
     assert.equal((await h.call('ReadFile', { path: '../../../../etc/passwd' })).errorCode, ErrorCode.PathOutsideWorkspace);
     await writeFile(path.join(ws.root, 'outside.txt'), 'secret');
     await symlink(path.join(ws.root, 'outside.txt'), ws.file('inside.txt'));

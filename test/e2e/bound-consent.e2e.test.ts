@@ -1,0 +1,150 @@
+/**
+ * Consent bound to the object, as a user meets it in a real VS Code (code-server) driven by a real
+ * Chromium, with this test process playing the backend: the permission modal for DeleteFile names
+ * a file inside the workspace; while it is open, the file (or the folder holding it) is swapped
+ * for a symbolic link to a file outside; the user clicks Allow. Nothing outside may be deleted:
+ * the backend gets TARGET_CHANGED and the user sees a warning that names the file. The same for
+ * an OpenDiff review accepted from the palette after the reviewed file was swapped.
+ *
+ * Screenshots go to test-results/bound-consent-*.png.
+ * Run alone: npm run build && npx mocha --config test/e2e/.mocharc.json test/e2e/bound-consent.e2e.test.ts
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import type { ClientToolInvokeResponse } from '../../src/protocol';
+import { modalDialog, runPaletteCommand } from './support/chat-driver';
+import { ScriptedBackend } from './support/scripted-backend';
+import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
+
+const ROOT = path.resolve(__dirname, '../..');
+const RESULTS = path.join(ROOT, 'test-results');
+const TOKEN = `e2e-bound-${process.pid}-${Date.now()}`;
+const OUTSIDE_TEXT = 'outside the workspace: not for the agent\n';
+
+describe('consent bound to the object in a real VS Code: swaps while the user decides', function () {
+  this.timeout(180_000);
+  let backend: ScriptedBackend;
+  let vscode: Harness;
+  let page: Page;
+  let workspace: string;
+  let outside: string;
+  let cleanupWorkspace: (() => void) | undefined;
+  const workbenchLog: string[] = [];
+
+  const dialog = (): Locator => modalDialog(page);
+  const toast = (text: string): Locator => page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS, `bound-consent-${name}.png`) });
+  const file = (rel: string) => path.join(workspace, rel);
+
+  before(async function () {
+    this.timeout(240_000);
+    fs.mkdirSync(RESULTS, { recursive: true });
+    backend = await ScriptedBackend.start({ token: TOKEN });
+    const scripts = await workspaceScripts();
+    assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
+    const copy = scripts.copyFixtureWorkspace();
+    workspace = copy.workspace;
+    cleanupWorkspace = copy.cleanup;
+    // Next to the workspace folder, where a redirected delete or write would land.
+    outside = path.join(workspace, '..', 'outside');
+    fs.mkdirSync(outside, { recursive: true });
+    fs.mkdirSync(file('swap'), { recursive: true });
+    vscode = await startVSCode({
+      workspace,
+      settings: { 'clientTools.backendUrl': backend.url },
+      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
+      onAutomationLog: (type, message) => {
+        if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);
+      },
+    });
+    page = vscode.page;
+    await backend.hello(0, 120_000);
+  });
+
+  beforeEach(() => {
+    fs.rmSync(file('swap'), { recursive: true, force: true });
+    fs.rmSync(file('swap.moved-away'), { recursive: true, force: true });
+    fs.mkdirSync(file('swap'), { recursive: true });
+    fs.writeFileSync(file('swap/victim.txt'), 'delete me\n');
+    fs.writeFileSync(path.join(outside, 'victim.txt'), OUTSIDE_TEXT);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      const name = this.currentTest.title.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60).toLowerCase();
+      await screenshot(`failed-${name}`).catch(() => undefined);
+      console.error(`code-server output:\n${vscode.logTail(30)}\nworkbench log:\n${workbenchLog.slice(-30).join('\n')}`);
+    }
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await vscode?.stop();
+    await backend?.close();
+    cleanupWorkspace?.();
+    if (outside) fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  /** Starts DeleteFile on swap/victim.txt, waits for its modal, runs `swap`, clicks Allow; returns the answer. */
+  async function allowDeleteAfter(swap: () => void): Promise<ClientToolInvokeResponse> {
+    const call = backend.start('DeleteFile', { path: 'swap/victim.txt' });
+    await backend.waitForProgress(call.requestId, 'awaiting-permission', 20_000);
+    await dialog().waitFor({ timeout: 20_000 });
+    assert.match((await dialog().locator('.dialog-message-text').textContent()) ?? '', /^Delete swap\/victim\.txt \(\d+ B\)\?$/);
+    swap();
+    await dialog().getByRole('button', { name: 'Allow', exact: true }).click();
+    const response = await call.response;
+    await dialog().waitFor({ state: 'hidden', timeout: 10_000 });
+    return response;
+  }
+
+  /** The warning the user gets names what was not done and the file, and carries no link. */
+  async function assertWarned(action: 'delete' | 'write'): Promise<void> {
+    const shown = toast(`did not ${action} swap/victim.txt`).last();
+    await shown.waitFor({ timeout: 10_000 });
+    assert.match((await shown.locator('.notification-list-item-message').textContent()) ?? '', /changed after you approved/);
+    assert.equal(await shown.locator('a[href]').count(), 0);
+  }
+
+  it('DeleteFile: the file swapped for a link out while the modal is open; Allow deletes nothing outside and answers TARGET_CHANGED', async () => {
+    const response = await allowDeleteAfter(() => {
+      fs.renameSync(file('swap/victim.txt'), file('swap/victim.txt.moved-away'));
+      fs.symlinkSync(path.join(outside, 'victim.txt'), file('swap/victim.txt'));
+    });
+    assert.equal(response.success, false, 'the delete went ahead on the swapped file');
+    assert.equal(response.errorCode, 'TARGET_CHANGED', response.errorMessage);
+    assert.equal(fs.readFileSync(path.join(outside, 'victim.txt'), 'utf8'), OUTSIDE_TEXT);
+    assert.equal(fs.lstatSync(file('swap/victim.txt')).isSymbolicLink(), true, 'the link was deleted');
+    await assertWarned('delete');
+    await screenshot('delete-file-swapped');
+  });
+
+  it('DeleteFile: the folder holding it swapped for a link out while the modal is open; Allow deletes nothing outside', async () => {
+    const response = await allowDeleteAfter(() => {
+      fs.renameSync(file('swap'), file('swap.moved-away'));
+      fs.symlinkSync(outside, file('swap'));
+    });
+    assert.equal(response.success, false, 'the delete went ahead through the swapped folder');
+    assert.equal(response.errorCode, 'TARGET_CHANGED', response.errorMessage);
+    assert.equal(fs.readFileSync(path.join(outside, 'victim.txt'), 'utf8'), OUTSIDE_TEXT, 'the outside file was deleted');
+    assert.equal(fs.readFileSync(file('swap.moved-away/victim.txt'), 'utf8'), 'delete me\n');
+    await assertWarned('delete');
+    fs.unlinkSync(file('swap'));
+  });
+
+  it('OpenDiff: the reviewed file swapped for a link out while the review is open; Accept from the palette writes nothing outside', async () => {
+    const call = backend.start('OpenDiff', { path: 'swap/victim.txt', newContent: 'written by the agent\n' });
+    await page.locator('.editor-instance .monaco-diff-editor').first().waitFor({ timeout: 20_000 });
+    fs.renameSync(file('swap/victim.txt'), file('swap/victim.txt.moved-away'));
+    fs.symlinkSync(path.join(outside, 'victim.txt'), file('swap/victim.txt'));
+    await runPaletteCommand(page, 'Accept Proposed Changes');
+    const response = await call.response;
+    assert.equal(response.success, false, 'the accepted change was written through the link');
+    assert.equal(response.errorCode, 'TARGET_CHANGED', response.errorMessage);
+    assert.equal(fs.readFileSync(path.join(outside, 'victim.txt'), 'utf8'), OUTSIDE_TEXT);
+    await assertWarned('write');
+    await screenshot('open-diff-swapped');
+  });
+});
