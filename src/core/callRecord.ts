@@ -3,7 +3,7 @@
  * for client tools from these records, not from the backend's display events: the backend can say
  * what it likes, but only the dispatcher knows what actually ran in the editor.
  */
-import type { ContentItem } from '../protocol';
+import type { ContentItem } from '../protocol/types';
 
 export type CallRecordStatus =
   | 'pending'
