@@ -46,7 +46,8 @@ const BACKGROUND_TITLE = 'A background call: the backend asked for it while no c
 function executorLabel(item: ToolItem): string {
   if (item.executor === 'backend') return 'Backend';
   if (item.requestId === undefined) return 'IDE';
-  return item.status === 'succeeded' || item.status === 'failed' ? 'Ran in your editor' : 'In your editor';
+  if (item.status === 'succeeded' || item.status === 'failed') return 'Ran in your editor';
+  return item.status === 'denied' ? 'Not run' : 'In your editor';
 }
 
 function executorTitle(item: ToolItem): string {
@@ -282,9 +283,9 @@ export class ChatView {
         h('span', { class: 'card-line' },
           h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
           h('span', { class: 'tool-name' }),
-          h('span', { class: 'badge background-badge', hidden: true, title: BACKGROUND_TITLE }, 'Background'),
           h('span', { class: 'tool-status' })),
         h('span', { class: 'card-line secondary' },
+          h('span', { class: 'badge background-badge', hidden: true, title: BACKGROUND_TITLE }, 'Background'),
           h('span', { class: 'tool-args' }),
           h('span', { class: 'tool-meta' }))),
       h('div', { class: 'card-body' }));
