@@ -108,7 +108,15 @@ export const HostReset = z.object({ type: z.literal('reset') });
  * Sent after every `ready`, once the queued messages are flushed: the run the host knows to be in
  * progress. A view restored from saved state closes any other run it still shows as running.
  */
-export const HostSync = z.object({ type: z.literal('sync'), activeRunId: runId.nullable() });
+export const HostSync = z.object({
+  type: z.literal('sync'),
+  activeRunId: runId.nullable(),
+  /**
+   * The calls the extension is still executing. A card from the record of any other call that the
+   * view still shows as open (it was saved before the window reloaded) is closed as cancelled.
+   */
+  openCallIds: z.array(z.string().max(200)).max(5000).optional(),
+});
 
 export const HostToWebview = z.discriminatedUnion('type', [
   HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { CallRecord } from '../core/callRecord';
+import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import type { RunEvent } from '../protocol';
 import { chatHtml } from '../webview/html';
 import { MAX_USER_TEXT, PendingHostMessages, toChatCallRecord, toChatRunEvent, WebviewToHost, type ChatStatus, type HostToWebview } from './chatMessages';
@@ -43,6 +43,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private status: ChatStatus = { connection: 'disconnected' };
   private awaitingInput = false;
   private activeRunId: string | null = null;
+  /** Calls the extension is executing now (their records are not final yet). */
+  private readonly openCalls = new Set<string>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -93,6 +95,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    * backend's display events for the same call only match them), background calls included.
    */
   postCallRecord(record: CallRecord): void {
+    if (isFinalStatus(record.status)) this.openCalls.delete(record.requestId);
+    else this.openCalls.add(record.requestId);
     this.post({ type: 'callRecord', record: toChatCallRecord(record, toBase64) });
   }
 
@@ -179,7 +183,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       { type: 'status', status: this.status },
       { type: 'awaitingInput', open: this.awaitingInput },
       ...this.queue.take(),
-      { type: 'sync', activeRunId: this.activeRunId },
+      { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },
     ];
     for (const m of messages) void view.webview.postMessage(m);
   }

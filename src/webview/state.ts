@@ -181,7 +181,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
       };
     case 'sync':
-      return onSync(state, action.activeRunId);
+      return closeStaleCalls(onSync(state, action.activeRunId), action.openCallIds);
     case 'restore':
       return restoreState(action.saved);
     case 'toggleCard':
@@ -389,6 +389,15 @@ function findRecordCard(state: ChatState, requestId: string): number {
     if (it.kind === 'tool' && it.requestId === requestId) return i;
   }
   return -1;
+}
+
+/** Record cards still open in the view whose call the extension no longer runs (the window reloaded). */
+function closeStaleCalls(state: ChatState, openCallIds: string[] | undefined): ChatState {
+  if (openCallIds === undefined) return state;
+  const open = new Set(openCallIds);
+  return mapItem(state, (it) => it.kind === 'tool' && it.requestId !== undefined && !isTerminal(it.status) && !open.has(it.requestId)
+    ? { ...it, status: 'cancelled', details: 'The editor no longer runs this call (the window was reloaded before it finished).' }
+    : it);
 }
 
 function onSync(state: ChatState, activeRunId: string | null): ChatState {

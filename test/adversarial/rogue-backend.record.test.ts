@@ -169,4 +169,21 @@ describe('rogue backend: the extension\'s own record of what ran', () => {
     assert.equal(rig.host.prompts.length, 2);
     assert.equal(rig.host.deletesOf(rig.file('old.txt')), 0);
   });
+
+  it('T-REC-07 turning background calls off while connected applies to the very next call, and a new backend session forgets the user\'s runs', async () => {
+    await start('allow');
+    assert.equal((await rig.backend.call('ReadFile', { path: 'notes.txt' })).success, true);
+    rig.core.setBackgroundCalls('deny');
+    assertRefused(await rig.backend.call('ReadFile', { path: 'notes.txt' }), ErrorCode.PermissionDenied);
+
+    await userRun('run-5');
+    assert.equal((await rig.backend.call('ReadFile', { path: 'notes.txt' }, { threadId: THREAD })).success, true);
+    // The backend restarts and hands out a new session: the old run is gone with it.
+    const reconnected = rig.stateOf('connected', (s) => s.kind === 'connected' && !s.resumed);
+    rig.sessions.clear();
+    rig.backend.dropClients();
+    await reconnected;
+    assertRefused(await rig.backend.call('ReadFile', { path: 'notes.txt' }, { threadId: THREAD }), ErrorCode.PermissionDenied);
+    assert.equal(rig.host.prompts.length, 0);
+  });
 });

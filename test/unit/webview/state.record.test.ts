@@ -107,6 +107,16 @@ describe('chat state: cards from the extension\'s record', () => {
     assert.equal(only(img).result[0].kind, 'image');
   });
 
+  it('after a reload, a card whose call the extension no longer runs is closed as cancelled; calls still running stay open', () => {
+    const saved = play([record('r1', 'ReadFile', { background: true, status: 'awaiting-permission' }), record('r2', 'ReadFile', { background: true, status: 'running' })]);
+    const s = reduce(restoreState(JSON.parse(JSON.stringify(saved))), { type: 'sync', activeRunId: null, openCallIds: ['r2'] });
+    const [r1, r2] = cards(s);
+    assert.equal(r1.status, 'cancelled');
+    assert.match(r1.details ?? '', /reloaded/);
+    assert.equal(r2.status, 'running');
+    assert.equal(reduce(saved, { type: 'sync', activeRunId: null }), saved, 'a host that says nothing about open calls changes nothing');
+  });
+
   it('a saved state with record cards and announcements is restored; one from before records existed still loads', () => {
     const s = play([ev.started(), ev.toolStarted('c9', 'GetSelection', {}, { executor: 'client' }), record('r1', 'ReadFile', { background: true })]);
     const back = restoreState(JSON.parse(JSON.stringify(s)));
