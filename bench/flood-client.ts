@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const [url, token] = process.argv.slice(2);
   const parent = process as unknown as Parent;
   const workspace = await createTempWorkspace(['ws']);
-  const core = new ClientCore({ url, token, clientInfo: { name: 'bench-flood', version: '0', ide: 'node' }, host: workspace.host, preExpanded: [GROUP] });
+  const core = new ClientCore({ url, token, clientInfo: { name: 'bench-flood', version: '0', ide: 'node' }, host: workspace.host, preExpanded: [GROUP], permissions: { backgroundCalls: 'allow' } });
   core.registry.register({ name: GROUP, description: 'Benchmark tools.', startCollapsed: false }, [noopTool]);
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 2);

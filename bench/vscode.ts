@@ -66,7 +66,8 @@ export async function benchVSCode(options: { quick: boolean }): Promise<VSCodeRe
   const t0 = performance.now();
   const vscode = await harness.startVSCode({
     workspace,
-    settings: { 'clientTools.backendUrl': backend.url },
+    // The scripted backend calls tools outside any chat run: let those background calls through.
+    settings: { 'clientTools.backendUrl': backend.url, 'clientTools.permissions.backgroundCalls': 'allow' },
     env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
     onAutomationLog: () => {},
   });

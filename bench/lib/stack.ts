@@ -64,6 +64,8 @@ export async function startStack(tools: ClientTool[], options: { backend?: Backe
     host: workspace.host,
     limits: options.limits,
     preExpanded: [GROUP],
+    // The benchmark's backend calls tools outside any chat run; measure the calls, not prompts.
+    permissions: { backgroundCalls: 'allow' },
   });
   core.registry.register({ name: GROUP, description: 'Benchmark tools.', startCollapsed: false }, tools);
   await new Promise<void>((resolve, reject) => {

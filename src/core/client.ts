@@ -22,6 +22,7 @@ import {
   type ToolGroupState,
   type Welcome,
 } from '../protocol';
+import type { BackgroundCallPolicy, CallRecord } from './callRecord';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
 import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits } from './dispatcher';
 import { DisposableStore, Emitter, type Disposable, type Event } from './events';
@@ -31,6 +32,7 @@ import { folderUri } from './paths';
 import { PermissionGate, type BarragePolicy, type PermissionStore, type RememberScope } from './permissions';
 import { ToolRegistry } from './registry';
 import { systemTimers, type Timers } from './timers';
+import { UserRuns } from './userRuns';
 
 export interface ClientInfo {
   name: string;
@@ -61,6 +63,8 @@ export interface ClientCoreOptions {
     promptTimeoutMs?: number;
     /** Prompt rate and "deny all" limits (promptBarrage.ts). */
     barrage?: Partial<BarragePolicy>;
+    /** Calls outside any run the user started from this window's chat. Default `ask`. */
+    backgroundCalls?: BackgroundCallPolicy;
   };
   /** Groups the backend should start expanded. */
   preExpanded?: string[];
@@ -86,6 +90,8 @@ export class ClientCore implements Disposable {
   private told = new Map<string, string>();
   private pendingHelloGroups: ToolGroupDefinition[] = [];
   private updateQueued = false;
+  private readonly userRuns = new UserRuns();
+  private backgroundCalls: BackgroundCallPolicy;
 
   private readonly stateEmitter = new Emitter<ConnectionState>();
   private readonly welcomeEmitter = new Emitter<Welcome>();
@@ -104,11 +110,14 @@ export class ClientCore implements Disposable {
   readonly onServerError: Event<ErrorMessage> = this.serverErrorEmitter.event;
   /** Messages from the backend that failed to decode (already answered where they were tool calls). */
   readonly onProtocolError: Event<DecodeError> = this.protocolErrorEmitter.event;
+  /** The extension's own record of every call it executes (for the chat's cards), background calls included. */
+  readonly onCallRecord: Event<CallRecord>;
 
   constructor(private readonly options: ClientCoreOptions) {
     this.url = options.url;
     this.token = options.token;
     this.logger = options.logger ?? silentLogger;
+    this.backgroundCalls = options.permissions?.backgroundCalls ?? 'ask';
     const timers = options.timers ?? systemTimers;
     this.permissions = new PermissionGate({
       prompter: options.host,
@@ -130,7 +139,9 @@ export class ClientCore implements Disposable {
       logger: this.logger,
       limits: { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits },
       timers,
+      background: (request) => (this.userRuns.isUserRun(request.threadId) ? undefined : this.backgroundCalls),
     });
+    this.onCallRecord = this.dispatcher.onCallRecord;
     this.registry.setWorkspaceTrusted(options.host.isTrusted());
     this.disposables.add(this.registry.onDidChange(() => this.queueToolGroupUpdate()));
     this.disposables.add(this.registry);
@@ -212,9 +223,18 @@ export class ClientCore implements Disposable {
     this.registry.setWorkspaceTrusted(trusted);
   }
 
-  /** Sends the user's chat message. Throws CodedError INVALID_MESSAGE (bad input) or DISCONNECTED. */
+  /**
+   * Sends the user's chat message. Throws CodedError INVALID_MESSAGE (bad input) or DISCONNECTED.
+   * The run it starts is the user's: tool calls on its thread are not background calls until it ends.
+   */
   sendUserMessage(threadId: string, text: string, context?: EditorContext): void {
     this.sendChecked({ type: 'userMessage', threadId, text, ...(context ? { context } : {}) });
+    this.userRuns.userMessageSent(threadId);
+  }
+
+  /** `clientTools.permissions.backgroundCalls` changed; applies to calls that arrive from now on. */
+  setBackgroundCalls(policy: BackgroundCallPolicy): void {
+    this.backgroundCalls = policy;
   }
 
   /** Asks the backend to stop a thread's run. Throws CodedError DISCONNECTED when not connected. */
@@ -224,6 +244,7 @@ export class ClientCore implements Disposable {
 
   /** Clears a thread's history and tool group state on the backend. */
   resetThread(threadId: string): void {
+    this.userRuns.forgetThread(threadId);
     this.sendChecked({ type: 'resetThread', threadId });
   }
 
@@ -335,6 +356,7 @@ export class ClientCore implements Disposable {
     } else {
       this.dispatcher.onNewSession();
       this.registry.resetVisibility();
+      this.userRuns.clear();
     }
     this.told = new Map(this.pendingHelloGroups.map((g) => [g.name, JSON.stringify(g)]));
     this.welcomeEmitter.fire(welcome);
@@ -359,7 +381,10 @@ export class ClientCore implements Disposable {
         this.serverErrorEmitter.fire(message);
         return;
       default:
-        if (RUN_EVENT_TYPES.has(message.type)) this.runEventEmitter.fire(message as RunEvent);
+        if (RUN_EVENT_TYPES.has(message.type)) {
+          this.userRuns.onRunEvent(message as RunEvent);
+          this.runEventEmitter.fire(message as RunEvent);
+        }
     }
   }
 

@@ -28,11 +28,12 @@ import {
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
-import type { Disposable } from './events';
+import { isFinalStatus, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
+import { Emitter, type Disposable, type Event } from './events';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from './logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
-import type { PermissionGate } from './permissions';
+import type { PermissionDecision, PermissionGate } from './permissions';
 import type { ToolRegistry } from './registry';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
 import { systemTimers, type Timers } from './timers';
@@ -83,6 +84,11 @@ export interface DispatcherOptions {
   timers?: Timers;
   /** Bytes sent but not yet taken by the backend (the socket's `bufferedAmount`); 0 when unknown. */
   backlog?: () => number;
+  /**
+   * Whether a request arrives outside any run the user started, and if so what such calls are
+   * subject to; undefined for a call within a user's run. Without it every call counts as the user's.
+   */
+  background?: (request: ClientToolInvokeRequest) => BackgroundCallPolicy | undefined;
 }
 
 /**
@@ -111,7 +117,22 @@ interface Call {
   status: ProgressStatus | undefined;
   ticker: unknown;
   runTimer: unknown;
+  /** The policy this call is subject to when it came outside a user's run. */
+  background: BackgroundCallPolicy | undefined;
+  /** The chat's record of the call; made once the tool and its arguments are known to be valid. */
+  record: CallRecord | undefined;
 }
+
+/** How each log outcome shows in the call's record. */
+const RECORD_STATUS: Record<Outcome, CallRecordStatus> = {
+  succeeded: 'succeeded',
+  failed: 'failed',
+  refused: 'failed',
+  timedOut: 'failed',
+  denied: 'denied',
+  skipped: 'denied',
+  cancelled: 'cancelled',
+};
 
 interface AnsweredId {
   id: string;
@@ -172,6 +193,13 @@ export class Dispatcher implements Disposable {
   private readonly unsent = new Map<string, ClientToolInvokeResponse>();
   /** Set from `welcome`: the backend refuses messages larger than this. */
   private peerMaxMessageBytes = DEFAULT_LIMITS.maxMessageBytes;
+  private readonly callRecordEmitter = new Emitter<CallRecord>();
+  /**
+   * Every change of every call the dispatcher executes (a copy each time): pending, awaiting
+   * permission, running, and how it ended. Quick refusals before a call starts (duplicate ids, the
+   * in-flight cap, unknown tools, invalid arguments) run nothing and are not recorded.
+   */
+  readonly onCallRecord: Event<CallRecord> = this.callRecordEmitter.event;
 
   constructor(private readonly options: DispatcherOptions) {
     this.limits = { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits };
@@ -239,6 +267,8 @@ export class Dispatcher implements Disposable {
       status: undefined,
       ticker: undefined,
       runTimer: undefined,
+      background: this.options.background?.(request),
+      record: undefined,
     };
     this.calls.set(id, call);
     void this.execute(call, request);
@@ -300,6 +330,7 @@ export class Dispatcher implements Disposable {
 
   dispose(): void {
     this.abortAll(ErrorCode.Cancelled, 'the client is shutting down');
+    this.callRecordEmitter.dispose();
   }
 
   // ── execution ──────────────────────────────────────────────────────
@@ -334,9 +365,20 @@ export class Dispatcher implements Disposable {
     const invalid = this.options.registry.validateArguments(tool.name, request.arguments);
     if (invalid !== undefined) return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
 
-    const ctx = this.createContext(call);
     const args = request.arguments;
-    const prepared: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
+    this.startRecord(call, request, group);
+    if (call.background === 'deny') {
+      this.updateRecord(call, { permission: { decision: 'denied', via: 'backgroundCalls' } });
+      const message = `background calls are off: no chat run you started is in progress, and clientTools.permissions.backgroundCalls is "deny"; ${tool.name} was not run`;
+      return { response: errorResponse(id, ErrorCode.PermissionDenied, message), outcome: 'denied' };
+    }
+
+    const ctx = this.createContext(call);
+    const ownPreparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
+    this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
+    // A background call under `ask` is asked like a protected target: always a prompt that says
+    // where the request comes from, never answered by a remembered choice.
+    const prepared = call.background === 'ask' ? backgroundPreparation(tool, ownPreparation) : ownPreparation;
 
     // The local definition and the preparation decide; nothing in `request` is consulted here.
     const mustAsk = tool.requiresPermission || prepared?.forcePrompt === true;
@@ -352,6 +394,7 @@ export class Dispatcher implements Disposable {
         signal: signalOf(call),
         onWaiting: () => this.setStatus(call, 'awaiting-permission'),
       });
+      this.notePermission(call, decision);
       if (decision.kind === 'cancelled') throw abortReason(call);
       if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout');
       if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
@@ -371,7 +414,7 @@ export class Dispatcher implements Disposable {
     call.runTimer = this.timers.setTimeout(() => {
       this.abortCall(call, ErrorCode.Timeout, `${tool.name} did not finish within ${Math.round(this.limits.maxRunMs / 1000)} s`);
     }, this.limits.maxRunMs);
-    const result = await this.raceAbort(call, tool.run(args, ctx.context, prepared));
+    const result = await this.raceAbort(call, tool.run(args, ctx.context, ownPreparation));
     const { checked, bytes } = this.checkResult(tool, result);
     if (checked.augmentation) {
       // The model will see these changes; keep the local view in step so a shown tool can be called.
@@ -493,6 +536,7 @@ export class Dispatcher implements Disposable {
     this.remember(call, response, bytes ?? contentBytes(response.content));
     if (send) this.deliver(response);
     const durationMs = this.timers.now() - call.startedAt;
+    this.endRecord(call, response, outcome, durationMs);
     const fields = { requestId: call.requestId, tool: call.toolName, outcome, durationMs, code: response.errorCode };
     if (outcome === 'failed') this.logger.error(`${call.toolName} failed: ${response.errorMessage ?? ''}`, fields);
     else if (outcome === 'succeeded') this.logger.info(`${call.toolName} succeeded`, fields);
@@ -528,6 +572,7 @@ export class Dispatcher implements Disposable {
   private setStatus(call: Call, status: ProgressStatus): void {
     if (call.ended) return;
     call.status = status;
+    if (status === 'awaiting-permission' || status === 'running') this.updateRecord(call, { status }, true);
     this.sendProgress(call, status);
     if (call.ticker === undefined) {
       call.ticker = this.timers.setInterval(() => {
@@ -548,6 +593,64 @@ export class Dispatcher implements Disposable {
       ...(details !== undefined ? { details: details.slice(0, 10_000) } : {}),
     };
     this.options.send(message);
+  }
+
+  // ── the call's record ──────────────────────────────────────────────
+
+  private startRecord(call: Call, request: ClientToolInvokeRequest, group: string): void {
+    call.record = {
+      requestId: call.requestId,
+      callId: request.callId,
+      ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),
+      toolName: call.toolName,
+      groupName: group,
+      arguments: request.arguments,
+      background: call.background !== undefined,
+      status: 'pending',
+    };
+    this.emitRecord(call.record);
+  }
+
+  /** Changes the record; `emit` sends the change now (else it goes with the next one). */
+  private updateRecord(call: Call, change: Partial<CallRecord>, emit = false): void {
+    if (!call.record || isFinalStatus(call.record.status)) return;
+    call.record = { ...call.record, ...withoutUndefined(change) };
+    if (emit) this.emitRecord(call.record);
+  }
+
+  private notePermission(call: Call, decision: PermissionDecision): void {
+    if (decision.kind === 'cancelled') return;
+    // Refused by the prompt barrage: nothing was shown, and the card says why.
+    if (decision.kind === 'refused') {
+      this.updateRecord(call, { permission: { decision: 'denied', via: 'rateLimited' } });
+      return;
+    }
+    const label = decision.kind === 'allowed' ? (decision.via === 'remembered' ? decision.grant.label : decision.remembered?.label) : undefined;
+    this.updateRecord(call, {
+      permission: {
+        decision: decision.kind,
+        via: decision.via,
+        ...(label !== undefined && decision.via === 'remembered' ? { grantLabel: label } : {}),
+      },
+    });
+  }
+
+  private endRecord(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, durationMs: number): void {
+    if (!call.record) return;
+    const status = RECORD_STATUS[outcome];
+    call.record = {
+      ...call.record,
+      status,
+      durationMs,
+      ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
+      ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
+      ...(response.success ? { content: response.content } : {}),
+    };
+    this.emitRecord(call.record);
+  }
+
+  private emitRecord(record: CallRecord): void {
+    if (this.callRecordEmitter.hasListeners) this.callRecordEmitter.fire({ ...record });
   }
 
   // ── replay cache ───────────────────────────────────────────────────
@@ -584,6 +687,22 @@ export class Dispatcher implements Disposable {
       this.answeredIdOrder.shift();
     }
   }
+}
+
+/** The preparation a background call is asked with: forced, and saying it is a background request. */
+function backgroundPreparation(tool: ClientTool, own: Preparation | undefined): Preparation {
+  const line = own?.prompt ?? `Allow ${tool.name}?`;
+  const why = 'The agent backend asked for this while no chat run you started is in progress (a background call).';
+  return {
+    ...own,
+    prompt: `Background request: ${line}`,
+    detail: own?.detail !== undefined ? `${why}\n\n${own.detail}` : why,
+    forcePrompt: true,
+  };
+}
+
+function withoutUndefined<T extends object>(change: T): Partial<T> {
+  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function errorResponse(requestId: string, code: ErrorCode, message: string): ClientToolInvokeResponse {

@@ -10,7 +10,8 @@
  */
 import { z } from 'zod';
 import { JsonContent, Messages, TextContent } from '../protocol/schemas';
-import type { RunEvent } from '../protocol/types';
+import type { ContentItem, RunEvent } from '../protocol/types';
+import type { CallRecord } from '../core/callRecord';
 
 /** Raster image types the view shows inline via a `data:` URL. SVG is deliberately absent. */
 export const INLINE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -48,6 +49,32 @@ export const ChatRunEvent = z.discriminatedUnion('type', [
   Messages.RunError,
 ]);
 
+/**
+ * The extension's own record of a call it executed (src/core/callRecord.ts), as the webview
+ * receives it. Cards for client tools are built from these; the backend's display events for the
+ * same call (matched by `callId`) add nothing to what the card says ran.
+ */
+export const ChatCallRecord = z.object({
+  requestId: z.string().min(1).max(200),
+  callId: z.string().min(1).max(200),
+  threadId: z.string().max(200).optional(),
+  toolName: z.string().min(1).max(200),
+  groupName: z.string().max(200),
+  arguments: z.record(z.string(), z.unknown()),
+  target: z.string().max(1000).optional(),
+  background: z.boolean(),
+  status: z.enum(['pending', 'awaiting-permission', 'running', 'succeeded', 'failed', 'denied', 'cancelled']),
+  durationMs: z.number().nonnegative().optional(),
+  permission: z.object({
+    decision: z.enum(['allowed', 'denied']),
+    via: z.string().max(64),
+    grantLabel: z.string().max(1000).optional(),
+  }).optional(),
+  errorCode: z.string().max(64).optional(),
+  errorMessage: z.string().max(10_000).optional(),
+  content: z.array(ChatContentItem).max(1000).optional(),
+});
+
 export const ConnectionState = z.enum(['connecting', 'connected', 'reconnecting', 'disconnected']);
 
 /** What the status line shows. `offline` marks the backend's offline demo model. */
@@ -61,6 +88,8 @@ export const ChatStatus = z.object({
 
 // ── host → webview ────────────────────────────────────────────────────
 export const HostRunEvent = z.object({ type: z.literal('runEvent'), event: ChatRunEvent });
+/** A call the extension executed changed (pending, awaiting permission, running, ended). */
+export const HostCallRecord = z.object({ type: z.literal('callRecord'), record: ChatCallRecord });
 export const HostStatus = z.object({ type: z.literal('status'), status: ChatStatus });
 /** The user's message as it was sent to the backend (typed in the view or composed by a command). */
 export const HostUserMessage = z.object({ type: z.literal('userMessage'), text: z.string().min(1).max(MAX_USER_TEXT) });
@@ -79,10 +108,18 @@ export const HostReset = z.object({ type: z.literal('reset') });
  * Sent after every `ready`, once the queued messages are flushed: the run the host knows to be in
  * progress. A view restored from saved state closes any other run it still shows as running.
  */
-export const HostSync = z.object({ type: z.literal('sync'), activeRunId: runId.nullable() });
+export const HostSync = z.object({
+  type: z.literal('sync'),
+  activeRunId: runId.nullable(),
+  /**
+   * The calls the extension is still executing. A card from the record of any other call that the
+   * view still shows as open (it was saved before the window reloaded) is closed as cancelled.
+   */
+  openCallIds: z.array(z.string().max(200)).max(5000).optional(),
+});
 
 export const HostToWebview = z.discriminatedUnion('type', [
-  HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync,
+  HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
 ]);
 
 // ── webview → host ────────────────────────────────────────────────────
@@ -103,6 +140,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
 export type ChatBinaryContent = z.infer<typeof ChatBinaryContent>;
 export type ChatRunEvent = z.infer<typeof ChatRunEvent>;
+export type ChatCallRecord = z.infer<typeof ChatCallRecord>;
 export type ChatStatus = z.infer<typeof ChatStatus>;
 export type ConnectionState = z.infer<typeof ConnectionState>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
@@ -122,24 +160,38 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
     case 'toolCallStarted':
       return { ...event, arguments: clipStrings(event.arguments, MAX_POSTED_STRING) as Record<string, unknown> };
     case 'toolCallEnded':
-      return {
-        ...event,
-        content: event.content.map((item): ChatContentItem => {
-          if (item.type === 'text') return { type: 'text', text: clipString(item.text, MAX_POSTED_STRING) };
-          if (item.type === 'json') return { type: 'json', value: clipStrings(item.value, MAX_POSTED_STRING) };
-          const inline = isInlineImageType(item.mimeType) && item.bytes.byteLength <= MAX_INLINE_IMAGE_BYTES;
-          return {
-            type: 'binary',
-            mimeType: item.mimeType,
-            ...(item.filename !== undefined ? { filename: item.filename } : {}),
-            byteLength: item.bytes.byteLength,
-            ...(inline ? { data: toBase64(item.bytes) } : {}),
-          };
-        }),
-      };
+      return { ...event, content: toChatContent(event.content, toBase64) };
     default:
       return event;
   }
+}
+
+/** Converts the dispatcher's record of a call into what `postMessage` carries, clipped like run events. */
+export function toChatCallRecord(record: CallRecord, toBase64: (bytes: Uint8Array) => string): ChatCallRecord {
+  const { content, ...rest } = record;
+  return {
+    ...rest,
+    arguments: clipStrings(record.arguments, MAX_POSTED_STRING) as Record<string, unknown>,
+    ...(record.target !== undefined ? { target: clipString(record.target, 1000 - 40) } : {}),
+    ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - 40) } : {}),
+    ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - 40) } } : {}),
+    ...(content !== undefined ? { content: toChatContent(content.slice(0, 1000), toBase64) } : {}),
+  };
+}
+
+function toChatContent(content: readonly ContentItem[], toBase64: (bytes: Uint8Array) => string): ChatContentItem[] {
+  return content.map((item): ChatContentItem => {
+    if (item.type === 'text') return { type: 'text', text: clipString(item.text, MAX_POSTED_STRING) };
+    if (item.type === 'json') return { type: 'json', value: clipStrings(item.value, MAX_POSTED_STRING) };
+    const inline = isInlineImageType(item.mimeType) && item.bytes.byteLength <= MAX_INLINE_IMAGE_BYTES;
+    return {
+      type: 'binary',
+      mimeType: item.mimeType,
+      ...(item.filename !== undefined ? { filename: item.filename } : {}),
+      byteLength: item.bytes.byteLength,
+      ...(inline ? { data: toBase64(item.bytes) } : {}),
+    };
+  });
 }
 
 function clipString(s: string, max: number): string {
@@ -189,6 +241,15 @@ export class PendingHostMessages {
 
   push(message: HostToWebview): void {
     if (message.type === 'reset') this.items = [];
+    if (message.type === 'callRecord') {
+      // A record is the call's whole state: a newer one replaces the queued one, in its place.
+      const i = this.items.findIndex((m) => m.type === 'callRecord' && m.record.requestId === message.record.requestId);
+      if (i >= 0) {
+        this.items[i] = message;
+        if (message.record.content?.some((c) => c.type === 'binary' && c.data)) this.trimImages();
+        return;
+      }
+    }
     const last = this.items[this.items.length - 1];
     if (
       message.type === 'runEvent' && message.event.type === 'textDelta'
@@ -201,6 +262,7 @@ export class PendingHostMessages {
     if (message.type === 'runEvent' && message.event.type === 'toolCallEnded' && message.event.content.some((c) => c.type === 'binary' && c.data)) {
       this.trimImages();
     }
+    if (message.type === 'callRecord' && message.record.content?.some((c) => c.type === 'binary' && c.data)) this.trimImages();
     if (this.items.length > MAX_QUEUED_MESSAGES) {
       this.items.shift();
       this.dropped++;
@@ -217,11 +279,9 @@ export class PendingHostMessages {
 
   private trimImages(): void {
     let budget = MAX_QUEUED_IMAGE_CHARS;
-    for (let i = this.items.length - 1; i >= 0; i--) {
-      const m = this.items[i];
-      if (m.type !== 'runEvent' || m.event.type !== 'toolCallEnded') continue;
+    const trim = (items: ChatContentItem[]): ChatContentItem[] | undefined => {
       let changed = false;
-      const content = m.event.content.map((c): ChatContentItem => {
+      const out = items.map((c): ChatContentItem => {
         if (c.type !== 'binary' || !c.data) return c;
         if (c.data.length <= budget) {
           budget -= c.data.length;
@@ -231,7 +291,17 @@ export class PendingHostMessages {
         const { data: _dropped, ...rest } = c;
         return rest;
       });
-      if (changed) this.items[i] = { ...m, event: { ...m.event, content } };
+      return changed ? out : undefined;
+    };
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const m = this.items[i];
+      if (m.type === 'runEvent' && m.event.type === 'toolCallEnded') {
+        const content = trim(m.event.content);
+        if (content) this.items[i] = { ...m, event: { ...m.event, content } };
+      } else if (m.type === 'callRecord' && m.record.content) {
+        const content = trim(m.record.content);
+        if (content) this.items[i] = { ...m, record: { ...m.record, content } };
+      }
     }
   }
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import type { RunEvent } from '../protocol';
 import { chatHtml } from '../webview/html';
-import { MAX_USER_TEXT, PendingHostMessages, toChatRunEvent, WebviewToHost, type ChatStatus, type HostToWebview } from './chatMessages';
+import { MAX_USER_TEXT, PendingHostMessages, toChatCallRecord, toChatRunEvent, WebviewToHost, type ChatStatus, type HostToWebview } from './chatMessages';
 import { Views } from './ids';
 
 const MAX_ERROR_TEXT = 10_000;
@@ -42,6 +43,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private status: ChatStatus = { connection: 'disconnected' };
   private awaitingInput = false;
   private activeRunId: string | null = null;
+  /** Calls the extension is executing now (their records are not final yet). */
+  private readonly openCalls = new Set<string>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -85,6 +88,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (event.type === 'runStarted') this.activeRunId = event.runId;
     else if ((event.type === 'runFinished' || event.type === 'runError') && event.runId === this.activeRunId) this.activeRunId = null;
     this.post({ type: 'runEvent', event: toChatRunEvent(event, toBase64) });
+  }
+
+  /**
+   * A call the extension executed changed. Client tool cards are built from these records (the
+   * backend's display events for the same call only match them), background calls included.
+   */
+  postCallRecord(record: CallRecord): void {
+    if (isFinalStatus(record.status)) this.openCalls.delete(record.requestId);
+    else this.openCalls.add(record.requestId);
+    this.post({ type: 'callRecord', record: toChatCallRecord(record, toBase64) });
   }
 
   /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection). */
@@ -170,7 +183,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       { type: 'status', status: this.status },
       { type: 'awaitingInput', open: this.awaitingInput },
       ...this.queue.take(),
-      { type: 'sync', activeRunId: this.activeRunId },
+      { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },
     ];
     for (const m of messages) void view.webview.postMessage(m);
   }

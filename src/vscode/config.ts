@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { readRememberScope } from './userSetting';
+import type { BackgroundCallPolicy } from '../core/callRecord';
 
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
 export interface ClientToolsConfig {
@@ -7,7 +8,7 @@ export interface ClientToolsConfig {
   model: { baseUrl: string; name: string };
   invokeTimeoutSeconds: number;
   disconnectStrategy: 'failFast' | 'retryWithBackoff' | 'fallbackMessage' | 'suspend';
-  permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number };
+  permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number; backgroundCalls: BackgroundCallPolicy };
   limits: { maxMessageBytes: number; maxInFlight: number; maxResultBytes: number };
   reconnect: { maxAttempts: number; maxDelaySeconds: number };
 }
@@ -25,6 +26,7 @@ export function readConfig(): ClientToolsConfig {
       // User settings only: a workspace must not widen a grant beyond what its button says.
       rememberScope: readRememberScope(c),
       promptTimeoutSeconds: num(c, 'permissions.promptTimeoutSeconds', 300, 10, 3600),
+      backgroundCalls: readBackgroundCalls(c),
     },
     limits: {
       maxMessageBytes: num(c, 'limits.maxMessageBytes', 32 * 1024 * 1024, 65_536, 268_435_456),
@@ -60,6 +62,15 @@ function machineValue(c: vscode.WorkspaceConfiguration, key: string, fallback: s
   const inspected = c.inspect<string>(key);
   const value = inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
   return typeof value === 'string' ? value.trim() : fallback;
+}
+
+/**
+ * `clientTools.permissions.backgroundCalls` is an application setting: whether the backend may act
+ * while the user is not running the chat is never a workspace's choice, so only the user value counts.
+ */
+function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPolicy {
+  const value = c.inspect<unknown>('permissions.backgroundCalls')?.globalValue;
+  return value === 'allow' || value === 'deny' ? value : 'ask';
 }
 
 export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {

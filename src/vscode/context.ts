@@ -72,6 +72,7 @@ export class ClientToolsContext implements vscode.Disposable {
         store: workspacePermissionStore(extension.workspaceState),
         rememberScope: config.permissions.rememberScope,
         promptTimeoutMs: config.permissions.promptTimeoutSeconds * 1000,
+        backgroundCalls: config.permissions.backgroundCalls,
       },
     });
     const ide = ideToolGroup();
@@ -92,6 +93,7 @@ export class ClientToolsContext implements vscode.Disposable {
       vscode.window.registerTreeDataProvider(Views.toolGroups, this.toolGroups),
       this.core.onDidChangeState((s) => this.onState(s)),
       this.core.onRunEvent((e) => this.chat.postRunEvent(e)),
+      this.core.onCallRecord((r) => this.chat.postCallRecord(r)),
       this.core.onToolGroupState((s) => this.toolGroups.setState(s)),
       this.core.onServerError((e) => {
         this.log.warn(`backend error ${e.code}: ${e.message}`);
@@ -108,6 +110,7 @@ export class ClientToolsContext implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('clientTools.permissions.rememberScope')) this.core.permissions.setRememberScope(readConfig().permissions.rememberScope);
         if (e.affectsConfiguration('clientTools.permissions.promptTimeoutSeconds')) this.core.permissions.setPromptTimeout(readConfig().permissions.promptTimeoutSeconds * 1000);
+        if (e.affectsConfiguration('clientTools.permissions.backgroundCalls')) this.core.setBackgroundCalls(readConfig().permissions.backgroundCalls);
         if (affectsConnection(e)) void this.reconnect();
       }),
       extension.secrets.onDidChange((e) => {

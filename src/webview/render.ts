@@ -40,6 +40,22 @@ const CONNECTION_LABEL = {
   disconnected: 'Disconnected',
 } as const;
 
+const BACKGROUND_TITLE = 'A background call: the backend asked for it while no chat run you started was in progress.';
+
+/** Where the call ran. Only a card from the extension's own record says it ran in the editor. */
+function executorLabel(item: ToolItem): string {
+  if (item.executor === 'backend') return 'Backend';
+  if (item.requestId === undefined) return 'IDE';
+  if (item.status === 'succeeded' || item.status === 'failed') return 'Ran in your editor';
+  return item.status === 'denied' ? 'Not run' : 'In your editor';
+}
+
+function executorTitle(item: ToolItem): string {
+  if (item.executor === 'backend') return 'Runs in the agent backend';
+  if (item.requestId === undefined) return 'Runs in the editor';
+  return 'Recorded by Client Tools as your editor executed it (not as the backend reported it)';
+}
+
 const AWAITING_TEXT = 'Awaiting your input: answer the permission prompt in the editor.';
 const MAX_ANNOUNCED_CHARS = 2000;
 
@@ -269,6 +285,7 @@ export class ChatView {
           h('span', { class: 'tool-name' }),
           h('span', { class: 'tool-status' })),
         h('span', { class: 'card-line secondary' },
+          h('span', { class: 'badge background-badge', hidden: true, title: BACKGROUND_TITLE }, 'Background'),
           h('span', { class: 'tool-args' }),
           h('span', { class: 'tool-meta' }))),
       h('div', { class: 'card-body' }));
@@ -278,7 +295,7 @@ export class ChatView {
   }
 
   private patchTool(el: HTMLElement, prev: ToolItem | undefined, item: ToolItem): void {
-    el.className = `tool-card status-${item.status}`;
+    el.className = `tool-card status-${item.status}${item.requestId !== undefined ? ' recorded' : ''}${item.background ? ' background' : ''}`;
     const set = (selector: string, text: string, title?: string): void => {
       const part = el.querySelector<HTMLElement>(selector);
       if (!part) return;
@@ -288,16 +305,25 @@ export class ChatView {
     set('.tool-name', item.toolName, item.group ? `${item.toolName} (group ${item.group})` : item.toolName);
     set('.tool-status', STATUS_LABEL[item.status]);
     set('.tool-args', item.argsSummary || '(no arguments)', item.argsSummary);
-    const executor = item.executor === 'ide' ? 'IDE' : 'Backend';
+    const executor = executorLabel(item);
     const meta = item.durationMs !== undefined ? `${executor} · ${formatDuration(item.durationMs)}` : executor;
-    set('.tool-meta', meta, item.executor === 'ide' ? 'Runs in the editor' : 'Runs in the agent backend');
-    if (prev && prev.result === item.result && prev.details === item.details && prev.argsJson === item.argsJson && prev.status === item.status) return;
+    set('.tool-meta', meta, executorTitle(item));
+    const badge = el.querySelector<HTMLElement>('.background-badge');
+    if (badge) badge.hidden = item.background !== true;
+    if (prev && prev.result === item.result && prev.details === item.details && prev.argsJson === item.argsJson && prev.status === item.status
+      && prev.permissionNote === item.permissionNote && prev.announcedAs === item.announcedAs && prev.target === item.target) return;
     const body = el.querySelector<HTMLElement>('.card-body');
     body?.replaceChildren(...this.toolBody(item));
   }
 
   private toolBody(item: ToolItem): Node[] {
     const nodes: Node[] = [];
+    if (item.announcedAs !== undefined) {
+      nodes.push(h('p', { class: 'announced-mismatch' }, `The backend announced this call as ${item.announcedAs}; your editor ran ${item.toolName}.`));
+    }
+    if (item.background) nodes.push(h('p', { class: 'background-note' }, BACKGROUND_TITLE));
+    if (item.permissionNote) nodes.push(h('p', { class: 'permission-note' }, item.permissionNote));
+    if (item.target) nodes.push(h('p', { class: 'card-target' }, h('span', { class: 'section-label' }, 'Target: '), item.target));
     if (item.details) nodes.push(h('p', { class: 'card-details' }, item.details));
     nodes.push(h('div', { class: 'section-label' }, 'Arguments'));
     nodes.push(h('pre', {}, h('code', { class: 'language-json' }, item.argsJson)));

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { ChatStatus, isInlineImageType } from '../vscode/chatMessages';
-import type { ChatContentItem, ChatRunEvent, HostToWebview } from '../vscode/chatMessages';
+import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../vscode/chatMessages';
 
 /** Transcript items kept; older ones are dropped. */
 export const MAX_ITEMS = 200;
@@ -20,6 +20,8 @@ export const MAX_ANSWER_CHARS = 100_000;
 export const MAX_DETAIL_CHARS = 20_000;
 /** Run ids remembered as finished, so late events for them are ignored. */
 const MAX_CLOSED_RUNS = 20;
+/** Client tool calls the backend announced that the extension has not recorded (yet). */
+const MAX_ANNOUNCED = 50;
 const SUMMARY_CHARS = 80;
 
 export const CardStatus = z.enum([
@@ -75,6 +77,19 @@ const ToolItem = z.object({
   durationMs: z.number().optional(),
   result: z.array(ResultPart),
   expanded: z.boolean(),
+  /**
+   * Set on cards built from the extension's own record of a call it executed (every client tool
+   * card): only such a card says the call ran in the editor.
+   */
+  requestId: z.string().optional(),
+  /** Outside any run the user started. */
+  background: z.boolean().optional(),
+  /** What the call acted on, as the extension resolved it. */
+  target: z.string().optional(),
+  /** How permission was decided, in words ("Allowed by your earlier choice: …"). */
+  permissionNote: z.string().optional(),
+  /** The tool the backend's display event named for this call, when it is not the one that ran. */
+  announcedAs: z.string().optional(),
 });
 const ExpansionItem = z.object({
   kind: z.literal('expansion'),
@@ -108,6 +123,8 @@ export const ChatState = z.object({
   lastUserText: z.string().nullable(),
   nextId: z.number().int().nonnegative(),
   closedRunIds: z.array(z.string()),
+  /** Client tool calls the backend announced (toolCallStarted) before the extension recorded them. */
+  announced: z.array(z.object({ callId: z.string(), toolName: z.string() })).max(MAX_ANNOUNCED).default([]),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -130,6 +147,7 @@ export function initialState(): ChatState {
     lastUserText: null,
     nextId: 1,
     closedRunIds: [],
+    announced: [],
   };
 }
 
@@ -143,6 +161,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case 'runEvent':
       return onRunEvent(state, action.event);
+    case 'callRecord':
+      return onCallRecord(state, action.record);
     case 'status':
       return { ...state, connection: action.status };
     case 'userMessage':
@@ -161,7 +181,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
       };
     case 'sync':
-      return onSync(state, action.activeRunId);
+      return closeStaleCalls(onSync(state, action.activeRunId), action.openCallIds);
     case 'restore':
       return restoreState(action.saved);
     case 'toggleCard':
@@ -225,6 +245,8 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
     case 'textDelta':
       return appendText(state, ev.runId, ev.text);
     case 'toolCallStarted': {
+      // What runs in the editor is shown from the extension's own record, never from the backend's word.
+      if (ev.executor === 'client') return noteAnnouncement(state, ev.callId, ev.toolName);
       if (findCard(state, ev.runId, ev.callId) >= 0) return state;
       return bound(append(state, {
         kind: 'tool',
@@ -232,7 +254,7 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         callId: ev.callId,
         toolName: ev.toolName,
         ...(ev.group !== undefined ? { group: ev.group } : {}),
-        executor: ev.executor === 'client' ? 'ide' : 'backend',
+        executor: 'backend',
         argsSummary: summarizeArguments(ev.arguments),
         argsJson: clip(JSON.stringify(ev.arguments, null, 2), MAX_DETAIL_CHARS),
         status: 'pending',
@@ -242,13 +264,14 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
     }
     case 'toolCallUpdated':
       return updateCard(state, ev.runId, ev.callId, (card) => {
-        if (isTerminal(card.status)) return card;
+        if (isTerminal(card.status) || card.requestId !== undefined) return card;
         const status: CardStatus = ev.status === 'awaiting-permission' ? 'awaiting-permission' : 'running';
         const details = ev.details ?? (status === card.status ? card.details : undefined);
         return withOptional({ ...card, status }, 'details', details);
       });
     case 'toolCallEnded':
       return bound(updateCard(state, ev.runId, ev.callId, (card) => {
+        if (card.requestId !== undefined) return card;
         const timedOut = ev.outcome === 'timedOut';
         const status: CardStatus = ev.outcome === 'timedOut' ? 'failed' : ev.outcome;
         const details = timedOut ? `Timed out${ev.errorMessage ? `: ${ev.errorMessage}` : ''}` : ev.errorMessage;
@@ -268,6 +291,114 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
       return bound(append(closed, { kind: 'error', message: ev.message, code: ev.code, retryable: ev.retryable }));
     }
   }
+}
+
+/**
+ * The extension's record of a call it executed: creates the call's card, or brings it up to date.
+ * The card names the tool and arguments that ran, whatever the backend announced for the call.
+ */
+function onCallRecord(state: ChatState, record: ChatCallRecord): ChatState {
+  const i = findRecordCard(state, record.requestId);
+  if (i >= 0) {
+    const card = state.items[i] as ToolItem;
+    const items = state.items.slice();
+    items[i] = fromRecord(record, card);
+    return bound({ ...state, items });
+  }
+  const announcement = state.announced.find((a) => a.callId === record.callId);
+  const announced = announcement ? state.announced.filter((a) => a !== announcement) : state.announced;
+  const runId = !record.background && state.run ? state.run.runId : '';
+  const card = fromRecord(record, {
+    kind: 'tool',
+    id: '',
+    runId,
+    callId: record.callId,
+    toolName: record.toolName,
+    executor: 'ide',
+    argsSummary: '',
+    argsJson: '',
+    status: 'pending',
+    result: [],
+    expanded: false,
+    ...(announcement && announcement.toolName !== record.toolName ? { announcedAs: announcement.toolName } : {}),
+  });
+  const { id: _id, ...item } = card;
+  return bound(append({ ...state, announced }, item));
+}
+
+function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
+  const timedOut = record.errorCode === 'TIMEOUT';
+  const details = record.status === 'failed' || record.status === 'denied' || record.status === 'cancelled'
+    ? (timedOut ? `Timed out${record.errorMessage ? `: ${record.errorMessage}` : ''}` : record.errorMessage)
+    : undefined;
+  let next: ToolItem = {
+    ...card,
+    requestId: record.requestId,
+    toolName: record.toolName,
+    group: record.groupName,
+    executor: 'ide',
+    background: record.background,
+    argsSummary: summarizeArguments(record.arguments),
+    argsJson: clip(JSON.stringify(record.arguments, null, 2), MAX_DETAIL_CHARS),
+    status: record.status,
+    ...(record.durationMs !== undefined ? { durationMs: record.durationMs } : {}),
+    ...(record.content !== undefined ? { result: record.content.map(toResultPart) } : {}),
+  };
+  next = withOptional(next, 'details', details);
+  next = withOptional(next, 'target', record.target ?? card.target);
+  next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) : card.permissionNote);
+  return next;
+}
+
+/** The permission decision in the user's words. */
+export function describePermission(p: NonNullable<ChatCallRecord['permission']>): string {
+  if (p.decision === 'allowed') {
+    if (p.via === 'remembered') return p.grantLabel ? `Allowed by your earlier choice: ${p.grantLabel}` : 'Allowed by your earlier choice';
+    return 'Allowed by you';
+  }
+  switch (p.via) {
+    case 'user': return 'Denied by you';
+    case 'dismissed': return 'Denied: the prompt was dismissed';
+    case 'timeout': return 'Denied: the prompt was not answered in time';
+    case 'backgroundCalls': return 'Refused: background calls are off (clientTools.permissions.backgroundCalls)';
+    case 'rateLimited': return 'Refused without asking: too many prompts, or you chose Deny All for this backend';
+    default: return 'Denied';
+  }
+}
+
+/**
+ * The backend announced a client tool call. If the extension recorded it already, the card notes a
+ * tool name that differs from what ran; otherwise the announcement waits for the record.
+ */
+function noteAnnouncement(state: ChatState, callId: string, toolName: string): ChatState {
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    const it = state.items[i];
+    if (it.kind === 'tool' && it.requestId !== undefined && it.callId === callId) {
+      if (it.toolName === toolName || it.announcedAs === toolName) return state;
+      const items = state.items.slice();
+      items[i] = { ...it, announcedAs: toolName };
+      return { ...state, items };
+    }
+  }
+  const announced = [...state.announced.filter((a) => a.callId !== callId), { callId, toolName }].slice(-MAX_ANNOUNCED);
+  return { ...state, announced };
+}
+
+function findRecordCard(state: ChatState, requestId: string): number {
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    const it = state.items[i];
+    if (it.kind === 'tool' && it.requestId === requestId) return i;
+  }
+  return -1;
+}
+
+/** Record cards still open in the view whose call the extension no longer runs (the window reloaded). */
+function closeStaleCalls(state: ChatState, openCallIds: string[] | undefined): ChatState {
+  if (openCallIds === undefined) return state;
+  const open = new Set(openCallIds);
+  return mapItem(state, (it) => it.kind === 'tool' && it.requestId !== undefined && !isTerminal(it.status) && !open.has(it.requestId)
+    ? { ...it, status: 'cancelled', details: 'The editor no longer runs this call (the window was reloaded before it finished).' }
+    : it);
 }
 
 function onSync(state: ChatState, activeRunId: string | null): ChatState {
@@ -290,8 +421,9 @@ const CLOSE_NOTICE: Partial<Record<CloseReason, string>> = {
 function closeRun(state: ChatState, reason: CloseReason): ChatState {
   const run = state.run;
   if (!run) return state;
+  // Cards from the extension's record end when the extension says so, not with the backend's run.
   const items = endStreaming(state.items).map((it) =>
-    it.kind === 'tool' && it.runId === run.runId && !isTerminal(it.status)
+    it.kind === 'tool' && it.runId === run.runId && !isTerminal(it.status) && it.requestId === undefined
       ? { ...it, status: 'cancelled' as const, details: 'The run ended before this call finished.' }
       : it);
   let next: ChatState = { ...state, items, run: null, closedRunIds: remember(state.closedRunIds, run.runId) };

@@ -25,6 +25,8 @@ describe('rogue backend: swaps during consent (TOCTOU) and protected files', () 
   beforeEach(async () => {
     rig = await CoreRig.start({
       files: { 'victim.txt': 'delete me', 'sub/victim.txt': 'delete me too', 'src/b.ts': 'export const b = 1;\n', 'conf/.env': 'LOCAL=1\n' },
+      // T-PROT-02 asks about 21 secrets in a row; the prompt-rate cap (tested in the grants suite) would refuse the 21st.
+      core: { permissions: { barrage: { maxPromptsPerMinute: 1000 } } },
     });
     // What the swaps point at: files outside the workspace named like the ones inside.
     const outside = path.join(rig.root, 'outside');

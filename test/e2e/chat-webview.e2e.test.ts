@@ -15,7 +15,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { HostToWebview } from '../../src/vscode/chatMessages';
 import { chatHtml } from '../../src/webview/html';
 import type { ChatAction } from '../../src/webview/state';
-import { ev } from '../unit/webview/fixtures';
+import { ev, record } from '../unit/webview/fixtures';
 
 // Browser globals used inside page callbacks (the root tsconfig has no DOM lib).
 interface StubWindow {
@@ -218,8 +218,9 @@ describe('chat webview in Chromium', function () {
 
     await host(
       ev.expanded('IDE', ['OpenFile', 'ReadFile', 'DeleteFile']),
-      ev.toolStarted('c1', 'OpenFile', { path: 'README.md', preview: false }, { group: 'IDE' }),
-      ev.toolUpdated('c1', 'awaiting-permission'),
+      // Client tool cards come from the extension's record of the call; the display event only matches it.
+      ev.toolStarted('call-r1', 'OpenFile', { path: 'README.md', preview: false }, { group: 'IDE', executor: 'client' }),
+      record('r1', 'OpenFile', { arguments: { path: 'README.md', preview: false }, status: 'awaiting-permission' }),
       { type: 'awaitingInput', open: true },
     );
     assert.equal(await page.locator('.event.expansion').textContent(), '+IDE expanded: OpenFile, ReadFile, DeleteFile');
@@ -231,13 +232,18 @@ describe('chat webview in Chromium', function () {
 
     await host(
       { type: 'awaitingInput', open: false },
-      ev.toolUpdated('c1', 'running'),
-      ev.toolEnded('c1', 'succeeded', 42, [{ type: 'text', text: 'Opened README.md in the editor.' }]),
-      ev.toolStarted('c2', 'DeleteFile', { path: 'src/old.ts' }, { group: 'IDE' }),
-      ev.toolUpdated('c2', 'awaiting-permission'),
+      record('r1', 'OpenFile', { arguments: { path: 'README.md', preview: false }, status: 'running', permission: { decision: 'allowed', via: 'prompt' } }),
+      record('r1', 'OpenFile', {
+        arguments: { path: 'README.md', preview: false }, status: 'succeeded', durationMs: 42, permission: { decision: 'allowed', via: 'prompt' },
+        content: [{ type: 'text', text: 'Opened README.md in the editor.' }],
+      }),
+      record('r2', 'DeleteFile', { arguments: { path: 'src/old.ts' }, status: 'awaiting-permission' }),
       { type: 'awaitingInput', open: true },
       { type: 'awaitingInput', open: false },
-      ev.toolEnded('c2', 'denied', 2600, [], 'The user denied DeleteFile.'),
+      record('r2', 'DeleteFile', {
+        arguments: { path: 'src/old.ts' }, status: 'denied', durationMs: 2600, permission: { decision: 'denied', via: 'user' },
+        errorCode: 'PERMISSION_DENIED', errorMessage: 'The user denied DeleteFile.',
+      }),
       ev.toolStarted('c3', 'TakeScreenshot', { target: 'activeEditor' }, { executor: 'server' }),
       ev.toolUpdated('c3', 'running'),
     );
@@ -255,11 +261,11 @@ describe('chat webview in Chromium', function () {
 
     const statuses = await page.locator('.tool-card').evaluateAll((els) => els.map((e) => `${e.querySelector('.tool-name')?.textContent}:${e.className}`));
     assert.deepEqual(statuses, [
-      'OpenFile:tool-card status-succeeded',
-      'DeleteFile:tool-card status-denied',
+      'OpenFile:tool-card status-succeeded recorded',
+      'DeleteFile:tool-card status-denied recorded',
       'TakeScreenshot:tool-card status-succeeded',
     ]);
-    assert.equal(await card('OpenFile').locator('.tool-meta').textContent(), 'IDE · 42 ms');
+    assert.equal(await card('OpenFile').locator('.tool-meta').textContent(), 'Ran in your editor · 42 ms');
     assert.equal(await card('DeleteFile').locator('.tool-status').textContent(), 'Denied');
     assert.equal(await card('TakeScreenshot').locator('.tool-meta').textContent(), 'Backend · 1.2 s');
     assert.equal(await card('OpenFile').locator('.tool-args').textContent(), 'path: "README.md", preview: false');
@@ -357,5 +363,50 @@ describe('chat webview in Chromium', function () {
     await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
     assert.equal(await page.locator('.msg.user .user-text').textContent(), 'hello');
     assert.equal(await page.locator('.msg.answer strong').textContent(), 'there');
+  });
+
+  it('builds client tool cards from the extension\'s record: background calls, remembered grants, a call announced as another tool; the backend\'s word alone makes no card', async () => {
+    await host({ type: 'status', status: { connection: 'connected', model: 'gpt-4.1-mini' } });
+    // While idle, the backend reads a file: a background call, asked for.
+    await host(record('b1', 'ReadFile', { background: true, arguments: { path: 'notes.txt' }, target: 'notes.txt', status: 'awaiting-permission' }));
+    const background = page.locator('.tool-card.background');
+    assert.equal(await background.locator('.background-badge').isVisible(), true);
+    assert.equal(await background.locator('.background-badge').textContent(), 'Background');
+    assert.equal(await background.locator('.tool-status').textContent(), 'Awaiting permission');
+    await host(record('b1', 'ReadFile', {
+      background: true, arguments: { path: 'notes.txt' }, target: 'notes.txt', status: 'succeeded', durationMs: 8,
+      permission: { decision: 'allowed', via: 'prompt' }, content: [{ type: 'text', text: 'Remember to water the plants.' }],
+    }));
+    assert.equal(await background.locator('.tool-meta').textContent(), 'Ran in your editor · 8 ms');
+
+    // A run of the user's: the backend announces GetSelection, then asks for DeleteFile under that call id,
+    // let through by a remembered grant; and it announces a ShowMessage it never sends.
+    await host(
+      { type: 'userMessage', text: 'what did I select?' },
+      ev.started(),
+      ev.toolStarted('call-r7', 'GetSelection', {}, { group: 'IDE', executor: 'client' }),
+      record('r7', 'DeleteFile', {
+        arguments: { path: 'src/old.ts' }, target: 'Delete src/old.ts (1.2 KB)?', status: 'succeeded', durationMs: 15,
+        permission: { decision: 'allowed', via: 'remembered', grantLabel: 'Delete src/old.ts for this session' },
+        content: [{ type: 'text', text: 'Moved src/old.ts to the trash.' }],
+      }),
+      ev.toolStarted('call-ghost', 'ShowMessage', { text: 'hi' }, { group: 'IDE', executor: 'client' }),
+      ev.toolEnded('call-ghost', 'succeeded', 1, [{ type: 'text', text: 'shown' }]),
+      ev.finished('completed'),
+    );
+    assert.equal(await card('GetSelection').count(), 0, 'no card for what was only announced');
+    assert.equal(await card('ShowMessage').count(), 0, 'no card for a call the editor never executed');
+    const ran = card('DeleteFile');
+    assert.equal(await ran.locator('.tool-meta').textContent(), 'Ran in your editor · 15 ms');
+    assert.equal(await ran.locator('.background-badge').isVisible(), false);
+    await ran.locator('summary').click();
+    await host();
+    assert.equal(await ran.locator('.announced-mismatch').textContent(), 'The backend announced this call as GetSelection; your editor ran DeleteFile.');
+    assert.equal(await ran.locator('.permission-note').textContent(), 'Allowed by your earlier choice: Delete src/old.ts for this session');
+    await background.locator('summary').click();
+    await host();
+    assert.match((await background.locator('.background-note').textContent()) ?? '', /no chat run you started/);
+    await page.locator('.transcript').evaluate((el) => { el.scrollTop = 0; });
+    await shot('record-cards');
   });
 });

@@ -59,7 +59,9 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
     fs.writeFileSync(path.join(workspace, '..', 'outside.txt'), 'not for the agent\n');
     vscode = await startVSCode({
       workspace,
-      settings: { 'clientTools.backendUrl': backend.url },
+      // The scripted backend calls tools with no chat run: background calls, which these tests let
+      // through (background-calls.e2e.test.ts covers the default, ask).
+      settings: { 'clientTools.backendUrl': backend.url, 'clientTools.permissions.backgroundCalls': 'allow' },
       env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
       onAutomationLog: (type, message) => {
         if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);

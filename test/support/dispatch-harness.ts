@@ -3,7 +3,7 @@
  * messages are collected, and `call()` resolves with the answer to one request.
  */
 import type { ClientToolInvokeResponse, ClientToolProgress, ClientToServer } from '../../src/protocol';
-import { Dispatcher, type DispatcherLimits } from '../../src/core/dispatcher';
+import { Dispatcher, type DispatcherLimits, type DispatcherOptions } from '../../src/core/dispatcher';
 import type { IdeHost } from '../../src/core/host';
 import type { LogFields, Logger } from '../../src/core/logger';
 import { PermissionGate, type PermissionGateOptions } from '../../src/core/permissions';
@@ -39,6 +39,8 @@ export interface HarnessOptions {
   tools: readonly ClientTool[];
   limits?: Partial<DispatcherLimits>;
   gate?: Partial<Omit<PermissionGateOptions, 'prompter'>>;
+  /** Which requests come outside a user's run (see DispatcherOptions.background). */
+  background?: DispatcherOptions['background'];
 }
 
 export class DispatchHarness {
@@ -62,6 +64,7 @@ export class DispatchHarness {
       host: options.host,
       logger: this.logger,
       limits: options.limits,
+      ...(options.background ? { background: options.background } : {}),
       send: (message, onSent) => {
         if (!this.connected) return false;
         this.sent.push(message);

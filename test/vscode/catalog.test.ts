@@ -74,6 +74,8 @@ describe('the extended catalog in a real VS Code', function () {
     workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
     backend = await ScriptedBackend.start(TOKEN);
     await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
+    // The scripted backend calls tools with no chat run (background calls); these tests let them through.
+    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', 'allow', vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
     await backend.waitFor('hello');
     await until('connected', () => api.connectionState() === 'connected');
@@ -82,6 +84,7 @@ describe('the extended catalog in a real VS Code', function () {
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', undefined, vscode.ConfigurationTarget.Global);
     await backend.close();
   });
 

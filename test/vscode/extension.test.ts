@@ -39,6 +39,8 @@ describe('the extension against a scripted backend', function () {
     workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
     backend = await ScriptedBackend.start(TOKEN);
     await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
+    // The scripted backend calls tools with no chat run (background calls); these tests let them through.
+    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', 'allow', vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
     await backend.waitFor('hello');
     await until('connected', () => api.connectionState() === 'connected');
@@ -46,6 +48,7 @@ describe('the extension against a scripted backend', function () {
 
   after(async () => {
     await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', undefined, vscode.ConfigurationTarget.Global);
     await backend.close();
   });
 

@@ -196,6 +196,8 @@ export class CoreRig {
       logger: rig.logger,
       connection: { handshakeTimeoutMs: 2000, heartbeatMs: 2000, reconnect: { initialDelayMs: 10, maxDelayMs: 40, maxAttempts: 1000 } },
       ...options.core,
+      // The scripted backend calls tools with no chat run; tests of background calls set their own policy.
+      permissions: { backgroundCalls: 'allow', ...options.core?.permissions },
     });
     const ide = ideToolGroup();
     rig.core.registry.register(ide.group, ide.tools);

@@ -30,6 +30,7 @@ const core = new ClientCore({
   clientInfo: { name: 'flood-child', version: '0', ide: 'none' },
   host,
   connection: { handshakeTimeoutMs: 5000, heartbeatMs: 60_000, reconnect: { initialDelayMs: 10, maxDelayMs: 40, maxAttempts: 5 } },
+  permissions: { backgroundCalls: 'allow' },
 });
 core.registry.register({ name: 'Flood', description: 'a no-op tool' }, [
   defineTool({

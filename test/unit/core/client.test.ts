@@ -28,6 +28,8 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
       connection: { handshakeTimeoutMs: 500, heartbeatMs: 200, reconnect: { initialDelayMs: 20, maxDelayMs: 50, maxAttempts: 20 } },
       limits: { progressIntervalMs: 1000 },
       ...extra,
+      // These tests call tools with no chat run; the background-call tests set their own policy.
+      permissions: { backgroundCalls: 'allow', ...extra.permissions },
     });
     const ide = ideToolGroup();
     c.registry.register(ide.group, ide.tools);

@@ -4,7 +4,8 @@
  */
 import { Messages } from '../../../src/protocol/schemas';
 import type { ContentItem, RunEvent } from '../../../src/protocol/types';
-import { HostToWebview, toChatRunEvent } from '../../../src/vscode/chatMessages';
+import type { CallRecord } from '../../../src/core/callRecord';
+import { HostToWebview, toChatCallRecord, toChatRunEvent } from '../../../src/vscode/chatMessages';
 import type { ChatAction } from '../../../src/webview/state';
 
 export const THREAD = 'thread-1';
@@ -20,6 +21,22 @@ export function hostEvent(event: RunEvent): ChatAction {
 
 const ref = (runId: string) => ({ threadId: THREAD, runId });
 
+/** The extension's record of a call (as the dispatcher emits it) → the host → webview message, parsed like the view parses it. */
+export function record(requestId: string, toolName: string, change: Partial<CallRecord> = {}): ChatAction {
+  const full: CallRecord = {
+    requestId,
+    callId: `call-${requestId}`,
+    threadId: THREAD,
+    toolName,
+    groupName: 'IDE',
+    arguments: {},
+    background: false,
+    status: 'pending',
+    ...change,
+  };
+  return HostToWebview.parse({ type: 'callRecord', record: toChatCallRecord(full, toBase64) });
+}
+
 export const ev = {
   started: (runId = RUN) => hostEvent({ type: 'runStarted', ...ref(runId), model: 'offline-demo' }),
   text: (text: string, runId = RUN) => hostEvent({ type: 'textDelta', ...ref(runId), text }),
@@ -30,7 +47,9 @@ export const ev = {
       callId,
       toolName,
       arguments: args,
-      executor: opts.executor ?? 'client',
+      // Cards for client tools come from the extension's record (`record` below); display events
+      // build cards only for backend-executed tools, so that is the default here.
+      executor: opts.executor ?? 'server',
       ...(opts.group ? { group: opts.group } : {}),
     }),
   toolUpdated: (callId: string, status: 'awaiting-permission' | 'running' | 'progress', details?: string, runId = RUN) =>

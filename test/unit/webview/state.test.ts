@@ -33,7 +33,7 @@ describe('chat state: tool call cards', () => {
     const c = card(s, 'c1');
     assert.equal(c.toolName, 'OpenFile');
     assert.equal(c.group, 'IDE');
-    assert.equal(c.executor, 'ide');
+    assert.equal(c.executor, 'backend');
     assert.equal(c.argsSummary, 'path: "README.md", preview: true');
     assert.equal(c.argsJson, '{\n  "path": "README.md",\n  "preview": true\n}');
     assert.equal(c.durationMs, 42);

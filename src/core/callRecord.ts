@@ -1,0 +1,74 @@
+/**
+ * The extension's own record of a tool call, as the dispatcher runs it. The chat builds its cards
+ * for client tools from these records, not from the backend's display events: the backend can say
+ * what it likes, but only the dispatcher knows what actually ran in the editor.
+ */
+import type { ContentItem } from '../protocol/types';
+
+export type CallRecordStatus =
+  | 'pending'
+  | 'awaiting-permission'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'denied'
+  | 'cancelled';
+
+/** How the permission gate decided, when it was asked. */
+export interface CallPermission {
+  decision: 'allowed' | 'denied';
+  /** The gate's `via`: prompt, remembered, user, dismissed, timeout, error. */
+  via: string;
+  /** For a call let through by a remembered grant: the grant's label as its button said it. */
+  grantLabel?: string;
+}
+
+/**
+ * What the calls outside a run the user started are subject to
+ * (`clientTools.permissions.backgroundCalls`).
+ */
+export type BackgroundCallPolicy = 'ask' | 'allow' | 'deny';
+
+export interface CallRecord {
+  requestId: string;
+  /** The backend's tool call id, to match its display events for the same call. */
+  callId: string;
+  threadId?: string;
+  toolName: string;
+  groupName: string;
+  /** The arguments as validated against the tool's schema. */
+  arguments: Record<string, unknown>;
+  /** One line naming the target: the tool's own prompt line when it prepared one, else the path-like argument. */
+  target?: string;
+  /** Outside any run the user started from this window's chat. */
+  background: boolean;
+  status: CallRecordStatus;
+  /** Set once the call ended. */
+  durationMs?: number;
+  permission?: CallPermission;
+  errorCode?: string;
+  errorMessage?: string;
+  /** What the extension answered, for a call that succeeded. */
+  content?: ContentItem[];
+}
+
+export function isFinalStatus(status: CallRecordStatus): boolean {
+  return status === 'succeeded' || status === 'failed' || status === 'denied' || status === 'cancelled';
+}
+
+const TARGET_KEYS = ['path', 'uri', 'file', 'command', 'directory', 'folder'] as const;
+const MAX_TARGET_CHARS = 300;
+
+/** The path-like argument of a call, if it has one, on one line. */
+export function targetFromArguments(args: Record<string, unknown>): string | undefined {
+  for (const key of TARGET_KEYS) {
+    const v = args[key];
+    if (typeof v === 'string' && v !== '') return oneLine(v);
+  }
+  return undefined;
+}
+
+export function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= MAX_TARGET_CHARS ? flat : `${flat.slice(0, MAX_TARGET_CHARS - 1)}…`;
+}

@@ -1,0 +1,105 @@
+/**
+ * Background calls in a real VS Code (code-server) driven by a real Chromium, with default
+ * settings: this test process plays the backend (test/e2e/support/scripted-backend.ts) and calls
+ * ReadFile while no chat run is in progress. The user is asked in a modal that says it is a
+ * background request, and the chat shows the call as a card from the extension's own record,
+ * marked Background, with no display event from the backend at all.
+ *
+ * Screenshots go to test-results/background-*.png.
+ * Run: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/background-calls.e2e.test.ts
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { ChatDriver, modalDialog } from './support/chat-driver';
+import { ScriptedBackend } from './support/scripted-backend';
+import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
+
+const ROOT = path.resolve(__dirname, '../..');
+const RESULTS = path.join(ROOT, 'test-results');
+const TOKEN = `e2e-bg-${process.pid}-${Date.now()}`;
+
+describe('background calls in a real VS Code, default settings', function () {
+  this.timeout(120_000);
+  let backend: ScriptedBackend;
+  let vscode: Harness;
+  let page: Page;
+  let chat: ChatDriver;
+  let cleanupWorkspace: (() => void) | undefined;
+
+  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS, `background-${name}.png`) });
+  const cards = (): Locator => chat.frame.locator('.tool-card');
+
+  before(async function () {
+    this.timeout(240_000);
+    fs.mkdirSync(RESULTS, { recursive: true });
+    backend = await ScriptedBackend.start({ token: TOKEN });
+    const scripts = await workspaceScripts();
+    assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
+    const copy = scripts.copyFixtureWorkspace();
+    cleanupWorkspace = copy.cleanup;
+    vscode = await startVSCode({
+      workspace: copy.workspace,
+      settings: { 'clientTools.backendUrl': backend.url },
+      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
+    });
+    page = vscode.page;
+    await backend.hello(0, 120_000);
+    chat = new ChatDriver(page);
+    await chat.open();
+  });
+
+  afterEach(async function () {
+    assert.deepEqual(backend.protocolErrors, [], 'the extension sent messages the protocol codec refuses');
+    if (this.currentTest?.state === 'failed' && page) {
+      await screenshot(`failed-${this.currentTest.title.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60).toLowerCase()}`).catch(() => undefined);
+      console.error(`code-server output:\n${vscode.logTail(30)}`);
+    }
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await vscode?.stop();
+    await backend?.close();
+    cleanupWorkspace?.();
+  });
+
+  it('a ReadFile while no run is active asks first, saying it is a background request; Deny answers PERMISSION_DENIED and the chat shows a denied Background card', async () => {
+    const call = backend.start('ReadFile', { path: 'notes.md' });
+    const dialog = modalDialog(page);
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.match((await dialog.locator('.dialog-message-text').textContent()) ?? '', /^Background request: Allow ReadFile\?/);
+    assert.match((await dialog.locator('.dialog-message-detail').textContent()) ?? '', /no chat run you started/);
+    assert.equal(await dialog.getByRole('button', { name: 'Allow for this Session', exact: true }).count(), 0, 'a background prompt is never remembered');
+    const card = cards().first();
+    await chat.waitForCardStatus(card, 'awaiting-permission', 15_000);
+    assert.equal(await card.locator('.background-badge').isVisible(), true);
+    await screenshot('prompt');
+
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+    const response = await call.response;
+    assert.deepEqual([response.success, response.errorCode], [false, 'PERMISSION_DENIED']);
+    await chat.waitForCardStatus(card, 'denied', 15_000);
+    assert.equal(await card.locator('.tool-name').textContent(), 'ReadFile');
+  });
+
+  it('Allow runs it: the card, built from the extension\'s record with no backend display event, says it ran in your editor', async () => {
+    const call = backend.start('ReadFile', { path: 'notes.md' });
+    const dialog = modalDialog(page);
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+    const response = await call.response;
+    assert.equal(response.success, true, `${response.errorCode}: ${response.errorMessage}`);
+    const card = cards().nth(1);
+    await chat.waitForCardStatus(card, 'succeeded', 15_000);
+    assert.match((await card.locator('.tool-meta').textContent()) ?? '', /^Ran in your editor · /);
+    assert.equal(await card.locator('.background-badge').textContent(), 'Background');
+    assert.equal(await card.locator('.tool-args').textContent(), 'path: "notes.md"');
+    await card.locator('summary').click();
+    await card.locator('.permission-note', { hasText: 'Allowed by you' }).waitFor({ timeout: 10_000 });
+    await card.locator('.result-text').first().waitFor({ timeout: 10_000 });
+    await screenshot('card');
+    await page.locator('.part.sidebar').screenshot({ path: path.join(RESULTS, 'background-card.chat.png') });
+  });
+});
