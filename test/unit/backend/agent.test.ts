@@ -265,7 +265,7 @@ describe('backend agent loop with the openai SDK', () => {
       h.fake.enqueue({ toolCalls: [{ name: 'IDE', id: 'c1' }] }, { text: 'expanded' }, { text: 'fresh' });
       await h.client.run('t1', 'expand');
       await h.client.drop();
-      const again = await h.connect({ resumeSession: h.sessionId, reset: true });
+      const again = await h.connect({ resumeSession: h.sessionId, resumeSecret: h.resumeSecret, reset: true });
       assert.equal(again.all('welcome')[0].resumed, true);
       await again.run('t1', 'hello');
       assert.deepEqual(toolNames(h, 2), ['get_current_time', 'IDE']);
