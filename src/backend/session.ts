@@ -22,6 +22,7 @@ import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
 import { ClientToolState } from './toolState';
+import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
@@ -80,6 +81,10 @@ export class Session implements ClientLink {
   private base: ClientToolState;
   private graceTimer: NodeJS.Timeout | undefined;
   private ended = false;
+  private readonly updateAllowance = new UpdateAllowance();
+  /** A session-wide toolGroupState is due; updates until it goes out share it. */
+  private stateTimer: NodeJS.Timeout | undefined;
+  private lastStateAt = 0;
 
   constructor(private readonly deps: SessionDeps) {
     const { options } = deps;
@@ -267,6 +272,7 @@ export class Session implements ClientLink {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.graceTimer);
+    clearTimeout(this.stateTimer);
     this.agent.resetAll();
     this.invoker.shutdown(ErrorCode.Disconnected, `the session ended (${reason})`);
     this.outbox = [];
@@ -274,12 +280,37 @@ export class Session implements ClientLink {
     if (this.established) this.deps.events.emit('sessionEnded', { sessionId: this.id, reason });
   }
 
+  /**
+   * Applied to the session once, on a copy so a refused update changes nothing; threads take it at
+   * their next model call. Refused with LIMIT_EXCEEDED: too big, too frequent, a state past the
+   * session's caps, or a run in progress with too many updates already waiting.
+   */
   private updateToolGroups(aug: Augmentation): void {
-    const { applied, problems, notes } = applyAugmentation(this.base, aug, this.deps.serverTools().keys());
+    const refusal = !this.updateAllowance.take()
+      ? 'Too many updateToolGroups messages: the allowance refills at a steady rate. Nothing was applied.'
+      : oversizedUpdate(aug);
+    if (refusal) return this.error(ErrorCode.LimitExceeded, refusal);
+    const next = this.base.clone();
+    const { applied, problems, notes } = applyAugmentation(next, aug, this.deps.serverTools().keys());
+    const full = overfullState(next) ?? (this.agent.canQueueUpdate() ? undefined : 'A run in progress has too many tool-group updates waiting for its next model call. Nothing was applied; send it again after the run.');
+    if (full) return this.error(ErrorCode.LimitExceeded, full);
+    this.base = next;
     this.reportProblems(problems);
     for (const note of notes) this.deps.options.log('debug', `${this.logLabel}: ${note}`);
-    this.send({ type: 'toolGroupState', ...this.base.snapshot() });
+    this.scheduleGroupState();
     this.agent.updateAll(applied);
+  }
+
+  /** One session-wide toolGroupState for however many updates arrive within STATE_INTERVAL_MS. */
+  private scheduleGroupState(): void {
+    if (this.stateTimer) return;
+    const wait = Math.max(0, this.lastStateAt + STATE_INTERVAL_MS - Date.now());
+    this.stateTimer = setTimeout(() => {
+      this.stateTimer = undefined;
+      this.lastStateAt = Date.now();
+      this.send({ type: 'toolGroupState', ...this.base.snapshot() });
+    }, wait);
+    this.stateTimer.unref();
   }
 
   private reportProblems(problems: readonly RegistrationProblem[]): void {
