@@ -18,6 +18,7 @@ import type { Logger } from './log';
 import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './model';
 import { ModelFailure } from './model';
 import type { RegistrationProblem } from './registration';
+import { isContextOnly, mergeContext } from './queuedUpdates';
 import { applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
 import { toToolCallResult } from './serverTools';
@@ -125,18 +126,33 @@ export class Agent {
    * Hands a session-wide tool-group update to every thread, which applies it at its next model call
    * (and then reports its state once). Doing it at once, with a toolGroupState per thread, turned
    * each update into hundreds of answers. An idle thread whose queue is full catches up silently, so
-   * at most MAX_QUEUED_UPDATES updates are held per thread.
+   * at most MAX_QUEUED_UPDATES updates are held per thread. A context-only update joins the
+   * context-only update a thread holds last instead of taking a place of its own.
    */
   updateAll(aug: Augmentation): void {
+    const contextOnly = isContextOnly(aug);
+    // Threads that hold the same last update share one merged copy of it.
+    const merged = new Map<Augmentation, Augmentation>();
     for (const t of this.threads.values()) {
+      const tail = t.queued[t.queued.length - 1];
+      if (contextOnly && tail !== undefined && isContextOnly(tail)) {
+        let joined = merged.get(tail);
+        if (!joined) merged.set(tail, (joined = mergeContext(tail, aug)));
+        t.queued[t.queued.length - 1] = joined;
+        continue;
+      }
       if (!t.run && t.queued.length >= MAX_QUEUED_UPDATES) this.applyQueued(t, false);
       t.queued.push(aug);
     }
   }
 
-  /** False when a thread with a run in progress already holds MAX_QUEUED_UPDATES updates. */
-  canQueueUpdate(): boolean {
-    for (const t of this.threads.values()) if (t.run && t.queued.length >= MAX_QUEUED_UPDATES) return false;
+  /** False when a thread with a run in progress has no place for `aug` among the updates it holds. */
+  canQueueUpdate(aug: Augmentation): boolean {
+    const contextOnly = isContextOnly(aug);
+    for (const t of this.threads.values()) {
+      if (!t.run || t.queued.length < MAX_QUEUED_UPDATES) continue;
+      if (!(contextOnly && isContextOnly(t.queued[t.queued.length - 1]))) return false;
+    }
     return true;
   }
 

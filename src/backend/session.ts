@@ -292,7 +292,7 @@ export class Session implements ClientLink {
     if (refusal) return this.error(ErrorCode.LimitExceeded, refusal);
     const next = this.base.clone();
     const { applied, problems, notes } = applyAugmentation(next, aug, this.deps.serverTools().keys());
-    const full = overfullState(next) ?? (this.agent.canQueueUpdate() ? undefined : 'A run in progress has too many tool-group updates waiting for its next model call. Nothing was applied; send it again after the run.');
+    const full = overfullState(next) ?? (this.agent.canQueueUpdate(aug) ? undefined : 'A run in progress has too many tool-group updates waiting for its next model call. Nothing was applied; send it again after the run.');
     if (full) return this.error(ErrorCode.LimitExceeded, full);
     this.base = next;
     this.reportProblems(problems);

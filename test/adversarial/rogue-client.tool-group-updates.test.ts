@@ -133,7 +133,8 @@ describe('rogue client: tool-group update storms', () => {
     const c = await rig.open();
     c.send({ type: 'userMessage', threadId: 't1', text: 'delete notes.txt' });
     const req = await c.next('clientToolInvokeRequest');
-    for (let i = 0; i < MAX_QUEUED_UPDATES + 8; i++) c.send({ type: 'updateToolGroups', augmentation: { addContext: [{ name: `n${i}`, text: 'x' }] } });
+    // Each also changes visibility, so none is context-only (those merge: T-UPD-06).
+    for (let i = 0; i < MAX_QUEUED_UPDATES + 8; i++) c.send({ type: 'updateToolGroups', augmentation: { addContext: [{ name: `n${i}`, text: 'x' }], showTools: ['OpenFile'] } });
     await until(() => c.all('error').length >= 8, '8 refusals');
     await delay(200);
     assert.deepEqual(c.all('error').map((e) => e.code), Array(8).fill(ErrorCode.LimitExceeded));
@@ -143,5 +144,27 @@ describe('rogue client: tool-group update storms', () => {
     await until(() => c.all('toolGroupState', (m) => m.threadId === 't1').length > 0, 'the thread\'s state');
     const state = c.all('toolGroupState', (m) => m.threadId === 't1').at(-1)!;
     assert.equal(state.context?.length, MAX_QUEUED_UPDATES);
+  });
+
+  it('T-UPD-06 editor-context updates pushed all through a long run never fill its queue: 60 context-only updates merge, none is refused, and the run ends with the last text of each item', async () => {
+    rig = await startBackend();
+    const c = await rig.open();
+    c.send({ type: 'userMessage', threadId: 't1', text: 'delete notes.txt' });
+    const req = await c.next('clientToolInvokeRequest');
+    for (let i = 0; i < 60; i++) {
+      c.send({ type: 'updateToolGroups', augmentation: { addContext: [{ name: 'Active editor', text: `file${i}.ts` }, { name: `extra${i % 3}`, text: `v${i}` }] } });
+    }
+    await until(() => c.all('toolGroupState', (m) => m.threadId === undefined && (m.context ?? []).some((x) => x.text === 'file59.ts')).length > 0, 'the last update');
+    assert.deepEqual(c.all('error'), []);
+    c.respond(req.requestId, { success: true, content: [{ type: 'text', text: 'deleted' }] });
+    await c.next('runFinished');
+    await until(() => c.all('toolGroupState', (m) => m.threadId === 't1').length > 0, 'the thread\'s state');
+    const state = c.all('toolGroupState', (m) => m.threadId === 't1').at(-1)!;
+    assert.deepEqual(state.context, [
+      { name: 'Active editor', text: 'file59.ts' },
+      { name: 'extra0', text: 'v57' },
+      { name: 'extra1', text: 'v58' },
+      { name: 'extra2', text: 'v59' },
+    ]);
   });
 });
