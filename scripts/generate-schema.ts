@@ -78,7 +78,7 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   },
   welcome: {
     title: 'Welcome',
-    description: `${TO_CLIENT} The answer to \`hello\`: the session id to resume with after a reconnect, whether an earlier session was resumed, the server and model, and the limits the backend enforces.`,
+    description: `${TO_CLIENT} The answer to \`hello\`: the session id and the resume secret that proves it after a reconnect (keep it in memory, never log it), whether an earlier session was resumed, the server and model, and the limits the backend enforces.`,
   },
   clientToolInvokeRequest: {
     title: 'Client tool invoke request',

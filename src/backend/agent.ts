@@ -18,6 +18,7 @@ import type { Logger } from './log';
 import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './model';
 import { ModelFailure } from './model';
 import type { RegistrationProblem } from './registration';
+import { isContextOnly, mergeContext } from './queuedUpdates';
 import { applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
 import { toToolCallResult } from './serverTools';
@@ -55,12 +56,16 @@ interface Thread {
   history: ChatMessage[];
   tools: ClientToolState;
   run?: ActiveRun;
-  /** Tool-group updates that arrived during a run; applied before its next model call. */
+  /** Session-wide tool-group updates not applied yet; applied before the thread's next model call. */
   queued: Augmentation[];
+  /** Updates were applied without telling the client; its state goes out with the next run. */
+  unannounced?: boolean;
 }
 
 /** Threads a session keeps; the least recently used idle one goes first. */
 const MAX_THREADS = 256;
+/** Session-wide updates a thread holds for its next model call; past this an idle thread catches up at once. */
+export const MAX_QUEUED_UPDATES = 32;
 
 export class Agent {
   private readonly threads = new Map<string, Thread>();
@@ -117,18 +122,47 @@ export class Agent {
     this.threads.clear();
   }
 
-  /** Applies a session-wide tool-group update to every thread (queued for threads with a run). */
+  /**
+   * Hands a session-wide tool-group update to every thread, which applies it at its next model call
+   * (and then reports its state once). Doing it at once, with a toolGroupState per thread, turned
+   * each update into hundreds of answers. An idle thread whose queue is full catches up silently, so
+   * at most MAX_QUEUED_UPDATES updates are held per thread. A context-only update joins the
+   * context-only update a thread holds last instead of taking a place of its own.
+   */
   updateAll(aug: Augmentation): void {
+    const contextOnly = isContextOnly(aug);
+    // Threads that hold the same last update share one merged copy of it.
+    const merged = new Map<Augmentation, Augmentation>();
     for (const t of this.threads.values()) {
-      if (t.run) t.queued.push(aug);
-      else this.applyToThread(t, aug);
+      const tail = t.queued[t.queued.length - 1];
+      if (contextOnly && tail !== undefined && isContextOnly(tail)) {
+        let joined = merged.get(tail);
+        if (!joined) merged.set(tail, (joined = mergeContext(tail, aug)));
+        t.queued[t.queued.length - 1] = joined;
+        continue;
+      }
+      if (!t.run && t.queued.length >= MAX_QUEUED_UPDATES) this.applyQueued(t, false);
+      t.queued.push(aug);
     }
+  }
+
+  /** False when a thread with a run in progress has no place for `aug` among the updates it holds. */
+  canQueueUpdate(aug: Augmentation): boolean {
+    const contextOnly = isContextOnly(aug);
+    for (const t of this.threads.values()) {
+      if (!t.run || t.queued.length < MAX_QUEUED_UPDATES) continue;
+      if (!(contextOnly && isContextOnly(t.queued[t.queued.length - 1]))) return false;
+    }
+    return true;
   }
 
   /** Re-syncs every thread with a resumed session's registered groups. */
   forEachToolState(fn: (state: ClientToolState) => void): void {
     for (const t of this.threads.values()) {
+      // Updates the thread holds came before this resume: apply them first, as the session did.
+      this.applyQueued(t, false);
       fn(t.tools);
+      t.unannounced = false;
       this.sendState(t);
     }
   }
@@ -408,13 +442,23 @@ export class Agent {
     });
   }
 
-  private applyQueued(thread: Thread): void {
+  /**
+   * Applies the session-wide updates a thread holds, then (when `announce`) reports its state once.
+   * Their problems were reported when the session applied them, so they are not repeated per thread.
+   */
+  private applyQueued(thread: Thread, announce = true): void {
     const queued = thread.queued.splice(0);
-    for (const aug of queued) this.applyToThread(thread, aug);
+    for (const aug of queued) this.applyToThread(thread, aug, false);
+    if (queued.length > 0) thread.unannounced = true;
+    if (announce && thread.unannounced) {
+      thread.unannounced = false;
+      this.sendState(thread);
+    }
   }
 
-  private applyToThread(thread: Thread, aug: Augmentation): void {
+  private applyToThread(thread: Thread, aug: Augmentation, fromToolResult = true): void {
     const { problems, notes } = applyAugmentation(thread.tools, aug, this.host.serverTools().keys());
+    if (!fromToolResult) return;
     this.host.reportProblems(problems);
     for (const note of notes) this.host.log('debug', `thread ${thread.id}: ${note}`);
     this.sendState(thread);

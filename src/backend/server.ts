@@ -27,6 +27,7 @@ export const CloseCode = {
   PolicyViolation: 1008,
   GoingAway: 1001,
   HandshakeTimeout: 4008,
+  InternalError: 1011,
 } as const;
 
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
@@ -170,7 +171,7 @@ export class BackendServer {
 
     const heartbeat = setInterval(() => {
       if (!alive && ++missed >= 2) {
-        options.log('warn', `terminating ${session ? `session ${session.id}` : 'a connection'}: it missed two heartbeats`);
+        options.log('warn', `terminating ${session ? session.logLabel : 'a connection'}: it missed two heartbeats`);
         ws.terminate();
         return;
       }
@@ -220,21 +221,40 @@ export class BackendServer {
         options.log('error', `handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         const reply: ServerToClient = { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` };
         if (ws.readyState === WebSocket.OPEN) sendFrame(ws, reply);
+        // A hello that failed left no session behind: the client starts over on a new connection.
+        if (!session && decoded.ok && decoded.message.type === 'hello') ws.close(CloseCode.InternalError, 'handshake failed');
       }
     });
   }
 
+  /**
+   * A session id is no proof of ownership: only a hello with the session's resume secret resumes it.
+   * Anyone else gets a fresh session and the owner's session is left alone. All or nothing: a new
+   * session is registered only once its attach succeeded; a resumed one that failed half-way is
+   * detached again, so it keeps its grace period instead of hanging on a connection that does not
+   * know it.
+   */
   private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1]): Session {
     const existing = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
-    if (existing) {
-      existing.attach(ws, hello, 'resumed');
+    if (existing?.owns(hello.resumeSecret)) {
+      try {
+        existing.attach(ws, hello, 'resumed');
+      } catch (e) {
+        existing.detach(ws);
+        throw e;
+      }
       this.deps.events.emit('session', { sessionId: existing.id, resumed: true });
       return existing;
     }
-    this.evictIfFull();
     const session = new Session({ ...this.deps, onEnded: (s) => this.sessions.delete(s.id) });
+    try {
+      session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new');
+    } catch (e) {
+      session.discard();
+      throw e;
+    }
+    this.evictIfFull();
     this.sessions.set(session.id, session);
-    session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new');
     this.deps.events.emit('session', { sessionId: session.id, resumed: false });
     return session;
   }

@@ -1,10 +1,12 @@
 /**
  * One client's session: its threads (agent), registered tool groups, and client calls in flight.
  * A session outlives its connection: when the socket drops, run events are buffered and pending calls
- * follow the disconnection strategy; a `hello` with `resumeSession` within the grace period attaches
- * a new socket, replays the buffer and re-sends the calls still waiting.
+ * follow the disconnection strategy; a `hello` with `resumeSession` and the session's `resumeSecret`
+ * within the grace period attaches a new socket, replays the buffer and re-sends the calls still
+ * waiting. The id names the session and may be seen by anyone; only the secret proves ownership, and
+ * neither is ever logged (logs use `logLabel`).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { Augmentation, ClientToServer, Hello, RunEvent, ServerToClient } from '../protocol';
 import { encodeParts, ErrorCode, PROTOCOL } from '../protocol';
@@ -20,6 +22,7 @@ import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
 import { ClientToolState } from './toolState';
+import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
@@ -57,8 +60,19 @@ export interface SessionDeps extends BackendDeps {
   onEnded: (session: Session) => void;
 }
 
+/** Numbers sessions for log lines, which must not carry ids or secrets. */
+let sessionCounter = 0;
+
 export class Session implements ClientLink {
   readonly id = randomUUID();
+  /** 256 random bits, sent in each `welcome` of this session and in nothing else. */
+  private readonly resumeSecret: string;
+  /** What a presented secret is compared with: equal-length digests, so timingSafeEqual applies. */
+  private readonly secretDigest: Buffer;
+  /** What log lines call this session: a per-process number, not its id. */
+  readonly logLabel = `session #${++sessionCounter}`;
+  /** Set by the first successful attach; a session that never got there was never announced. */
+  private established = false;
   readonly invoker: ClientInvoker;
   readonly agent: Agent;
   private socket: WebSocket | undefined;
@@ -67,9 +81,15 @@ export class Session implements ClientLink {
   private base: ClientToolState;
   private graceTimer: NodeJS.Timeout | undefined;
   private ended = false;
+  private readonly updateAllowance = new UpdateAllowance();
+  /** A session-wide toolGroupState is due; updates until it goes out share it. */
+  private stateTimer: NodeJS.Timeout | undefined;
+  private lastStateAt = 0;
 
   constructor(private readonly deps: SessionDeps) {
     const { options } = deps;
+    this.resumeSecret = randomBytes(32).toString('base64url');
+    this.secretDigest = digest(this.resumeSecret);
     this.base = this.newState([], []);
     this.invoker = new ClientInvoker(this, options);
     this.agent = new Agent(
@@ -95,6 +115,11 @@ export class Session implements ClientLink {
     return this.socket !== undefined;
   }
 
+  /** Whether `secret` is this session's resume secret (compared in constant time; absent never matches). */
+  owns(secret: string | undefined): boolean {
+    return secret !== undefined && timingSafeEqual(digest(secret), this.secretDigest);
+  }
+
   send(message: ServerToClient): void {
     if (RUN_EVENT_TYPES.has(message.type)) this.deps.events.emit('runEvent', message as RunEvent, this.id);
     if (message.type === 'toolGroupState') this.deps.events.emit('toolGroupState', message, this.id);
@@ -114,8 +139,24 @@ export class Session implements ClientLink {
    * Completes a handshake on `socket`: welcome, registration of the hello's groups (a fresh session,
    * a resumed one that keeps its threads, or a resumed one the client asked to reset), then replay of
    * what the client missed and re-sending of calls still waiting.
+   *
+   * All or nothing: everything that can fail on what the peer sent (admission compiles its schemas)
+   * runs before anything changes, so a throw leaves the session exactly as it was (a new one is
+   * then discarded by the server, a resumed one keeps waiting for its owner).
    */
   attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession'): void {
+    const admission = admitGroups(hello.toolGroups, new Set(this.deps.serverTools().keys()));
+    const preExpanded = hello.preExpanded ?? [];
+    const keepThreads = how === 'resumed' && !hello.reset;
+    let base: ClientToolState;
+    if (keepThreads) {
+      base = this.base.clone();
+      base.syncRegistered(admission.groups, preExpanded);
+    } else {
+      base = this.newState(admission.groups, preExpanded);
+    }
+    const state = base.snapshot();
+
     clearTimeout(this.graceTimer);
     const previous = this.socket;
     if (previous && previous !== socket) {
@@ -127,38 +168,41 @@ export class Session implements ClientLink {
       previous.close(4000, 'session resumed on another connection');
     }
     this.socket = socket;
+    this.established = true;
     const { options, model } = this.deps;
     sendFrame(socket, {
       type: 'welcome',
       protocol: PROTOCOL,
       sessionId: this.id,
+      resumeSecret: this.resumeSecret,
       resumed: how === 'resumed',
       server: { name: SERVER_NAME, version: SERVER_VERSION, model: { name: model.name, offline: model.offline } },
       limits: { maxMessageBytes: Math.floor(options.maxMessageBytes), maxInFlight: Math.floor(options.maxInFlight), invokeTimeoutMs: Math.ceil(options.invokeTimeoutMs) },
     });
     if (how === 'unknownSession') {
-      this.send({ type: 'error', code: ErrorCode.SessionUnknown, message: `Session "${hello.resumeSession}" is unknown or expired; a fresh session was started.` });
+      // Also the answer to a wrong or missing secret, worded the same so it tells a guesser nothing.
+      this.send({ type: 'error', code: ErrorCode.SessionUnknown, message: 'The session to resume is unknown, expired, or was not proven with its resume secret; a fresh session was started.' });
     }
 
-    const admission = admitGroups(hello.toolGroups, new Set(this.deps.serverTools().keys()));
     this.reportProblems(admission.problems);
-    const preExpanded = hello.preExpanded ?? [];
-    if (how === 'resumed' && !hello.reset) {
-      this.base.syncRegistered(admission.groups, preExpanded);
-      this.agent.forEachToolState((s) => s.syncRegistered(admission.groups, preExpanded));
-    } else {
-      if (how === 'resumed') this.agent.resetAll();
-      this.base = this.newState(admission.groups, preExpanded);
-    }
-    this.send({ type: 'toolGroupState', ...this.base.snapshot() });
+    if (keepThreads) this.agent.forEachToolState((s) => s.syncRegistered(admission.groups, preExpanded));
+    else if (how === 'resumed') this.agent.resetAll();
+    this.base = base;
+    this.send({ type: 'toolGroupState', ...state });
 
     const missed = this.outbox.splice(0);
     if (this.droppedWhileDetached > 0) {
-      this.deps.options.log('warn', `session ${this.id}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
+      this.deps.options.log('warn', `${this.logLabel}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
       this.droppedWhileDetached = 0;
     }
     for (const m of missed) sendFrame(socket, m);
     this.invoker.connectionRestored();
+  }
+
+  /** Forgets a session whose first handshake failed: it was never announced, so nothing is told. */
+  discard(): void {
+    this.established = false;
+    this.end('its handshake failed');
   }
 
   /**
@@ -228,19 +272,45 @@ export class Session implements ClientLink {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.graceTimer);
+    clearTimeout(this.stateTimer);
     this.agent.resetAll();
     this.invoker.shutdown(ErrorCode.Disconnected, `the session ended (${reason})`);
     this.outbox = [];
     this.deps.onEnded(this);
-    this.deps.events.emit('sessionEnded', { sessionId: this.id, reason });
+    if (this.established) this.deps.events.emit('sessionEnded', { sessionId: this.id, reason });
   }
 
+  /**
+   * Applied to the session once, on a copy so a refused update changes nothing; threads take it at
+   * their next model call. Refused with LIMIT_EXCEEDED: too big, too frequent, a state past the
+   * session's caps, or a run in progress with too many updates already waiting.
+   */
   private updateToolGroups(aug: Augmentation): void {
-    const { applied, problems, notes } = applyAugmentation(this.base, aug, this.deps.serverTools().keys());
+    const refusal = !this.updateAllowance.take()
+      ? 'Too many updateToolGroups messages: the allowance refills at a steady rate. Nothing was applied.'
+      : oversizedUpdate(aug);
+    if (refusal) return this.error(ErrorCode.LimitExceeded, refusal);
+    const next = this.base.clone();
+    const { applied, problems, notes } = applyAugmentation(next, aug, this.deps.serverTools().keys());
+    const full = overfullState(next) ?? (this.agent.canQueueUpdate(aug) ? undefined : 'A run in progress has too many tool-group updates waiting for its next model call. Nothing was applied; send it again after the run.');
+    if (full) return this.error(ErrorCode.LimitExceeded, full);
+    this.base = next;
     this.reportProblems(problems);
-    for (const note of notes) this.deps.options.log('debug', `session ${this.id}: ${note}`);
-    this.send({ type: 'toolGroupState', ...this.base.snapshot() });
+    for (const note of notes) this.deps.options.log('debug', `${this.logLabel}: ${note}`);
+    this.scheduleGroupState();
     this.agent.updateAll(applied);
+  }
+
+  /** One session-wide toolGroupState for however many updates arrive within STATE_INTERVAL_MS. */
+  private scheduleGroupState(): void {
+    if (this.stateTimer) return;
+    const wait = Math.max(0, this.lastStateAt + STATE_INTERVAL_MS - Date.now());
+    this.stateTimer = setTimeout(() => {
+      this.stateTimer = undefined;
+      this.lastStateAt = Date.now();
+      this.send({ type: 'toolGroupState', ...this.base.snapshot() });
+    }, wait);
+    this.stateTimer.unref();
   }
 
   private reportProblems(problems: readonly RegistrationProblem[]): void {
@@ -272,6 +342,10 @@ export class Session implements ClientLink {
       }, DRAIN_POLL_MS);
     });
   }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
 }
 
 export function sendFrame(socket: WebSocket, message: ServerToClient): void {

@@ -9,7 +9,8 @@
  * - Heartbeat: a ping every `heartbeatMs`; a peer silent for more than 1.5 intervals (no pong, no
  *   message) is terminated at the next tick, i.e. within about two intervals.
  * - Reconnect: exponential backoff with jitter (first retry within `initialDelayMs`, at most
- *   `maxDelayMs`), `resumeSession` with the previous session id; after `maxAttempts` failures in a
+ *   `maxDelayMs`), `resumeSession` with the previous session id and `resumeSecret` with the secret
+ *   its welcome carried (a backend resumes a session only for its secret); after `maxAttempts` failures in a
  *   row the state becomes `stopped` until `retry()`. A refused token (401), a refusal (403), a
  *   redirect and a protocol mismatch stop at once: retrying cannot fix them.
  * - Backpressure: a backend that stops reading while it keeps sending requests would make answers
@@ -64,7 +65,7 @@ export interface ReconnectOptions {
 export interface ConnectionOptions {
   url: string;
   token: string;
-  /** Builds `hello` for each attempt; the connection adds `resumeSession` itself. */
+  /** Builds `hello` for each attempt; the connection adds `resumeSession` and `resumeSecret` itself. */
   buildHello: () => Hello;
   maxMessageBytes?: number;
   /** Bytes waiting to be sent past which the backend counts as not reading and the socket is dropped. Default 64 MiB. */
@@ -107,6 +108,11 @@ export class Connection implements Disposable {
   private welcomed = false;
   private currentState: ConnectionState = { kind: 'idle' };
   private session: string | undefined;
+  /**
+   * The session's resume secret: a bearer credential, so it lives in this field only. It is not in
+   * the state or the welcome this class hands on, and never logged.
+   */
+  private resumeSecret: string | undefined;
   /** Consecutive failed attempts; reset by a welcome. */
   private failures = 0;
   private lastFailure = '';
@@ -183,6 +189,7 @@ export class Connection implements Disposable {
   close(): void {
     this.teardown(1000, 'client closed');
     this.session = undefined;
+    this.resumeSecret = undefined;
     this.setState({ kind: 'idle' });
   }
 
@@ -264,7 +271,9 @@ export class Connection implements Disposable {
         ws.terminate();
         return;
       }
-      if (this.session !== undefined) hello = { ...hello, resumeSession: this.session };
+      if (this.session !== undefined) {
+        hello = { ...hello, resumeSession: this.session, ...(this.resumeSecret !== undefined ? { resumeSecret: this.resumeSecret } : {}) };
+      }
       this.send(hello);
     });
     ws.on('message', (data, isBinary) => {
@@ -311,16 +320,19 @@ export class Connection implements Disposable {
     this.messageEmitter.fire(message);
   }
 
-  private onWelcomeMessage(welcome: Welcome): void {
+  private onWelcomeMessage(received: Welcome): void {
     if (this.welcomed) {
       this.logger.warn('a second welcome was ignored');
       return;
     }
-    if (welcome.protocol !== PROTOCOL) return; // the schema already pins it; kept as a guard
+    if (received.protocol !== PROTOCOL) return; // the schema already pins it; kept as a guard
+    const { resumeSecret, ...welcome } = received;
     this.welcomed = true;
     this.clearTimer('handshakeTimer');
     const resumed = this.session !== undefined && welcome.resumed && welcome.sessionId === this.session;
     this.session = welcome.sessionId;
+    // A backend without secrets (an older one) resumes by id alone: then there is nothing to keep.
+    this.resumeSecret = resumeSecret;
     this.failures = 0;
     this.lastFailure = '';
     this.startHeartbeat();

@@ -71,7 +71,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   FORBIDDEN: 'The request carries a browser `Origin` or a non-loopback `Host` (HTTP 403).',
   HANDSHAKE_TIMEOUT: 'No `hello`/`welcome` within the handshake timeout.',
   NOT_READY: 'A message other than `hello` arrived before the handshake finished.',
-  SESSION_UNKNOWN: 'The session to resume is unknown or expired; a fresh session was started.',
+  SESSION_UNKNOWN: 'The session to resume is unknown, expired, or not proven with its resume secret; a fresh session was started.',
   SERVER_BUSY: 'The backend is at a connection or session limit; try again later (nothing resumable was dropped to make room).',
   SLOW_CONSUMER: 'The peer stopped reading and its unsent output passed the cap; the connection is closed.',
   UNKNOWN_TOOL: 'No registered tool has this name (look-alike names are not matched).',

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import { MAX_CONTENT_ITEMS, PROTOCOL, TOOL_NAME_PATTERN } from './constants';
 
 const id = z.string().min(1).max(200);
+/** A session's resume secret: base64url, at least 128 bits. */
+const resumeSecret = z.string().min(22).max(200).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url');
 const toolName = z.string().regex(TOOL_NAME_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
 const groupName = z.string().min(1).max(64).regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
 const shortText = z.string().max(10_000);
@@ -144,6 +146,8 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     preExpanded: z.array(groupName).max(128).optional(),
     reset: z.boolean().optional(),
     resumeSession: id.optional(),
+    /** Proves ownership of `resumeSession`: the `resumeSecret` of that session's `welcome`. */
+    resumeSecret: resumeSecret.optional(),
   });
   const ClientToolInvokeResponse = z.object({
     type: z.literal('clientToolInvokeResponse'),
@@ -182,6 +186,8 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     type: z.literal('welcome'),
     protocol: z.literal(PROTOCOL),
     sessionId: id,
+    /** What a `hello` must present (with `resumeSession`) to resume this session; a bearer secret, never logged. */
+    resumeSecret: resumeSecret.optional(),
     resumed: z.boolean(),
     server: z.object({
       name: z.string().max(200),

@@ -17,6 +17,8 @@ export interface Harness {
   backend: Backend;
   client: TestClient;
   sessionId: string;
+  /** The first client's resume secret (from its welcome): what a resume of `sessionId` must present. */
+  resumeSecret: string | undefined;
   /** Every log line the backend wrote. */
   logs: string[];
   /** Every run event, as the library's `runEvent` listeners see them (also while no client is connected). */
@@ -45,12 +47,13 @@ export async function harness(options: BackendOptions = {}, hello: Partial<Hello
     return c;
   };
   const client = await connect(hello);
-  const sessionId = client.all('welcome')[0].sessionId;
+  const { sessionId, resumeSecret } = client.all('welcome')[0];
   return {
     fake,
     backend,
     client,
     sessionId,
+    resumeSecret,
     logs,
     events,
     connect,

@@ -195,7 +195,7 @@ describe('backend client tool invocation', () => {
       await start({ disconnectStrategy: 'retryWithBackoff', retryBaseDelayMs: 100, maxRetries: 3, invokeTimeoutMs: 10_000 });
       const { requestId, runId } = await dropOnRequest(h!);
       await delay(150);
-      const again = await h!.connect({ resumeSession: h!.sessionId });
+      const again = await h!.connect({ resumeSession: h!.sessionId, resumeSecret: h!.resumeSecret });
       const resent = await again.next('clientToolInvokeRequest');
       assert.equal(resent.requestId, requestId);
       assert.equal(resent.callId, 'c1');
@@ -225,7 +225,7 @@ describe('backend client tool invocation', () => {
       const update = eventFor(h!.events, 'toolCallUpdated', 'c1')!;
       assert.match(update.details ?? '', /Suspended: waiting for the editor to reconnect/);
 
-      const again = await h!.connect({ resumeSession: h!.sessionId });
+      const again = await h!.connect({ resumeSession: h!.sessionId, resumeSecret: h!.resumeSecret });
       const replayed = await again.next('toolCallUpdated');
       assert.match(replayed.details ?? '', /Suspended/);
       const resent = await again.next('clientToolInvokeRequest');
@@ -238,7 +238,7 @@ describe('backend client tool invocation', () => {
     it('ignores DUPLICATE_REQUEST for a re-sent request and takes the real answer that follows', async () => {
       await start({ disconnectStrategy: 'suspend', invokeTimeoutMs: 10_000 });
       const { requestId, runId } = await dropOnRequest(h!);
-      const again = await h!.connect({ resumeSession: h!.sessionId });
+      const again = await h!.connect({ resumeSession: h!.sessionId, resumeSecret: h!.resumeSecret });
       await again.next('clientToolInvokeRequest');
       again.respond(requestId, { success: false, content: [], errorCode: ErrorCode.DuplicateRequest, errorMessage: 'still running' });
       await delay(50);

@@ -18,10 +18,10 @@ describe('backend server: handshake and sessions', () => {
     backend = await createBackend({ token: TOKEN, ...options });
     return backend;
   }
-  async function open(hello = {}): Promise<{ client: TestClient; sessionId: string }> {
+  async function open(hello = {}): Promise<{ client: TestClient; sessionId: string; resumeSecret?: string }> {
     const { client, welcome } = await TestClient.open(backend!.url, TOKEN, hello);
     clients.push(client);
-    return { client, sessionId: welcome.sessionId };
+    return { client, sessionId: welcome.sessionId, resumeSecret: welcome.resumeSecret };
   }
 
   afterEach(async () => {
@@ -191,7 +191,7 @@ describe('backend server: handshake and sessions', () => {
       assert.equal(one.finished.reason, 'completed');
       await first.client.drop();
 
-      const second = await open({ resumeSession: first.sessionId });
+      const second = await open({ resumeSession: first.sessionId, resumeSecret: first.resumeSecret });
       const welcome = second.client.all('welcome')[0];
       assert.equal(welcome.resumed, true);
       assert.equal(welcome.sessionId, first.sessionId);
@@ -209,7 +209,7 @@ describe('backend server: handshake and sessions', () => {
       await first.client.drop();
       await delay(250);
 
-      const second = await open({ resumeSession: first.sessionId });
+      const second = await open({ resumeSession: first.sessionId, resumeSecret: first.resumeSecret });
       const ended = await second.client.next('toolCallEnded', (m) => m.callId === started.callId);
       assert.equal(ended.outcome, 'succeeded');
       assert.equal(second.client.text(started.runId), 'woke up');
@@ -232,7 +232,7 @@ describe('backend server: handshake and sessions', () => {
       await first.client.drop();
       await delay(150);
       assert.deepEqual(ended, [first.sessionId]);
-      const { client } = await open({ resumeSession: first.sessionId });
+      const { client } = await open({ resumeSession: first.sessionId, resumeSecret: first.resumeSecret });
       assert.equal((await client.next('error')).code, ErrorCode.SessionUnknown);
     });
 

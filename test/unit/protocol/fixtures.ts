@@ -80,6 +80,7 @@ export const CLIENT_FIXTURES: ByType<ClientToServer> = {
     toolGroups: [EDITOR_GROUP, FILES_GROUP],
     preExpanded: ['Editor'],
     resumeSession: 'sess-5c2e9b',
+    resumeSecret: 'q3Jm7VYc0xT9bE2kPn4sWd8uLh6fAz1RgKo5iCy_-tM',
   },
   clientToolInvokeResponse: {
     type: 'clientToolInvokeResponse',
@@ -126,6 +127,7 @@ export const SERVER_FIXTURES: ByType<ServerToClient> = {
     type: 'welcome',
     protocol: PROTOCOL,
     sessionId: 'sess-5c2e9b',
+    resumeSecret: 'q3Jm7VYc0xT9bE2kPn4sWd8uLh6fAz1RgKo5iCy_-tM',
     resumed: true,
     server: { name: 'client-tools-backend', version: '0.1.0', model: { name: 'gpt-4.1-mini', offline: false } },
     limits: { maxMessageBytes: 33554432, maxInFlight: 64, invokeTimeoutMs: 30000 },
