@@ -7,8 +7,10 @@ import type {
   AppliedEdits, ClosedTabs, DiffOutcome, DiffRequest, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo,
   RunCommandRequest, RunCommandResult, SaveOutcome, TextEditSpec,
 } from '../core/host';
+import { uiText } from '../core/uiText';
 import { DiffReviews } from './diffReview';
 import { TerminalRunner } from './terminalRunner';
+import * as ui from './ui';
 import * as workspaceHost from './workspaceHost';
 
 const ALLOW = 'Allow';
@@ -54,8 +56,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   }
 
   async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined> {
-    const show = severity === 'error' ? vscode.window.showErrorMessage : severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    return show(text, ...buttons);
+    // ShowMessage sanitised already; the door again (idempotent) because IdeHost speaks plain strings.
+    return ui.notify(severity, uiText(text), ...buttons.map((b) => uiText(b)));
   }
 
   async stat(absPath: string): Promise<FileStat | undefined> {
@@ -122,7 +124,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
       };
       const onAbort = () => finish(undefined);
       signal.addEventListener('abort', onAbort);
-      vscode.window.showWarningMessage(prompt.message, { modal: true, detail }, ...buttons).then(
+      // The prompt's message and detail name peer-chosen paths and tool names: through the door.
+      ui.showModal(uiText(prompt.message), uiText(detail, { multiline: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS }), buttons.map((b) => uiText(b))).then(
         (choice) => finish(choice === ALLOW ? 'allow' : choice === ALLOW_SESSION ? 'allowSession' : choice === DENY ? 'deny' : undefined),
         () => finish(undefined),
       );
