@@ -7,6 +7,7 @@ import type { TextEditSpec } from '../core/host';
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, jsonResult, type Preparation } from '../core/tool';
 import { plural } from './format';
+import { describeWholeChange } from './editPreview';
 import { toTextEdits, type RangeEdit } from './textEdits';
 
 interface ApplyEditArgs {
@@ -22,9 +23,6 @@ interface ApplyEditPreparation extends Preparation {
 
 export const MAX_EDITS = 500;
 const position = { type: 'integer', minimum: 1, maximum: 10_000_000 };
-/** Edits described in the prompt; the rest are counted. */
-const PROMPT_EDITS = 3;
-const PROMPT_TEXT_CHARS = 120;
 
 export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
   name: 'ApplyEdit',
@@ -68,11 +66,12 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
     const stat = await ctx.host.stat(target.absolute);
     if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
     if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; ApplyEdit changes files`);
+    // The prompt shows the whole change or the call is refused (CHANGE_TOO_LARGE), before the file is read.
+    const change = describeWholeChange(args.edits);
     const doc = await ctx.host.readDocument(target.absolute);
     const edits = toTextEdits(args.edits, doc.text);
     const lines = [
-      ...edits.slice(0, PROMPT_EDITS).map(describeEdit),
-      ...(edits.length > PROMPT_EDITS ? [`… and ${plural(edits.length - PROMPT_EDITS, 'more edit', 'more edits')}`] : []),
+      change,
       ...(args.save ? ['The file is saved afterwards.'] : []),
       ...(target.protected ? ['This file can hold secrets or configuration that runs code.'] : []),
     ];
@@ -92,13 +91,3 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
     return jsonResult({ path: prepared.target.relative, applied: prepared.edits.length, lineCount: applied.lineCount, saved, dirty: saved ? false : applied.dirty });
   },
 });
-
-function describeEdit(e: TextEditSpec): string {
-  const r = e.range;
-  const where = r.startLine === r.endLine ? `line ${r.startLine + 1}` : `lines ${r.startLine + 1}–${r.endLine + 1}`;
-  const empty = r.startLine === r.endLine && r.startCharacter === r.endCharacter;
-  const text = e.newText.length > PROMPT_TEXT_CHARS ? `${e.newText.slice(0, PROMPT_TEXT_CHARS)}…` : e.newText;
-  const shown = JSON.stringify(text);
-  if (e.newText === '') return `• ${where}: delete`;
-  return empty ? `• ${where}: insert ${shown}` : `• ${where}: replace with ${shown}`;
-}

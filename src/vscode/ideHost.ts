@@ -166,6 +166,12 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     return workspaceHost.saveDocument(absPath);
   }
 
+  async documentState(absPath: string): Promise<{ open: boolean; dirty: boolean }> {
+    const uri = vscode.Uri.file(absPath).toString();
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    return { open: doc !== undefined, dirty: doc?.isDirty === true };
+  }
+
   closeTabs(absPath: string): Promise<ClosedTabs> {
     return workspaceHost.closeTabs(absPath);
   }

@@ -1,0 +1,115 @@
+/**
+ * Backend text in VS Code's notifications renders no link, in a real VS Code (code-server 4.100.3)
+ * driven by a real Chromium. VS Code turns `[label](command:…)` in a notification into an anchor
+ * that runs the command when clicked; a backend chose the text of two notifications: the OpenDiff
+ * review notification names the request's path, and the "disconnected" notification shows the
+ * backend's handshake error. Both go through the UI door (src/core/uiText.ts, src/vscode/ui.ts):
+ * the toast shows the text, with the link syntax visibly broken, and holds no anchor at all.
+ * Screenshots go to test-results/ui-text-*.png.
+ *
+ * Run alone: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/ui-text.e2e.test.ts
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import type { WebSocket } from 'ws';
+import { encode, type ServerToClient } from '../../src/protocol';
+import { ScriptedBackend } from './support/scripted-backend';
+import { startVSCode, waitUntil, workspaceScripts, type Harness } from './support/vscode';
+
+const ROOT = path.resolve(__dirname, '../..');
+const RESULTS = path.join(ROOT, 'test-results');
+const TOKEN = `e2e-uitext-${process.pid}-${Date.now()}`;
+/** A file name that is a notification link to a command if shown verbatim. */
+const ROGUE_NAME = 'a[Accept](command:workbench.action.terminal.new).txt';
+const ROGUE_REASON = 'Session expired. [Retry](command:workbench.action.terminal.new) or <command:workbench.action.terminal.new>';
+
+describe('backend text in notifications renders no link (real VS Code)', function () {
+  this.timeout(240_000);
+  let backend: ScriptedBackend;
+  let vscode: Harness;
+  let page: Page;
+  let workspace: string;
+  let cleanupWorkspace: (() => void) | undefined;
+  const workbenchLog: string[] = [];
+
+  const toast = (text: string): Locator => page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS, `ui-text-${name}.png`) });
+
+  /** Every anchor in the toast's message, with its href: VS Code renders notification links as <a> there (buttons are anchors too, outside it). */
+  async function anchors(t: Locator): Promise<string[]> {
+    return t.locator('.notification-list-item-message a').evaluateAll((as) => as.map((a) => `${a.textContent ?? ''} → ${a.getAttribute('href') ?? ''}`));
+  }
+
+  before(async function () {
+    this.timeout(240_000);
+    fs.mkdirSync(RESULTS, { recursive: true });
+    backend = await ScriptedBackend.start({ token: TOKEN });
+    const scripts = await workspaceScripts();
+    assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
+    const copy = scripts.copyFixtureWorkspace();
+    workspace = copy.workspace;
+    cleanupWorkspace = copy.cleanup;
+    fs.writeFileSync(path.join(workspace, ROGUE_NAME), 'original\n');
+    vscode = await startVSCode({
+      workspace,
+      settings: { 'clientTools.backendUrl': backend.url },
+      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
+      onAutomationLog: (type, message) => {
+        if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);
+      },
+    });
+    page = vscode.page;
+    await backend.hello(0, 120_000);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      await screenshot(`failed-${(this.currentTest.title.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 50)).toLowerCase()}`).catch(() => undefined);
+      console.error(`code-server output:\n${vscode.logTail(30)}\nworkbench log:\n${workbenchLog.slice(-30).join('\n')}`);
+    }
+  });
+
+  after(async () => {
+    await vscode?.stop();
+    await backend?.close();
+    cleanupWorkspace?.();
+  });
+
+  it('the OpenDiff review notification names a path holding [Accept](command:…) as text, with no anchor', async () => {
+    const call = backend.start('OpenDiff', { path: ROGUE_NAME, newContent: 'proposed\n' });
+    const review = toast('The agent proposes changes to');
+    const cancel = review.getByRole('button', { name: 'Cancel', exact: true });
+    await cancel.waitFor({ state: 'visible', timeout: 60_000 });
+    // The message element itself (so the anchor check below looks where VS Code puts links).
+    const text = await review.locator('.notification-list-item-message').innerText();
+    // The whole name is there for the user to read, with the link syntax broken by a thin space.
+    assert.ok(text.includes('a[Accept]\u2009(command\u2009:workbench.action.terminal.new).txt'), `the toast says ${JSON.stringify(text)}`);
+    assert.deepEqual(await anchors(review), [], 'the toast renders a link');
+    await screenshot('1-opendiff-review');
+
+    await cancel.click();
+    const answer = await call.response;
+    assert.equal(answer.success, true, answer.errorMessage);
+    assert.equal(fs.readFileSync(path.join(workspace, ROGUE_NAME), 'utf8'), 'original\n');
+  });
+
+  it('the "disconnected" notification shows the backend\'s handshake error as text, with no anchor', async () => {
+    // The backend turns rogue: it drops the connection and refuses the next hello with a FORBIDDEN
+    // error whose text holds links (a refused hello is final, so the extension stops and says why).
+    (backend as unknown as { onHello: (ws: WebSocket) => void }).onHello = (ws) => {
+      const frame = encode({ type: 'error', code: 'FORBIDDEN', message: ROGUE_REASON } as ServerToClient);
+      ws.send(frame.data, { binary: frame.binary }, () => ws.close(1008, 'forbidden'));
+    };
+    backend.dropConnections();
+
+    const disconnected = toast('disconnected from the agent backend');
+    await disconnected.waitFor({ state: 'visible', timeout: 60_000 });
+    await waitUntil('the toast to show its buttons', async () => (await disconnected.getByRole('button', { name: 'Retry', exact: true }).count()) > 0, 30_000);
+    const text = await disconnected.locator('.notification-list-item-message').innerText();
+    assert.ok(text.includes('Session expired. [Retry]\u2009(command\u2009:workbench.action.terminal.new) or <command\u2009:workbench.action.terminal.new>'), `the toast says ${JSON.stringify(text)}`);
+    assert.deepEqual(await anchors(disconnected), [], 'the toast renders a link');
+    await screenshot('2-disconnected');
+  });
+});
