@@ -4,7 +4,8 @@
  * that runs the command when clicked; a backend chose the text of two notifications: the OpenDiff
  * review notification names the request's path, and the "disconnected" notification shows the
  * backend's handshake error. Both go through the UI door (src/core/uiText.ts, src/vscode/ui.ts):
- * the toast shows the text, with the link syntax visibly broken, and holds no anchor at all.
+ * the toast shows the text, with the link syntax visibly broken, and holds no anchor at all. The
+ * permission dialog naming the same path is checked the same way.
  * Screenshots go to test-results/ui-text-*.png.
  *
  * Run alone: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/ui-text.e2e.test.ts
@@ -95,6 +96,23 @@ describe('backend text in notifications renders no link (real VS Code)', functio
     assert.equal(fs.readFileSync(path.join(workspace, ROGUE_NAME), 'utf8'), 'original\n');
   });
 
+  it('the permission dialog for DeleteFile names the same path as text, with no anchor; Deny deletes nothing', async () => {
+    const call = backend.start('DeleteFile', { path: ROGUE_NAME });
+    const dialog = page.locator('.monaco-dialog-box');
+    const deny = dialog.getByRole('button', { name: 'Deny', exact: true });
+    await deny.waitFor({ state: 'visible', timeout: 60_000 });
+    const container = dialog.locator('.dialog-message-container');
+    const text = await container.innerText();
+    assert.ok(text.includes('a[Accept]\u2009(command\u2009:workbench.action.terminal.new).txt'), `the dialog says ${JSON.stringify(text)}`);
+    const links = await container.locator('a').evaluateAll((as) => as.map((a) => `${a.textContent ?? ''} → ${a.getAttribute('href') ?? ''}`));
+    assert.deepEqual(links, [], 'the dialog renders a link');
+    await screenshot('2-delete-dialog');
+    await deny.click();
+    const answer = await call.response;
+    assert.equal(answer.errorCode, 'PERMISSION_DENIED');
+    assert.equal(fs.existsSync(path.join(workspace, ROGUE_NAME)), true);
+  });
+
   it('the "disconnected" notification shows the backend\'s handshake error as text, with no anchor', async () => {
     // The backend turns rogue: it drops the connection and refuses the next hello with a FORBIDDEN
     // error whose text holds links (a refused hello is final, so the extension stops and says why).
@@ -110,6 +128,6 @@ describe('backend text in notifications renders no link (real VS Code)', functio
     const text = await disconnected.locator('.notification-list-item-message').innerText();
     assert.ok(text.includes('Session expired. [Retry]\u2009(command\u2009:workbench.action.terminal.new) or <command\u2009:workbench.action.terminal.new>'), `the toast says ${JSON.stringify(text)}`);
     assert.deepEqual(await anchors(disconnected), [], 'the toast renders a link');
-    await screenshot('2-disconnected');
+    await screenshot('3-disconnected');
   });
 });
