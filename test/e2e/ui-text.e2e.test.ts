@@ -5,7 +5,8 @@
  * review notification names the request's path, and the "disconnected" notification shows the
  * backend's handshake error. Both go through the UI door (src/core/uiText.ts, src/vscode/ui.ts):
  * the toast shows the text, with the link syntax visibly broken, and holds no anchor at all. The
- * permission dialog naming the same path is checked the same way.
+ * permission dialog naming the same path is checked the same way, and ApplyEdit's dialog shows a
+ * change at the size limit whole, unclipped.
  * Screenshots go to test-results/ui-text-*.png.
  *
  * Run alone: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/ui-text.e2e.test.ts
@@ -16,6 +17,7 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { WebSocket } from 'ws';
 import { encode, type ServerToClient } from '../../src/protocol';
+import { describeWholeChange, MAX_PREVIEW_ROWS, previewRows } from '../../src/tools/editPreview';
 import { ScriptedBackend } from './support/scripted-backend';
 import { startVSCode, waitUntil, workspaceScripts, type Harness } from './support/vscode';
 
@@ -113,6 +115,36 @@ describe('backend text in notifications renders no link (real VS Code)', functio
     assert.equal(fs.existsSync(path.join(workspace, ROGUE_NAME)), true);
   });
 
+  it('the ApplyEdit dialog shows a change at the size limit whole: every edit, complete, nothing clipped; Deny changes nothing', async () => {
+    const hello = path.join(workspace, 'hello.txt');
+    const before = fs.readFileSync(hello, 'utf8');
+    // A change at the limit: ten short edits and one long one that wraps, 16 rows in all.
+    const edits = [
+      ...Array.from({ length: 10 }, (_, i) => ({ startLine: 1, startColumn: i + 1, endLine: 1, endColumn: i + 1, newText: `edit ${String(i + 1).padStart(2, '0')} ${'x'.repeat(10)}` })),
+      { startLine: 2, startColumn: 1, endLine: 2, endColumn: 1, newText: `long ${'y'.repeat(255)}` },
+    ];
+    const preview = describeWholeChange(edits);
+    assert.equal(previewRows(preview), MAX_PREVIEW_ROWS, 'the change is at the limit');
+    const call = backend.start('ApplyEdit', { path: 'hello.txt', edits, save: true });
+    const dialog = page.locator('.monaco-dialog-box');
+    const deny = dialog.getByRole('button', { name: 'Deny', exact: true });
+    await deny.waitFor({ state: 'visible', timeout: 60_000 });
+    const container = dialog.locator('.dialog-message-container');
+    const text = await container.innerText();
+    for (const line of preview.split('\n')) assert.ok(text.includes(line), `the dialog lacks ${JSON.stringify(line)}`);
+    // Nothing is cut off: the text fits its box, and the dialog with its buttons fits the window.
+    const clipped = await container.evaluate((el) => el.scrollHeight > el.clientHeight + 1);
+    assert.equal(clipped, false, 'the dialog clips its text');
+    const box = await dialog.boundingBox();
+    const viewport = page.viewportSize()!;
+    assert.ok(box && box.y >= 0 && box.y + box.height <= viewport.height, `the dialog (${JSON.stringify(box)}) does not fit the window (${JSON.stringify(viewport)})`);
+    console.log(`      ApplyEdit dialog at the limit: ${Math.round(box!.height)} px tall in a ${viewport.height} px window`);
+    await screenshot('3-applyedit-dialog');
+    await deny.click();
+    assert.equal((await call.response).errorCode, 'PERMISSION_DENIED');
+    assert.equal(fs.readFileSync(hello, 'utf8'), before);
+  });
+
   it('the "disconnected" notification shows the backend\'s handshake error as text, with no anchor', async () => {
     // The backend turns rogue: it drops the connection and refuses the next hello with a FORBIDDEN
     // error whose text holds links (a refused hello is final, so the extension stops and says why).
@@ -128,6 +160,6 @@ describe('backend text in notifications renders no link (real VS Code)', functio
     const text = await disconnected.locator('.notification-list-item-message').innerText();
     assert.ok(text.includes('Session expired. [Retry]\u2009(command\u2009:workbench.action.terminal.new) or <command\u2009:workbench.action.terminal.new>'), `the toast says ${JSON.stringify(text)}`);
     assert.deepEqual(await anchors(disconnected), [], 'the toast renders a link');
-    await screenshot('3-disconnected');
+    await screenshot('4-disconnected');
   });
 });

@@ -56,7 +56,7 @@ describe('tool ApplyEdit', () => {
     const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits: [edit(1, 11, 1, 12, '10'), edit(2, 1, 2, 13, '')] });
     assert.deepEqual(value(r), { path: 'src/a.ts', applied: 2, lineCount: 3, saved: false, dirty: true });
     assert.equal(ws.host.prompts[0].message, 'Apply 2 edits to src/a.ts?');
-    assert.equal(ws.host.prompts[0].detail, '• Replace from line 1, column 11 up to line 1, column 12 with "10"\n• Delete from line 2, column 1 up to line 2, column 13');
+    assert.equal(ws.host.prompts[0].detail, '• line 1, col 11 – line 1, col 12: replace with "10"\n• line 2, col 1 – line 2, col 13: delete');
     assert.equal(ws.host.catalog.appliedEdits.length, 1, 'one workspace edit');
     assert.equal(ws.host.catalog.documents.get(ws.file('src/a.ts'))?.text, 'const a = 10;\n\n');
     assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 1;\nconst b = 2;\n', 'not saved');
@@ -65,24 +65,24 @@ describe('tool ApplyEdit', () => {
   it('shows the whole change before consent: every edit with its complete text, newlines escaped, nothing summarised', async () => {
     ws.host.answerPrompts('allow');
     // The old prompt showed 3 edits of at most 120 characters and counted the rest.
-    const long = `${'x'.repeat(500)}\nsecond line\u202E${'y'.repeat(200)}`;
-    const edits = [edit(1, 1, 1, 1, long), ...Array.from({ length: 9 }, (_, i) => edit(2, i + 1, 2, i + 2, `${i}`))];
+    const long = `${'x'.repeat(200)}\nsecond line\u202E${'y'.repeat(100)}`;
+    const edits = [edit(1, 1, 1, 1, long), ...Array.from({ length: 5 }, (_, i) => edit(2, i + 1, 2, i + 2, `${i}`))];
     const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits });
-    assert.equal(value(r).applied, 10);
+    assert.equal(value(r).applied, 6);
     const detail = ws.host.prompts[0].detail ?? '';
-    assert.ok(detail.includes(`• Insert ${JSON.stringify(long)} at line 1, column 1`), 'the long text is shown whole');
-    for (let i = 0; i < 9; i++) assert.ok(detail.includes(`• Replace from line 2, column ${i + 1} up to line 2, column ${i + 2} with "${i}"`), `edit ${i + 2} is shown`);
+    assert.ok(detail.includes(`• line 1, col 1: insert ${JSON.stringify(long)}`), 'the long text is shown whole');
+    for (let i = 0; i < 5; i++) assert.ok(detail.includes(`• line 2, col ${i + 1} – line 2, col ${i + 2}: replace with "${i}"`), `edit ${i + 2} is shown`);
     assert.ok(!detail.includes('…') && !/more edits?/.test(detail), 'nothing is summarised');
-    // Twenty short edits fit, and all twenty are listed.
-    const twenty = Array.from({ length: 20 }, (_, i) => edit(1, i + 1, 1, i + 1, '#'));
-    assert.equal(value(await h.call('ApplyEdit', { path: 'src/a.ts', edits: twenty })).applied, 20);
-    assert.equal((ws.host.prompts[1].detail ?? '').split('\n').filter((l) => l.startsWith('• Insert "#"')).length, 20);
+    // Sixteen short edits fit (one row each), and all sixteen are listed.
+    const sixteen = Array.from({ length: 16 }, (_, i) => edit(1, i + 1, 1, i + 1, '#'));
+    assert.equal(value(await h.call('ApplyEdit', { path: 'src/a.ts', edits: sixteen })).applied, 16);
+    assert.equal((ws.host.prompts[1].detail ?? '').split('\n').filter((l) => l.endsWith(': insert "#"')).length, 16);
   });
 
   it('refuses a change too large to show in full with CHANGE_TOO_LARGE, before asking or reading, and changes nothing', async () => {
     ws.host.answerPrompts('allow');
-    const tooMany = Array.from({ length: 21 }, (_, i) => edit(1, i + 1, 1, i + 1, 'x'));
-    const tooLong = [edit(1, 1, 1, 1, 'z'.repeat(1500))];
+    const tooMany = Array.from({ length: 17 }, (_, i) => edit(1, i + 1, 1, i + 1, 'x'));
+    const tooLong = [edit(1, 1, 1, 1, 'z'.repeat(800))];
     for (const edits of [tooMany, tooLong]) {
       const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits, save: true });
       assert.equal(r.errorCode, ErrorCode.ChangeTooLarge, r.errorMessage);
