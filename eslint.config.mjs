@@ -1,6 +1,12 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
 
+/** VS Code API members that put text in front of the user; only src/vscode/ui.ts may use them. */
+export const UI_DOOR_ONLY = [
+  'showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'withProgress', 'showQuickPick', 'createQuickPick',
+  'showInputBox', 'createInputBox', 'createTerminal', 'createStatusBarItem', 'TreeItem',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'media/**', 'node_modules/**', '.vscode-test/**', 'schema/**', 'bench/.out/**', 'bench/.scratch/**'] },
   ...tseslint.configs.recommended,
@@ -22,6 +28,14 @@ export default tseslint.config(
     // Only src/vscode may touch the VS Code API; core, tools, protocol and backend stay plain Node.
     files: ['src/core/**/*.ts', 'src/tools/**/*.ts', 'src/protocol/**/*.ts', 'src/backend/**/*.ts', 'src/webview/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/vscode/ may import vscode.' }] }] },
+  },
+  {
+    // One door for text into VS Code's UI: only src/vscode/ui.ts may open notifications, modals,
+    // progress, quick picks, input boxes, terminals, status bar items and tree items, and it takes
+    // only SafeText (src/core/uiText.ts). test/unit/core/uiCallSites.test.ts scans src/ for the same names.
+    files: ['src/**/*.ts'],
+    ignores: ['src/vscode/ui.ts'],
+    rules: { 'no-restricted-properties': ['error', ...UI_DOOR_ONLY.map((property) => ({ property, message: 'Text reaches VS Code UI only through src/vscode/ui.ts (SafeText from src/core/uiText.ts).' }))] },
   },
   {
     files: ['**/*.mjs'],

@@ -279,6 +279,8 @@ export interface IdeHost {
   writeDocument(absPath: string, text: string): Promise<void>;
   /** Saves an open document that has unsaved changes. */
   saveDocument(absPath: string): Promise<SaveOutcome>;
+  /** Whether the document is open in the editor and has unsaved changes; reads none of its text. */
+  documentState(absPath: string): Promise<{ open: boolean; dirty: boolean }>;
   /** Closes the tabs showing a file; tabs with unsaved changes stay open. */
   closeTabs(absPath: string): Promise<ClosedTabs>;
   /**

@@ -9,6 +9,7 @@ import type { ResolvedPath } from '../core/paths';
 import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../core/tool';
 import { ensureUnchanged } from './boundTarget';
 import { plural } from './format';
+import { describeWholeChange } from './editPreview';
 import { toTextEdits, type RangeEdit } from './textEdits';
 
 interface ApplyEditArgs {
@@ -29,9 +30,6 @@ interface ApplyEditPreparation extends Preparation {
 
 export const MAX_EDITS = 500;
 const position = { type: 'integer', minimum: 1, maximum: 10_000_000 };
-/** Edits described in the prompt; the rest are counted. */
-const PROMPT_EDITS = 3;
-const PROMPT_TEXT_CHARS = 120;
 
 export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
   name: 'ApplyEdit',
@@ -39,7 +37,8 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
   description:
     'Replace ranges of text in a workspace file, all as one edit the user can undo. Each edit has startLine, startColumn, endLine, endColumn ' +
     '(1-based; the end column is exclusive, so an equal start and end inserts) and newText ("" deletes). Edits must not overlap and refer to ' +
-    'the text before any of them applies. The user is asked first. The file is left unsaved unless save is true.',
+    'the text before any of them applies. The user is asked first and shown every edit in full, so the change must fit a dialog: at most 16 rows ' +
+    'of 50 characters, one row per short edit (CHANGE_TOO_LARGE otherwise: use OpenDiff for larger changes). The file is left unsaved unless save is true.',
   parameters: {
     type: 'object',
     properties: {
@@ -76,13 +75,14 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
     const stat = await ctx.host.stat(target.absolute);
     if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
     if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; ApplyEdit changes files`);
-    // Nothing of a protected file is read before consent: checking the edits against its text would
-    // tell the backend its line count and line lengths in the error.
+    // The prompt shows the whole change or the call is refused (CHANGE_TOO_LARGE), built from the
+    // request alone. Nothing of a protected file is read before consent: checking the edits against
+    // its text would tell the backend its line count and line lengths in the error.
+    const change = describeWholeChange(args.edits);
     const doc = target.protected ? undefined : await ctx.host.readDocument(target.absolute);
     const edits = doc ? toTextEdits(args.edits, doc.text) : args.edits.map(uncheckedEdit);
     const lines = [
-      ...edits.slice(0, PROMPT_EDITS).map(describeEdit),
-      ...(edits.length > PROMPT_EDITS ? [`… and ${plural(edits.length - PROMPT_EDITS, 'more edit', 'more edits')}`] : []),
+      change,
       ...(args.save ? ['The file is saved afterwards.'] : []),
       ...(target.protected ? ['This file can hold secrets or configuration that runs code.'] : []),
     ];
@@ -121,14 +121,4 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
 /** The edit as the model wrote it, zero-based but not checked against any text (for the prompt of a protected file). */
 function uncheckedEdit(e: RangeEdit): TextEditSpec {
   return { range: { startLine: e.startLine - 1, startCharacter: e.startColumn - 1, endLine: e.endLine - 1, endCharacter: e.endColumn - 1 }, newText: e.newText };
-}
-
-function describeEdit(e: TextEditSpec): string {
-  const r = e.range;
-  const where = r.startLine === r.endLine ? `line ${r.startLine + 1}` : `lines ${r.startLine + 1}–${r.endLine + 1}`;
-  const empty = r.startLine === r.endLine && r.startCharacter === r.endCharacter;
-  const text = e.newText.length > PROMPT_TEXT_CHARS ? `${e.newText.slice(0, PROMPT_TEXT_CHARS)}…` : e.newText;
-  const shown = JSON.stringify(text);
-  if (e.newText === '') return `• ${where}: delete`;
-  return empty ? `• ${where}: insert ${shown}` : `• ${where}: replace with ${shown}`;
 }

@@ -1,4 +1,8 @@
-/** SaveDocument: saves an open workspace file that has unsaved changes. */
+/**
+ * SaveDocument: saves an open workspace file that has unsaved changes, after asking: the buffer may
+ * hold the user's own unfinished edits, and the extension cannot tell them from the agent's (an
+ * ApplyEdit with `save: true` saves its own change without a second question).
+ */
 import type { ResolvedPath } from '../core/paths';
 import { defineTool, jsonResult, type Preparation } from '../core/tool';
 
@@ -19,7 +23,9 @@ const MESSAGES = {
 export const SaveDocument = defineTool<SaveDocumentArgs, SavePreparation>({
   name: 'SaveDocument',
   group: 'Editor',
-  description: 'Save a workspace file that is open in the editor with unsaved changes. Says so when there is nothing to save.',
+  description:
+    'Save a workspace file that is open in the editor with unsaved changes; the user is asked first, since the changes may be their own. ' +
+    'Says so when there is nothing to save. To save your own ApplyEdit change, pass save: true to ApplyEdit instead.',
   parameters: {
     type: 'object',
     properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file.' } },
@@ -31,12 +37,17 @@ export const SaveDocument = defineTool<SaveDocumentArgs, SavePreparation>({
 
   async prepare(args, ctx) {
     const target = await ctx.resolvePath(args.path);
-    if (!target.protected) return { target };
+    const { dirty } = await ctx.host.documentState(target.absolute);
+    if (!dirty && !target.protected) return { target };
+    const lines = [
+      ...(dirty ? [`${target.relative} has unsaved changes in the editor, which may be your own edits; saving writes all of them to disk.`] : []),
+      ...(target.protected ? ['This file can hold secrets or configuration that runs code.'] : []),
+    ];
     return {
       target,
       forcePrompt: true,
-      prompt: `Save ${target.relative}?`,
-      detail: 'This file can hold secrets or configuration that runs code.',
+      prompt: dirty ? `Save ${target.relative}, which has unsaved changes?` : `Save ${target.relative}?`,
+      detail: lines.join('\n'),
     };
   },
 

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { Grant } from '../core';
 import type { EditorContext } from '../protocol';
-import { sanitizeForNotification } from '../tools/format';
 import type { ClientToolsContext } from './context';
+import { safe, uiText, type SafeText } from '../core/uiText';
 import { Commands, SecretKeys, Views } from './ids';
+import * as ui from './ui';
 
 const MAX_SELECTION_CHARS = 20_000;
 
@@ -19,8 +20,8 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.reconnect, () => ctx.reconnect()),
     reg(Commands.showToolGroups, () => vscode.commands.executeCommand(`${Views.toolGroups}.focus`)),
     reg(Commands.resetPermissions, () => resetPermissions(ctx)),
-    reg(Commands.setApiKey, (value) => setSecret(ctx, SecretKeys.apiKey, 'API key for the OpenAI-compatible endpoint', 'sk-…', value)),
-    reg(Commands.setBackendToken, (value) => setSecret(ctx, SecretKeys.backendToken, 'Token of the agent backend set in clientTools.backendUrl', '', value)),
+    reg(Commands.setApiKey, (value) => setSecret(ctx, SecretKeys.apiKey, safe`API key for the OpenAI-compatible endpoint`, safe`sk-…`, value)),
+    reg(Commands.setBackendToken, (value) => setSecret(ctx, SecretKeys.backendToken, safe`Token of the agent backend set in clientTools.backendUrl`, safe``, value)),
     reg(Commands.selectModel, () => selectModel()),
     reg(Commands.showLog, () => ctx.log.show()),
     reg(Commands.copyConnectionInfo, () => copyConnectionInfo(ctx)),
@@ -48,12 +49,12 @@ export function editorContext(editor: vscode.TextEditor | undefined): EditorCont
 async function askAboutSelection(ctx: ClientToolsContext, given: unknown): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.selection.isEmpty) {
-    void vscode.window.showInformationMessage('Select some text in an editor first.');
+    void ui.showInfo(safe`Select some text in an editor first.`);
     return;
   }
-  const question = typeof given === 'string' && given.trim() ? given.trim() : await vscode.window.showInputBox({
-    title: 'Ask About Selection',
-    prompt: 'Your question about the selected text',
+  const question = typeof given === 'string' && given.trim() ? given.trim() : await ui.askForText({
+    title: safe`Ask About Selection`,
+    prompt: safe`Your question about the selected text`,
     value: 'What does this do?',
   });
   if (!question) return;
@@ -62,7 +63,7 @@ async function askAboutSelection(ctx: ClientToolsContext, given: unknown): Promi
   ctx.send(question, context, true);
 }
 
-interface GrantItem extends vscode.QuickPickItem {
+interface GrantItem extends ui.SafeQuickPickItem {
   /** Absent on "Forget all". */
   grant?: Grant;
 }
@@ -72,57 +73,59 @@ async function resetPermissions(ctx: ClientToolsContext): Promise<void> {
   const gate = ctx.core.permissions;
   const grants = gate.remembered();
   if (grants.length === 0 && !gate.denyingAll) {
-    void vscode.window.showInformationMessage('Client Tools: no remembered permissions.');
+    void ui.showInfo(safe`Client Tools: no remembered permissions.`);
     return;
   }
   const all: GrantItem = {
-    label: 'Forget all',
-    description: `${grants.length} remembered${gate.denyingAll ? ', and lift "Deny All from This Backend"' : ''}`,
+    label: safe`Forget all`,
+    description: gate.denyingAll ? safe`${uiText(String(grants.length))} remembered, and lift "Deny All from This Backend"` : safe`${uiText(String(grants.length))} remembered`,
   };
   const items: GrantItem[] = [
     all,
     ...grants.map((grant) => ({
-      // Labels name paths a backend chose: no link syntax or control characters reach the UI.
-      label: sanitizeForNotification(grant.label, 300),
-      description: grant.scope === 'session' ? 'this window' : 'this workspace, kept across restarts',
+      // Labels name paths a backend chose: through the door, like any backend text.
+      label: uiText(grant.label, { maxLength: 300 }),
+      description: grant.scope === 'session' ? safe`this window` : safe`this workspace, kept across restarts`,
       grant,
     })),
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: 'Reset Permissions', placeHolder: 'Choose the remembered permissions to revoke', canPickMany: true });
+  const picked = await ui.pickMany(items, { title: safe`Reset Permissions`, placeHolder: safe`Choose the remembered permissions to revoke` });
   if (!picked || picked.length === 0) return;
   if (picked.includes(all)) {
     await gate.forget();
-    void vscode.window.showInformationMessage('Client Tools: all remembered permissions forgotten.');
+    void ui.showInfo(safe`Client Tools: all remembered permissions forgotten.`);
     return;
   }
   for (const item of picked) if (item.grant) await gate.forget(item.grant);
-  void vscode.window.showInformationMessage(`Client Tools: ${picked.length} remembered permission${picked.length === 1 ? '' : 's'} revoked; those calls will ask again.`);
+  const count = uiText(`${picked.length} remembered permission${picked.length === 1 ? '' : 's'}`);
+  void ui.showInfo(safe`Client Tools: ${count} revoked; those calls will ask again.`);
 }
 
 /** Stores a secret typed by the user, or passed as the command's argument (keybindings, automation). */
-async function setSecret(ctx: ClientToolsContext, key: string, prompt: string, placeHolder: string, given: unknown): Promise<void> {
-  const value = typeof given === 'string' ? given : await vscode.window.showInputBox({ title: 'Client Tools', prompt, placeHolder, password: true, ignoreFocusOut: true });
+async function setSecret(ctx: ClientToolsContext, key: string, prompt: SafeText, placeHolder: SafeText, given: unknown): Promise<void> {
+  const value = typeof given === 'string' ? given : await ui.askForText({ title: safe`Client Tools`, prompt, placeHolder, password: true, ignoreFocusOut: true });
   if (value === undefined) return;
   if (value === '') await ctx.extension.secrets.delete(key);
   else await ctx.extension.secrets.store(key, value.trim());
-  void vscode.window.showInformationMessage(value === '' ? 'Client Tools: secret removed.' : 'Client Tools: secret saved in the secret store.');
+  void ui.showInfo(value === '' ? safe`Client Tools: secret removed.` : safe`Client Tools: secret saved in the secret store.`);
 }
 
 async function selectModel(): Promise<void> {
   const config = vscode.workspace.getConfiguration('clientTools');
   const current = config.get<string>('model.name', '');
   const presets = [
-    { label: '$(circle-slash) Offline demo model', description: 'no endpoint, works without a key', baseUrl: '', name: '' },
-    { label: 'OpenAI', description: 'api.openai.com (set the API key)', baseUrl: 'https://api.openai.com/v1', name: 'gpt-4.1-mini' },
-    { label: 'Ollama', description: 'http://127.0.0.1:11434/v1', baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.1' },
-    { label: 'LM Studio', description: 'http://127.0.0.1:1234/v1', baseUrl: 'http://127.0.0.1:1234/v1', name: '' },
-    { label: 'vLLM', description: 'http://127.0.0.1:8000/v1', baseUrl: 'http://127.0.0.1:8000/v1', name: '' },
+    { label: safe`$(circle-slash) Offline demo model`, description: safe`no endpoint, works without a key`, baseUrl: '', name: '' },
+    { label: safe`OpenAI`, description: safe`api.openai.com (set the API key)`, baseUrl: 'https://api.openai.com/v1', name: 'gpt-4.1-mini' },
+    { label: safe`Ollama`, description: safe`http://127.0.0.1:11434/v1`, baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.1' },
+    { label: safe`LM Studio`, description: safe`http://127.0.0.1:1234/v1`, baseUrl: 'http://127.0.0.1:1234/v1', name: '' },
+    { label: safe`vLLM`, description: safe`http://127.0.0.1:8000/v1`, baseUrl: 'http://127.0.0.1:8000/v1', name: '' },
   ];
-  const pick = await vscode.window.showQuickPick(presets, { title: 'Select Model', placeHolder: current ? `Current: ${current}` : 'Current: offline demo model' });
+  // The current name comes from settings, which a workspace can set: through the door.
+  const pick = await ui.pickOne(presets, { title: safe`Select Model`, placeHolder: current ? safe`Current: ${uiText(current)}` : safe`Current: offline demo model` });
   if (!pick) return;
   let name = pick.name;
   if (pick.baseUrl) {
-    const typed = await vscode.window.showInputBox({ title: 'Model name', value: name || current, prompt: `Model served by ${pick.description}` });
+    const typed = await ui.askForText({ title: safe`Model name`, value: name || current, prompt: safe`Model served by ${pick.description}` });
     if (typed === undefined) return;
     name = typed.trim();
   }
@@ -140,20 +143,20 @@ async function copyConnectionInfo(ctx: ClientToolsContext): Promise<void> {
     client: `${vscode.env.appName} ${vscode.version}`,
   };
   await vscode.env.clipboard.writeText(JSON.stringify(info, null, 2));
-  void vscode.window.showInformationMessage('Client Tools: connection info copied (without the token).');
+  void ui.showInfo(safe`Client Tools: connection info copied (without the token).`);
 }
 
 async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
   const s = ctx.connectionState.kind;
-  const items: (vscode.QuickPickItem & { command: string })[] = [
-    { label: '$(comment-discussion) Focus Chat', command: Commands.focusChat },
-    ...(s === 'connected' ? [{ label: '$(debug-disconnect) Disconnect', command: Commands.disconnect }] : [{ label: '$(plug) Connect', command: Commands.connect }]),
-    { label: '$(refresh) Reconnect', command: Commands.reconnect },
-    { label: '$(list-tree) Show Tool Groups', command: Commands.showToolGroups },
-    { label: '$(hubot) Select Model', command: Commands.selectModel },
-    { label: '$(output) Show Log', command: Commands.showLog },
+  const items: (ui.SafeQuickPickItem & { command: string })[] = [
+    { label: safe`$(comment-discussion) Focus Chat`, command: Commands.focusChat },
+    ...(s === 'connected' ? [{ label: safe`$(debug-disconnect) Disconnect`, command: Commands.disconnect }] : [{ label: safe`$(plug) Connect`, command: Commands.connect }]),
+    { label: safe`$(refresh) Reconnect`, command: Commands.reconnect },
+    { label: safe`$(list-tree) Show Tool Groups`, command: Commands.showToolGroups },
+    { label: safe`$(hubot) Select Model`, command: Commands.selectModel },
+    { label: safe`$(output) Show Log`, command: Commands.showLog },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: 'Client Tools' });
+  const pick = await ui.pickOne(items, { title: safe`Client Tools` });
   if (pick) await vscode.commands.executeCommand(pick.command);
 }
 
@@ -162,7 +165,7 @@ async function decideDiff(ctx: ClientToolsContext, uri: unknown, accept: boolean
   const done = accept ? await ctx.host.diffs.accept(uri) : await ctx.host.diffs.reject(uri);
   if (!done) {
     const open = ctx.host.diffs.pending;
-    void vscode.window.showInformationMessage(open === 0 ? 'Client Tools: no proposed change is waiting for review.' : 'Client Tools: focus the diff to accept or reject first.');
+    void ui.showInfo(open === 0 ? safe`Client Tools: no proposed change is waiting for review.` : safe`Client Tools: focus the diff to accept or reject first.`);
   }
   return done;
 }

@@ -4,6 +4,7 @@ import { ClientCore, type ConnectionState, type PermissionStore } from '../core'
 import type { ClientTool, Grant, ToolGroupSpec } from '../core';
 import { grantKey, parseStoredGrant } from '../core/grants';
 import { CodedError, ErrorCode, type EditorContext } from '../protocol';
+import { safe, uiText } from '../core/uiText';
 import { editorToolGroup } from '../tools/editor';
 import { ideToolGroup } from '../tools/ide';
 import { terminalToolGroup } from '../tools/terminal';
@@ -19,6 +20,7 @@ import { LmToolsBridge } from './lmToolsBridge';
 import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
 import { ToolGroupsView } from './toolGroupsView';
+import * as ui from './ui';
 
 const THREAD_KEY = 'clientTools.threadId';
 const PERMISSIONS_KEY = 'clientTools.rememberedPermissions';
@@ -264,9 +266,10 @@ export class ClientToolsContext implements vscode.Disposable {
         this.statusBar.set({ kind: 'stopped', reason: `${s.reason} (${s.code}).` });
         this.chat.setStatus({ connection: 'disconnected', detail: s.reason });
         this.toolGroups.setState(undefined);
-        void vscode.window.showErrorMessage(`Client Tools: disconnected from the agent backend: ${s.reason}`, 'Retry', 'Show Log').then((choice) => {
-          if (choice === 'Retry') this.core.retry();
-          else if (choice === 'Show Log') this.log.show();
+        // The reason can be the backend's own handshake error text: through the door, or it could carry a command: link.
+        void ui.showError(safe`Client Tools: disconnected from the agent backend: ${uiText(s.reason)}`, RETRY, SHOW_LOG).then((choice) => {
+          if (choice === RETRY) this.core.retry();
+          else if (choice === SHOW_LOG) this.log.show();
         });
         break;
     }
@@ -278,6 +281,9 @@ export class ClientToolsContext implements vscode.Disposable {
     for (const d of this.disposables.reverse()) d.dispose();
   }
 }
+
+const RETRY = safe`Retry`;
+const SHOW_LOG = safe`Show Log`;
 
 /**
  * Grants remembered per workspace when the user set `rememberScope: workspace`. Entries that do not

@@ -18,7 +18,9 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { DiffOutcome, DiffRequest } from '../core/host';
+import { safe, uiText } from '../core/uiText';
 import { ContextKeys } from './ids';
+import * as ui from './ui';
 
 export const DIFF_SCHEME = 'client-tools-diff';
 
@@ -102,11 +104,13 @@ export class DiffReviews implements vscode.Disposable {
   }
 
   private async show(review: Review): Promise<void> {
-    await vscode.commands.executeCommand('vscode.diff', review.original, review.proposed, review.request.title, { preview: false });
+    await vscode.commands.executeCommand('vscode.diff', review.original, review.proposed, uiText(review.request.title), { preview: false });
     this.updateContext();
     if (review.settled) return;
-    const title = `${review.request.message} ✓ Accept or ✗ Reject it in the diff editor's title bar or the palette; Cancel rejects.`;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (_progress, token) => {
+    // The message names the request's path, which the backend chose: through the door, or a path like
+    // `a[x](command:…).txt` becomes a link in the notification.
+    const title = safe`${uiText(review.request.message)} ✓ Accept or ✗ Reject it in the diff editor's title bar or the palette; Cancel rejects.`;
+    void ui.withNotificationProgress(title, true, async (token) => {
       const onCancel = token.onCancellationRequested(() => void this.finish(review, { decision: 'rejected' }));
       try {
         await review.ended;

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { ClientToolsContext, type ClientToolsApi } from './context';
+import { safe, uiText } from '../core/uiText';
+import * as ui from './ui';
 
 let ctx: ClientToolsContext | undefined;
 
@@ -19,7 +21,7 @@ export function activate(context: vscode.ExtensionContext): ClientToolsApi | und
     return ctx.api;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    void vscode.window.showErrorMessage(`Client Tools failed to start: ${message}`);
+    void ui.showError(safe`Client Tools failed to start: ${uiText(message)}`);
     ctx?.dispose();
     ctx = undefined;
     return undefined;

@@ -7,18 +7,17 @@ import type {
   AppliedEdits, ClosedTabs, DiffOutcome, DiffRequest, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo,
   RunCommandRequest, RunCommandResult, SaveOutcome, TextEditSpec,
 } from '../core/host';
-import { sanitizeForNotification } from '../tools/format';
+import { safe, uiText } from '../core/uiText';
 import { readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
 import { TerminalRunner } from './terminalRunner';
+import * as ui from './ui';
 import * as workspaceHost from './workspaceHost';
 
-const ALLOW = 'Allow';
-const DENY = 'Deny';
+const ALLOW = safe`Allow`;
+const DENY = safe`Deny`;
 
-interface PromptButton extends vscode.MessageItem {
-  answer: PermissionAnswer;
-}
+type PromptButton = ui.SafeModalItem<PermissionAnswer>;
 
 /** `IdeHost` on the real VS Code API. The only place tools reach the editor through. */
 export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
@@ -63,8 +62,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   }
 
   async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined> {
-    const show = severity === 'error' ? vscode.window.showErrorMessage : severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    return show(text, ...buttons);
+    // ShowMessage sanitised already; the door again (idempotent) because IdeHost speaks plain strings.
+    return ui.notify(severity, uiText(text), ...buttons.map((b) => uiText(b)));
   }
 
   async stat(absPath: string): Promise<FileStat | undefined> {
@@ -120,11 +119,11 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     if (signal.aborted) return Promise.resolve(undefined);
     // Deny comes first so it is the focused default: Enter on a prompt never runs the tool. Items,
     // not strings, so two labels that read alike can never be confused. Grant labels name paths the
-    // backend chose: sanitised like any notification text.
+    // backend chose: through the door like any text of the backend's.
     const buttons: PromptButton[] = [
-      { title: DENY, answer: 'deny' },
-      { title: ALLOW, answer: 'allow' },
-      ...prompt.choices.map((c) => ({ title: sanitizeForNotification(c.label, 200), answer: c.answer })),
+      { title: DENY, value: 'deny' },
+      { title: ALLOW, value: 'allow' },
+      ...prompt.choices.map((c) => ({ title: uiText(c.label, { maxLength: 200 }), value: c.answer })),
     ];
     const detail = [`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n');
     this.promptEmitter.fire({ open: true, prompt });
@@ -139,8 +138,9 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
       };
       const onAbort = () => finish(undefined);
       signal.addEventListener('abort', onAbort);
-      vscode.window.showWarningMessage(prompt.message, { modal: true, detail }, ...buttons).then(
-        (choice) => finish(choice?.answer),
+      // The prompt's message and detail name peer-chosen paths and tool names: through the door.
+      ui.showModalItems(uiText(prompt.message), uiText(detail, { multiline: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS }), buttons).then(
+        (choice) => finish(choice?.value),
         () => finish(undefined),
       );
     });
@@ -178,6 +178,12 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
 
   saveDocument(absPath: string): Promise<SaveOutcome> {
     return workspaceHost.saveDocument(absPath);
+  }
+
+  async documentState(absPath: string): Promise<{ open: boolean; dirty: boolean }> {
+    const uri = vscode.Uri.file(absPath).toString();
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    return { open: doc !== undefined, dirty: doc?.isDirty === true };
   }
 
   closeTabs(absPath: string): Promise<ClosedTabs> {

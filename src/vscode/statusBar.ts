@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import { safe, uiText } from '../core/uiText';
 import { Commands } from './ids';
+import * as ui from './ui';
 
 export type StatusState =
   | { kind: 'idle' }
@@ -8,15 +10,16 @@ export type StatusState =
   | { kind: 'reconnecting'; target: string; attempt: number; reason?: string }
   | { kind: 'stopped'; reason: string };
 
-/** One status bar item: connection state, plus "awaiting permission" while a prompt is open. */
+/**
+ * One status bar item: connection state, plus "awaiting permission" while a prompt is open. The
+ * model name, endpoint and disconnect reason come from the backend or settings: through the door.
+ */
 export class StatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('clientTools.status', vscode.StatusBarAlignment.Right, 100);
+  private readonly item = ui.statusBarItem('clientTools.status', 'Client Tools', Commands.statusBarActions, 100);
   private state: StatusState = { kind: 'idle' };
   private awaitingPermission = 0;
 
   constructor() {
-    this.item.name = 'Client Tools';
-    this.item.command = Commands.statusBarActions;
     this.render();
     this.item.show();
   }
@@ -47,37 +50,35 @@ export class StatusBar implements vscode.Disposable {
 
   private render(): void {
     const s = this.state;
-    this.item.backgroundColor = undefined;
+    const warning = new vscode.ThemeColor('statusBarItem.warningBackground');
     if (this.awaitingPermission > 0) {
-      this.item.text = '$(shield) Client Tools: awaiting permission';
-      this.item.tooltip = 'An agent asks to run a tool. Answer the prompt in the editor.';
-      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+      this.item.set(safe`$(shield) Client Tools: awaiting permission`, safe`An agent asks to run a tool. Answer the prompt in the editor.`, warning);
       return;
     }
     switch (s.kind) {
       case 'idle':
-        this.item.text = '$(plug) Client Tools';
-        this.item.tooltip = 'Not connected. Click for actions.';
+        this.item.set(safe`$(plug) Client Tools`, safe`Not connected. Click for actions.`);
         break;
       case 'connecting':
-        this.item.text = '$(sync~spin) Client Tools: connecting';
-        this.item.tooltip = `Connecting to ${s.target}`;
+        this.item.set(safe`$(sync~spin) Client Tools: connecting`, safe`Connecting to ${uiText(s.target)}`);
         break;
       case 'connected':
-        this.item.text = s.offline ? '$(check) Client Tools: offline demo' : '$(check) Client Tools';
-        this.item.tooltip = s.offline
-          ? `Connected to ${s.target} with the offline demo model. Set a model in settings (clientTools.model.*) to use a real one.`
-          : `Connected to ${s.target} (model ${s.model})`;
+        this.item.set(
+          s.offline ? safe`$(check) Client Tools: offline demo` : safe`$(check) Client Tools`,
+          s.offline
+            ? safe`Connected to ${uiText(s.target)} with the offline demo model. Set a model in settings (clientTools.model.*) to use a real one.`
+            : safe`Connected to ${uiText(s.target)} (model ${uiText(s.model)})`,
+        );
         break;
       case 'reconnecting':
-        this.item.text = '$(sync~spin) Client Tools: reconnecting';
-        this.item.tooltip = `Lost ${s.target}${s.reason ? ` (${s.reason})` : ''}; attempt ${s.attempt}`;
-        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+        this.item.set(
+          safe`$(sync~spin) Client Tools: reconnecting`,
+          s.reason ? safe`Lost ${uiText(s.target)} (${uiText(s.reason)}); attempt ${s.attempt}` : safe`Lost ${uiText(s.target)}; attempt ${s.attempt}`,
+          warning,
+        );
         break;
       case 'stopped':
-        this.item.text = '$(debug-disconnect) Client Tools: disconnected';
-        this.item.tooltip = `${s.reason} Click to retry.`;
-        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        this.item.set(safe`$(debug-disconnect) Client Tools: disconnected`, safe`${uiText(s.reason)} Click to retry.`, new vscode.ThemeColor('statusBarItem.errorBackground'));
         break;
     }
   }

@@ -25,7 +25,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CodedError, ErrorCode } from '../protocol';
 import type { RunCommandRequest, RunCommandResult } from '../core/host';
+import { safe, uiText } from '../core/uiText';
 import { OutputCapture } from '../tools/terminalOutput';
+import * as ui from './ui';
 
 /** After SIGINT or SIGTERM, how long before SIGKILL. */
 const KILL_GRACE_MS = 1_500;
@@ -63,8 +65,8 @@ export class TerminalRunner implements vscode.Disposable {
     if (signal.aborted) return Promise.reject(new CodedError(ErrorCode.Cancelled, 'the call was cancelled'));
     return new Promise<RunCommandResult>((resolve, reject) => {
       const view = new CommandView(request);
-      const terminal = vscode.window.createTerminal({
-        name: `Client Tools: ${clip(visibleControls(request.command.split('\n')[0]), 40)}`,
+      const terminal = ui.openTerminal({
+        name: safe`Client Tools: ${uiText(request.command.split('\n')[0], { maxLength: 40 })}`,
         pty: view,
         isTransient: true,
         iconPath: new vscode.ThemeIcon('robot'),
@@ -288,8 +290,4 @@ function signalGroup(pgid: number, sig: NodeJS.Signals): void {
 /** Windows has no process groups: end the shell and every process under it. */
 function killTree(pid: number): void {
   spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on('error', () => undefined);
-}
-
-function clip(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { ToolGroupDefinition, ToolGroupState } from '../protocol';
+import { safe, uiText } from '../core/uiText';
+import * as ui from './ui';
 
 type Node =
   | { kind: 'group'; name: string }
@@ -47,34 +49,35 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
     ];
   }
 
+  /** Group, tool and skill names and descriptions come from other extensions and the backend: through the door. */
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'group') {
       const g = this.definitions.find((d) => d.name === node.name);
-      const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.Collapsed);
       const status = this.groupStatus(node.name);
-      item.id = `group:${node.name}`;
-      item.description = status;
-      item.tooltip = g?.description;
-      item.iconPath = new vscode.ThemeIcon(status === 'expanded' ? 'folder-opened' : 'folder');
-      item.contextValue = 'group';
-      return item;
+      return ui.treeItem(uiText(node.name), vscode.TreeItemCollapsibleState.Collapsed, {
+        id: `group:${node.name}`,
+        description: uiText(status),
+        tooltip: g?.description === undefined ? undefined : uiText(g.description),
+        iconPath: new vscode.ThemeIcon(status === 'expanded' ? 'folder-opened' : 'folder'),
+        contextValue: 'group',
+      });
     }
     if (node.kind === 'skill') {
       const active = this.state?.groups.find((g) => g.name === node.group)?.skills.find((s) => s.name === node.name)?.active ?? false;
-      const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
-      item.id = `skill:${node.group}/${node.name}`;
-      item.description = active ? 'skill · active' : 'skill';
-      item.iconPath = new vscode.ThemeIcon('lightbulb');
-      return item;
+      return ui.treeItem(uiText(node.name), vscode.TreeItemCollapsibleState.None, {
+        id: `skill:${node.group}/${node.name}`,
+        description: active ? safe`skill · active` : safe`skill`,
+        iconPath: new vscode.ThemeIcon('lightbulb'),
+      });
     }
     const def = this.definitions.find((d) => d.name === node.group)?.tools.find((t) => t.name === node.name);
     const status = this.toolStatus(node.group, node.name);
-    const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
-    item.id = `tool:${node.group}/${node.name}`;
-    item.description = [def?.requiresPermission ? 'asks permission' : '', status].filter(Boolean).join(' · ');
-    item.tooltip = def?.description;
-    item.iconPath = new vscode.ThemeIcon(def?.requiresPermission ? 'shield' : status === 'hidden' ? 'eye-closed' : 'tools');
-    return item;
+    return ui.treeItem(uiText(node.name), vscode.TreeItemCollapsibleState.None, {
+      id: `tool:${node.group}/${node.name}`,
+      description: uiText([def?.requiresPermission ? 'asks permission' : '', status].filter(Boolean).join(' · ')),
+      tooltip: def?.description === undefined ? undefined : uiText(def.description),
+      iconPath: new vscode.ThemeIcon(def?.requiresPermission ? 'shield' : status === 'hidden' ? 'eye-closed' : 'tools'),
+    });
   }
 
   private groupStatus(name: string): string {

@@ -230,6 +230,11 @@ export class FakeHost implements IdeHost {
     return this.catalog.saveDocument(absPath);
   }
 
+  async documentState(absPath: string): Promise<{ open: boolean; dirty: boolean }> {
+    const doc = this.catalog.documents.get(absPath);
+    return { open: doc !== undefined, dirty: doc?.dirty === true };
+  }
+
   closeTabs(absPath: string): Promise<ClosedTabs> {
     return this.catalog.closeTabs(absPath);
   }

@@ -284,13 +284,9 @@ describe('the extended catalog in a real VS Code', function () {
     });
   });
 
-  it('SaveDocument saves what the user typed but did not save', async () => {
+  it('SaveDocument says when there is nothing to save, without asking', async () => {
     fs.writeFileSync(file('save-me.txt'), 'on disk\n');
-    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file('save-me.txt')));
-    await editor.edit((e) => e.insert(new vscode.Position(1, 0), 'typed\n'));
-    assert.equal(editor.document.isDirty, true);
-    assert.deepEqual(json(await invoke('SaveDocument', { path: 'save-me.txt' })), { path: 'save-me.txt', saved: true, status: 'saved', message: 'Saved.' });
-    assert.equal(fs.readFileSync(file('save-me.txt'), 'utf8'), 'on disk\ntyped\n');
+    await vscode.window.showTextDocument(vscode.Uri.file(file('save-me.txt')));
     assert.equal(json(await invoke('SaveDocument', { path: 'save-me.txt' })).status, 'notDirty');
   });
 
@@ -488,6 +484,19 @@ describe('the extended catalog in a real VS Code', function () {
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(fs.readFileSync(file('src/sample.ts'), 'utf8'), before);
       assert.equal(vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file('src/sample.ts'))?.isDirty ?? false, false);
+    });
+
+    it('SaveDocument of a buffer with the user\'s unsaved edits asks first; a call cancelled while the user is asked saves nothing', async () => {
+      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file('save-me.txt')));
+      await editor.edit((e) => e.insert(new vscode.Position(1, 0), 'typed\n'));
+      const id = send('SaveDocument', { path: 'save-me.txt' });
+      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
+      assert.equal((await response(id)).errorCode, 'CANCELLED');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(fs.readFileSync(file('save-me.txt'), 'utf8'), 'on disk\n');
+      assert.equal(editor.document.isDirty, true, 'the user\'s edit is still there, unsaved');
+      assert.equal(editor.document.getText(), 'on disk\ntyped\n');
     });
 
     it('RunInTerminal asks with the exact command; a call cancelled while the user is asked runs nothing', async () => {

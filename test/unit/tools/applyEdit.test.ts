@@ -56,10 +56,41 @@ describe('tool ApplyEdit', () => {
     const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits: [edit(1, 11, 1, 12, '10'), edit(2, 1, 2, 13, '')] });
     assert.deepEqual(value(r), { path: 'src/a.ts', applied: 2, lineCount: 3, saved: false, dirty: true });
     assert.equal(ws.host.prompts[0].message, 'Apply 2 edits to src/a.ts?');
-    assert.match(ws.host.prompts[0].detail ?? '', /line 1: replace with "10"\n• line 2: delete/);
+    assert.equal(ws.host.prompts[0].detail, '• line 1, col 11 – line 1, col 12: replace with "10"\n• line 2, col 1 – line 2, col 13: delete');
     assert.equal(ws.host.catalog.appliedEdits.length, 1, 'one workspace edit');
     assert.equal(ws.host.catalog.documents.get(ws.file('src/a.ts'))?.text, 'const a = 10;\n\n');
     assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 1;\nconst b = 2;\n', 'not saved');
+  });
+
+  it('shows the whole change before consent: every edit with its complete text, newlines escaped, nothing summarised', async () => {
+    ws.host.answerPrompts('allow');
+    // The old prompt showed 3 edits of at most 120 characters and counted the rest.
+    const long = `${'x'.repeat(200)}\nsecond line\u202E${'y'.repeat(100)}`;
+    const edits = [edit(1, 1, 1, 1, long), ...Array.from({ length: 5 }, (_, i) => edit(2, i + 1, 2, i + 2, `${i}`))];
+    const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits });
+    assert.equal(value(r).applied, 6);
+    const detail = ws.host.prompts[0].detail ?? '';
+    assert.ok(detail.includes(`• line 1, col 1: insert ${JSON.stringify(long)}`), 'the long text is shown whole');
+    for (let i = 0; i < 5; i++) assert.ok(detail.includes(`• line 2, col ${i + 1} – line 2, col ${i + 2}: replace with "${i}"`), `edit ${i + 2} is shown`);
+    assert.ok(!detail.includes('…') && !/more edits?/.test(detail), 'nothing is summarised');
+    // Sixteen short edits fit (one row each), and all sixteen are listed.
+    const sixteen = Array.from({ length: 16 }, (_, i) => edit(1, i + 1, 1, i + 1, '#'));
+    assert.equal(value(await h.call('ApplyEdit', { path: 'src/a.ts', edits: sixteen })).applied, 16);
+    assert.equal((ws.host.prompts[1].detail ?? '').split('\n').filter((l) => l.endsWith(': insert "#"')).length, 16);
+  });
+
+  it('refuses a change too large to show in full with CHANGE_TOO_LARGE, before asking or reading, and changes nothing', async () => {
+    ws.host.answerPrompts('allow');
+    const tooMany = Array.from({ length: 17 }, (_, i) => edit(1, i + 1, 1, i + 1, 'x'));
+    const tooLong = [edit(1, 1, 1, 1, 'z'.repeat(800))];
+    for (const edits of [tooMany, tooLong]) {
+      const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits, save: true });
+      assert.equal(r.errorCode, ErrorCode.ChangeTooLarge, r.errorMessage);
+      assert.match(r.errorMessage ?? '', /too large to show in full .* Use OpenDiff/);
+    }
+    assert.equal(ws.host.prompts.length, 0, 'nobody was asked');
+    assert.equal(ws.host.catalog.appliedEdits.length, 0);
+    assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 1;\nconst b = 2;\n');
   });
 
   it('saves afterwards when asked', async () => {
@@ -162,14 +193,30 @@ describe('tools SaveDocument and CloseTab', () => {
     await ws.dispose();
   });
 
-  it('SaveDocument saves a dirty buffer and says when there is nothing to save', async () => {
+  it('SaveDocument asks before saving a buffer with unsaved changes, naming the file, then saves it', async () => {
     await ws.host.catalog.open(ws.file('a.txt'), 'buffer\n');
-    await ws.host.catalog.open(ws.file('b.txt'));
+    ws.host.answerPrompts('allow');
     assert.deepEqual(value(await h.call('SaveDocument', { path: 'a.txt' })), { path: 'a.txt', saved: true, status: 'saved', message: 'Saved.' });
     assert.equal(await readFile(ws.file('a.txt'), 'utf8'), 'buffer\n');
+    assert.equal(ws.host.prompts.length, 1);
+    assert.equal(ws.host.prompts[0].message, 'Save a.txt, which has unsaved changes?');
+    assert.match(ws.host.prompts[0].detail ?? '', /a\.txt has unsaved changes in the editor, which may be your own edits/);
+    assert.equal(ws.host.prompts[0].offerAllowSession, false, 'a remembered grant never saves someone\'s edits unasked');
+  });
+
+  it('SaveDocument denied leaves the user\'s unsaved edits unsaved and the file on disk as it was', async () => {
+    await ws.host.catalog.open(ws.file('a.txt'), 'half-typed user edit');
+    ws.host.answerPrompts('deny');
+    assert.equal((await h.call('SaveDocument', { path: 'a.txt' })).errorCode, ErrorCode.PermissionDenied);
+    assert.equal(await readFile(ws.file('a.txt'), 'utf8'), 'disk\n');
+    assert.deepEqual(ws.host.catalog.documents.get(ws.file('a.txt')), { text: 'half-typed user edit', dirty: true });
+  });
+
+  it('SaveDocument asks nothing when there is nothing to save', async () => {
+    await ws.host.catalog.open(ws.file('b.txt'));
     assert.equal(value(await h.call('SaveDocument', { path: 'b.txt' })).status, 'notDirty');
     assert.equal(value(await h.call('SaveDocument', { path: 'missing.txt' })).status, 'notOpen');
-    assert.equal(ws.host.prompts.length, 0, 'saving a plain file asks nothing');
+    assert.equal(ws.host.prompts.length, 0);
   });
 
   it('SaveDocument asks before saving a protected file, and is off in restricted mode', async () => {

@@ -1,0 +1,103 @@
+/**
+ * The door for peer text into VS Code's UI, plain-Node half (the VS Code half is src/vscode/ui.ts).
+ *
+ * VS Code renders `[label](command:…)` in notifications, progress titles and markdown as a link that
+ * runs the command when clicked; quick picks and the status bar render `$(icon)`; and bidi overrides,
+ * zero-width and control characters let a file name show as something else. Every string a backend,
+ * a file name or another extension can influence therefore becomes `SafeText` here before it reaches
+ * the UI, and src/vscode/ui.ts (the only place allowed to call `window.show*Message`, `withProgress`,
+ * `showQuickPick`, `showInputBox`, `createTerminal`, status bar items and tree items; a lint rule and
+ * test/unit/core/uiCallSites.test.ts hold that) accepts nothing else.
+ *
+ *   uiText(peer)                     one line: newline → ⏎, other invisibles → <U+XXXX>, links broken
+ *   uiText(peer, { multiline: true }) the same but newlines kept (a modal's detail)
+ *   safe`Deleted ${uiText(path)}.`    literal text of our own, with SafeText (or numbers) inside
+ *
+ * Nothing is removed: an invisible character is shown by its code point, link syntax is broken by a
+ * thin space (`] (`, `command :`, `$ (`), so the user sees what the peer sent. The result is
+ * idempotent: sanitising SafeText again gives the same text.
+ */
+
+declare const safeTextBrand: unique symbol;
+/** Text that passed `uiText` (or is our own literal text, through `safe`): fit for any VS Code UI. */
+export type SafeText = string & { readonly [safeTextBrand]: true };
+
+export interface UiTextOptions {
+  /** Keep `\n` (and `\t`) as they are, for a modal's detail; everything else is treated the same. Default false. */
+  multiline?: boolean;
+  /** Longer results end in `…`. Default 2,000 characters. */
+  maxLength?: number;
+}
+
+export const DEFAULT_UI_TEXT_CHARS = 2000;
+
+// Controls, format characters (bidi overrides and isolates, zero-width, soft hyphen, tags), line and
+// paragraph separators, lone surrogates and other default-ignorable code points: each can hide or
+// reorder what the user reads.
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+// URI schemes VS Code opens from a link: `command:` runs a command; `vscode:`/`vscode-insiders:`
+// hand a URI to an extension; `file:` opens a local file.
+const LINK_SCHEME = /(?<![\p{L}\p{N}+.-])(command|vscode(?:-[a-z]+)?|file)\s*:/giu;
+const THIN_SPACE = '\u2009';
+
+/** Makes `text` fit for VS Code's UI; see the top of this file. */
+export function uiText(text: string, options: UiTextOptions = {}): SafeText {
+  const maxLength = options.maxLength ?? DEFAULT_UI_TEXT_CHARS;
+  let s = options.multiline ? text.replace(/\r\n/g, '\n') : text;
+  s = s.replace(INVISIBLE, (ch) => {
+    if (options.multiline && (ch === '\n' || ch === '\t')) return ch;
+    if (ch === '\n') return '⏎';
+    return `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+  // `[label](target)` and `[label]: target` are links only when "](" or "]:" touch: separate them.
+  s = s.replace(/\]\s*([(:])/g, `]${THIN_SPACE}$1`);
+  s = s.replace(LINK_SCHEME, (_m, scheme: string) => `${scheme}${THIN_SPACE}:`);
+  // `<command:x>` is an autolink in markdown; broken by the scheme rule above, and `<` `>` stay visible.
+  s = s.replace(/\$\s*\(/g, `$${THIN_SPACE}(`);
+  s = s.replace(/\s+$/u, '');
+  return truncate(s, maxLength) as SafeText;
+}
+
+/**
+ * Our own literal text with safe parts inside: `safe\`Saved ${uiText(path)}.\``. The literal parts
+ * are source code, so they pass as they are; anything interpolated must already be SafeText or a
+ * number, which the type system checks.
+ */
+export function safe(literals: TemplateStringsArray, ...values: readonly (SafeText | number)[]): SafeText {
+  let s = literals[0];
+  values.forEach((v, i) => {
+    s += String(v) + literals[i + 1];
+  });
+  return s as SafeText;
+}
+
+/** Joins safe parts (e.g. the lines of a modal's detail) with a literal separator. */
+export function joinSafe(parts: readonly SafeText[], separator: '\n' | '\n\n' | ' · ' | ', ' | ' '): SafeText {
+  return parts.join(separator) as SafeText;
+}
+
+/**
+ * What ShowMessage shows: the backend wrote a message, so a markdown link becomes its label (a web
+ * link keeps its address in brackets) before the door makes the rest safe.
+ */
+export function sanitizeForNotification(text: string, maxLength = DEFAULT_UI_TEXT_CHARS): SafeText {
+  let s = text;
+  // Repeated because turning an inner link into its label can complete an outer one: [[a](x)](command:y).
+  for (let pass = 0; pass < 5; pass++) {
+    const before = s;
+    s = s.replace(/\[([^[\]]*)\]\(\s*<?([^)>\s]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g, (_m, label: string, target: string) => {
+      const shown = label.trim() || target;
+      return /^https?:\/\//i.test(target) && shown !== target ? `${shown} (${target})` : shown;
+    });
+    if (s === before) break;
+  }
+  return uiText(s, { maxLength });
+}
+
+function truncate(s: string, maxLength: number): string {
+  if (s.length <= maxLength) return s;
+  let cut = s.slice(0, Math.max(0, maxLength - 1));
+  // Never leave half a surrogate pair (it would show as a replacement character).
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
