@@ -70,6 +70,11 @@ export class Agent {
     private readonly config: AgentConfig,
   ) {}
 
+  /** Threads kept (the server keeps a detached session with threads over an idle one). */
+  get threadCount(): number {
+    return this.threads.size;
+  }
+
   userMessage(msg: UserMessage): void {
     const thread = this.thread(msg.threadId);
     if (thread.run) {
