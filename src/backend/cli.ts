@@ -39,6 +39,8 @@ Options:
   --headers-timeout <ms>      Time a connection has to send its upgrade request (default 10s).
   --max-buffered-bytes <size> Unsent output per connection before it is closed with SLOW_CONSUMER
                               (default 64MiB; plain bytes or with KiB/MiB).
+  --history-result-bytes <size>  Bytes one tool result keeps in a thread's history (default 256KiB).
+  --history-budget-bytes <size>  Bytes one thread's history keeps (default 4MiB).
   --log-level <level>         debug | info | warn | error (default info).
   --help                      Show this help.
 
@@ -84,6 +86,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'max-pending-sockets': { type: 'string' },
         'headers-timeout': { type: 'string' },
         'max-buffered-bytes': { type: 'string' },
+        'history-result-bytes': { type: 'string' },
+        'history-budget-bytes': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -119,6 +123,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     maxPendingSockets: values['max-pending-sockets'] !== undefined ? integer('--max-pending-sockets', values['max-pending-sockets'], 1, 100_000) : undefined,
     headersTimeoutMs: values['headers-timeout'] !== undefined ? duration('--headers-timeout', values['headers-timeout']) : undefined,
     maxBufferedBytes: values['max-buffered-bytes'] !== undefined ? size('--max-buffered-bytes', values['max-buffered-bytes']) : undefined,
+    historyResultBytes: values['history-result-bytes'] !== undefined ? size('--history-result-bytes', values['history-result-bytes']) : undefined,
+    historyBudgetBytes: values['history-budget-bytes'] !== undefined ? size('--history-budget-bytes', values['history-budget-bytes']) : undefined,
   };
   return { help: values.help === true, options, logLevel, randomToken: token === undefined };
 }

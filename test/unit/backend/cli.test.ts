@@ -140,6 +140,9 @@ describe('backend CLI', function () {
       assert.equal(c.options.headersTimeoutMs, 5_000);
       assert.equal(c.options.maxBufferedBytes, 16 * 1024 * 1024);
       assert.equal(parseCli(['--max-buffered-bytes', '512KiB'], {}).options.maxBufferedBytes, 512 * 1024);
+      const h = parseCli(['--history-result-bytes', '64KiB', '--history-budget-bytes', '2MiB'], {}).options;
+      assert.equal(h.historyResultBytes, 64 * 1024);
+      assert.equal(h.historyBudgetBytes, 2 * 1024 * 1024);
       assert.throws(() => parseCli(['--max-buffered-bytes', 'lots'], {}), /--max-buffered-bytes must be a size/);
       assert.throws(() => parseCli(['--max-connections', '0'], {}), /--max-connections must be an integer/);
     });

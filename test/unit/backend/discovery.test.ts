@@ -36,7 +36,7 @@ describe('backend discovery file: what is at the path and who owns the folder', 
     assert.equal(fs.existsSync(file), false);
   });
 
-  it('refuses a world-writable folder (0777) and a group-writable one (0770), saying so, and writes nothing', () => {
+  it('T-DISC-01 refuses a world-writable folder (0777) and a group-writable one (0770), saying so, and writes nothing', () => {
     const open = path.join(tmp, 'open');
     fs.mkdirSync(open);
     fs.chmodSync(open, 0o777);
@@ -46,7 +46,7 @@ describe('backend discovery file: what is at the path and who owns the folder', 
     assert.deepEqual(fs.readdirSync(open), []);
   });
 
-  it('refuses a folder that belongs to another user', () => {
+  it('T-DISC-02 refuses a folder that belongs to another user', () => {
     const uid = process.getuid?.();
     const foreign = path.join(tmp, 'foreign');
     fs.mkdirSync(foreign, { mode: 0o755 });
@@ -56,7 +56,7 @@ describe('backend discovery file: what is at the path and who owns the folder', 
     assert.throws(() => write(path.join(dir, `ct-discovery-${process.pid}.json`)), /belongs to another user/);
   });
 
-  it('refuses a symbolic link at the path, even one to a stale discovery file, and leaves both alone', () => {
+  it('T-DISC-03 refuses a symbolic link at the path, even one to a stale discovery file, and leaves both alone', () => {
     const target = path.join(tmp, 'elsewhere.json');
     const stale = JSON.stringify({ port: 1, token: 'old', pid: DEAD_PID, protocol: PROTOCOL });
     fs.writeFileSync(target, stale);
@@ -70,7 +70,7 @@ describe('backend discovery file: what is at the path and who owns the folder', 
     assert.throws(() => write(dangling), /is a symbolic link/);
   });
 
-  it('says what a foreign file is instead of blaming a running backend: a folder, a non-discovery file', () => {
+  it('T-DISC-04 says what a foreign file is instead of blaming a running backend: a folder, a non-discovery file', () => {
     const folder = path.join(tmp, 'folder.json');
     fs.mkdirSync(folder);
     assert.throws(() => write(folder), /is a folder, not a discovery file/);
@@ -80,7 +80,7 @@ describe('backend discovery file: what is at the path and who owns the folder', 
     assert.equal(fs.readFileSync(notes, 'utf8'), 'my notes');
   });
 
-  it('blames a running backend only when the file names a live process', () => {
+  it('T-DISC-05 blames a running backend only when the file names a live process', () => {
     const file = path.join(tmp, 'backend.json');
     fs.writeFileSync(file, JSON.stringify({ port: 1, token: 'theirs', pid: process.ppid, protocol: PROTOCOL }));
     assert.throws(() => write(file), new RegExp(`belongs to a running backend \\(pid ${process.ppid}\\)`));
@@ -93,7 +93,7 @@ describe('backend discovery file: what is at the path and who owns the folder', 
     assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).port, 1234);
   });
 
-  it('a FIFO at the path makes the CLI exit at once with an error naming it, instead of hanging start-up', async function () {
+  it('T-DISC-06 a FIFO at the path makes the CLI exit at once with an error naming it, instead of hanging start-up', async function () {
     this.timeout(30_000);
     const fifo = path.join(tmp, 'backend.json');
     execFileSync('mkfifo', [fifo]);
