@@ -3,9 +3,11 @@
  * asking for large answers (each tiny `resetThread` is answered with the session's whole tool-group
  * state), and it keeps a dead connection "alive" with pongs nobody asked for. The backend closes
  * such a connection with SLOW_CONSUMER past its output cap, or terminates it for missing heartbeats,
- * and treats it as a disconnect: the session waits for a resume and loses nothing.
+ * and treats it as a disconnect: the session waits for a resume and loses nothing. And it answers
+ * tool calls with huge results, which the thread's history keeps only as excerpts within its budget.
  */
 import * as assert from 'node:assert/strict';
+import type { ChatModel, ModelChunk, ModelRequest } from '../../src/backend/model';
 import { ErrorCode, type ToolGroupDefinition } from '../../src/protocol';
 import { delay, helloMessage, TestClient } from '../support/backend-client';
 import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';
@@ -99,5 +101,31 @@ describe('rogue client: memory', () => {
       r.socket.destroy();
     }
     assert.ok(rig.logs.some((l) => /missed two heartbeats/.test(l)));
+  });
+
+  it('T-MEM-04 a client that answers every tool call with 4 MiB cannot grow the thread history past its budget; the marker says what was left out', async () => {
+    const seen: ModelRequest[] = [];
+    // A model that asks for ReadFile on each of its first 12 turns, as a prompt-injected one might.
+    const model: ChatModel = {
+      name: 'reader',
+      offline: true,
+      async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
+        seen.push(request);
+        if (seen.length <= 12) yield { type: 'toolCall', call: { id: `c${seen.length}`, name: 'ReadFile', arguments: '{"path":"big.txt"}' } };
+        else yield { type: 'text', text: 'read them all' };
+      },
+    };
+    rig = await startBackend({ model, historyResultBytes: 32 * 1024, historyBudgetBytes: 128 * 1024 });
+    const rogue = await rig.open();
+    rogue.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: 'x'.repeat(4 * 1024 * 1024) }] }));
+    const { finished } = await rogue.run('t', 'read big.txt again and again', 60_000);
+    assert.equal(finished.reason, 'completed');
+    const toolTexts = (r: ModelRequest) => r.messages.flatMap((m) => (m.role === 'tool' ? m.content : [])).map((c) => (c.type === 'text' ? c.text : ''));
+    for (const r of seen) {
+      const bytes = toolTexts(r).reduce((n, t) => n + t.length, 0);
+      // Generous: 128 KiB of budget; without it the 12th turn carried 44 MiB.
+      assert.ok(bytes <= 160 * 1024, `a model request carried ${bytes} bytes of tool results`);
+    }
+    assert.ok(toolTexts(seen.at(-1)!).every((t) => /\[\.\.\. \d+ bytes omitted \.\.\.\]/.test(t)), 'an excerpt without its marker');
   });
 });
