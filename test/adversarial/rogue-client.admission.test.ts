@@ -6,7 +6,9 @@
  * limit, a clear SERVER_BUSY), and a resumable session is never the price.
  */
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { ErrorCode } from '../../src/protocol';
 import { helloMessage, TestClient } from '../support/backend-client';
 import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';
@@ -150,5 +152,46 @@ describe('rogue client: admission', () => {
     const back = await TestClient.connect(rig.backend.url, TOKEN);
     rig.clients.push(back);
     assert.equal((await back.hello({ resumeSession: sessionId })).resumed, true, 'the real session was evicted');
+  });
+
+  it('T-ADM-07 the CLI under a 256 file limit: 500 slowloris sockets do not exhaust it, and the editor still connects and runs', async function () {
+    this.timeout(60_000);
+    const env: NodeJS.ProcessEnv = { ...process.env, CLIENT_TOOLS_TOKEN: TOKEN };
+    delete env.OPENAI_API_KEY;
+    delete env.OPENAI_BASE_URL;
+    delete env.CLIENT_TOOLS_MODEL;
+    const child = spawn('sh', ['-c', 'ulimit -n 256 && exec "$0" "$@"', process.execPath, '-r', 'tsx/cjs', 'src/backend/cli.ts', '--offline', '--log-level', 'error'], {
+      cwd: path.join(__dirname, '..', '..'),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /"port":(\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child.once('exit', (code) => reject(new Error(`the backend exited (${code})`)));
+      });
+      for (let i = 0; i < 500; i++) {
+        try {
+          sockets.push((await slowSocket(port)).socket);
+        } catch {
+          // A refused connection is the backend defending itself, not a failure of the attack loop.
+        }
+      }
+      // Generous: a connection and a run take well under a second; before, the backend could not accept one.
+      const editor = await Promise.race([
+        TestClient.open(`ws://127.0.0.1:${port}`, TOKEN),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the editor could not connect within 15 s')), 15_000)),
+      ]);
+      const { finished } = await editor.client.run('t', 'hello');
+      assert.equal(finished.reason, 'completed');
+      await editor.client.drop();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
