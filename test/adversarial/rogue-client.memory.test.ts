@@ -38,11 +38,14 @@ describe('rogue client: memory', () => {
   });
 
   it('T-MEM-01 a client that stops reading is closed with SLOW_CONSUMER once its unsent output passes the cap; its session waits for a resume', async () => {
-    rig = await startBackend({ maxBufferedBytes: OUTPUT_CAP });
+    rig = await startBackend({ maxBufferedBytes: OUTPUT_CAP, disconnectStrategy: 'failFast' });
     const disconnects: string[] = [];
     rig.backend.on('disconnect', (e) => disconnects.push(e.sessionId));
     const rogue = await rig.open({ toolGroups: bulkyGroups() });
     const { sessionId } = rogue.all('welcome')[0];
+    // A call in flight that the client never answers: it must follow the disconnection strategy.
+    const call = rig.backend.invokeClientTool(sessionId, 'bulk_0_tool_0_' + 'x'.repeat(40), {});
+    await rogue.next('clientToolInvokeRequest');
     pausedSocket(rogue).pause();
     const before = process.memoryUsage().rss;
     // 300 × ~0.7 MB of answers: about 200 MB queued for a peer that reads nothing, without the cap.
@@ -53,6 +56,8 @@ describe('rogue client: memory', () => {
     await until(() => disconnects.length > 0, 'the slow consumer dropped', 20_000);
     assert.deepEqual(disconnects, [sessionId]);
     assert.ok(rig.logs.some((l) => l.startsWith('warn') && l.includes(ErrorCode.SlowConsumer)), 'the drop is logged with SLOW_CONSUMER');
+    const ended = await call;
+    assert.equal(ended.errorCode, ErrorCode.Disconnected, 'the call in flight followed failFast');
     // Generous: the cap is 8 MiB; what stays must be far below the 200 MB the flood asked for.
     const grown = process.memoryUsage().rss - before;
     assert.ok(grown < 160 * 1024 * 1024, `RSS grew by ${Math.round(grown / 1024 / 1024)} MB`);
