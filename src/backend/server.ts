@@ -215,6 +215,9 @@ export class BackendServer {
       }
     });
     ws.on('message', (data, isBinary) => {
+      // Once this side closes a connection (SERVER_BUSY, SLOW_CONSUMER, shutdown), nothing it still
+      // sends counts: a slow consumer's requests would otherwise keep filling its session's buffer.
+      if (ws.readyState !== WebSocket.OPEN) return;
       const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes });
       try {
         if (!decoded.ok) {
@@ -231,8 +234,6 @@ export class BackendServer {
           session.handle(decoded.message);
           return;
         }
-        // A connection refused at hello (SERVER_BUSY) is closing: nothing it still sends counts.
-        if (ws.readyState !== WebSocket.OPEN) return;
         if (decoded.message.type !== 'hello') {
           sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: `The first message must be hello, not ${decoded.message.type}.` });
           return;

@@ -47,6 +47,12 @@ describe('rogue client: memory', () => {
     const call = rig.backend.invokeClientTool(sessionId, 'bulk_0_tool_0_' + 'x'.repeat(40), {});
     await rogue.next('clientToolInvokeRequest');
     pausedSocket(rogue).pause();
+    // What the session still produces once the drop is decided: requests still arriving on the
+    // closing socket must not be served (into its resume buffer).
+    let servedAfterDrop = 0;
+    rig.backend.on('toolGroupState', () => {
+      if (rig.logs.some((l) => l.includes(ErrorCode.SlowConsumer))) servedAfterDrop++;
+    });
     const before = process.memoryUsage().rss;
     // 300 × ~0.7 MB of answers: about 200 MB queued for a peer that reads nothing, without the cap.
     for (let i = 0; i < 300 && disconnects.length === 0; i++) {
@@ -56,6 +62,7 @@ describe('rogue client: memory', () => {
     await until(() => disconnects.length > 0, 'the slow consumer dropped', 20_000);
     assert.deepEqual(disconnects, [sessionId]);
     assert.ok(rig.logs.some((l) => l.startsWith('warn') && l.includes(ErrorCode.SlowConsumer)), 'the drop is logged with SLOW_CONSUMER');
+    assert.equal(servedAfterDrop, 0, 'requests on the closing connection were still served');
     const ended = await call;
     assert.equal(ended.errorCode, ErrorCode.Disconnected, 'the call in flight followed failFast');
     // Generous: the cap is 8 MiB; what stays must be far below the 200 MB the flood asked for.
