@@ -7,10 +7,10 @@
  * right token in TOKEN_HEADER, compared in constant time (else 401). At most `maxConnections`
  * upgraded connections may wait for their hello (past it the oldest is closed). After the upgrade the
  * first message must be `hello` (anything else gets NOT_READY) within the handshake timeout; `welcome`
- * names the session. A new session past `maxConnections`
- * attached sessions, or past `maxSessions` when no idle detached session can make room, gets
- * SERVER_BUSY and close code 1013; a resume is never refused for room, and a detached session that
- * holds threads or calls is never evicted for a new one.
+ * names the session. A new session past `maxConnections` attached sessions, or past `maxSessions`
+ * when no idle detached session can make room, gets SERVER_BUSY and close code 1013; a resume is
+ * never refused for room, and a detached session that holds threads or calls is never evicted for a
+ * new one.
  * Every message is decoded by the protocol codec; a bad one gets a coded `error` and the connection's
  * other calls go on. Pings every `heartbeatMs`; a peer that misses two pongs is terminated. Past
  * `maxBufferedBytes` of unsent output the connection is closed with SLOW_CONSUMER (close code 4009).
@@ -185,7 +185,8 @@ export class BackendServer {
     capUnsentOutput(ws, options.maxBufferedBytes, (buffered) => {
       if (slowConsumer) return;
       slowConsumer = true;
-      options.log('warn', `closing ${session ? `session ${session.id}` : 'a connection'}: ${ErrorCode.SlowConsumer}, it stopped reading with ${buffered} bytes unsent (limit ${options.maxBufferedBytes})`);
+      // No session id in the log: an id is a handle on someone's session.
+      options.log('warn', `closing ${session ? "a session's connection" : 'a connection'}: ${ErrorCode.SlowConsumer}, it stopped reading with ${buffered} bytes unsent (limit ${options.maxBufferedBytes})`);
       ws.close(CloseCode.SlowConsumer, `${ErrorCode.SlowConsumer}: unsent output passed ${options.maxBufferedBytes} bytes`);
       // The close frame waits behind the unread output; drop the socket (and that memory) soon.
       setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
