@@ -20,6 +20,8 @@ import { ModelFailure } from './model';
 import type { RegistrationProblem } from './registration';
 import { isContextOnly, mergeContext } from './queuedUpdates';
 import { applyAugmentation } from './registration';
+import type { HistoryLimits } from './historyBudget';
+import { DEFAULT_HISTORY_LIMITS, enforceBudget, excerptContent } from './historyBudget';
 import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
 import { toToolCallResult } from './serverTools';
 import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
@@ -44,6 +46,8 @@ export interface AgentConfig {
   model: ChatModel;
   systemPrompt: string;
   maxTurns: number;
+  /** Bytes a tool result and a thread's history may keep (historyBudget.ts); defaults when omitted. */
+  history?: HistoryLimits;
 }
 
 interface ActiveRun {
@@ -74,6 +78,15 @@ export class Agent {
     private readonly host: AgentHost,
     private readonly config: AgentConfig,
   ) {}
+
+  private get historyLimits(): HistoryLimits {
+    return this.config.history ?? DEFAULT_HISTORY_LIMITS;
+  }
+
+  /** Threads kept (the server keeps a detached session with threads over an idle one). */
+  get threadCount(): number {
+    return this.threads.size;
+  }
 
   userMessage(msg: UserMessage): void {
     const thread = this.thread(msg.threadId);
@@ -194,6 +207,7 @@ export class Agent {
     const ref = { threadId: thread.id, runId: run.id };
     host.send({ type: 'runStarted', ...ref, model: config.model.name });
     thread.history.push({ role: 'user', content: text });
+    enforceBudget(thread.history, this.historyLimits.budgetBytes);
     try {
       for (let turn = 0; turn < config.maxTurns; turn++) {
         this.applyQueued(thread);
@@ -215,6 +229,7 @@ export class Agent {
         }
         const toolCalls = withUniqueIds(calls);
         thread.history.push({ role: 'assistant', content: reply, ...(toolCalls.length ? { toolCalls } : {}) });
+        enforceBudget(thread.history, this.historyLimits.budgetBytes);
         if (!toolCalls.length) return this.finish(ref, 'completed');
         await this.runBatch(thread, run, toolCalls);
         if (signal.aborted) return this.finish(ref, 'cancelled');
@@ -288,17 +303,20 @@ export class Agent {
     toRun.forEach((r, k) => (results[r.index] = ran[k]));
 
     const augmentations: Augmentation[] = [];
+    const firstResult = thread.history.length;
+    const { resultBytes, budgetBytes } = this.historyLimits;
     calls.forEach((call, i) => {
       const result = results[i] ?? failure(ErrorCode.Internal, 'the call produced no result');
       thread.history.push({
         role: 'tool',
         toolCallId: call.id,
         toolName: call.name,
-        content: modelContent(call.name, result),
+        content: excerptContent(modelContent(call.name, result), resultBytes),
         ...(result.outcome !== 'succeeded' ? { errorCode: result.errorCode ?? ErrorCode.ToolFailed } : {}),
       });
       if (result.augmentation) augmentations.push(result.augmentation);
     });
+    enforceBudget(thread.history, budgetBytes, firstResult);
     for (const aug of augmentations) this.applyToThread(thread, aug);
   }
 

@@ -33,6 +33,14 @@ Options:
   --disconnect-strategy <s>   failFast | retryWithBackoff | fallbackMessage | suspend (default retryWithBackoff).
   --max-retries <n>           Retries for retryWithBackoff (default 3).
   --max-turns <n>             Model calls per run (default 25).
+  --max-connections <n>       Attached sessions, and connections waiting for hello (default 16).
+  --max-sessions <n>          Sessions kept, attached or waiting to be resumed (default 4 × max-connections).
+  --max-pending-sockets <n>   TCP connections not upgraded yet (default 64); past it the oldest is dropped.
+  --headers-timeout <ms>      Time a connection has to send its upgrade request (default 10s).
+  --max-buffered-bytes <size> Unsent output per connection before it is closed with SLOW_CONSUMER
+                              (default 64MiB; plain bytes or with KiB/MiB).
+  --history-result-bytes <size>  Bytes one tool result keeps in a thread's history (default 256KiB).
+  --history-budget-bytes <size>  Bytes one thread's history keeps (default 4MiB).
   --log-level <level>         debug | info | warn | error (default info).
   --help                      Show this help.
 
@@ -73,6 +81,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'disconnect-strategy': { type: 'string' },
         'max-retries': { type: 'string' },
         'max-turns': { type: 'string' },
+        'max-connections': { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'max-pending-sockets': { type: 'string' },
+        'headers-timeout': { type: 'string' },
+        'max-buffered-bytes': { type: 'string' },
+        'history-result-bytes': { type: 'string' },
+        'history-budget-bytes': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -103,6 +118,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     disconnectStrategy: strategy as DisconnectStrategy | undefined,
     maxRetries: values['max-retries'] !== undefined ? integer('--max-retries', values['max-retries'], 0, 100) : undefined,
     maxTurns: values['max-turns'] !== undefined ? integer('--max-turns', values['max-turns'], 1, 1000) : undefined,
+    maxConnections: values['max-connections'] !== undefined ? integer('--max-connections', values['max-connections'], 1, 10_000) : undefined,
+    maxSessions: values['max-sessions'] !== undefined ? integer('--max-sessions', values['max-sessions'], 1, 100_000) : undefined,
+    maxPendingSockets: values['max-pending-sockets'] !== undefined ? integer('--max-pending-sockets', values['max-pending-sockets'], 1, 100_000) : undefined,
+    headersTimeoutMs: values['headers-timeout'] !== undefined ? duration('--headers-timeout', values['headers-timeout']) : undefined,
+    maxBufferedBytes: values['max-buffered-bytes'] !== undefined ? size('--max-buffered-bytes', values['max-buffered-bytes']) : undefined,
+    historyResultBytes: values['history-result-bytes'] !== undefined ? size('--history-result-bytes', values['history-result-bytes']) : undefined,
+    historyBudgetBytes: values['history-budget-bytes'] !== undefined ? size('--history-budget-bytes', values['history-budget-bytes']) : undefined,
   };
   return { help: values.help === true, options, logLevel, randomToken: token === undefined };
 }
@@ -111,6 +133,14 @@ function integer(flag: string, text: string, min: number, max: number): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
   return n;
+}
+
+/** "65536", "64KiB", "64MiB" → bytes. */
+function size(flag: string, text: string): number {
+  const m = /^(\d+)(KiB|MiB)?$/.exec(text.trim());
+  const bytes = m ? Number(m[1]) * (m[2] === 'KiB' ? 1024 : m[2] === 'MiB' ? 1024 * 1024 : 1) : NaN;
+  if (!(bytes >= 1) || !Number.isSafeInteger(bytes)) throw new UsageError(`${flag} must be a size such as 65536, 64KiB or 64MiB, got "${text}"`);
+  return bytes;
 }
 
 /** "30000", "30000ms", "30s", "2m" → milliseconds. */

@@ -81,6 +81,11 @@ export class ClientInvoker {
     private readonly options: InvokerOptions,
   ) {}
 
+  /** Calls still waiting for an answer (the server keeps a detached session with calls). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
   /** `signal` undefined: the call can only end by answer, timeout or disconnection strategy. */
   invoke(call: ClientCall, signal: AbortSignal | undefined, onProgress: ProgressListener): Promise<ToolCallResult> {
     if (signal?.aborted) return Promise.resolve(cancelled(call.toolName));

@@ -51,7 +51,20 @@ export interface BackendOptions {
   hooks?: { beforeToolCall?: BeforeToolCallHook[]; afterToolCall?: AfterToolCallHook[] };
 
   limits?: { maxMessageBytes?: number; maxInFlight?: number };
+  /** Sessions attached at once (default 16); as many more may be in their handshake. See docs/BACKEND.md "Limits". */
   maxConnections?: number;
+  /** Sessions kept in all, attached or waiting to be resumed (default 4 × maxConnections). */
+  maxSessions?: number;
+  /** TCP connections that have not upgraded yet (default 64); past it the oldest is dropped. */
+  maxPendingSockets?: number;
+  /** Milliseconds a TCP connection has to send a complete upgrade request (default 10,000). */
+  headersTimeoutMs?: number;
+  /** Unsent output one connection may hold before it is closed with SLOW_CONSUMER (default 64 MiB). */
+  maxBufferedBytes?: number;
+  /** Bytes one stored tool result may keep in a thread's history; more is kept as a head/tail excerpt (default 256 KiB). */
+  historyResultBytes?: number;
+  /** Bytes one thread's history may hold; past it older tool results shrink first (default 4 MiB). */
+  historyBudgetBytes?: number;
   handshakeTimeoutMs?: number;
   heartbeatMs?: number;
   /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
@@ -76,6 +89,12 @@ export interface ResolvedOptions extends InvokerOptions {
   hooks: { beforeToolCall: BeforeToolCallHook[]; afterToolCall: AfterToolCallHook[] };
   maxMessageBytes: number;
   maxConnections: number;
+  maxSessions: number;
+  maxPendingSockets: number;
+  headersTimeoutMs: number;
+  maxBufferedBytes: number;
+  historyResultBytes: number;
+  historyBudgetBytes: number;
   handshakeTimeoutMs: number;
   heartbeatMs: number;
   sessionGraceMs: number;
@@ -105,6 +124,12 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     maxMessageBytes: positive('limits.maxMessageBytes', o.limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes),
     maxInFlight: positive('limits.maxInFlight', o.limits?.maxInFlight ?? DEFAULT_LIMITS.maxInFlight),
     maxConnections: positive('maxConnections', o.maxConnections ?? 16),
+    maxSessions: positive('maxSessions', o.maxSessions ?? 4 * (o.maxConnections ?? 16)),
+    maxPendingSockets: positive('maxPendingSockets', o.maxPendingSockets ?? 64),
+    headersTimeoutMs: positive('headersTimeoutMs', o.headersTimeoutMs ?? 10_000),
+    maxBufferedBytes: positive('maxBufferedBytes', o.maxBufferedBytes ?? 64 * 1024 * 1024),
+    historyResultBytes: positive('historyResultBytes', o.historyResultBytes ?? 256 * 1024),
+    historyBudgetBytes: positive('historyBudgetBytes', o.historyBudgetBytes ?? 4 * 1024 * 1024),
     handshakeTimeoutMs: positive('handshakeTimeoutMs', o.handshakeTimeoutMs ?? 10_000),
     heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),

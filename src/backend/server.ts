@@ -1,23 +1,32 @@
 /**
  * The backend's WebSocket endpoint.
  *
- * Before the upgrade, a request must (in this order) carry no `Origin` header and a loopback `Host`
- * (else 403: browsers and DNS rebinding), the right token in TOKEN_HEADER, compared in constant time
- * (else 401), and find a free connection slot (else 503). After the upgrade the first message must be
- * `hello` (anything else gets NOT_READY) within the handshake timeout; `welcome` names the session.
+ * A TCP connection must send its whole upgrade request within `headersTimeoutMs`, and at most
+ * `maxPendingSockets` may wait at once (admission.ts). Before the upgrade, a request must (in this
+ * order) carry no `Origin` header and a loopback `Host` (else 403: browsers and DNS rebinding), the
+ * right token in TOKEN_HEADER, compared in constant time (else 401). At most `maxConnections`
+ * upgraded connections may wait for their hello (past it the oldest is closed). After the upgrade the
+ * first message must be `hello` (anything else gets NOT_READY) within the handshake timeout; `welcome`
+ * names the session. A new session past `maxConnections` attached sessions, or past `maxSessions`
+ * when no idle detached session can make room, gets SERVER_BUSY and close code 1013; a resume is
+ * never refused for room, and a detached session that holds threads or calls is never evicted for a
+ * new one.
  * Every message is decoded by the protocol codec; a bad one gets a coded `error` and the connection's
- * other calls go on. Pings every `heartbeatMs`; a peer that misses two pongs is terminated.
+ * other calls go on. Pings every `heartbeatMs`; a peer that misses two pongs is terminated. Past
+ * `maxBufferedBytes` of unsent output the connection is closed with SLOW_CONSUMER (close code 4009).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
 import { coalesceWrites } from '../net/coalesce';
-import { receivedData, receiveFragments } from '../net/send';
+import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
+import { PendingSockets } from './admission';
+import { startHeartbeat } from './heartbeat';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 
@@ -28,14 +37,20 @@ export const CloseCode = {
   GoingAway: 1001,
   HandshakeTimeout: 4008,
   InternalError: 1011,
+  /** The peer stopped reading and its unsent output passed `maxBufferedBytes` (SLOW_CONSUMER). */
+  SlowConsumer: 4009,
+  /** Standard "Try Again Later": no room for a new session (SERVER_BUSY). */
+  TryAgainLater: 1013,
 } as const;
 
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
-/** Sessions kept in all (attached or waiting to be resumed), per allowed connection. */
-const SESSIONS_PER_CONNECTION = 4;
+/** How long a close frame may take before the socket (and its memory) is dropped. */
+const CLOSE_GRACE_MS = 1_000;
 
 export class BackendServer {
   private readonly sockets = new Set<WebSocket>();
+  /** Upgraded connections that have not sent hello yet; they have their own cap. */
+  private readonly handshaking = new Set<WebSocket>();
   private readonly sessions = new Map<string, Session>();
   private readonly tokenDigest: Buffer;
   private removeDiscovery: (() => void) | undefined;
@@ -64,12 +79,14 @@ export class BackendServer {
       clientTracking: false,
       handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
     });
-    const server = http.createServer((_req, res) => {
+    // The sweep interval bounds how late Node's own headersTimeout fires; each socket also has its
+    // own timer (admission.ts), so the sweep only backs it up.
+    const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (_req, res) => {
       res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
       res.end('This endpoint speaks WebSocket only.\n');
     });
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 10_000;
+    server.headersTimeout = options.headersTimeoutMs;
+    server.requestTimeout = options.headersTimeoutMs;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, options.host, () => {
@@ -79,7 +96,12 @@ export class BackendServer {
     });
     const port = (server.address() as AddressInfo).port;
     const backend = new BackendServer(deps, server, wss, token, port, options.host);
-    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => backend.onUpgrade(req, socket, head));
+    const pending = new PendingSockets({ max: options.maxPendingSockets, deadlineMs: options.headersTimeoutMs }, options.log);
+    server.on('connection', (socket: Socket) => pending.accepted(socket));
+    server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      pending.settled(req.socket);
+      backend.onUpgrade(req, socket, head);
+    });
     if (options.discoveryFile) {
       try {
         backend.removeDiscovery = writeDiscoveryFile(options.discoveryFile, port, token);
@@ -150,17 +172,26 @@ export class BackendServer {
     const token = req.headers[TOKEN_HEADER];
     if (typeof token !== 'string' || token.length === 0) return { status: 401, text: `Missing ${TOKEN_HEADER} header.` };
     if (!timingSafeEqual(digest(token), this.tokenDigest)) return { status: 401, text: `Wrong ${TOKEN_HEADER}.` };
-    if (this.sockets.size >= this.deps.options.maxConnections) return { status: 503, text: 'Too many connections.' };
     return undefined;
   }
 
   private onConnection(ws: WebSocket): void {
     const { options } = this.deps;
+    this.makeRoomToHandshake();
     this.sockets.add(ws);
+    this.handshaking.add(ws);
     receiveFragments(ws);
     let session: Session | undefined;
-    let alive = true;
-    let missed = 0;
+    let slowConsumer = false;
+    capUnsentOutput(ws, options.maxBufferedBytes, (buffered) => {
+      if (slowConsumer) return;
+      slowConsumer = true;
+      // No session id in the log: an id is a handle on someone's session.
+      options.log('warn', `closing ${session ? "a session's connection" : 'a connection'}: ${ErrorCode.SlowConsumer}, it stopped reading with ${buffered} bytes unsent (limit ${options.maxBufferedBytes})`);
+      ws.close(CloseCode.SlowConsumer, `${ErrorCode.SlowConsumer}: unsent output passed ${options.maxBufferedBytes} bytes`);
+      // The close frame waits behind the unread output; drop the socket (and that memory) soon.
+      setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+    });
 
     const handshakeTimer = setTimeout(() => {
       if (session) return;
@@ -169,32 +200,26 @@ export class BackendServer {
     }, options.handshakeTimeoutMs);
     handshakeTimer.unref();
 
-    const heartbeat = setInterval(() => {
-      if (!alive && ++missed >= 2) {
-        options.log('warn', `terminating ${session ? session.logLabel : 'a connection'}: it missed two heartbeats`);
-        ws.terminate();
-        return;
-      }
-      alive = false;
-      ws.ping();
-    }, options.heartbeatMs);
-    heartbeat.unref();
-
-    ws.on('pong', () => {
-      alive = true;
-      missed = 0;
+    const stopHeartbeat = startHeartbeat(ws, options.heartbeatMs, () => {
+      options.log('warn', `terminating ${session ? session.logLabel : 'a connection'}: it missed two heartbeats`);
+      ws.terminate();
     });
+
     ws.on('error', (e) => options.log('warn', `connection error: ${e.message}`));
     ws.on('close', () => {
       clearTimeout(handshakeTimer);
-      clearInterval(heartbeat);
+      stopHeartbeat();
       this.sockets.delete(ws);
+      this.handshaking.delete(ws);
       if (session) {
         session.detach(ws);
         this.deps.events.emit('disconnect', { sessionId: session.id });
       }
     });
     ws.on('message', (data, isBinary) => {
+      // Once this side closes a connection (SERVER_BUSY, SLOW_CONSUMER, shutdown), nothing it still
+      // sends counts: a slow consumer's requests would otherwise keep filling its session's buffer.
+      if (ws.readyState !== WebSocket.OPEN) return;
       const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes });
       try {
         if (!decoded.ok) {
@@ -216,6 +241,7 @@ export class BackendServer {
           return;
         }
         clearTimeout(handshakeTimer);
+        this.handshaking.delete(ws);
         session = this.handshake(ws, decoded.message);
       } catch (e) {
         options.log('error', `handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -232,9 +258,9 @@ export class BackendServer {
    * Anyone else gets a fresh session and the owner's session is left alone. All or nothing: a new
    * session is registered only once its attach succeeded; a resumed one that failed half-way is
    * detached again, so it keeps its grace period instead of hanging on a connection that does not
-   * know it.
+   * know it. A new session that finds no room is refused (SERVER_BUSY) before anything is built.
    */
-  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1]): Session {
+  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1]): Session | undefined {
     const existing = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
     if (existing?.owns(hello.resumeSecret)) {
       try {
@@ -246,6 +272,13 @@ export class BackendServer {
       this.deps.events.emit('session', { sessionId: existing.id, resumed: true });
       return existing;
     }
+    const busy = this.roomForNewSession();
+    if (busy) {
+      this.deps.options.log('warn', `refused a new session: ${busy}`);
+      sendFrame(ws, { type: 'error', code: ErrorCode.ServerBusy, message: `The backend cannot take a new session now: ${busy}. Try again later.` });
+      ws.close(CloseCode.TryAgainLater, ErrorCode.ServerBusy);
+      return undefined;
+    }
     const session = new Session({ ...this.deps, onEnded: (s) => this.sessions.delete(s.id) });
     try {
       session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new');
@@ -253,22 +286,48 @@ export class BackendServer {
       session.discard();
       throw e;
     }
-    this.evictIfFull();
     this.sessions.set(session.id, session);
     this.deps.events.emit('session', { sessionId: session.id, resumed: false });
     return session;
   }
 
-  /** Keeps the number of sessions bounded: the oldest one waiting to be resumed goes first. */
-  private evictIfFull(): void {
-    const max = this.deps.options.maxConnections * SESSIONS_PER_CONNECTION;
-    if (this.sessions.size < max) return;
+  /**
+   * At most `maxConnections` connections may wait for their hello; past it the oldest one goes. A
+   * real client says hello in its first milliseconds, so it is never the oldest; connections that
+   * upgrade and stay silent cannot hold every slot (with a plain 503 at the cap, sixteen of them,
+   * renewed every handshake timeout, kept the editor out for good). Attached sessions are capped at
+   * hello, where a resume can be told apart from a new session.
+   */
+  private makeRoomToHandshake(): void {
+    if (this.handshaking.size < this.deps.options.maxConnections) return;
+    const oldest = this.handshaking.values().next().value;
+    if (!oldest) return;
+    this.handshaking.delete(oldest);
+    sendFrame(oldest, { type: 'error', code: ErrorCode.ServerBusy, message: 'Too many connections are in their handshake; the oldest one (this) was closed to make room.' });
+    oldest.close(CloseCode.TryAgainLater, ErrorCode.ServerBusy);
+    setTimeout(() => oldest.terminate(), CLOSE_GRACE_MS).unref();
+  }
+
+  /**
+   * Makes room for a new session, or says why there is none. Attached sessions are capped at
+   * `maxConnections`; sessions in all at `maxSessions`, where only a detached session that holds
+   * nothing (no thread, no call in flight) may be evicted, oldest first: its client loses nothing,
+   * since a resume that finds no session starts afresh from its hello. A detached session with
+   * threads or calls is someone's work waiting for a reconnect; a new session is refused before it.
+   */
+  private roomForNewSession(): string | undefined {
+    const { maxConnections, maxSessions } = this.deps.options;
+    let attached = 0;
+    for (const s of this.sessions.values()) if (s.attached) attached++;
+    if (attached >= maxConnections) return `${attached} sessions are connected (limit ${maxConnections})`;
+    if (this.sessions.size < maxSessions) return undefined;
     for (const s of this.sessions.values()) {
-      if (!s.attached) {
-        s.end('too many sessions');
-        return;
+      if (!s.attached && s.agent.threadCount === 0 && s.invoker.pendingCount === 0) {
+        s.end('too many sessions: an idle detached session made room for a new one');
+        return undefined;
       }
     }
+    return `${this.sessions.size} sessions exist (limit ${maxSessions}) and every detached one may still be resumed`;
   }
 }
 

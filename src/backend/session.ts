@@ -103,7 +103,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns },
+      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes } },
     );
   }
 

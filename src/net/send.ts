@@ -21,12 +21,26 @@ export function sendEncoded(ws: WebSocket, message: OutgoingMessage, onSent?: (e
   const done = onSent && ((error?: Error | null) => onSent(error ?? undefined));
   if (!message.binary) {
     ws.send(message.data, { binary: false }, done);
-    return;
+  } else {
+    const last = message.parts.length - 1;
+    // Fragments of one message go out back to back: nothing else can be queued between them, since
+    // they are queued in this one synchronous loop.
+    message.parts.forEach((part, i) => ws.send(part, { binary: true, fin: i === last }, i === last ? done : undefined));
   }
-  const last = message.parts.length - 1;
-  // Fragments of one message go out back to back: nothing else can be queued between them, since
-  // they are queued in this one synchronous loop.
-  message.parts.forEach((part, i) => ws.send(part, { binary: true, fin: i === last }, i === last ? done : undefined));
+  const cap = outputCaps.get(ws);
+  if (cap && ws.bufferedAmount > cap.maxBytes) cap.exceeded(ws.bufferedAmount);
+}
+
+const outputCaps = new WeakMap<WebSocket, { maxBytes: number; exceeded: (buffered: number) => void }>();
+
+/**
+ * From now on, once more than `maxBytes` wait unsent on `ws` after a `sendEncoded`, `exceeded` runs
+ * (every time, until the caller stops sending: it is expected to close the socket, after which
+ * `ws` queues nothing more). Without it, everything sent to a peer that stopped reading stays in
+ * memory for as long as the connection lives.
+ */
+export function capUnsentOutput(ws: WebSocket, maxBytes: number, exceeded: (buffered: number) => void): void {
+  outputCaps.set(ws, { maxBytes, exceeded });
 }
 
 /** Makes `ws` deliver binary messages as their frames' payloads, which the codec reads in place. */

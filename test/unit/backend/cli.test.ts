@@ -132,6 +132,21 @@ describe('backend CLI', function () {
       assert.equal(c.options.discoveryFile, path.join(os.homedir(), '.client-tools', 'backends', `${process.pid}.json`));
     });
 
+    it('reads the admission and memory limits, sizes with KiB or MiB', () => {
+      const c = parseCli(['--max-connections', '4', '--max-sessions', '9', '--max-pending-sockets', '32', '--headers-timeout', '5s', '--max-buffered-bytes', '16MiB'], {});
+      assert.equal(c.options.maxConnections, 4);
+      assert.equal(c.options.maxSessions, 9);
+      assert.equal(c.options.maxPendingSockets, 32);
+      assert.equal(c.options.headersTimeoutMs, 5_000);
+      assert.equal(c.options.maxBufferedBytes, 16 * 1024 * 1024);
+      assert.equal(parseCli(['--max-buffered-bytes', '512KiB'], {}).options.maxBufferedBytes, 512 * 1024);
+      const h = parseCli(['--history-result-bytes', '64KiB', '--history-budget-bytes', '2MiB'], {}).options;
+      assert.equal(h.historyResultBytes, 64 * 1024);
+      assert.equal(h.historyBudgetBytes, 2 * 1024 * 1024);
+      assert.throws(() => parseCli(['--max-buffered-bytes', 'lots'], {}), /--max-buffered-bytes must be a size/);
+      assert.throws(() => parseCli(['--max-connections', '0'], {}), /--max-connections must be an integer/);
+    });
+
     it('refuses bad values with a usage error', () => {
       assert.throws(() => parseCli(['--disconnect-strategy', 'pray'], {}), UsageError);
       assert.throws(() => parseCli(['--port', '70000'], {}), /--port must be an integer/);

@@ -63,10 +63,24 @@ describe('backend server: handshake and sessions', () => {
       assert.equal(await upgradeStatus(b.url, { [TOKEN_HEADER]: TOKEN, Host: `127.0.0.1.evil.example` }), 403);
     });
 
-    it('refuses connections beyond the cap with 503', async () => {
+    it('closes the oldest connection still in its handshake (SERVER_BUSY, 1013) to make room for a new one', async () => {
+      const b = await start({ maxConnections: 1 });
+      const silent = await TestClient.connect(b.url, TOKEN);
+      clients.push(silent);
+      await open();
+      assert.equal((await silent.next('error')).code, ErrorCode.ServerBusy);
+      assert.equal((await silent.closed).code, 1013);
+    });
+
+    it('refuses a new session beyond the cap of attached sessions with SERVER_BUSY and close code 1013', async () => {
       const b = await start({ maxConnections: 1 });
       await open();
-      assert.equal(await upgradeStatus(b.url, { [TOKEN_HEADER]: TOKEN }), 503);
+      const late = await TestClient.connect(b.url, TOKEN);
+      clients.push(late);
+      late.send(helloMessage());
+      assert.equal((await late.next('error')).code, ErrorCode.ServerBusy);
+      assert.equal((await late.closed).code, 1013);
+      assert.equal(late.all('welcome').length, 0);
     });
   });
 
