@@ -53,7 +53,8 @@ describe('consent bound to the object in a real VS Code: swaps while the user de
     fs.mkdirSync(file('swap'), { recursive: true });
     vscode = await startVSCode({
       workspace,
-      settings: { 'clientTools.backendUrl': backend.url },
+      // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
+      settings: { 'clientTools.backendUrl': backend.url, 'clientTools.permissions.backgroundCalls': 'allow' },
       env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
       onAutomationLog: (type, message) => {
         if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);

@@ -57,7 +57,8 @@ describe('backend text in notifications renders no link (real VS Code)', functio
     fs.writeFileSync(path.join(workspace, ROGUE_NAME), 'original\n');
     vscode = await startVSCode({
       workspace,
-      settings: { 'clientTools.backendUrl': backend.url },
+      // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
+      settings: { 'clientTools.backendUrl': backend.url, 'clientTools.permissions.backgroundCalls': 'allow' },
       env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
       onAutomationLog: (type, message) => {
         if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);

@@ -57,6 +57,8 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
     outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-outside-')));
     backend = await ScriptedBackend.start(TOKEN);
     await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
+    // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
+    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', 'allow', vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
     await backend.waitFor('hello');
     await until('connected', () => api.connectionState() === 'connected');
@@ -82,6 +84,7 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', undefined, vscode.ConfigurationTarget.Global);
     await backend.close();
     fs.rmSync(file('swap'), { recursive: true, force: true });
     fs.rmSync(file('swap.moved-away'), { recursive: true, force: true });
