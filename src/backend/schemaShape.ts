@@ -32,6 +32,7 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 /** Keywords whose value is one subschema (or, for `items`, a draft-07 list). */
 const SCHEMA_VALUES = ['additionalProperties', 'items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
+const SCHEMA_LISTS_AND_VALUES = [...SCHEMA_LISTS, ...SCHEMA_VALUES];
 
 type SchemaNode = Record<string, unknown>;
 
@@ -154,7 +155,7 @@ function subschemas(node: SchemaNode): unknown[] {
     const value = Object.hasOwn(node, keyword) ? node[keyword] : undefined;
     if (isNode(value)) out.push(...Object.values(value));
   }
-  for (const keyword of [...SCHEMA_LISTS, ...SCHEMA_VALUES]) {
+  for (const keyword of SCHEMA_LISTS_AND_VALUES) {
     const value = Object.hasOwn(node, keyword) ? node[keyword] : undefined;
     if (Array.isArray(value)) out.push(...(value as unknown[]));
     else if (value !== undefined) out.push(value);

@@ -10,6 +10,8 @@
  * that a backend stalled for minutes fails the bound here instead of stalling the test too.
  */
 import * as assert from 'node:assert/strict';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { ErrorCode, type Hello, type ToolGroupDefinition } from '../../src/protocol';
 import { helloMessage, TestClient, type Msg } from '../support/backend-client';
 import { BackendProcess, startBackend, TOKEN, type BackendRig } from './support/backend-rig';
@@ -187,6 +189,39 @@ describe('rogue client: JSON Schemas that would stall or bloat the backend', fun
       assert.equal(duplicate.outcome, 'failed');
       assert.equal(duplicate.errorCode, ErrorCode.InvalidArguments);
       assert.match(duplicate.errorMessage ?? '', /"list" must NOT have duplicate items \(items ## 7 and 100 are identical\)/);
+    });
+
+    it('T-SCHEMA-10 schemas go with their session: two sessions of 512 distinct schemas each, every one compiled by a call, leave the heap as it was once they end', async function () {
+      this.timeout(120_000);
+      rig = await startBackend({ sessionGraceMs: 50 });
+      v8.setFlagsFromString('--expose-gc');
+      const gc = vm.runInNewContext('gc') as () => void;
+      let ended = 0;
+      rig.backend.on('sessionEnded', () => ended++);
+      const sessionThatCallsEveryTool = async (label: string, tools: number) => {
+        const toolGroups = Array.from({ length: tools / 256 }, (_, g) => ({
+          name: `G${g}`,
+          description: '',
+          tools: Array.from({ length: 256 }, (_, i) => ({ name: `T${g}_${i}`, description: '', parameters: { type: 'object', properties: { [`p${i}`]: { type: 'string', pattern: `^${label}_${g}_${i}$` }, n: { type: 'integer' } } } })),
+        }));
+        const { client, welcome } = await TestClient.open(rig.backend.url, TOKEN, { toolGroups });
+        client.autoAnswer(() => ({ success: true, content: [] }));
+        for (const g of toolGroups) {
+          for (const t of g.tools) assert.equal((await rig.backend.invokeClientTool(welcome.sessionId, t.name, { n: '1' })).outcome, 'succeeded');
+        }
+        const before = ended;
+        await client.close();
+        while (ended === before) await new Promise((r) => setTimeout(r, 20));
+      };
+      await sessionThatCallsEveryTool('warm-up', 256);
+      gc();
+      const heapBefore = process.memoryUsage().heapUsed;
+      await sessionThatCallsEveryTool('a', 512);
+      await sessionThatCallsEveryTool('b', 512);
+      gc();
+      const kept = process.memoryUsage().heapUsed - heapBefore;
+      // The old process-wide ajv kept every schema it compiled: 18.5 MB per 2,048.
+      assert.ok(kept < 3 * 1024 * 1024, `the heap kept ${(kept / 1024 / 1024).toFixed(1)} MB after both sessions ended`);
     });
   });
 });
