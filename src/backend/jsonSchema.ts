@@ -14,6 +14,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ErrorCode } from '../protocol';
 import { linearRegExp } from '../protocol/linearRegExp';
+import { PatternCache } from './schemaPatterns';
 import { checkShape } from './schemaShape';
 import { uniqueItemsKeyword } from './uniqueItems';
 
@@ -34,7 +35,6 @@ const COMPILER_OPTIONS = {
   addUsedSchema: false,
   // An optional property named `toString` or `constructor` is absent unless the arguments have it.
   ownProperties: true,
-  code: { regExp: linearRegExp },
 } as const;
 
 let metaValidator: Ajv2020 | undefined;
@@ -50,11 +50,13 @@ function metaSchema(): Ajv2020 {
  * stall the thread that serves every other session.
  */
 export class SchemaCompiler {
+  /** The registration's patterns, compiled with RE2 when checked and reused by ajv. */
+  readonly patterns = new PatternCache();
   private ajv: Ajv2020 | undefined;
 
   compile(schema: object): ValidateFunction {
     if (!this.ajv) {
-      this.ajv = new Ajv2020(COMPILER_OPTIONS);
+      this.ajv = new Ajv2020({ ...COMPILER_OPTIONS, code: { regExp: this.patterns.engine } });
       // ajv's own uniqueItems compares every pair of items; this one is linear.
       this.ajv.removeKeyword('uniqueItems');
       this.ajv.addKeyword(uniqueItemsKeyword);
@@ -86,19 +88,19 @@ export function checkParameters(schema: unknown, compiler: SchemaCompiler = new 
   }
   let entry = entries.get(schema);
   if (!entry) {
-    entry = { check: checkNew(schema), compiler };
+    entry = { check: checkNew(schema, compiler), compiler };
     entries.set(schema, entry);
   }
   return entry.check;
 }
 
-function checkNew(schema: object): SchemaCheck {
+function checkNew(schema: object, compiler: SchemaCompiler): SchemaCheck {
   const type = (schema as { type?: unknown }).type;
   if (type !== undefined && type !== 'object') {
     return { ok: false, code: ErrorCode.InvalidSchema, reason: `parameters must describe an object (type "object"), not ${JSON.stringify(type)}` };
   }
   // Shape first: the meta-schema check and ajv recurse, and must only see bounded schemas.
-  const shape = checkShape(schema);
+  const shape = checkShape(schema, compiler.patterns);
   if (!shape.ok) return shape;
   const meta = metaSchema();
   if (!meta.validate(META_SCHEMA_2020, schema)) {

@@ -8,10 +8,11 @@
  *   exponential in the arguments' depth), and the schema with every `$ref` inlined stays small
  *   (a 2 KB fan-out of refs otherwise costs 2^30 steps per call);
  * - `$id` only at the top (a nested one would move what `#/…` means under it);
- * - every `pattern` and `patternProperties` key compiles on RE2 (linear time).
+ * - every `pattern` and `patternProperties` key compiles on RE2 (linear time), within the budgets of
+ *   schemaPatterns.ts.
  */
-import { compileLinearPattern } from '../protocol/linearRegExp';
 import { ErrorCode } from '../protocol';
+import type { PatternCache } from './schemaPatterns';
 
 export const SCHEMA_LIMITS = {
   /** Nesting of JSON objects and arrays in one schema (a property is two levels: `properties`, then its schema). */
@@ -36,7 +37,7 @@ const SCHEMA_LISTS_AND_VALUES = [...SCHEMA_LISTS, ...SCHEMA_VALUES];
 
 type SchemaNode = Record<string, unknown>;
 
-export function checkShape(schema: object): ShapeCheck {
+export function checkShape(schema: object, patterns: PatternCache): ShapeCheck {
   const depth = checkDepth(schema);
   if (depth) return depth;
   let text: string;
@@ -47,7 +48,7 @@ export function checkShape(schema: object): ShapeCheck {
   }
   const bytes = Buffer.byteLength(text);
   if (bytes > SCHEMA_LIMITS.maxBytes) return limit(`it is ${bytes} bytes as JSON; the limit "schema size" is ${SCHEMA_LIMITS.maxBytes} bytes`);
-  const graph = collect(schema as SchemaNode);
+  const graph = collect(schema as SchemaNode, patterns);
   if ('code' in graph) return graph;
   const expansion = checkExpansion(schema as SchemaNode, graph.refs);
   if (expansion) return expansion;
@@ -70,9 +71,10 @@ function checkDepth(root: object): ShapeCheck | undefined {
 }
 
 /** Every subschema's `$ref` target, resolved; refuses what cannot be resolved locally, nested `$id`s and patterns RE2 cannot run. */
-function collect(root: SchemaNode): { refs: Map<SchemaNode, unknown> } | { ok: false; code: ErrorCode; reason: string } {
+function collect(root: SchemaNode, cache: PatternCache): { refs: Map<SchemaNode, unknown> } | { ok: false; code: ErrorCode; reason: string } {
   const refs = new Map<SchemaNode, unknown>();
   const patterns = new Set<string>();
+  let programSize = 0;
   const stack: SchemaNode[] = [root];
   while (stack.length) {
     const node = stack.pop()!;
@@ -92,11 +94,9 @@ function collect(root: SchemaNode): { refs: Map<SchemaNode, unknown> } | { ok: f
       if (patterns.has(p)) continue;
       patterns.add(p);
       if (patterns.size > SCHEMA_LIMITS.maxPatterns) return limit(`it has more than ${SCHEMA_LIMITS.maxPatterns} distinct patterns; the limit "patterns per schema" is ${SCHEMA_LIMITS.maxPatterns}`);
-      try {
-        compileLinearPattern(p);
-      } catch (e) {
-        return invalid((e as Error).message);
-      }
+      const compiled = cache.check(p, programSize);
+      if (!compiled.ok) return compiled;
+      programSize += compiled.programSize;
     }
     for (const child of subschemas(node)) if (isNode(child)) stack.push(child);
   }

@@ -10,8 +10,13 @@
 import type { RegExpEngine, RegExpLike } from 'ajv/dist/types';
 import { RE2JS } from 're2js';
 
+/** A compiled pattern and the size of its RE2 program (what compiling it cost, roughly). */
+export interface LinearPattern extends RegExpLike {
+  programSize: number;
+}
+
 /** Compiles an ECMAScript-syntax pattern with RE2; throws (naming the pattern) when RE2 cannot express it. */
-export function compileLinearPattern(pattern: string): RegExpLike {
+export function compileLinearPattern(pattern: string): LinearPattern {
   let re: RE2JS;
   try {
     // translateRegExp maps ECMAScript spellings RE2 writes differently (\u{…}, (?<name>…)).
@@ -20,11 +25,13 @@ export function compileLinearPattern(pattern: string): RegExpLike {
     const why = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
     throw new SyntaxError(`pattern ${JSON.stringify(pattern.slice(0, 200))} is not supported (${why}); patterns run on RE2, which has no lookaround or backreferences`);
   }
-  return {
+  const compiled: LinearPattern = {
     test: (s: string) => re.test(s),
-    // ajv keys its compiled patterns by this text; two patterns must never share a key.
-    toString: () => `re2:${pattern}`,
-  } as RegExpLike;
+    programSize: re.programSize(),
+  };
+  // ajv keys its compiled patterns by this text; two patterns must never share a key.
+  compiled.toString = () => `re2:${pattern}`;
+  return compiled;
 }
 
 /** ajv's `code.regExp` option. The `u` flag ajv passes changes nothing: RE2 always reads Unicode. */

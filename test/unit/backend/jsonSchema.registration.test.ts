@@ -65,6 +65,14 @@ describe('backend tool registration limits', () => {
     assert.match(problems[0].message, /Tool "Big_40" .* at most 4194304 bytes \(limit "schema bytes per session"\)/);
   });
 
+  it('patterns compiling to more than 200,000 RE2 instructions in one registration are refused past that point (pattern size per message)', () => {
+    // Each schema's pattern is about 19,000 instructions: the eleventh passes the registration's budget.
+    const { groups, problems } = admitGroups([group('P', 300, (i) => ({ type: 'object', properties: { p: { type: 'string', pattern: `${'[a-z]{1000}'.repeat(19)}${i}` } } }))], new Set());
+    assert.equal(groups[0].tools.length, 10);
+    assert.equal(problems.length, 290);
+    assert.ok(problems.every((p) => p.code === ErrorCode.LimitExceeded && /"pattern size per message" is 200000/.test(p.message)));
+  });
+
   it('a refused schema is reported with its own code and the rest of the group still registers', () => {
     const schemas = [{ type: 'object', properties: { p: { type: 'string', pattern: '(?=x)' } } }, { type: 'object', properties: {} }];
     const { groups, problems } = admitGroups([group('M', 2, (i) => schemas[i])], new Set());

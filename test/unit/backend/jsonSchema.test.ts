@@ -79,6 +79,18 @@ describe('backend JSON Schema checks', () => {
       assert.ok(checkParameters(nested(20)).ok);
     });
 
+    it('patterns over 1,000 characters, or compiling to more than 20,000 RE2 instructions per schema, are refused (pattern length, pattern size per schema)', () => {
+      const long = refused({ type: 'object', properties: { p: { type: 'string', pattern: 'a'.repeat(1001) } } });
+      assert.equal(long.code, ErrorCode.LimitExceeded);
+      assert.match(long.reason, /"pattern length" is 1000/);
+      // Counted repetition multiplies the program: 11 characters, a thousand instructions.
+      const properties = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`p${i}`, { type: 'string', pattern: `[a-z]{1000}${i}` }]));
+      const big = refused({ type: 'object', properties });
+      assert.equal(big.code, ErrorCode.LimitExceeded);
+      assert.match(big.reason, /"pattern size per schema" is 20000/);
+      assert.ok(checkParameters({ type: 'object', properties: Object.fromEntries(Object.entries(properties).slice(0, 15)) }).ok);
+    });
+
     it('a schema over 128 KiB is refused (schema size)', () => {
       const r = refused({ type: 'object', description: 'x'.repeat(SCHEMA_LIMITS.maxBytes) });
       assert.equal(r.code, ErrorCode.LimitExceeded);
