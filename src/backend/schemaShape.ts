@@ -80,8 +80,11 @@ function collect(root: SchemaNode, cache: PatternCache): { refs: Map<SchemaNode,
   const patterns = new Set<string>();
   let programSize = 0;
   const stack: SchemaNode[] = [root];
+  const visited = new Set<SchemaNode>();
   while (stack.length) {
     const node = stack.pop()!;
+    if (visited.has(node)) continue;
+    visited.add(node);
     if (node !== root && Object.hasOwn(node, '$id')) return invalid('"$id" is only supported at the top of a parameter schema');
     for (const keyword of ['$dynamicRef', '$recursiveRef']) {
       if (Object.hasOwn(node, keyword)) return invalid(`"${keyword}" is not supported; use "$ref" to a local definition`);
@@ -90,6 +93,8 @@ function collect(root: SchemaNode, cache: PatternCache): { refs: Map<SchemaNode,
       const target = resolvePointer(root, node.$ref);
       if (!target.ok) return invalid(target.reason);
       refs.set(node, target.value);
+      // A `$ref` may point anywhere, even into a `default`: what it points at is a schema to ajv, so it is walked as one.
+      if (isNode(target.value)) stack.push(target.value);
     }
     const found: string[] = [];
     if (typeof node.pattern === 'string' && Object.hasOwn(node, 'pattern')) found.push(node.pattern);

@@ -106,6 +106,15 @@ describe('backend JSON Schema checks', () => {
       assert.equal(r.code, ErrorCode.LimitExceeded);
       assert.match(r.reason, /"\$ref expansion" is 2000/);
 
+      // The same fan-out hidden where nothing but a $ref treats it as a schema.
+      const hiddenDefs: Record<string, unknown> = { d0: { type: 'string' } };
+      for (let i = 1; i <= 30; i++) hiddenDefs[`d${i}`] = { allOf: [{ $ref: `#/default/d${i - 1}` }, { $ref: `#/default/d${i - 1}` }] };
+      const hidden = { type: 'object', default: hiddenDefs, properties: { p: { $ref: '#/default/d30' } } };
+      assert.equal(refused(hidden).code, ErrorCode.LimitExceeded);
+      const hiddenPattern = refused({ type: 'object', examples: [{ pattern: '(?=x)' }], properties: { p: { $ref: '#/examples/0' } } });
+      assert.equal(hiddenPattern.code, ErrorCode.InvalidSchema);
+      assert.ok(checkParameters({ type: 'object', examples: [{ pattern: '(?=x)' }] }).ok, 'data that is never used as a schema was checked as one');
+
       const shared = { type: 'object', $defs: { 'a/b': { type: 'integer', minimum: 0 } }, properties: { x: { $ref: '#/$defs/a~1b' }, y: { $ref: '#/$defs/a~1b' } } };
       const validate = validator(shared);
       assert.equal(checkArguments(validate, { x: 1, y: '2' }).ok, true);
