@@ -23,7 +23,10 @@ const META_SCHEMA_2020 = 'https://json-schema.org/draft/2020-12/schema';
 const COMPILER_OPTIONS = {
   coerceTypes: 'array',
   useDefaults: true,
-  allErrors: false,
+  // With allErrors off ajv nests the code of each keyword inside the one before: 2,000 properties
+  // took 12 s to compile and the generated function overflowed V8's stack when called. With it on the
+  // code is flat and linear (1.4 s); a failed call reports the first error all the same.
+  allErrors: true,
   strict: false,
   // Formats such as "uri" are descriptions for the model; the tool itself checks its inputs.
   validateFormats: false,

@@ -102,7 +102,7 @@ describe('rogue client: JSON Schemas that would stall or bloat the backend', fun
       const c = await attacker({ toolGroups: [deleteGroup({ $ref: '#/$defs/d34' }, { $defs })] });
       const error = await c.next('error', () => true, BYSTANDER_BOUND_MS);
       assert.equal(error.code, ErrorCode.LimitExceeded);
-      assert.match(error.message, /Tool "DeleteFile" \(group "Files"\) was not registered: .*"\$ref expansion" is 2000/);
+      assert.match(error.message, /Tool "DeleteFile" \(group "Files"\) was not registered: .*"\$ref expansion" is 1000/);
       c.send({ type: 'userMessage', threadId: 't', text: 'delete notes.txt' });
       const started = await c.next('runStarted', () => true, BYSTANDER_BOUND_MS);
       await assertBystanderCompletes(backend.url);

@@ -104,7 +104,7 @@ describe('backend JSON Schema checks', () => {
       assert.ok(JSON.stringify(fanOut).length < 2_500);
       const r = refused(fanOut);
       assert.equal(r.code, ErrorCode.LimitExceeded);
-      assert.match(r.reason, /"\$ref expansion" is 2000/);
+      assert.match(r.reason, /"\$ref expansion" is 1000/);
 
       // The same fan-out hidden where nothing but a $ref treats it as a schema.
       const hiddenDefs: Record<string, unknown> = { d0: { type: 'string' } };
