@@ -1,68 +1,130 @@
 /**
- * JSON Schema checks for tool parameters, done by ajv: a schema is compiled once when a tool is
- * registered (an invalid one is refused there, naming the tool), and every call's arguments are
- * validated against it with the coercions models commonly need ("3" → 3, "true" → true, a lone
- * value → a one-element array).
+ * JSON Schema checks for tool parameters, done by ajv. A client's schema is checked when its tool is
+ * registered (an unusable one is refused there, naming the tool; see schemaShape.ts for the limits)
+ * and compiled at the tool's first call; every call's arguments are validated against it with the
+ * coercions models commonly need ("3" → 3, "true" → true, a lone value → a one-element array).
+ *
+ * Compiled schemas belong to the session whose message brought them: each registration (a `hello`,
+ * or one augmentation's injected groups) gets its own `SchemaCompiler`, that is its own ajv
+ * instance, reachable only from the schema objects it compiled (a WeakMap keyed by them). When the
+ * session drops its tool definitions (it ended, or a group was replaced), the compiled code goes with
+ * them; nothing is cached per process, and a `$id` in one session's schema means nothing to another.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ErrorCode } from '../protocol';
+import { linearRegExp } from '../protocol/linearRegExp';
+import { PatternCache } from './schemaPatterns';
+import { checkShape } from './schemaShape';
+import { uniqueItemsKeyword } from './uniqueItems';
 
-const ajv = new Ajv2020({
+const META_SCHEMA_2020 = 'https://json-schema.org/draft/2020-12/schema';
+
+const COMPILER_OPTIONS = {
   coerceTypes: 'array',
   useDefaults: true,
-  allErrors: false,
+  // With allErrors off ajv nests the code of each keyword inside the one before: 2,000 properties
+  // took 12 s to compile and the generated function overflowed V8's stack when called. With it on the
+  // code is flat and linear (1.4 s); a failed call reports the first error all the same.
+  allErrors: true,
   strict: false,
   // Formats such as "uri" are descriptions for the model; the tool itself checks its inputs.
   validateFormats: false,
   logger: false,
-});
+  // Checked against the meta-schema once, at registration, by metaSchema() below.
+  meta: false,
+  validateSchema: false,
+  // A schema's `$id` is not registered anywhere: two tools (or sessions) may use the same one.
+  addUsedSchema: false,
+  // An optional property named `toString` or `constructor` is absent unless the arguments have it.
+  ownProperties: true,
+} as const;
 
-/** Compiled validators by schema text: the same schema registered again (resume, reset) is not recompiled. */
-const compiled = new Map<string, ValidateFunction>();
-const MAX_CACHED = 2048;
-/** The verdict per schema object, so a call does not serialise its tool's schema to find the validator. */
-const bySchemaObject = new WeakMap<object, SchemaCheck>();
+let metaValidator: Ajv2020 | undefined;
 
-export type SchemaCheck = { ok: true; validate: ValidateFunction } | { ok: false; reason: string };
-
-/** Compiles a tool's parameter schema, or says why it cannot be used. */
-export function compileParameters(schema: unknown): SchemaCheck {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-    return { ok: false, reason: 'parameters must be a JSON Schema object' };
-  }
-  let check = bySchemaObject.get(schema);
-  if (!check) {
-    check = compileText(schema);
-    // Tool definitions are not changed after registration; a schema object seen again is the same schema.
-    bySchemaObject.set(schema, check);
-  }
-  return check;
+/** The 2020-12 meta-schema check, shared: it keeps nothing of the schemas it checks. */
+function metaSchema(): Ajv2020 {
+  return (metaValidator ??= new Ajv2020({ strict: false, logger: false, validateFormats: false, code: { regExp: linearRegExp } }));
 }
 
-function compileText(schema: object): SchemaCheck {
+/**
+ * The ajv instance of one registration, made at its first compile (about 0.2 ms). Schemas in it are
+ * compiled one at a time, at their tool's first call, so a `hello` with a thousand tools does not
+ * stall the thread that serves every other session.
+ */
+export class SchemaCompiler {
+  /** The registration's patterns, compiled with RE2 when checked and reused by ajv. */
+  readonly patterns = new PatternCache();
+  private ajv: Ajv2020 | undefined;
+
+  compile(schema: object): ValidateFunction {
+    if (!this.ajv) {
+      this.ajv = new Ajv2020({ ...COMPILER_OPTIONS, code: { regExp: this.patterns.engine } });
+      // ajv's own uniqueItems compares every pair of items; this one is linear.
+      this.ajv.removeKeyword('uniqueItems');
+      this.ajv.addKeyword(uniqueItemsKeyword);
+    }
+    return this.ajv.compile(schema);
+  }
+}
+
+export type SchemaCheck = { ok: true; bytes: number } | { ok: false; code: ErrorCode; reason: string };
+export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; reason: string };
+
+interface Entry {
+  check: SchemaCheck;
+  compiler: SchemaCompiler;
+  compiled?: CompiledSchema;
+}
+
+/** Per schema object: tool definitions are not changed after registration, so an object seen again is the same schema. */
+const entries = new WeakMap<object, Entry>();
+
+/**
+ * Whether a tool's parameter schema can be registered: an object schema, within the limits, valid
+ * against the 2020-12 meta-schema, with patterns RE2 can run. Linear in the schema's size.
+ * @param compiler the registration's compiler, used at the tool's first call
+ */
+export function checkParameters(schema: unknown, compiler: SchemaCompiler = new SchemaCompiler()): SchemaCheck {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return { ok: false, code: ErrorCode.InvalidSchema, reason: 'parameters must be a JSON Schema object' };
+  }
+  let entry = entries.get(schema);
+  if (!entry) {
+    entry = { check: checkNew(schema, compiler), compiler };
+    entries.set(schema, entry);
+  }
+  return entry.check;
+}
+
+function checkNew(schema: object, compiler: SchemaCompiler): SchemaCheck {
   const type = (schema as { type?: unknown }).type;
   if (type !== undefined && type !== 'object') {
-    return { ok: false, reason: `parameters must describe an object (type "object"), not ${JSON.stringify(type)}` };
+    return { ok: false, code: ErrorCode.InvalidSchema, reason: `parameters must describe an object (type "object"), not ${JSON.stringify(type)}` };
   }
-  let key: string;
-  try {
-    key = JSON.stringify(schema);
-  } catch {
-    return { ok: false, reason: 'parameters cannot be serialised as JSON' };
+  // Shape first: the meta-schema check and ajv recurse, and must only see bounded schemas.
+  const shape = checkShape(schema, compiler.patterns);
+  if (!shape.ok) return shape;
+  const meta = metaSchema();
+  if (!meta.validate(META_SCHEMA_2020, schema)) {
+    return { ok: false, code: ErrorCode.InvalidSchema, reason: describeErrors(meta.errors, 'schema') };
   }
-  const cached = compiled.get(key);
-  if (cached) return { ok: true, validate: cached };
-  if (!ajv.validateSchema(schema)) {
-    return { ok: false, reason: describeErrors(ajv.errors, 'schema') };
+  return shape;
+}
+
+/** The validator for a schema, compiled at its first use (checked first if it was never registered). */
+export function compileParameters(schema: unknown): CompiledSchema {
+  const check = checkParameters(schema);
+  if (!check.ok) return { ok: false, reason: check.reason };
+  const entry = entries.get(schema as object)!;
+  if (!entry.compiled) {
+    try {
+      entry.compiled = { ok: true, validate: entry.compiler.compile(schema as object) };
+    } catch (e) {
+      entry.compiled = { ok: false, reason: (e as Error).message };
+    }
   }
-  try {
-    const validate = ajv.compile(schema);
-    if (compiled.size >= MAX_CACHED) compiled.clear();
-    compiled.set(key, validate);
-    return { ok: true, validate };
-  } catch (e) {
-    return { ok: false, reason: (e as Error).message };
-  }
+  return entry.compiled;
 }
 
 export type ArgumentCheck = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
@@ -72,8 +134,14 @@ export type ArgumentCheck = { ok: true; value: Record<string, unknown> } | { ok:
  * in place, so it works on a copy.
  */
 export function checkArguments(validate: ValidateFunction, args: Record<string, unknown>): ArgumentCheck {
-  const copy = structuredClone(args);
-  if (validate(copy)) return { ok: true, value: copy };
+  try {
+    const copy = structuredClone(args);
+    if (validate(copy)) return { ok: true, value: copy };
+  } catch (e) {
+    // Copying and deep comparisons recurse into the arguments: thousands of nested arrays overflow.
+    if (e instanceof RangeError) return { ok: false, reason: 'they are nested too deeply' };
+    throw e;
+  }
   return { ok: false, reason: describeErrors(validate.errors, 'arguments') };
 }
 

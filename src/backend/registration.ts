@@ -2,11 +2,22 @@
  * Admission of client tool groups (from `hello`, `updateToolGroups` or an augmentation's
  * `injectGroups`). A tool whose parameter schema is not a usable JSON Schema, or whose name is
  * already taken, is refused with a problem naming it; the rest of its group is still registered.
+ * A session's tool state holds at most SESSION_LIMITS groups, tools and schema bytes; what would
+ * pass them is refused with LIMIT_EXCEEDED (one problem per group, not per tool).
  */
 import type { Augmentation, ToolGroupDefinition } from '../protocol';
 import { ErrorCode } from '../protocol';
-import { compileParameters } from './jsonSchema';
+import { checkParameters, SchemaCompiler } from './jsonSchema';
 import type { ClientToolState } from './toolState';
+
+export const SESSION_LIMITS = {
+  /** Tool groups in one tool state (registered and injected), as many as one `hello` may carry. */
+  maxGroups: 128,
+  /** Tools in one tool state; also the most tools whose schemas one registration checks. */
+  maxTools: 1024,
+  /** Parameter schemas of one tool state, serialised as JSON. */
+  maxSchemaBytes: 4 * 1024 * 1024,
+} as const;
 
 export interface RegistrationProblem {
   code: ErrorCode;
@@ -20,14 +31,29 @@ export interface Admission {
   problems: RegistrationProblem[];
 }
 
+/** What a tool state already holds, counted against SESSION_LIMITS. */
+export interface Usage {
+  groups: number;
+  tools: number;
+  schemaBytes: number;
+}
+
 /**
  * @param taken names the model already sees elsewhere (server tools, tools of groups that stay)
+ * @param used what the tool state keeps besides these groups
  */
-export function admitGroups(groups: readonly ToolGroupDefinition[], taken: ReadonlySet<string>): Admission {
+export function admitGroups(groups: readonly ToolGroupDefinition[], taken: ReadonlySet<string>, used: Usage = { groups: 0, tools: 0, schemaBytes: 0 }): Admission {
   const problems: RegistrationProblem[] = [];
   const names = new Set(taken);
   const seenGroups = new Set<string>();
   const admitted: ToolGroupDefinition[] = [];
+  // One ajv instance for the schemas of this registration: they live and die together.
+  const compiler = new SchemaCompiler();
+  let groupCount = used.groups;
+  let toolCount = used.tools;
+  let schemaBytes = used.schemaBytes;
+  // Every tool examined (admitted or not) costs one: a flood of refused tools is still bounded work.
+  let examinable = SESSION_LIMITS.maxTools - used.tools;
 
   for (const group of groups) {
     if (seenGroups.has(group.name)) {
@@ -35,20 +61,40 @@ export function admitGroups(groups: readonly ToolGroupDefinition[], taken: Reado
       continue;
     }
     seenGroups.add(group.name);
+    if (groupCount >= SESSION_LIMITS.maxGroups) {
+      problems.push({ code: ErrorCode.LimitExceeded, group: group.name, message: `Tool group "${group.name}" was not registered: a session may have at most ${SESSION_LIMITS.maxGroups} tool groups (limit "groups per session").` });
+      continue;
+    }
+    groupCount++;
 
+    let overCount = 0;
     const tools = group.tools.filter((tool) => {
-      const schema = compileParameters(tool.parameters);
+      if (examinable <= 0 || toolCount >= SESSION_LIMITS.maxTools) {
+        overCount++;
+        return false;
+      }
+      examinable--;
+      const schema = checkParameters(tool.parameters, compiler);
       if (!schema.ok) {
-        problems.push({ code: ErrorCode.InvalidSchema, group: group.name, tool: tool.name, message: `Tool "${tool.name}" (group "${group.name}") was not registered: invalid parameter schema: ${schema.reason}.` });
+        problems.push({ code: schema.code, group: group.name, tool: tool.name, message: `Tool "${tool.name}" (group "${group.name}") was not registered: invalid parameter schema: ${schema.reason}.` });
         return false;
       }
       if (names.has(tool.name)) {
         problems.push({ code: ErrorCode.InvalidMessage, group: group.name, tool: tool.name, message: `Tool "${tool.name}" (group "${group.name}") was not registered: another tool already has that name.` });
         return false;
       }
+      if (schemaBytes + schema.bytes > SESSION_LIMITS.maxSchemaBytes) {
+        problems.push({ code: ErrorCode.LimitExceeded, group: group.name, tool: tool.name, message: `Tool "${tool.name}" (group "${group.name}") was not registered: a session's parameter schemas may take at most ${SESSION_LIMITS.maxSchemaBytes} bytes (limit "schema bytes per session").` });
+        return false;
+      }
+      schemaBytes += schema.bytes;
+      toolCount++;
       names.add(tool.name);
       return true;
     });
+    if (overCount > 0) {
+      problems.push({ code: ErrorCode.LimitExceeded, group: group.name, message: `${overCount} tool${overCount === 1 ? '' : 's'} of group "${group.name}" ${overCount === 1 ? 'was' : 'were'} not registered: a session may have at most ${SESSION_LIMITS.maxTools} tools (limit "tools per session").` });
+    }
 
     const toolNames = new Set(tools.map((t) => t.name));
     const skills = (group.skills ?? []).flatMap((skill) => {
@@ -83,9 +129,23 @@ export function applyAugmentation(
   let problems: RegistrationProblem[] = [];
   if (aug.injectGroups?.length) {
     const replaced = new Set(aug.injectGroups.map((g) => g.name));
-    const admission = admitGroups(aug.injectGroups, new Set([...reserved, ...state.namesInUse(replaced)]));
+    const admission = admitGroups(aug.injectGroups, new Set([...reserved, ...state.namesInUse(replaced)]), usage(state.groupDefinitions(replaced)));
     problems = admission.problems;
     applied = { ...aug, injectGroups: admission.groups };
   }
   return { applied, problems, notes: state.apply(applied) };
+}
+
+function usage(groups: readonly ToolGroupDefinition[]): Usage {
+  let tools = 0;
+  let schemaBytes = 0;
+  for (const g of groups) {
+    for (const t of g.tools) {
+      tools++;
+      // Admitted before, so the check is remembered: no schema is walked twice.
+      const check = checkParameters(t.parameters);
+      if (check.ok) schemaBytes += check.bytes;
+    }
+  }
+  return { groups: groups.length, tools, schemaBytes };
 }

@@ -105,6 +105,11 @@ export class ClientToolState {
     return this.groups.map((e) => e.def.name);
   }
 
+  /** The definitions of every group except the ones named (which are about to be replaced), for the per-session limits. */
+  groupDefinitions(except: ReadonlySet<string> = new Set()): ToolGroupDefinition[] {
+    return this.groups.filter((e) => !except.has(e.def.name)).map((e) => e.def);
+  }
+
   /** Tool and skill names registered in every group except the ones named (which are about to be replaced). */
   namesInUse(except: ReadonlySet<string> = new Set()): Set<string> {
     const names = new Set<string>();

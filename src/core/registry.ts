@@ -8,6 +8,7 @@
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { CodedError, ErrorCode, Schemas, TOOL_NAME_PATTERN, type SkillDefinition, type ToolGroupDefinition } from '../protocol';
+import { linearRegExp } from '../protocol/linearRegExp';
 import { Emitter, type Disposable, type Event } from './events';
 import type { ClientTool } from './tool';
 
@@ -302,6 +303,10 @@ export const SCHEMA_COMPILER_OPTIONS = {
   removeAdditional: false,
   validateFormats: false,
   logger: false,
+  // Without it an optional property named `toString` or `constructor` is "present" through the prototype.
+  ownProperties: true,
+  // A backend's arguments meet other extensions' patterns here: RE2, never exponential backtracking.
+  code: { regExp: linearRegExp },
 } as const;
 
 /**

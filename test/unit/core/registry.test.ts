@@ -53,6 +53,14 @@ describe('registry', () => {
     assert.equal(registry.definitions().length, 0, 'nothing half-registered');
   });
 
+  it('checks own properties only: optional properties named toString or constructor may be left out', () => {
+    const parameters = { type: 'object', properties: { toString: { type: 'string' }, constructor: { type: 'string' } }, additionalProperties: false };
+    registry.register(group, [tool('Proto', { parameters })]);
+    assert.equal(registry.validateArguments('Proto', {}), undefined);
+    assert.equal(registry.validateArguments('Proto', { toString: 'x', constructor: 'y' }), undefined);
+    assert.equal(registry.validateArguments('Proto', { toString: 1 }), 'toString: must be string');
+  });
+
   it('compiles a checked schema at the first call, not at registration (activation time), with the same strictness', () => {
     // A checked schema is the caller's promise (the built-in ones are tested); breaking it shows at the first call.
     const typo = { type: 'object', propertees: {} };
