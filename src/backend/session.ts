@@ -292,7 +292,9 @@ export class Session implements ClientLink {
     if (refusal) return this.error(ErrorCode.LimitExceeded, refusal);
     const next = this.base.clone();
     const { applied, problems, notes } = applyAugmentation(next, aug, this.deps.serverTools().keys());
-    const full = overfullState(next) ?? (this.agent.canQueueUpdate(aug) ? undefined : 'A run in progress has too many tool-group updates waiting for its next model call. Nothing was applied; send it again after the run.');
+    // Registration trims what passes the session's caps group by group; an update is all or nothing.
+    const capped = problems.find((p) => p.code === ErrorCode.LimitExceeded);
+    const full = (capped ? `${capped.message} Nothing was applied.` : undefined) ?? overfullState(next) ?? (this.agent.canQueueUpdate(aug) ? undefined : 'A run in progress has too many tool-group updates waiting for its next model call. Nothing was applied; send it again after the run.');
     if (full) return this.error(ErrorCode.LimitExceeded, full);
     this.base = next;
     this.reportProblems(problems);

@@ -6,6 +6,7 @@
  * how big and how frequent updates are, and how much state they can build up.
  */
 import type { Augmentation } from '../protocol';
+import { SESSION_LIMITS } from './registration';
 import type { ClientToolState } from './toolState';
 
 /** Largest augmentation one update may carry, as JSON text. */
@@ -13,8 +14,11 @@ export const MAX_UPDATE_BYTES = 1024 * 1024;
 /** Updates a client may send in a burst; the allowance then refills at UPDATES_PER_SECOND. */
 export const UPDATE_BURST = 64;
 export const UPDATES_PER_SECOND = 16;
-/** Groups, and tools plus skills, a session's state may hold (registered and injected together). */
-export const MAX_SESSION_GROUPS = 256;
+/**
+ * Groups, and tools plus skills, a session's state may hold (registered and injected together). The
+ * group cap is registration's (one set of limits); tools plus skills count skills too.
+ */
+export const MAX_SESSION_GROUPS = SESSION_LIMITS.maxGroups;
 export const MAX_SESSION_TOOLS = 4096;
 /** At most one session-wide `toolGroupState` per this interval; updates in between share it. */
 export const STATE_INTERVAL_MS = 100;
