@@ -22,7 +22,7 @@ for (const file of files) {
   let loopDepth = -1;
   lines.forEach((line, i) => {
     const where = `${file}:${i + 1}`;
-    const top = /^describe\((['"`])(.*?)\1/.exec(line);
+    const top = /^describe\((['"`])((?:\\.|(?!\1).)*)\1/.exec(line);
     if (top) {
       group = { name: top[2].replace(/\\'/g, "'"), file, cases: 0 };
       groups.push(group);
