@@ -36,8 +36,9 @@ export const DEFAULT_UI_TEXT_CHARS = 2000;
 // reorder what the user reads.
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
 // URI schemes VS Code opens from a link: `command:` runs a command; `vscode:`/`vscode-insiders:`
-// hand a URI to an extension; `file:` opens a local file.
-const LINK_SCHEME = /(?<![\p{L}\p{N}+.-])(command|vscode(?:-[a-z]+)?|file)\s*:/giu;
+// hand a URI to an extension; `file:` opens a local file. A scheme is only one when its target
+// follows the colon directly, so our own labels ("Command: npm test") stay as they are.
+const LINK_SCHEME = /(?<![\p{L}\p{N}+.-])(command|vscode(?:-[a-z]+)?|file):(?=\S)/giu;
 const THIN_SPACE = '\u2009';
 
 /** Makes `text` fit for VS Code's UI; see the top of this file. */

@@ -48,6 +48,11 @@ describe('uiText: the door for peer text into VS Code UI', () => {
     assert.equal(uiText('a[x](command:workbench.action.terminal.new).txt'), 'a[x]\u2009(command\u2009:workbench.action.terminal.new).txt');
   });
 
+  it('leaves a label followed by a colon and a space as it is ("Command: npm test" names no link target)', () => {
+    assert.equal(uiText('Command: npm test\nFile: a.txt', { multiline: true }), 'Command: npm test\nFile: a.txt');
+    assert.notEqual(uiText('Command:workbench.action.terminal.new'), 'Command:workbench.action.terminal.new');
+  });
+
   it('breaks $(icon) syntax, which quick picks and the status bar render as icons', () => {
     assert.equal(uiText('$(check) Accepted'), '$\u2009(check) Accepted');
   });
