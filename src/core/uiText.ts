@@ -27,6 +27,14 @@ export interface UiTextOptions {
   multiline?: boolean;
   /** Longer results end in `…`. Default 2,000 characters. */
   maxLength?: number;
+  /**
+   * For surfaces VS Code renders as plain text, the modal dialog's message and detail: invisible
+   * characters are still shown by code point, but link and icon syntax are left exactly as sent, so
+   * a command or an edit the user approves reads exactly as it will run (`$((6*7))`, `a[i](x)`).
+   * test/e2e/ui-text.e2e.test.ts checks, in each VS Code the matrix runs, that the dialog renders
+   * such text with no link. Default false.
+   */
+  verbatim?: boolean;
 }
 
 export const DEFAULT_UI_TEXT_CHARS = 2000;
@@ -50,6 +58,7 @@ export function uiText(text: string, options: UiTextOptions = {}): SafeText {
     if (ch === '\n') return '⏎';
     return `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
   });
+  if (options.verbatim) return truncate(s.replace(/\s+$/u, ''), maxLength) as SafeText;
   // `[label](target)` and `[label]: target` are links only when "](" or "]:" touch: separate them.
   s = s.replace(/\]\s*([(:])/g, `]${THIN_SPACE}$1`);
   s = s.replace(LINK_SCHEME, (_m, scheme: string) => `${scheme}${THIN_SPACE}:`);

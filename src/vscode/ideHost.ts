@@ -138,8 +138,9 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
       };
       const onAbort = () => finish(undefined);
       signal.addEventListener('abort', onAbort);
-      // The prompt's message and detail name peer-chosen paths and tool names: through the door.
-      ui.showModalItems(uiText(prompt.message), uiText(detail, { multiline: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS }), buttons).then(
+      // The prompt's message and detail name peer-chosen paths and tool names: through the door,
+      // verbatim (a dialog renders plain text), so the command or change approved reads as it runs.
+      ui.showModalItems(uiText(prompt.message, { verbatim: true }), uiText(detail, { multiline: true, verbatim: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS }), buttons).then(
         (choice) => finish(choice?.value),
         () => finish(undefined),
       );

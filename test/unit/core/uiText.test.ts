@@ -53,6 +53,11 @@ describe('uiText: the door for peer text into VS Code UI', () => {
     assert.notEqual(uiText('Command:workbench.action.terminal.new'), 'Command:workbench.action.terminal.new');
   });
 
+  it('verbatim (modal dialogs, plain text): shows invisible characters but leaves link and icon syntax as sent', () => {
+    assert.equal(uiText('echo $((6*7)) && cat a[i](x) file:///etc/hosts', { verbatim: true }), 'echo $((6*7)) && cat a[i](x) file:///etc/hosts');
+    assert.equal(uiText('a\u202Eb\nc', { verbatim: true }), 'a<U+202E>b⏎c');
+  });
+
   it('breaks $(icon) syntax, which quick picks and the status bar render as icons', () => {
     assert.equal(uiText('$(check) Accepted'), '$\u2009(check) Accepted');
   });
