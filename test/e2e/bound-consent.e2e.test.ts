@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { ClientToolInvokeResponse } from '../../src/protocol';
-import { modalDialog, runPaletteCommand } from './support/chat-driver';
+import { modalDialog } from './support/chat-driver';
 import { ScriptedBackend } from './support/scripted-backend';
 import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
 
@@ -135,12 +135,12 @@ describe('consent bound to the object in a real VS Code: swaps while the user de
     fs.unlinkSync(file('swap'));
   });
 
-  it('OpenDiff: the reviewed file swapped for a link out while the review is open; Accept from the palette writes nothing outside', async () => {
+  it('OpenDiff: the reviewed file swapped for a link out while the review is open; ✓ Accept in the diff title bar writes nothing outside', async () => {
     const call = backend.start('OpenDiff', { path: 'swap/victim.txt', newContent: 'written by the agent\n' });
     await page.locator('.editor-instance .monaco-diff-editor').first().waitFor({ timeout: 20_000 });
     fs.renameSync(file('swap/victim.txt'), file('swap/victim.txt.moved-away'));
     fs.symlinkSync(path.join(outside, 'victim.txt'), file('swap/victim.txt'));
-    await runPaletteCommand(page, 'Accept Proposed Changes');
+    await page.locator('.part.editor .editor-actions').getByRole('button', { name: 'Accept Proposed Changes' }).click({ timeout: 30_000 });
     const response = await call.response;
     assert.equal(response.success, false, 'the accepted change was written through the link');
     assert.equal(response.errorCode, 'TARGET_CHANGED', response.errorMessage);
