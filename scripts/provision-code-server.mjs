@@ -59,7 +59,8 @@ export const VSCODE_TARGETS = {
     nodeMajor: 24,
     seedRipgrep: false,
     nativeBinaries: [
-      'lib/vscode/node_modules/node-pty/build/Release/pty.node',
+      // node-pty 1.2 ships N-API prebuilds and builds only where none fits this platform.
+      `lib/vscode/node_modules/node-pty/prebuilds/${process.platform}-${process.arch}/pty.node`,
       'lib/vscode/node_modules/@vscode/spdlog/build/Release/spdlog.node',
       'lib/vscode/node_modules/kerberos/build/Release/kerberos.node',
     ],
