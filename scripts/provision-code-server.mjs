@@ -31,7 +31,33 @@ export { cacheRoot };
  *   postinstall (up to 1.1xx); the newest ships rg for every platform in @vscode/ripgrep-universal
  * @property {string[]} nativeBinaries built by its postinstall's nested `npm install` runs; an
  *   install whose install scripts were skipped still "succeeds", so we check that they exist
+ * @property {Patch[]} patches edits to the installed files that the tests need (see each `why`)
  */
+
+/**
+ * @typedef {object} Patch
+ * @property {string} file path inside node_modules/code-server
+ * @property {string} find the exact text to replace (once); a new code-server without it fails the
+ *   provisioning loudly instead of testing something else
+ * @property {string} replace the new text; it carries a /*client-tools*\/ comment so that a
+ *   patched file is recognised and the patch is applied once
+ * @property {string} why
+ */
+
+/**
+ * VS Code 1.1xx's web workbench honours the URL's `payload` (extensionDevelopmentPath,
+ * extensionTestsPath) only when the workbench is not built or the server runs with
+ * --enable-smoke-test-driver, and code-server refuses that flag ("Unknown option"). Without the
+ * payload the extension under development is not loaded and the extension-host suite never starts.
+ * The test install restores 1.100's behaviour; nothing else changes.
+ * @type {Patch}
+ */
+const PAYLOAD_IN_BUILT_WORKBENCH = {
+  file: 'lib/vscode/out/vs/code/browser/workbench/workbench.js',
+  find: 'if(this.payload&&(!this.isBuilt||this.enableSmokeTestDriver))',
+  replace: 'if(this.payload/*client-tools: payload honoured as in 1.100*/)',
+  why: 'the workbench ignores the payload (extension under development, test entry) unless the smoke-test driver is on',
+};
 
 /** @type {Record<string, VSCodeTarget>} the VS Code versions the extension is tested against */
 export const VSCODE_TARGETS = {
@@ -49,6 +75,7 @@ export const VSCODE_TARGETS = {
       'lib/vscode/node_modules/kerberos/build/Release/kerberos.node',
       'lib/vscode/node_modules/@vscode/ripgrep/bin/rg',
     ],
+    patches: [],
   },
   // The newest code-server 4.x on the npm registry when this was written (`npm view code-server
   // versions`); it declares engines.node 24, and runs under Node 24 from the npm registry.
@@ -64,6 +91,7 @@ export const VSCODE_TARGETS = {
       'lib/vscode/node_modules/@vscode/spdlog/build/Release/spdlog.node',
       'lib/vscode/node_modules/kerberos/build/Release/kerberos.node',
     ],
+    patches: [PAYLOAD_IN_BUILT_WORKBENCH],
   },
 };
 
@@ -183,6 +211,8 @@ export async function provisionCodeServer({ target: given, version, force = fals
   const node = nodeFor(target, log);
   if (!force && isComplete(installDir, target.codeServer, node.moduleAbi)) {
     log(`[provision] code-server ${target.codeServer} already installed in ${installDir}`);
+    // Cheap when already applied; also brings an install made before a patch was added up to date.
+    applyPatches(installDir, target, log);
     return binaryIn(installDir);
   }
 
@@ -201,6 +231,7 @@ export async function provisionCodeServer({ target: given, version, force = fals
     log(`[provision] installing code-server ${target.codeServer} (VS Code ${target.vscode}, Node ${node.version}) into ${installDir} (takes about 1 to 5 minutes)`);
     await runNpmInstall(staging, target.codeServer, tmpDir, node, log);
     verifyInstall(staging, target, node);
+    applyPatches(staging, target, log);
     fs.writeFileSync(path.join(staging, MARKER_FILE), `${JSON.stringify({
       version: target.codeServer,
       nodeVersion: node.version,
@@ -213,6 +244,26 @@ export async function provisionCodeServer({ target: given, version, force = fals
   } finally {
     fs.rmSync(tmpDir, { recursive: true, force: true });
     fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Applies the target's patches to an install folder, once each.
+ * @param {string} installDir
+ * @param {VSCodeTarget} target
+ * @param {(line: string) => void} log
+ */
+export function applyPatches(installDir, target, log) {
+  for (const patch of target.patches) {
+    const file = path.join(installDir, 'node_modules', 'code-server', patch.file);
+    const text = fs.readFileSync(file, 'utf8');
+    if (text.includes(patch.replace)) continue;
+    const at = text.indexOf(patch.find);
+    if (at < 0 || text.indexOf(patch.find, at + 1) >= 0) {
+      throw new Error(`code-server ${target.codeServer}: cannot patch ${patch.file} (${patch.why}): the text to replace is ${at < 0 ? 'missing' : 'not unique'}`);
+    }
+    fs.writeFileSync(file, text.slice(0, at) + patch.replace + text.slice(at + patch.find.length));
+    log(`[provision] patched ${patch.file}: ${patch.why}`);
   }
 }
 
