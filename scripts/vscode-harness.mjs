@@ -172,10 +172,13 @@ export async function startVSCode(options) {
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   for (const folder of extensions) linkExtension(folder, dirs.extensions);
-  fs.writeFileSync(
-    path.join(dirs.userData, 'User', 'settings.json'),
-    `${JSON.stringify({ ...BASE_SETTINGS, ...settings }, null, 2)}\n`,
-  );
+  const settingsJson = `${JSON.stringify({ ...BASE_SETTINGS, ...settings }, null, 2)}\n`;
+  fs.writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), settingsJson);
+  // The same settings as the remote ("Machine") settings too: code-server is a remote window, and
+  // VS Code after 1.100 reads machine-scoped settings (clientTools.backendUrl) only from there;
+  // 1.100 also took them from the user settings. Both files cover both versions.
+  fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(dirs.userData, 'Machine', 'settings.json'), settingsJson);
   const logFile = path.join(tempDir, 'code-server.log');
 
   /** @type {import('node:child_process').ChildProcess | undefined} */
