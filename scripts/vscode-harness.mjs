@@ -1,5 +1,6 @@
-// Starts a real VS Code (code-server 4.100.3 = VS Code 1.100.3) with this extension under
-// development, and a headless Debian Chromium connected to it. Used by the extension-host test
+// Starts a real VS Code (code-server: 4.100.3 = VS Code 1.100.3 by default, or the newest, see
+// VSCODE_TARGETS in provision-code-server.mjs) with this extension under development, and a
+// headless Debian Chromium connected to it. Used by the extension-host test
 // runner, and meant for the UI tests, `npm start` and the benchmarks as well.
 //
 // Why this shape (details in /work/shared/notes/real-vscode.md):
@@ -22,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
-import { provisionCodeServer } from './provision-code-server.mjs';
+import { nodeFor, provisionCodeServer, vscodeTarget } from './provision-code-server.mjs';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -91,6 +92,8 @@ const SCRUBBED_ENV = /^(VSCODE_.*|ELECTRON_RUN_AS_NODE|PASSWORD|HASHED_PASSWORD|
  * @property {boolean} [verbose] echo code-server's output and the browser console to stderr
  *   (also CLIENT_TOOLS_VERBOSE=1)
  * @property {boolean} [keepTemp] keep the throw-away folder after stop() (also CLIENT_TOOLS_KEEP_TEMP=1)
+ * @property {string} [vscode] which VS Code: `1.100` or `newest` (default: CLIENT_TOOLS_VSCODE,
+ *   else 1.100); each runs its own code-server under the Node it requires
  * @property {string} [codeServerPath] binary to run (default: provisioned into the cache on demand)
  * @property {string} [chromiumPath] default /usr/bin/chromium or CLIENT_TOOLS_CHROMIUM
  */
@@ -98,6 +101,8 @@ const SCRUBBED_ENV = /^(VSCODE_.*|ELECTRON_RUN_AS_NODE|PASSWORD|HASHED_PASSWORD|
 /**
  * @typedef {object} Harness
  * @property {string} url the workbench URL the page was opened at
+ * @property {{ name: string, version: string, codeServer: string, node: string }} vscode what runs:
+ *   the target's name (1.100 or newest), VS Code and code-server versions, and the Node under it
  * @property {string} workspace the folder the workbench opened
  * @property {number} port code-server's port on 127.0.0.1
  * @property {string} baseUrl http://127.0.0.1:PORT
@@ -148,7 +153,11 @@ export async function startVSCode(options) {
   if (launchBrowser && !fs.existsSync(chromiumPath)) {
     throw new Error(`Chromium not found at ${chromiumPath}: install the Debian package \`chromium\` (apt-get install -y chromium) or set CLIENT_TOOLS_CHROMIUM`);
   }
-  const codeServerPath = options.codeServerPath ?? await provisionCodeServer();
+  const target = vscodeTarget(options.vscode);
+  const codeServerPath = options.codeServerPath ?? await provisionCodeServer({ target });
+  // code-server's launcher is a `#!/usr/bin/env node` script; the newest needs Node 24, which is
+  // not the Node that runs the tests.
+  const node = nodeFor(target);
 
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-vscode-'));
   const dirs = {
@@ -163,10 +172,13 @@ export async function startVSCode(options) {
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   for (const folder of extensions) linkExtension(folder, dirs.extensions);
-  fs.writeFileSync(
-    path.join(dirs.userData, 'User', 'settings.json'),
-    `${JSON.stringify({ ...BASE_SETTINGS, ...settings }, null, 2)}\n`,
-  );
+  const settingsJson = `${JSON.stringify({ ...BASE_SETTINGS, ...settings }, null, 2)}\n`;
+  fs.writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), settingsJson);
+  // The same settings as the remote ("Machine") settings too: code-server is a remote window, and
+  // VS Code after 1.100 reads machine-scoped settings (clientTools.backendUrl) only from there;
+  // 1.100 also took them from the user settings. Both files cover both versions.
+  fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(dirs.userData, 'Machine', 'settings.json'), settingsJson);
   const logFile = path.join(tempDir, 'code-server.log');
 
   /** @type {import('node:child_process').ChildProcess | undefined} */
@@ -209,10 +221,12 @@ export async function startVSCode(options) {
       XDG_DATA_HOME: dirs.data,
       XDG_CACHE_HOME: dirs.cache,
       TMPDIR: dirs.tmp,
+      // The Node code-server runs under also comes first for what it starts by name.
+      PATH: `${node.binDir}${path.delimiter}${process.env.PATH ?? ''}`,
       ...env,
     };
     const started = await startCodeServer({
-      codeServerPath, dirs, childEnv, codeServerArgs, log, startTimeoutMs,
+      nodePath: node.binary, codeServerPath, dirs, childEnv, codeServerArgs, log, startTimeoutMs,
       onSpawn: (child) => { server = child; },
     });
     const { port } = started;
@@ -257,6 +271,7 @@ export async function startVSCode(options) {
 
     return {
       url,
+      vscode: { name: target.name, version: target.vscode, codeServer: target.codeServer, node: node.version },
       workspace,
       port,
       baseUrl,
@@ -315,13 +330,13 @@ function encodePath(absPath) {
  * Spawns code-server in its own process group and waits for /healthz. Retries on a new port when
  * the free port we picked was taken in between (the race is rare but real on a busy CI machine).
  * @param {{
- *   codeServerPath: string, dirs: Record<string, string>, childEnv: NodeJS.ProcessEnv,
+ *   nodePath: string, codeServerPath: string, dirs: Record<string, string>, childEnv: NodeJS.ProcessEnv,
  *   codeServerArgs: string[], log: LogBuffer, startTimeoutMs: number,
  *   onSpawn: (child: import('node:child_process').ChildProcess) => void,
  * }} args
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, port: number }>}
  */
-async function startCodeServer({ codeServerPath, dirs, childEnv, codeServerArgs, log, startTimeoutMs, onSpawn }) {
+async function startCodeServer({ nodePath, codeServerPath, dirs, childEnv, codeServerArgs, log, startTimeoutMs, onSpawn }) {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const args = [
@@ -338,7 +353,7 @@ async function startCodeServer({ codeServerPath, dirs, childEnv, codeServerArgs,
     ];
     // detached = setsid(): code-server, its extension hosts and pty hosts share one new process
     // group that stop() can kill as a whole.
-    const child = spawn(codeServerPath, args, { env: childEnv, cwd: dirs.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(nodePath, [codeServerPath, ...args], { env: childEnv, cwd: dirs.home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     onSpawn(child);
     child.stdout?.on('data', (chunk) => log.write(chunk));
     child.stderr?.on('data', (chunk) => log.write(chunk));

@@ -48,10 +48,13 @@ describe('rogue client: frames and floods', () => {
     r.socket.destroy();
   }
 
-  it('T-WS-01 a header-count flood (2,100 headers, the key pushed past maxHeadersCount) gets 400 instead of crashing ws (CVE-2024-37890)', async () => {
+  it('T-WS-01 a header-count flood (2,100 headers, the key pushed past maxHeadersCount) is refused (400 from ws on Node 20, 431 from the HTTP parser on Node 22+) instead of crashing ws (CVE-2024-37890)', async () => {
     const flood = Array.from({ length: 2100 }, () => 'a:b');
     const r = await rawUpgrade(port(), [...upgradeHeaders(port(), TOKEN), ...flood]);
-    assert.equal(r.status, 400);
+    // Node 20 passes these headers on and ws (patched for the CVE) refuses with 400; Node 22 and 24
+    // already refuse a header count this large in their HTTP parser, with 431. Either way no crash.
+    const nodeMajor = Number(process.versions.node.split('.')[0]);
+    assert.equal(r.status, nodeMajor >= 22 ? 431 : 400);
     await r.ended;
   });
 

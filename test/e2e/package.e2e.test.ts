@@ -1,5 +1,5 @@
 /**
- * `npm run package` builds a .vsix that a real VS Code (code-server 4.100.3) installs with
+ * `npm run package` builds a .vsix that a real VS Code (code-server 4.100.3, or the newest with CLIENT_TOOLS_VSCODE=newest) installs with
  * `--install-extension`, holding only the bundles (no sources, maps or node_modules).
  */
 import assert from 'node:assert/strict';
@@ -9,6 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
+
+/** The part of scripts/provision-code-server.mjs this test uses. */
+interface CodeServerScripts {
+  findCodeServer(): string | undefined;
+  vscodeTarget(): unknown;
+  nodeFor(target: unknown): { binary: string };
+}
 
 describe('npm run package', function () {
   this.timeout(180_000);
@@ -29,12 +36,14 @@ describe('npm run package', function () {
     assert.deepEqual(listing.filter((f) => /\.map$|\/src\/|node_modules|\.ts$/.test(f)), []);
 
     // @ts-expect-error plain ESM script without types
-    const { findCodeServer } = (await import('../../scripts/provision-code-server.mjs')) as { findCodeServer(): string | undefined };
-    const codeServer = findCodeServer();
+    const provision = (await import('../../scripts/provision-code-server.mjs')) as CodeServerScripts;
+    const codeServer = provision.findCodeServer();
+    // The newest code-server (CLIENT_TOOLS_VSCODE=newest) runs under its own Node 24.
+    const node = provision.nodeFor(provision.vscodeTarget()).binary;
     assert.ok(codeServer, 'code-server is not provisioned (npm run test:vscode provisions it)');
     const env = { ...process.env, HOME: temp, XDG_CONFIG_HOME: path.join(temp, 'config'), XDG_DATA_HOME: path.join(temp, 'data'), XDG_CACHE_HOME: path.join(temp, 'cache') };
     const extensionsDir = path.join(temp, 'extensions');
-    const install = spawnSync(codeServer, ['--extensions-dir', extensionsDir, '--user-data-dir', path.join(temp, 'user-data'), '--install-extension', vsix], { env, encoding: 'utf8' });
+    const install = spawnSync(node, [codeServer, '--extensions-dir', extensionsDir, '--user-data-dir', path.join(temp, 'user-data'), '--install-extension', vsix], { env, encoding: 'utf8' });
     assert.equal(install.status, 0, install.stderr + install.stdout);
     assert.match(install.stdout + install.stderr, /successfully installed/);
     const version = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -16,6 +16,8 @@ export interface HarnessOptions {
 
 export interface Harness {
   page: Page;
+  /** Which VS Code runs (CLIENT_TOOLS_VSCODE): `1.100` or `newest`, its version, and its Node. */
+  vscode: { name: string; version: string; codeServer: string; node: string };
   port: number;
   workspace: string;
   /** code-server's throw-away root; XDG_DATA_HOME (where a freedesktop trash would be) is its `data/`. */
