@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { readRememberScope } from './userSetting';
+import { readRememberScope, userValue } from './userSetting';
 import type { BackgroundCallPolicy } from '../core/callRecord';
 
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
@@ -59,8 +59,7 @@ function oneOf<T extends string>(c: vscode.WorkspaceConfiguration, key: string, 
  * `.vscode/settings.json` tries: read only the user (global) value, ignoring workspace layers.
  */
 function machineValue(c: vscode.WorkspaceConfiguration, key: string, fallback: string): string {
-  const inspected = c.inspect<string>(key);
-  const value = inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
+  const value = userValue(c, key);
   return typeof value === 'string' ? value.trim() : fallback;
 }
 
@@ -69,7 +68,7 @@ function machineValue(c: vscode.WorkspaceConfiguration, key: string, fallback: s
  * while the user is not running the chat is never a workspace's choice, so only the user value counts.
  */
 function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPolicy {
-  const value = c.inspect<unknown>('permissions.backgroundCalls')?.globalValue;
+  const value = userValue(c, 'permissions.backgroundCalls');
   return value === 'allow' || value === 'deny' ? value : 'ask';
 }
 
@@ -91,8 +90,8 @@ export interface VscodeToolsConfig {
  */
 export function readVscodeToolsConfig(): VscodeToolsConfig {
   const c = vscode.workspace.getConfiguration(ROOT);
-  const enabled = c.inspect<unknown>('vscodeTools.enabled')?.globalValue;
-  const ask = c.inspect<unknown>('vscodeTools.askPermission')?.globalValue;
+  const enabled = userValue(c, 'vscodeTools.enabled');
+  const ask = userValue(c, 'vscodeTools.askPermission');
   return {
     enabled: Array.isArray(enabled) ? enabled.filter((n): n is string => typeof n === 'string' && n.trim() !== '').map((n) => n.trim()) : [],
     askPermission: ask === true,
@@ -113,7 +112,7 @@ const MAX_PROTECTED_PATTERNS = 200;
  * workspace could otherwise shrink it (to nothing) or widen it (to annoy into "Allow").
  */
 export function readProtectedPatterns(): string[] {
-  const value = vscode.workspace.getConfiguration(ROOT).inspect<unknown>('permissions.protectedPatterns')?.globalValue;
+  const value = userValue(vscode.workspace.getConfiguration(ROOT), 'permissions.protectedPatterns');
   if (!Array.isArray(value)) return [];
   return value.filter((p): p is string => typeof p === 'string' && p.trim() !== '').map((p) => p.trim()).slice(0, MAX_PROTECTED_PATTERNS);
 }

@@ -1,7 +1,9 @@
 /**
- * Settings that widen what the user agreed to (how long a permission is remembered) are read from
- * the user's own settings only: a workspace's `.vscode/settings.json` is written by whoever wrote
- * the repository, and must not turn "until this window closes" into "in this workspace from now on".
+ * The one home for reading a setting from the user's own settings only. Settings that decide where
+ * the extension connects or what the user agreed to (the backend URL, how long a permission is
+ * remembered, background calls, protected patterns, other extensions' tools) ignore workspace and
+ * folder values: a workspace's `.vscode/settings.json` is written by whoever wrote the repository,
+ * and must not turn "until this window closes" into "in this workspace from now on".
  *
  * No `vscode` import, so the reading is tested in plain Node with a fake `inspect`.
  */
