@@ -625,14 +625,9 @@ export class Dispatcher implements Disposable {
       this.updateRecord(call, { permission: { decision: 'denied', via: 'rateLimited' } });
       return;
     }
-    const label = decision.kind === 'allowed' ? (decision.via === 'remembered' ? decision.grant.label : decision.remembered?.label) : undefined;
-    this.updateRecord(call, {
-      permission: {
-        decision: decision.kind,
-        via: decision.via,
-        ...(label !== undefined && decision.via === 'remembered' ? { grantLabel: label } : {}),
-      },
-    });
+    // Only a call let through by a remembered grant carries the grant's label on its card.
+    const grantLabel = decision.kind === 'allowed' && decision.via === 'remembered' ? decision.grant.label : undefined;
+    this.updateRecord(call, { permission: { decision: decision.kind, via: decision.via, ...(grantLabel !== undefined ? { grantLabel } : {}) } });
   }
 
   private endRecord(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, durationMs: number): void {
