@@ -17,7 +17,7 @@ import { lstat, readlink, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CodedError, ErrorCode } from '../protocol';
-import { globToRegExp } from '../tools/globs';
+import { globToRegExp } from './globs';
 import type { WorkspaceFolder } from './host';
 
 export interface ResolvedPath {

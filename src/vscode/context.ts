@@ -5,10 +5,7 @@ import type { ClientTool, Grant, ToolGroupSpec } from '../core';
 import { grantKey, parseStoredGrant } from '../core/grants';
 import { CodedError, ErrorCode, type EditorContext } from '../protocol';
 import { safe, uiText } from '../core/uiText';
-import { editorToolGroup } from '../tools/editor';
-import { ideToolGroup } from '../tools/ide';
-import { terminalToolGroup } from '../tools/terminal';
-import { workspaceToolGroup } from '../tools/workspace';
+import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './api';
 import { ChatViewProvider } from './chatView';
 import { affectsConnection, readConfig } from './config';
@@ -77,19 +74,9 @@ export class ClientToolsContext implements vscode.Disposable {
         backgroundCalls: config.permissions.backgroundCalls,
       },
     });
-    const ide = ideToolGroup();
-    const workspace = workspaceToolGroup();
-    const editor = editorToolGroup();
-    const terminal = terminalToolGroup();
-    // The built-in schemas pass the meta-schema and compile with the registry's strict options
-    // (test/unit/tools/schemas.test.ts), so each is compiled at its tool's first call, not here.
-    const builtin = { schemasChecked: true };
     this.disposables.push(
       this.log, this.statusBar, this.host, this.toolGroups, this.chat,
-      this.core.registry.register(ide.group, ide.tools, builtin),
-      this.core.registry.register(workspace.group, workspace.tools, builtin),
-      this.core.registry.register(editor.group, editor.tools, builtin),
-      this.core.registry.register(terminal.group, terminal.tools, builtin),
+      ...registerBuiltinGroups(this.core.registry),
       new LmToolsBridge(this.core.registry, this.log),
       new EditorContextPusher(this.core, this.host),
       vscode.window.registerTreeDataProvider(Views.toolGroups, this.toolGroups),

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { ClientCore } from '../core';
 import type { IdeHost } from '../core/host';
 import { isProtectedPath } from '../core/paths';
-import { locateInWorkspace } from '../tools/workspacePaths';
+import { locateInWorkspace } from '../tools/support/workspacePaths';
 import { readEditorContextEnabled } from './config';
 import { EDITOR_CONTEXT_NAME, SHARING_OFF, summarizeEditor, type EditorState } from './editorContextSummary';
 

@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import type { ContentItem } from '../protocol';
 import type { Disposable, ToolRegistry } from '../core';
-import { bridgeTools, isEnabled, type LmToolInfo } from '../tools/lmBridge';
+import { bridgeTools, isEnabled, type LmToolInfo } from '../tools/vscodeTools/lmBridge';
 import { readVscodeToolsConfig } from './config';
 
 export const POLL_MS = 10_000;

@@ -26,7 +26,7 @@ import * as vscode from 'vscode';
 import { CodedError, ErrorCode } from '../protocol';
 import type { RunCommandRequest, RunCommandResult } from '../core/host';
 import { safe, uiText } from '../core/uiText';
-import { OutputCapture } from '../tools/terminalOutput';
+import { OutputCapture } from '../tools/terminal/terminalOutput';
 import * as ui from './ui';
 
 /** After SIGINT or SIGTERM, how long before SIGKILL. */

@@ -8,7 +8,7 @@ import type {
   AppliedEdits, ClosedTabs, DiagnosticSeverity, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo, SaveOutcome, TextEditSpec,
   TextRange,
 } from '../core/host';
-import { expandBraces } from '../tools/globs';
+import { expandBraces } from '../core/globs';
 
 /** Exclude globs joined into one `{a,b,…}` pattern, at most this many (VS Code has no list form). */
 const MAX_EXCLUDES = 500;

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { link, mkdir, readFile, rename, symlink, unlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ErrorCode } from '../../src/protocol';
-import { editorToolGroup } from '../../src/tools/editor';
+import { editorToolGroup } from '../../src/tools/editor/group';
 import { assertNoLeak, assertRefused, CoreRig, SECRET, until } from './support/core-rig';
 
 describe('rogue backend: swaps during consent (TOCTOU) and protected files', () => {

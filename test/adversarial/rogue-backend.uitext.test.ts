@@ -14,8 +14,8 @@ import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { ErrorCode } from '../../src/protocol';
 import { uiText } from '../../src/core/uiText';
-import { editorToolGroup } from '../../src/tools/editor';
-import { MAX_EDITS } from '../../src/tools/applyEdit';
+import { editorToolGroup } from '../../src/tools/editor/group';
+import { MAX_EDITS } from '../../src/tools/editor/applyEdit';
 import { assertRefused, CoreRig } from './support/core-rig';
 
 /** What VS Code's notification renderer turns into a link. */

@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { WebSocket } from 'ws';
 import { encode, type ServerToClient } from '../../src/protocol';
-import { describeWholeChange, MAX_PREVIEW_ROWS, previewRows } from '../../src/tools/editPreview';
+import { describeWholeChange, MAX_PREVIEW_ROWS, previewRows } from '../../src/tools/support/editPreview';
 import { ScriptedBackend } from './support/scripted-backend';
 import { startVSCode, waitUntil, workspaceScripts, type Harness } from './support/vscode';
 

@@ -20,7 +20,7 @@ import type {
   TextEditSpec,
   WorkspaceFolder,
 } from '../../src/core/host';
-import { globToRegExp } from '../../src/tools/globs';
+import { globToRegExp } from '../../src/core/globs';
 
 /** A diff the test holds open until it accepts or rejects it (or the call withdraws it). */
 export interface HeldDiff {

@@ -21,7 +21,7 @@ import type { DeleteOptions, FileStat, OpenedFile, OpenFileOptions } from '../..
 import type { PromptActivity } from '../../../src/core/permissions';
 import { defineTool, jsonResult, textResult, type ClientTool } from '../../../src/core/tool';
 import type { ClientToolInvokeResponse, ErrorCode } from '../../../src/protocol';
-import { ideToolGroup } from '../../../src/tools/ide';
+import { ideToolGroup } from '../../../src/tools/ide/group';
 import { RecordingLogger } from '../../support/dispatch-harness';
 import { FakeBackend, type FakeBackendOptions } from '../../support/fake-backend';
 import { FakeHost } from '../../support/fake-host';

@@ -4,10 +4,10 @@ import { createBackend } from '../../../src/backend';
 import { OFFLINE_NOTICE } from '../../../src/backend/demoModel';
 import { ToolRegistry } from '../../../src/core/registry';
 import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ToolGroupDefinition } from '../../../src/protocol';
-import { editorToolGroup } from '../../../src/tools/editor';
-import { ideToolGroup } from '../../../src/tools/ide';
-import { terminalToolGroup } from '../../../src/tools/terminal';
-import { workspaceToolGroup } from '../../../src/tools/workspace';
+import { editorToolGroup } from '../../../src/tools/editor/group';
+import { ideToolGroup } from '../../../src/tools/ide/group';
+import { terminalToolGroup } from '../../../src/tools/terminal/group';
+import { workspaceToolGroup } from '../../../src/tools/workspace/group';
 import { ideGroup, TestClient } from '../../support/backend-client';
 
 const TOKEN = 'demo-token-0123456789abcdef';

@@ -4,7 +4,7 @@ import { CodedError, ErrorCode, type BinaryContent, type ClientToolProgress, typ
 import { ClientCore, type ClientCoreOptions } from '../../../src/core/client';
 import type { ConnectionState } from '../../../src/core/connection';
 import { defineTool, textResult } from '../../../src/core/tool';
-import { ideToolGroup } from '../../../src/tools/ide';
+import { ideToolGroup } from '../../../src/tools/ide/group';
 import { RecordingLogger, until } from '../../support/dispatch-harness';
 import { FakeBackend } from '../../support/fake-backend';
 import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { CodedError, ErrorCode, Schemas } from '../../../src/protocol';
 import { ToolRegistry } from '../../../src/core/registry';
 import { defineTool, textResult, type ClientTool } from '../../../src/core/tool';
-import { IDE_GROUP, IDE_TOOLS } from '../../../src/tools/ide';
+import { IDE_GROUP, IDE_TOOLS } from '../../../src/tools/ide/group';
 
 function tool(name: string, extra: Partial<ClientTool> = {}): ClientTool {
   return defineTool({

@@ -1,0 +1,35 @@
+/** CloseTab: closes the editor tabs showing a workspace file; tabs with unsaved changes stay open. */
+import { defineTool, jsonResult } from '../../core/tool';
+
+interface CloseTabArgs {
+  path: string;
+}
+
+export const CloseTab = defineTool<CloseTabArgs>({
+  name: 'CloseTab',
+  group: 'Editor',
+  description:
+    'Close the editor tabs that show a workspace file (in every editor group). Tabs with unsaved changes are left open and counted in keptDirty.',
+  parameters: {
+    type: 'object',
+    properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file.' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  requiresPermission: false,
+  declineStrategy: 'reject',
+  // Closing a tab changes no file and loses nothing (dirty tabs stay), so it stays on in restricted mode.
+  availableWhenUntrusted: true,
+
+  async run(args, ctx) {
+    const target = await ctx.resolvePath(args.path);
+    const result = await ctx.host.closeTabs(target.absolute);
+    return jsonResult({
+      path: target.relative,
+      closed: result.closed,
+      keptDirty: result.keptDirty,
+      ...(result.closed === 0 && result.keptDirty === 0 ? { message: 'No tab showed this file.' } : {}),
+      ...(result.keptDirty > 0 ? { message: 'A tab with unsaved changes was left open; use SaveDocument first to close it.' } : {}),
+    });
+  },
+});

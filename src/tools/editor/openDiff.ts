@@ -1,0 +1,120 @@
+/**
+ * OpenDiff: shows the user a diff between a file and proposed new content and waits for Accept or
+ * Reject. The user may edit the proposed side first; an accepted diff writes that final text with
+ * one undoable edit and saves. Diffs for the same file open one after the other, never at once.
+ */
+import { CodedError, ErrorCode } from '../../protocol';
+import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
+import { KeyedQueue } from '../../core/keyedQueue';
+import type { ResolvedPath } from '../../core/paths';
+import { defineTool, jsonResult, type Preparation } from '../../core/tool';
+import { ensureUnchanged } from '../support/boundTarget';
+import { formatBytes } from '../support/format';
+
+interface OpenDiffArgs {
+  path: string;
+  newContent: string;
+}
+
+interface DiffPreparation extends Preparation {
+  target: ResolvedPath;
+}
+
+export const MAX_PROPOSED_CHARS = 5_000_000;
+
+/** One review at a time per file, across every call of this tool. */
+const reviews = new KeyedQueue();
+
+export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
+  name: 'OpenDiff',
+  group: 'Editor',
+  description:
+    'Propose new content for a workspace file: the user sees a diff of the current file against newContent, may edit the proposal, ' +
+    'and accepts or rejects it. Blocks until then. Returns {"decision": "accepted", "content": <what was written>, "editedByUser": bool} ' +
+    'or {"decision": "rejected"}. A missing file is created when accepted. Pass the complete file content, not a patch.',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file to change (or create).' },
+      newContent: { type: 'string', maxLength: MAX_PROPOSED_CHARS, description: 'The complete proposed content of the file.' },
+    },
+    required: ['path', 'newContent'],
+    additionalProperties: false,
+  },
+  // The diff itself is the question: nothing is written unless the user accepts it there.
+  requiresPermission: false,
+  declineStrategy: 'reject',
+
+  async prepare(args, ctx) {
+    const target = await ctx.resolvePath(args.path);
+    if (target.isFolderRoot) throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a workspace folder, not a file`);
+    const stat = await ctx.host.stat(target.absolute);
+    if (stat?.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; OpenDiff changes files`);
+    if (stat && stat.size > ctx.maxResultBytes) {
+      throw new CodedError(ErrorCode.FileTooLarge, `${target.relative} is ${formatBytes(stat.size)}; OpenDiff handles files up to ${formatBytes(ctx.maxResultBytes)}`);
+    }
+    if (!target.protected) return { target };
+    return {
+      target,
+      forcePrompt: true,
+      prompt: `Show proposed changes to ${target.relative}?`,
+      detail: 'This file can hold secrets or configuration that runs code. You will still review the diff and accept or reject it.',
+    };
+  },
+
+  async run(args, ctx, prepared) {
+    if (!prepared) throw new CodedError(ErrorCode.Internal, 'OpenDiff ran without its preparation');
+    const { target } = prepared;
+    if (target.protected && !ctx.permissionGranted) throw new CodedError(ErrorCode.PathProtected, `${target.relative} is changed only after the user agrees`);
+    const waiting = () => ctx.progress(`waiting: another proposed change to ${target.relative} is still open`);
+    return reviews.run(
+      target.absolute,
+      ctx.signal,
+      async () => {
+        // Read now, not in prepare: an earlier review of the same file may have changed it. What is
+        // read here is what the user reviews, so the identity and the text's hash are taken here too.
+        const bound = await bindTarget(target);
+        const exists = (await ctx.host.stat(target.absolute)) !== undefined;
+        const current = exists ? (await ctx.host.readDocument(target.absolute)).text : '';
+        const reviewedHash = textHash(current);
+        if (exists && sameText(current, args.newContent)) {
+          return jsonResult({ path: target.relative, decision: 'rejected', unchanged: true, message: 'The proposed content is the same as the file; nothing to review.' });
+        }
+        const outcome = await ctx.host.openDiff(
+          {
+            path: target.absolute,
+            relative: target.relative,
+            exists,
+            proposed: args.newContent,
+            title: `${target.relative} ↔ Proposed changes`,
+            message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}.`,
+          },
+          ctx.signal,
+        );
+        if (outcome.decision !== 'accepted') return jsonResult({ path: target.relative, decision: 'rejected' });
+        if (ctx.signal.aborted) throw new CodedError(ErrorCode.Cancelled, 'the call was cancelled before the accepted change was written');
+        const content = outcome.content ?? args.newContent;
+        // The file written must be the file reviewed: same object on the same path, same text (the
+        // user's edits to the proposed side are the new content, not a change of the target).
+        // The content is pinned by the text's hash (the editor's buffer when it is open), not by the
+        // file's mtime, which an auto-save of that same text would change.
+        const sameObject = () => verifyTarget(bound, { sameContent: false });
+        await ensureUnchanged(ctx, bound, 'write', sameObject);
+        if (exists) {
+          const now = (await ctx.host.readDocument(target.absolute)).text;
+          await ensureUnchanged(ctx, bound, 'write', () => verifyTextHash(bound, reviewedHash, now));
+          // Again, last thing before the write: reading the document was an await on the path.
+          await ensureUnchanged(ctx, bound, 'write', sameObject);
+        }
+        await ctx.host.writeDocument(target.absolute, content);
+        return jsonResult({ path: target.relative, decision: 'accepted', content, editedByUser: !sameText(content, args.newContent) });
+      },
+      waiting,
+    );
+  },
+});
+
+/** Equal apart from line endings (the editor may normalise them). */
+function sameText(a: string, b: string): boolean {
+  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
+}

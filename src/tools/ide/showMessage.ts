@@ -1,0 +1,52 @@
+/** ShowMessage: a notification with optional buttons; answers which button the user clicked. */
+import { CodedError, ErrorCode } from '../../protocol';
+import { defineTool, jsonResult } from '../../core/tool';
+import { sanitizeForNotification } from '../support/format';
+
+interface ShowMessageArgs {
+  message: string;
+  severity?: 'info' | 'warning' | 'error';
+  buttons?: string[];
+}
+
+export const MAX_MESSAGE_CHARS = 2000;
+export const MAX_BUTTONS = 5;
+
+export const ShowMessage = defineTool<ShowMessageArgs>({
+  name: 'ShowMessage',
+  group: 'IDE',
+  description:
+    'Show the user a notification in the editor, optionally with up to 5 buttons, and wait for the answer. ' +
+    'Returns {"chosen": "<button label>"} or {"chosen": null} when the user dismissed it. Plain text only: links are not clickable.',
+  parameters: {
+    type: 'object',
+    properties: {
+      message: { type: 'string', minLength: 1, maxLength: 10_000, description: 'The text to show (plain text).' },
+      severity: { type: 'string', enum: ['info', 'warning', 'error'], description: 'Default info.' },
+      buttons: {
+        type: 'array',
+        maxItems: MAX_BUTTONS,
+        uniqueItems: true,
+        items: { type: 'string', minLength: 1, maxLength: 100 },
+        description: 'Button labels, at most 5.',
+      },
+    },
+    required: ['message'],
+    additionalProperties: false,
+  },
+  requiresPermission: false,
+  declineStrategy: 'reject',
+  availableWhenUntrusted: true,
+
+  async run(args, ctx) {
+    const text = sanitizeForNotification(args.message, MAX_MESSAGE_CHARS);
+    if (text.trim() === '') throw new CodedError(ErrorCode.InvalidArguments, 'message: is empty once control characters and links are removed');
+    const labels = (args.buttons ?? []).map((b) => sanitizeForNotification(b, 100));
+    if (labels.some((l) => l.trim() === '')) throw new CodedError(ErrorCode.InvalidArguments, 'buttons: a label is empty once sanitised');
+    if (new Set(labels).size !== labels.length) throw new CodedError(ErrorCode.InvalidArguments, 'buttons: two labels are the same once sanitised');
+    const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels);
+    // Map back to the label the model sent; a host answer that is not one of the buttons counts as none.
+    const index = chosen === undefined ? -1 : labels.indexOf(chosen);
+    return jsonResult({ chosen: index >= 0 ? (args.buttons ?? [])[index] : null });
+  },
+});

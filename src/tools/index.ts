@@ -1,0 +1,26 @@
+/**
+ * The extension's built-in tool groups, in the order the Tool Groups view lists them. The extension
+ * registers each of them (src/vscode/context.ts); a new group is added here and nowhere else.
+ */
+import type { ToolGroupSpec, ToolRegistry } from '../core/registry';
+import type { ClientTool } from '../core/tool';
+import { editorToolGroup } from './editor/group';
+import { ideToolGroup } from './ide/group';
+import { terminalToolGroup } from './terminal/group';
+import { workspaceToolGroup } from './workspace/group';
+
+export interface BuiltinGroup {
+  readonly group: ToolGroupSpec;
+  readonly tools: readonly ClientTool[];
+}
+
+export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup()];
+
+/**
+ * Registers every built-in group; the returned disposables remove them again. The built-in schemas
+ * pass the meta-schema and compile with the registry's strict options (test/unit/tools/schemas.test.ts),
+ * so each is compiled at its tool's first call rather than here, at activation.
+ */
+export function registerBuiltinGroups(registry: ToolRegistry): ReturnType<ToolRegistry['register']>[] {
+  return BUILTIN_GROUPS.map(({ group, tools }) => registry.register(group, tools, { schemasChecked: true }));
+}

@@ -1,0 +1,34 @@
+/** GetOpenEditors: the editor tabs that are open, which one is active and which have unsaved changes. */
+import { defineTool, jsonResult } from '../../core/tool';
+import { locateInWorkspace } from '../support/workspacePaths';
+
+export const GetOpenEditors = defineTool<Record<string, never>>({
+  name: 'GetOpenEditors',
+  group: 'Workspace',
+  description:
+    'List the editor tabs open in the editor: workspace-relative path (or label for other tabs), whether it is the active tab, ' +
+    'whether it has unsaved changes (dirty), its language, and its kind (text, diff, notebook, other).',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  requiresPermission: false,
+  declineStrategy: 'reject',
+  availableWhenUntrusted: true,
+
+  async run(_args, ctx) {
+    const folders = ctx.host.workspaceFolders();
+    const editors = (await ctx.host.openEditors()).map((e) => {
+      const where = e.path !== undefined ? locateInWorkspace(e.path, folders) : undefined;
+      return {
+        ...(where ? { path: where.display } : {}),
+        label: e.label,
+        ...(e.path !== undefined && !where ? { outsideWorkspace: true } : {}),
+        active: e.active,
+        dirty: e.dirty,
+        ...(e.language !== undefined ? { language: e.language } : {}),
+        kind: e.kind,
+        group: e.group,
+        ...(e.preview ? { preview: true } : {}),
+      };
+    });
+    return jsonResult({ editors, count: editors.length });
+  },
+});

@@ -1,0 +1,23 @@
+/** GetWorkspaceFolders: the open workspace folders and whether the workspace is trusted. */
+import { defineTool, jsonResult } from '../../core/tool';
+
+export const GetWorkspaceFolders = defineTool<Record<string, never>>({
+  name: 'GetWorkspaceFolders',
+  group: 'Workspace',
+  description:
+    'List the workspace folders open in the editor (name and absolute path) and whether the workspace is trusted. ' +
+    'In a workspace with several folders, paths given to other tools start with the folder name.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  requiresPermission: false,
+  declineStrategy: 'reject',
+  availableWhenUntrusted: true,
+
+  async run(_args, ctx) {
+    const folders = ctx.host.workspaceFolders();
+    return jsonResult({
+      folders: folders.map((f) => ({ name: f.name, path: f.path })),
+      multiRoot: folders.length > 1,
+      trusted: ctx.host.isTrusted(),
+    });
+  },
+});
