@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import type { RunEvent } from '../protocol';
-import { chatHtml } from '../webview/html';
-import { MAX_USER_TEXT, PendingHostMessages, toChatCallRecord, toChatRunEvent, WebviewToHost, type ChatStatus, type HostToWebview } from './chatMessages';
+import { chatHtml } from './chatHtml';
+import { MAX_USER_TEXT, WebviewToHost, type ChatStatus, type HostToWebview } from '../protocol/webview';
+import { toChatCallRecord, toChatRunEvent } from './chatBridge';
+import { PendingHostMessages } from './pendingHostMessages';
 import { Views } from './ids';
 
 const MAX_ERROR_TEXT = 10_000;

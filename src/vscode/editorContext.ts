@@ -10,7 +10,7 @@ import type { IdeHost } from '../core/host';
 import { isProtectedPath } from '../core/paths';
 import { locateInWorkspace } from '../tools/support/workspacePaths';
 import { readEditorContextEnabled } from './config';
-import { EDITOR_CONTEXT_NAME, SHARING_OFF, summarizeEditor, type EditorState } from './editorContextSummary';
+import { EDITOR_CONTEXT_NAME, SHARING_OFF, summarizeEditor, type EditorState } from '../core/editorContextSummary';
 
 export const EDITOR_CONTEXT_DEBOUNCE_MS = 500;
 /** More than the summary shows: enough to count what is cut. */

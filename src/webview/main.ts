@@ -5,7 +5,7 @@
  * `ready` tells the host it may start posting.
  */
 import './jitless'; // Must stay first: configures zod before any schema is built.
-import { HostToWebview, type WebviewToHost } from '../vscode/chatMessages';
+import { HostToWebview, type WebviewToHost } from '../protocol/webview';
 import { ChatView } from './render';
 import { initialState, reduce, type ChatAction } from './state';
 

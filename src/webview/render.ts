@@ -4,7 +4,7 @@
  * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
  * open/closed state and keyboard focus survive status changes.
  */
-import { isInlineImageType } from '../vscode/chatMessages';
+import { isInlineImageType } from '../protocol/webview';
 import { describeBinary, describeExpansion, formatDuration, STATUS_LABEL } from './format';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';

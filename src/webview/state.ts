@@ -7,8 +7,8 @@
  * touch only what changed (while streaming, only the active answer).
  */
 import { z } from 'zod';
-import { ChatStatus, isInlineImageType } from '../vscode/chatMessages';
-import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../vscode/chatMessages';
+import { ChatStatus, isInlineImageType } from '../protocol/webview';
+import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
 export const MAX_ITEMS = 200;

@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { HostToWebview } from '../../src/vscode/chatMessages';
-import { chatHtml } from '../../src/webview/html';
+import type { HostToWebview } from '../../src/protocol/webview';
+import { chatHtml } from '../../src/vscode/chatHtml';
 import type { ChatAction } from '../../src/webview/state';
 import { ev, record } from '../unit/webview/fixtures';
 

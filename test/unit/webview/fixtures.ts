@@ -5,7 +5,8 @@
 import { Messages } from '../../../src/protocol/schemas';
 import type { ContentItem, RunEvent } from '../../../src/protocol/types';
 import type { CallRecord } from '../../../src/core/callRecord';
-import { HostToWebview, toChatCallRecord, toChatRunEvent } from '../../../src/vscode/chatMessages';
+import { HostToWebview } from '../../../src/protocol/webview';
+import { toChatCallRecord, toChatRunEvent } from '../../../src/vscode/chatBridge';
 import type { ChatAction } from '../../../src/webview/state';
 
 export const THREAD = 'thread-1';

@@ -1,17 +1,16 @@
 /**
  * Messages between the chat webview and its host (ChatViewProvider), one zod schema each.
  * Both sides parse what they receive: the host parses webview → host messages, the webview parses
- * host → webview messages. Nothing here imports `vscode` or DOM types; the webview bundles this file.
+ * host → webview messages. It imports only the wire protocol beside it (no `vscode`, no DOM types,
+ * no extension code), so the webview bundles it without reaching into the extension.
  *
  * Run events cross `postMessage` as JSON, so the protocol's binary `bytes: Uint8Array` becomes a
  * base64 `data` string here, and `data` is left out for content the view never displays (binaries
  * that are not small raster images). Long strings in arguments and results are clipped by
- * `toChatRunEvent` before they are posted: the view shows a summary, not a file dump.
+ * `toChatRunEvent` (src/vscode/chatBridge.ts) before they are posted: the view shows a summary, not a file dump.
  */
 import { z } from 'zod';
-import { JsonContent, Messages, TextContent } from '../protocol/schemas';
-import type { ContentItem, RunEvent } from '../protocol/types';
-import type { CallRecord } from '../core/callRecord';
+import { JsonContent, Messages, TextContent } from './schemas';
 
 /** Raster image types the view shows inline via a `data:` URL. SVG is deliberately absent. */
 export const INLINE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -148,160 +147,4 @@ export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
 export function isInlineImageType(mimeType: string): boolean {
   return (INLINE_IMAGE_TYPES as readonly string[]).includes(mimeType.toLowerCase());
-}
-
-/**
- * Converts a decoded protocol run event into what `postMessage` carries: bytes become base64 (only
- * for inline images within the cap), long strings in arguments and results are clipped.
- * `toBase64` is injected so this file stays free of Node's Buffer and of DOM APIs.
- */
-export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) => string): ChatRunEvent {
-  switch (event.type) {
-    case 'toolCallStarted':
-      return { ...event, arguments: clipStrings(event.arguments, MAX_POSTED_STRING) as Record<string, unknown> };
-    case 'toolCallEnded':
-      return { ...event, content: toChatContent(event.content, toBase64) };
-    default:
-      return event;
-  }
-}
-
-/** Converts the dispatcher's record of a call into what `postMessage` carries, clipped like run events. */
-export function toChatCallRecord(record: CallRecord, toBase64: (bytes: Uint8Array) => string): ChatCallRecord {
-  const { content, ...rest } = record;
-  return {
-    ...rest,
-    arguments: clipStrings(record.arguments, MAX_POSTED_STRING) as Record<string, unknown>,
-    ...(record.target !== undefined ? { target: clipString(record.target, 1000 - 40) } : {}),
-    ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - 40) } : {}),
-    ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - 40) } } : {}),
-    ...(content !== undefined ? { content: toChatContent(content.slice(0, 1000), toBase64) } : {}),
-  };
-}
-
-function toChatContent(content: readonly ContentItem[], toBase64: (bytes: Uint8Array) => string): ChatContentItem[] {
-  return content.map((item): ChatContentItem => {
-    if (item.type === 'text') return { type: 'text', text: clipString(item.text, MAX_POSTED_STRING) };
-    if (item.type === 'json') return { type: 'json', value: clipStrings(item.value, MAX_POSTED_STRING) };
-    const inline = isInlineImageType(item.mimeType) && item.bytes.byteLength <= MAX_INLINE_IMAGE_BYTES;
-    return {
-      type: 'binary',
-      mimeType: item.mimeType,
-      ...(item.filename !== undefined ? { filename: item.filename } : {}),
-      byteLength: item.bytes.byteLength,
-      ...(inline ? { data: toBase64(item.bytes) } : {}),
-    };
-  });
-}
-
-function clipString(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
-}
-
-const MAX_ENTRIES = 500;
-const MAX_DEPTH = 32;
-
-/**
- * Copies a JSON-like value with long strings clipped, arrays and objects cut to MAX_ENTRIES
- * entries (a last entry says how many were left out) and nesting beyond MAX_DEPTH replaced by "…".
- */
-export function clipStrings(value: unknown, max: number, depth = 0): unknown {
-  if (typeof value === 'string') return clipString(value, max);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_DEPTH) return '…';
-  if (Array.isArray(value)) {
-    const out = value.slice(0, MAX_ENTRIES).map((v) => clipStrings(v, max, depth + 1));
-    if (value.length > MAX_ENTRIES) out.push(`… ${value.length - MAX_ENTRIES} more items`);
-    return out;
-  }
-  const entries = Object.entries(value);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of entries.slice(0, MAX_ENTRIES)) out[k] = clipStrings(v, max, depth + 1);
-  if (entries.length > MAX_ENTRIES) out['…'] = `${entries.length - MAX_ENTRIES} more keys`;
-  return out;
-}
-
-/** Messages kept for a view that is not listening (hidden, or not opened yet). */
-export const MAX_QUEUED_MESSAGES = 5000;
-/** Base64 image characters kept in that queue; older images lose their bytes first. */
-export const MAX_QUEUED_IMAGE_CHARS = 4_000_000;
-
-/**
- * Host → webview messages waiting for the view's `ready`, bounded in count and image bytes.
- * Text deltas of one run merge into one message; a reset drops everything queued before it.
- */
-export class PendingHostMessages {
-  private items: HostToWebview[] = [];
-  /** Messages dropped since the last `take()` because the queue was full. */
-  dropped = 0;
-
-  get length(): number {
-    return this.items.length;
-  }
-
-  push(message: HostToWebview): void {
-    if (message.type === 'reset') this.items = [];
-    if (message.type === 'callRecord') {
-      // A record is the call's whole state: a newer one replaces the queued one, in its place.
-      const i = this.items.findIndex((m) => m.type === 'callRecord' && m.record.requestId === message.record.requestId);
-      if (i >= 0) {
-        this.items[i] = message;
-        if (message.record.content?.some((c) => c.type === 'binary' && c.data)) this.trimImages();
-        return;
-      }
-    }
-    const last = this.items[this.items.length - 1];
-    if (
-      message.type === 'runEvent' && message.event.type === 'textDelta'
-      && last?.type === 'runEvent' && last.event.type === 'textDelta' && last.event.runId === message.event.runId
-    ) {
-      this.items[this.items.length - 1] = { ...last, event: { ...last.event, text: last.event.text + message.event.text } };
-      return;
-    }
-    this.items.push(message);
-    if (message.type === 'runEvent' && message.event.type === 'toolCallEnded' && message.event.content.some((c) => c.type === 'binary' && c.data)) {
-      this.trimImages();
-    }
-    if (message.type === 'callRecord' && message.record.content?.some((c) => c.type === 'binary' && c.data)) this.trimImages();
-    if (this.items.length > MAX_QUEUED_MESSAGES) {
-      this.items.shift();
-      this.dropped++;
-    }
-  }
-
-  /** Everything queued, oldest first; the queue is empty afterwards. */
-  take(): HostToWebview[] {
-    const out = this.items;
-    this.items = [];
-    this.dropped = 0;
-    return out;
-  }
-
-  private trimImages(): void {
-    let budget = MAX_QUEUED_IMAGE_CHARS;
-    const trim = (items: ChatContentItem[]): ChatContentItem[] | undefined => {
-      let changed = false;
-      const out = items.map((c): ChatContentItem => {
-        if (c.type !== 'binary' || !c.data) return c;
-        if (c.data.length <= budget) {
-          budget -= c.data.length;
-          return c;
-        }
-        changed = true;
-        const { data: _dropped, ...rest } = c;
-        return rest;
-      });
-      return changed ? out : undefined;
-    };
-    for (let i = this.items.length - 1; i >= 0; i--) {
-      const m = this.items[i];
-      if (m.type === 'runEvent' && m.event.type === 'toolCallEnded') {
-        const content = trim(m.event.content);
-        if (content) this.items[i] = { ...m, event: { ...m.event, content } };
-      } else if (m.type === 'callRecord' && m.record.content) {
-        const content = trim(m.record.content);
-        if (content) this.items[i] = { ...m, record: { ...m.record, content } };
-      }
-    }
-  }
 }
