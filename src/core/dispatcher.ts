@@ -35,25 +35,18 @@ import { silentLogger, type Logger } from './logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
 import type { PermissionDecision, PermissionGate } from './permissions';
 import type { ToolRegistry } from './registry';
+import { ReplayCache, type ReplayLimits } from './replayCache';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
 import { systemTimers, type Timers } from './timers';
 
 /** Sends a message; returns false when it could not be handed to an open socket. */
 export type SendFunction = (message: ClientToServer, onSent?: (error?: Error) => void) => boolean;
 
-export interface DispatcherLimits {
+export interface DispatcherLimits extends ReplayLimits {
   /** Calls running at once (including those waiting for permission). */
   maxInFlight: number;
   /** Largest result, in bytes (binary bytes plus the JSON of text and json items). */
   maxResultBytes: number;
-  /** How long an answered request id is remembered. */
-  replayWindowMs: number;
-  /** Answers kept whole for replay; older ones keep only their id (a replay then gets DUPLICATE_REQUEST). */
-  replayMaxAnswers: number;
-  /** Total bytes of answers kept whole for replay. */
-  replayMaxBytes: number;
-  /** Answered ids remembered at all within the window. */
-  replayMaxIds: number;
   /** How often a running (or waiting) call reports progress, which also keeps the backend's timeout at bay. */
   progressIntervalMs: number;
   /** A tool still running after this long is aborted and answered TIMEOUT (permission wait not counted). */
@@ -134,61 +127,14 @@ const RECORD_STATUS: Record<Outcome, CallRecordStatus> = {
   cancelled: 'cancelled',
 };
 
-interface AnsweredId {
-  id: string;
-  toolName: string;
-  at: number;
-}
-
-interface Answer extends AnsweredId {
-  response: ClientToolInvokeResponse;
-  bytes: number;
-}
-
-/**
- * Entries in insertion order with O(1) removal of the oldest. The replay cache expires from its
- * oldest end on every call; finding that end by iterating a Map walks over every entry deleted
- * since V8 last compacted the Map, which made expiry the dispatcher's hottest line.
- */
-class Fifo<T> {
-  private items: (T | undefined)[] = [];
-  private head = 0;
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  peek(): T | undefined {
-    return this.items[this.head];
-  }
-
-  shift(): void {
-    this.items[this.head++] = undefined;
-    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-  }
-
-  clear(): void {
-    this.items = [];
-    this.head = 0;
-  }
-}
-
 export class Dispatcher implements Disposable {
-  private limits: DispatcherLimits;
+  private readonly limits: DispatcherLimits;
   private readonly logger: Logger;
   private readonly timers: Timers;
   /** Calls not yet settled (the slot is held until the tool's promise settles, even after an early answer). */
   private readonly calls = new Map<string, Call>();
-  /** Answered ids with the whole answer while it is kept. */
-  private readonly answers = new Map<string, Answer>();
-  private readonly answeredIds = new Map<string, AnsweredId>();
-  /** The same entries, oldest first, for expiry (an entry no longer in its map is skipped). */
-  private readonly answerOrder = new Fifo<Answer>();
-  private readonly answeredIdOrder = new Fifo<AnsweredId>();
-  private answerBytes = 0;
+  /** Answered ids, with the whole answer while it is kept, so a replay does not run a tool twice. */
+  private readonly replays: ReplayCache;
   /** Answers the socket did not take, in order; sent again when the session resumes. */
   private readonly unsent = new Map<string, ClientToolInvokeResponse>();
   /** Set from `welcome`: the backend refuses messages larger than this. */
@@ -205,6 +151,8 @@ export class Dispatcher implements Disposable {
     this.limits = { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits };
     this.logger = options.logger ?? silentLogger;
     this.timers = options.timers ?? systemTimers;
+    // The cache reads this.limits itself, so setLimits reaches it too.
+    this.replays = new ReplayCache(this.limits, () => this.timers.now());
   }
 
   get inFlight(): number {
@@ -226,9 +174,8 @@ export class Dispatcher implements Disposable {
 
   handleInvoke(request: ClientToolInvokeRequest): void {
     const id = request.requestId;
-    this.expireAnswers();
-    const stored = this.answers.get(id);
-    if (stored) {
+    const stored = this.replays.lookup(id);
+    if (stored?.kind === 'answer') {
       if (stored.toolName !== request.toolName) {
         this.sendNow(errorResponse(id, ErrorCode.DuplicateRequest, `request id ${id} was already used for ${stored.toolName}; not run`));
       } else {
@@ -237,7 +184,7 @@ export class Dispatcher implements Disposable {
       }
       return;
     }
-    if (this.answeredIds.has(id)) {
+    if (stored?.kind === 'answeredOnly') {
       this.sendNow(errorResponse(id, ErrorCode.DuplicateRequest, `request ${id} was answered already and is not run again; its answer is no longer kept`));
       return;
     }
@@ -291,7 +238,7 @@ export class Dispatcher implements Disposable {
   handleDecodeError(error: DecodeError): void {
     const id = error.relatedId;
     if (error.messageType !== 'clientToolInvokeRequest' || id === undefined || !Schemas.Messages.ClientToolInvokeResponse.shape.requestId.safeParse(id).success) return;
-    if (this.calls.has(id) || this.answers.has(id) || this.answeredIds.has(id)) {
+    if (this.calls.has(id) || this.replays.has(id)) {
       this.logger.warn('malformed copy of a known request ignored', { requestId: id, code: error.code });
       return;
     }
@@ -316,11 +263,7 @@ export class Dispatcher implements Disposable {
     this.abortAll(ErrorCode.Cancelled, 'the backend session ended', false);
     if (this.unsent.size > 0) this.logger.warn('dropping answers for a session that ended', { count: this.unsent.size });
     this.unsent.clear();
-    this.answers.clear();
-    this.answeredIds.clear();
-    this.answerOrder.clear();
-    this.answeredIdOrder.clear();
-    this.answerBytes = 0;
+    this.replays.clear();
   }
 
   /** Ends every running call with `code` (the tool's signal aborts; open prompts close). */
@@ -533,7 +476,7 @@ export class Dispatcher implements Disposable {
     if (call.ended) return;
     call.ended = true;
     this.stopTimers(call);
-    this.remember(call, response, bytes ?? contentBytes(response.content));
+    this.replays.remember(call.requestId, call.toolName, response, bytes ?? contentBytes(response.content));
     if (send) this.deliver(response);
     const durationMs = this.timers.now() - call.startedAt;
     this.endRecord(call, response, outcome, durationMs);
@@ -646,41 +589,6 @@ export class Dispatcher implements Disposable {
 
   private emitRecord(record: CallRecord): void {
     if (this.callRecordEmitter.hasListeners) this.callRecordEmitter.fire({ ...record });
-  }
-
-  // ── replay cache ───────────────────────────────────────────────────
-
-  private remember(call: Call, response: ClientToolInvokeResponse, bytes: number): void {
-    const now = this.timers.now();
-    const id = call.requestId;
-    const answer: Answer = { id, toolName: call.toolName, response, at: now, bytes };
-    const answered: AnsweredId = { id, toolName: call.toolName, at: now };
-    this.answers.set(id, answer);
-    this.answerOrder.push(answer);
-    this.answeredIds.set(id, answered);
-    this.answeredIdOrder.push(answered);
-    this.answerBytes += bytes;
-    this.expireAnswers();
-  }
-
-  private expireAnswers(): void {
-    const cutoff = this.timers.now() - this.limits.replayWindowMs;
-    for (let a = this.answerOrder.peek(); a; a = this.answerOrder.peek()) {
-      if (this.answers.get(a.id) === a) {
-        const overBudget = this.answers.size > this.limits.replayMaxAnswers || this.answerBytes > this.limits.replayMaxBytes;
-        if (a.at > cutoff && !overBudget) break;
-        this.answers.delete(a.id);
-        this.answerBytes -= a.bytes;
-      }
-      this.answerOrder.shift();
-    }
-    for (let a = this.answeredIdOrder.peek(); a; a = this.answeredIdOrder.peek()) {
-      if (this.answeredIds.get(a.id) === a) {
-        if (a.at > cutoff && this.answeredIds.size <= this.limits.replayMaxIds) break;
-        this.answeredIds.delete(a.id);
-      }
-      this.answeredIdOrder.shift();
-    }
   }
 }
 
