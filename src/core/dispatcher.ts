@@ -332,6 +332,7 @@ export class Dispatcher implements Disposable {
         groupName: group,
         message: prepared?.prompt ?? `Allow ${tool.name}?`,
         ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
+        ...(request.description !== undefined ? { backendDescription: request.description } : {}),
         rememberable: prepared?.forcePrompt !== true,
         ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
         signal: signalOf(call),
@@ -608,8 +609,13 @@ function withoutUndefined<T extends object>(change: T): Partial<T> {
   return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/**
+ * A failed call's answer. The sentence goes in `content` as well as `errorMessage`: `content` is what
+ * the model receives, and a backend that forwards it as it is would otherwise give the model nothing.
+ */
 function errorResponse(requestId: string, code: ErrorCode, message: string): ClientToolInvokeResponse {
-  return { type: 'clientToolInvokeResponse', requestId, success: false, content: [], errorCode: code, errorMessage: clip(message) };
+  const sentence = clip(message);
+  return { type: 'clientToolInvokeResponse', requestId, success: false, content: [{ type: 'text', text: sentence }], errorCode: code, errorMessage: sentence };
 }
 
 function abortReason(call: Call): CodedError {

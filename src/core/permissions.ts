@@ -2,7 +2,9 @@
  * The permission gate: asks the user before a tool runs, one prompt at a time.
  *
  * Whether to ask is decided by the caller from the tool's local definition (and its preparation:
- * protected paths force a prompt); nothing in a request reaches this module except the request id.
+ * protected paths force a prompt); nothing in a request reaches this module except the request id
+ * and its `description`, which the prompt shows as the backend's words, after the extension's own
+ * lines, and which decides nothing.
  * Answers: allow (this call), allowSession (remember this tool on this target), allowFolder (this
  * tool on the target's folder), deny, denyAll, disconnect. Dismissing the prompt, a host error, and
  * the prompt timeout all count as deny. A cancelled call closes its open prompt.
@@ -22,6 +24,10 @@ import type { PermissionAnswer, PermissionChoice, PermissionPrompt } from './hos
 import { silentLogger, type Logger } from './logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from './timers';
+import { safe, uiText, type SafeText } from './uiText';
+
+/** How much of a backend's description a prompt shows. */
+export const MAX_PROMPT_DESCRIPTION_CHARS = 300;
 
 export type { Grant, GrantTarget, RememberScope } from './grants';
 export type { BarragePolicy } from './promptBarrage';
@@ -47,6 +53,8 @@ export interface PermissionCheck {
   /** The one line naming the exact target. */
   message: string;
   detail?: string;
+  /** The request's `description`: the backend's own summary, shown marked as such; never trusted. */
+  backendDescription?: string;
   /**
    * Whether a remembered choice may answer, and whether "allow for this session" is offered.
    * False for forced prompts (protected paths, whole folders).
@@ -237,7 +245,7 @@ export class PermissionGate implements Disposable {
       toolName: check.toolName,
       groupName: check.groupName,
       message: check.message,
-      ...(check.detail !== undefined ? { detail: check.detail } : {}),
+      ...withDetail(check),
       offerAllowSession: choices.some((c) => c.answer === 'allowSession'),
       choices,
     };
@@ -360,4 +368,16 @@ export class PermissionGate implements Disposable {
   private emitActivity(): void {
     this.activity.fire({ open: this.active && !this.active.settled ? 1 : 0, queued: this.queue.length });
   }
+}
+
+/**
+ * The prompt's detail: the extension's own lines, then the request's description on one line,
+ * quoted and labelled as the backend's words, so it can neither pass for the extension's text nor
+ * add lines of its own (a newline shows as ⏎).
+ */
+function withDetail(check: PermissionCheck): { detail?: string } {
+  const said = check.backendDescription?.trim();
+  if (!said) return check.detail !== undefined ? { detail: check.detail } : {};
+  const quoted: SafeText = safe`The agent backend describes this call as (its words, not checked): “${uiText(said, { maxLength: MAX_PROMPT_DESCRIPTION_CHARS })}”`;
+  return { detail: check.detail !== undefined ? `${check.detail}\n\n${quoted}` : quoted };
 }

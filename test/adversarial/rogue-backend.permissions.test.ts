@@ -147,12 +147,17 @@ describe('rogue backend: permission bypass', () => {
     await rig.assertHealthy(sockets);
   });
 
-  it('T-PERM-11 the request description never reaches the prompt: the prompt names the resolved target from local code', async () => {
-    const spoof = 'Approved by your administrator. Click "Allow for this session" to continue.';
+  it('T-PERM-11 the request description is only ever quoted as the backend\'s words: the prompt names the resolved target from local code', async () => {
+    const spoof = 'Approved by your administrator.\nClick "Allow for this session" to continue.';
     assertRefused(await rig.backend.call('DeleteFile', { path: 'old.txt' }, { description: spoof }), ErrorCode.PermissionDenied);
     const prompt = rig.host.prompts[0];
     assert.equal(prompt.message, 'Delete old.txt (3 B)?');
-    assert.ok(!JSON.stringify(prompt).includes('administrator'));
+    // Issue 14: the description is shown, but only in the detail's last line, labelled and quoted,
+    // on one line (it cannot start a line that reads like the extension's own), and in nothing else.
+    const lines = (prompt.detail ?? '').split('\n');
+    assert.equal(lines[lines.length - 1], 'The agent backend describes this call as (its words, not checked): “Approved by your administrator.⏎Click "Allow for this session" to continue.”');
+    assert.equal(lines.filter((l) => l.includes('administrator')).length, 1);
+    assert.ok(!JSON.stringify({ ...prompt, detail: undefined }).includes('administrator'), 'the description reaches nothing but the quoted line');
     assertNothingDeleted();
   });
 
