@@ -11,7 +11,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ErrorCode, type ClientToolInvokeResponse } from '../../src/protocol';
-import { FakeBackend } from '../support/fake-backend';
+import { ScriptedBackend } from '../support/scripted-backend';
 import { CoreRig, delay, until } from './support/core-rig';
 
 const MB = 1024 * 1024;
@@ -21,7 +21,7 @@ describe('done when: a 10,000-request burst and 100 backend restarts', () => {
   after(() => figures.forEach((f) => console.log(`      figure: ${f}`)));
 
   describe('(a) burst', () => {
-    let backend: FakeBackend | undefined;
+    let backend: ScriptedBackend | undefined;
     let child: ChildProcess | undefined;
 
     afterEach(async () => {
@@ -43,7 +43,7 @@ describe('done when: a 10,000-request burst and 100 backend restarts', () => {
     }
 
     it('T-DONE-01 a burst of 10,000 requests: heap growth under 50 MB, every request answered (result or TOO_MANY_IN_FLIGHT), the next call works', async () => {
-      backend = await FakeBackend.start();
+      backend = await ScriptedBackend.start();
       child = fork(path.join(__dirname, 'support', 'flood-child.ts'), [backend.url, backend.token], {
         execArgv: ['--expose-gc', '-r', 'tsx/cjs'],
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -94,7 +94,7 @@ describe('done when: a 10,000-request burst and 100 backend restarts', () => {
       rig.host.answerPrompts('allowFolder'); // the first delete asks; "Allow DeleteFile in stream/" covers the rest
       await rig.connect();
 
-      const backends: FakeBackend[] = [];
+      const backends: ScriptedBackend[] = [];
       const answersOf = (id: string) => [...backends, rig.backend].flatMap((b) => b.responsesFor(id));
       const final = (id: string) => answersOf(id).filter((r) => r.errorCode !== ErrorCode.DuplicateRequest);
       const requests = new Map<string, string>(); // id → path

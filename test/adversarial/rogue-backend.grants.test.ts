@@ -17,7 +17,7 @@ import type { Grant, PermissionStore } from '../../src/core';
 import { grantKey } from '../../src/core/grants';
 import { ErrorCode } from '../../src/protocol';
 import { readRememberScope, type InspectableConfiguration } from '../../src/vscode/userSetting';
-import { FakeBackend } from '../support/fake-backend';
+import { ScriptedBackend } from '../support/scripted-backend';
 import { assertRefused, CoreRig, until } from './support/core-rig';
 
 const FILES = {
@@ -60,7 +60,7 @@ describe('rogue backend: remembered grants and prompt barrages', () => {
       const session = rig.sessionId;
       const port = rig.backend.port;
       await rig.backend.close();
-      rig.backend = await FakeBackend.start({ port });
+      rig.backend = await ScriptedBackend.start({ port });
       await rig.stateOf('connected', (s) => s.kind === 'connected' && s.sessionId !== session, 10_000);
       assertRefused(await rig.backend.call('DeleteFile', { path: 'docs/b.txt' }, { threadId: 'thread-3' }), ErrorCode.PermissionDenied);
       assert.equal(rig.host.prompts.length, 3);

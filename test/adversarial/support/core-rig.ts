@@ -1,7 +1,7 @@
 /**
  * The extension side under attack: a real `ClientCore` with the IDE tools and a few test tools,
  * a fake host on real temporary folders that records every file operation, and a scripted backend
- * (test/support/fake-backend.ts, a real `ws` server on 127.0.0.1) that the tests turn hostile.
+ * (test/support/scripted-backend.ts, a real `ws` server on 127.0.0.1) that the tests turn hostile.
  *
  * The temporary tree holds, next to the workspace folder `ws`, things an attacker wants:
  *   <root>/outside/secret.txt      outside every workspace folder
@@ -23,7 +23,7 @@ import { defineTool, jsonResult, textResult, type ClientTool } from '../../../sr
 import type { ClientToolInvokeResponse, ErrorCode } from '../../../src/protocol';
 import { ideToolGroup } from '../../../src/tools/ide/group';
 import { RecordingLogger } from '../../support/dispatch-harness';
-import { FakeBackend, type FakeBackendOptions } from '../../support/fake-backend';
+import { ScriptedBackend, type ScriptedBackendOptions } from '../../support/scripted-backend';
 import { FakeHost } from '../../support/fake-host';
 
 export const SECRET = 'TOP-SECRET-do-not-leak';
@@ -138,7 +138,7 @@ export function testTools(latches: Latches, runs: Map<string, number>): ClientTo
 
 export interface RigOptions {
   core?: Partial<ClientCoreOptions>;
-  backend?: FakeBackendOptions;
+  backend?: ScriptedBackendOptions;
   /** Extra files in the workspace folder, relative path → content. */
   files?: Record<string, string>;
 }
@@ -155,7 +155,7 @@ export class CoreRig {
   /** Sessions the scripted backend knows, shared across restarts (a persistent backend). */
   readonly sessions = new Set<string>();
   core!: ClientCore;
-  backend!: FakeBackend;
+  backend!: ScriptedBackend;
 
   private constructor(
     readonly root: string,
@@ -187,7 +187,7 @@ export class CoreRig {
 
     const host = new SpyHost([{ name: 'ws', path: folder }], path.join(root, '.trash'));
     const rig = new CoreRig(root, folder, host);
-    rig.backend = await FakeBackend.start({ sessions: rig.sessions, ...options.backend });
+    rig.backend = await ScriptedBackend.start({ sessions: rig.sessions, ...options.backend });
     rig.core = new ClientCore({
       url: rig.backend.url,
       token: rig.backend.token,
@@ -254,7 +254,7 @@ export class CoreRig {
   async restartBackend(): Promise<void> {
     const port = this.backend.port;
     await this.backend.close();
-    this.backend = await FakeBackend.start({ port, sessions: this.sessions });
+    this.backend = await ScriptedBackend.start({ port, sessions: this.sessions });
   }
 
   /**

@@ -6,16 +6,16 @@ import type { ConnectionState } from '../../../src/core/connection';
 import { defineTool, textResult } from '../../../src/core/tool';
 import { ideToolGroup } from '../../../src/tools/ide/group';
 import { RecordingLogger, until } from '../../support/dispatch-harness';
-import { FakeBackend } from '../../support/fake-backend';
+import { ScriptedBackend } from '../../support/scripted-backend';
 import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';
 import { makePng } from '../../support/png';
 
 describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
   let ws: TempWorkspace;
-  let b: FakeBackend;
+  let b: ScriptedBackend;
   let core: ClientCore;
   let logger: RecordingLogger;
-  const extraBackends: FakeBackend[] = [];
+  const extraBackends: ScriptedBackend[] = [];
 
   function makeCore(url: string, extra: Partial<ClientCoreOptions> = {}): ClientCore {
     logger = new RecordingLogger();
@@ -55,7 +55,7 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
 
   beforeEach(async () => {
     ws = await createTempWorkspace(['ws'], { 'src/a.ts': 'export const a = 1;\n', 'img/shot.png': makePng(16, 16), 'old.txt': 'bye' });
-    b = await FakeBackend.start();
+    b = await ScriptedBackend.start();
     core = makeCore(b.url);
   });
   afterEach(async () => {
@@ -131,7 +131,7 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
     await b.close();
     await lost;
     const back = stateOf('connected');
-    b = await FakeBackend.start({ port, sessions });
+    b = await ScriptedBackend.start({ port, sessions });
     const s = await back;
     assert.ok(s.kind === 'connected' && s.resumed && s.sessionId === session);
     assert.equal((await b.call('OpenFile', { path: 'src/a.ts' })).success, true);
@@ -270,7 +270,7 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
 
   it('setEndpoint switches to another backend and connects there', async () => {
     await connected();
-    const other = await FakeBackend.start({ token: b.token });
+    const other = await ScriptedBackend.start({ token: b.token });
     extraBackends.push(other);
     const there = stateOf('connected', (s) => s.kind === 'connected' && s.target.endsWith(`:${other.port}`));
     core.setEndpoint(other.url, other.token);

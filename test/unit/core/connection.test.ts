@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { CodedError, ErrorCode, PROTOCOL, SUBPROTOCOL, type Hello, type Welcome } from '../../../src/protocol';
 import { backoffDelay, Connection, isLoopbackHost, validateBackendUrl, type ConnectionOptions, type ConnectionState } from '../../../src/core/connection';
-import { FakeBackend } from '../../support/fake-backend';
+import { ScriptedBackend } from '../../support/scripted-backend';
 
 const hello = (): Hello => ({
   type: 'hello',
@@ -42,8 +42,8 @@ describe('connection', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function backend(options: Parameters<typeof FakeBackend.start>[0] = {}): Promise<FakeBackend> {
-    const b = await FakeBackend.start(options);
+  async function backend(options: Parameters<typeof ScriptedBackend.start>[0] = {}): Promise<ScriptedBackend> {
+    const b = await ScriptedBackend.start(options);
     cleanups.push(() => b.close());
     return b;
   }
@@ -140,7 +140,7 @@ describe('connection', () => {
 
   it('reconnects after the server is closed and restarted on the same port, sending resumeSession', async () => {
     const sessions = new Set<string>();
-    const b1 = await FakeBackend.start({ sessions });
+    const b1 = await ScriptedBackend.start({ sessions });
     const conn = connect(b1.url);
     conn.start();
     await waitForState(conn, is('connected'));
@@ -154,7 +154,7 @@ describe('connection', () => {
   });
 
   it('starts a new session when the backend does not know the old one', async () => {
-    const b1 = await FakeBackend.start();
+    const b1 = await ScriptedBackend.start();
     const conn = connect(b1.url);
     conn.start();
     await waitForState(conn, is('connected'));
@@ -168,7 +168,7 @@ describe('connection', () => {
   });
 
   it('stops after maxAttempts failures in a row, with a reason; retry() starts again', async () => {
-    const b1 = await FakeBackend.start();
+    const b1 = await ScriptedBackend.start();
     const port = b1.port;
     await b1.close();
     const conn = connect(`ws://127.0.0.1:${port}`, { reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } });
