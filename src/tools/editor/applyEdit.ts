@@ -6,11 +6,12 @@ import { CodedError, ErrorCode } from '../../protocol';
 import type { TextEditSpec } from '../../core/host';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
+import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { plural } from '../support/format';
 import { describeWholeChange } from '../support/editPreview';
 import { toTextEdits, type RangeEdit } from '../support/textEdits';
+import { defineEditorTool } from '../support/toolGroup';
 
 interface ApplyEditArgs {
   path: string;
@@ -31,9 +32,8 @@ interface ApplyEditPreparation extends Preparation {
 export const MAX_EDITS = 500;
 const position = { type: 'integer', minimum: 1, maximum: 10_000_000 };
 
-export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
+export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
   name: 'ApplyEdit',
-  group: 'Editor',
   description:
     'Replace ranges of text in a workspace file, all as one edit the user can undo. Each edit has startLine, startColumn, endLine, endColumn ' +
     '(1-based; the end column is exclusive, so an equal start and end inserts) and newText ("" deletes). Edits must not overlap and refer to ' +

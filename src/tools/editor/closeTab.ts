@@ -1,13 +1,13 @@
 /** CloseTab: closes the editor tabs showing a workspace file; tabs with unsaved changes stay open. */
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
+import { defineEditorTool } from '../support/toolGroup';
 
 interface CloseTabArgs {
   path: string;
 }
 
-export const CloseTab = defineTool<CloseTabArgs>({
+export const CloseTab = defineEditorTool<CloseTabArgs>({
   name: 'CloseTab',
-  group: 'Editor',
   description:
     'Close the editor tabs that show a workspace file (in every editor group). Tabs with unsaved changes are left open and counted in keptDirty.',
   parameters: {

@@ -7,9 +7,10 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { KeyedQueue } from '../../core/keyedQueue';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, jsonResult, type Preparation } from '../../core/tool';
+import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
+import { defineEditorTool } from '../support/toolGroup';
 
 interface OpenDiffArgs {
   path: string;
@@ -25,9 +26,8 @@ export const MAX_PROPOSED_CHARS = 5_000_000;
 /** One review at a time per file, across every call of this tool. */
 const reviews = new KeyedQueue();
 
-export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
+export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
   name: 'OpenDiff',
-  group: 'Editor',
   description:
     'Propose new content for a workspace file: the user sees a diff of the current file against newContent, may edit the proposal, ' +
     'and accepts or rejects it. Blocks until then. Returns {"decision": "accepted", "content": <what was written>, "editedByUser": bool} ' +

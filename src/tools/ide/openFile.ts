@@ -1,7 +1,8 @@
 /** OpenFile: opens a workspace file in an editor, optionally revealing and selecting a range. */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { TextRange } from '../../core/host';
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
+import { defineIdeTool } from '../support/toolGroup';
 
 interface OpenFileArgs {
   path: string;
@@ -16,9 +17,8 @@ interface OpenFileArgs {
 
 const position = { type: 'integer', minimum: 1, maximum: 10_000_000 };
 
-export const OpenFile = defineTool<OpenFileArgs>({
+export const OpenFile = defineIdeTool<OpenFileArgs>({
   name: 'OpenFile',
-  group: 'IDE',
   description:
     'Open a file of the workspace in an editor so the user sees it. Optionally put the cursor at `line`/`column`, ' +
     'or select the range `startLine`/`startColumn` to `endLine`/`endColumn`. Lines and columns start at 1. ' +

@@ -7,10 +7,11 @@ import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, verifyTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, type Preparation } from '../../core/tool';
+import { type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
 import { classifyFile } from '../support/mime';
+import { defineIdeTool } from '../support/toolGroup';
 
 interface ReadFileArgs {
   path: string;
@@ -24,9 +25,8 @@ interface ReadPreparation extends Preparation {
   bound: BoundTarget;
 }
 
-export const ReadFile = defineTool<ReadFileArgs, ReadPreparation>({
+export const ReadFile = defineIdeTool<ReadFileArgs, ReadPreparation>({
   name: 'ReadFile',
-  group: 'IDE',
   description:
     'Read a file of the workspace. Text comes back as text; pass startLine/endLine (1-based, inclusive) for part of a long file. ' +
     'Images, PDFs and other binary files come back as binary content with their MIME type. ' +

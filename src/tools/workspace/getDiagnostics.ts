@@ -1,7 +1,8 @@
 /** GetDiagnostics: the problems (errors, warnings, …) VS Code knows about, for one file or the workspace. */
 import type { DiagnosticSeverity, FileDiagnostics } from '../../core/host';
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
+import { defineWorkspaceTool } from '../support/toolGroup';
 
 interface GetDiagnosticsArgs {
   path?: string;
@@ -14,9 +15,8 @@ export const MAX_DIAGNOSTICS = 1000;
 const MAX_MESSAGE_CHARS = 2000;
 const RANK: Record<DiagnosticSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
 
-export const GetDiagnostics = defineTool<GetDiagnosticsArgs>({
+export const GetDiagnostics = defineWorkspaceTool<GetDiagnosticsArgs>({
   name: 'GetDiagnostics',
-  group: 'Workspace',
   description:
     'Get the diagnostics (problems from compilers and linters) of one workspace file, or of every workspace file when no path is given. ' +
     'Each has severity (error, warning, information, hint), message, range (1-based lines and columns) and source. Errors come first.',

@@ -1,10 +1,10 @@
 /** GetOpenEditors: the editor tabs that are open, which one is active and which have unsaved changes. */
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
+import { defineWorkspaceTool } from '../support/toolGroup';
 
-export const GetOpenEditors = defineTool<Record<string, never>>({
+export const GetOpenEditors = defineWorkspaceTool<Record<string, never>>({
   name: 'GetOpenEditors',
-  group: 'Workspace',
   description:
     'List the editor tabs open in the editor: workspace-relative path (or label for other tabs), whether it is the active tab, ' +
     'whether it has unsaved changes (dirty), its language, and its kind (text, diff, notebook, other).',

@@ -1,9 +1,9 @@
 /** GetWorkspaceFolders: the open workspace folders and whether the workspace is trusted. */
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
+import { defineWorkspaceTool } from '../support/toolGroup';
 
-export const GetWorkspaceFolders = defineTool<Record<string, never>>({
+export const GetWorkspaceFolders = defineWorkspaceTool<Record<string, never>>({
   name: 'GetWorkspaceFolders',
-  group: 'Workspace',
   description:
     'List the workspace folders open in the editor (name and absolute path) and whether the workspace is trusted. ' +
     'In a workspace with several folders, paths given to other tools start with the folder name.',
