@@ -12,6 +12,8 @@ import { plural } from '../support/format';
 import { describeWholeChange } from '../support/editPreview';
 import { toTextEdits, type RangeEdit } from '../support/textEdits';
 import { defineEditorTool } from '../support/toolGroup';
+import { pathParameter, POSITION } from '../support/parameters';
+import { requireFile } from '../support/requireFile';
 
 interface ApplyEditArgs {
   path: string;
@@ -30,7 +32,6 @@ interface ApplyEditPreparation extends Preparation {
 }
 
 export const MAX_EDITS = 500;
-const position = { type: 'integer', minimum: 1, maximum: 10_000_000 };
 
 export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
   name: 'ApplyEdit',
@@ -42,7 +43,7 @@ export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file.' },
+      path: pathParameter('Workspace-relative path of the file.'),
       edits: {
         type: 'array',
         minItems: 1,
@@ -50,10 +51,10 @@ export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
         items: {
           type: 'object',
           properties: {
-            startLine: position,
-            startColumn: position,
-            endLine: position,
-            endColumn: position,
+            startLine: POSITION,
+            startColumn: POSITION,
+            endLine: POSITION,
+            endColumn: POSITION,
             newText: { type: 'string', maxLength: 1_000_000 },
           },
           required: ['startLine', 'startColumn', 'endLine', 'endColumn', 'newText'],
@@ -72,9 +73,7 @@ export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
   async prepare(args, ctx) {
     const target = await ctx.resolvePath(args.path);
     const bound = await bindTarget(target);
-    const stat = await ctx.host.stat(target.absolute);
-    if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
-    if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; ApplyEdit changes files`);
+    await requireFile(ctx.host, target, 'ApplyEdit changes files');
     // The prompt shows the whole change or the call is refused (CHANGE_TOO_LARGE), built from the
     // request alone. Nothing of a protected file is read before consent: checking the edits against
     // its text would tell the backend its line count and line lengths in the error.

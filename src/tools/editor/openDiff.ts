@@ -11,6 +11,7 @@ import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
 import { defineEditorTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface OpenDiffArgs {
   path: string;
@@ -35,7 +36,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file to change (or create).' },
+      path: pathParameter('Workspace-relative path of the file to change (or create).'),
       newContent: { type: 'string', maxLength: MAX_PROPOSED_CHARS, description: 'The complete proposed content of the file.' },
     },
     required: ['path', 'newContent'],

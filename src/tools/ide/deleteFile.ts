@@ -6,6 +6,7 @@ import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes, plural } from '../support/format';
 import { defineIdeTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface DeleteFileArgs {
   path: string;
@@ -33,7 +34,7 @@ export const DeleteFile = defineIdeTool<DeleteFileArgs, DeletePreparation>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file or folder.' },
+      path: pathParameter('Workspace-relative path of the file or folder.'),
       recursive: { type: 'boolean', description: 'Required to delete a folder and everything in it. Default false.' },
     },
     required: ['path'],

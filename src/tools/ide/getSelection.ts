@@ -3,6 +3,7 @@ import { isProtectedPath, resolveWorkspacePath } from '../../core/paths';
 import type { SelectionInfo, WorkspaceInfo } from '../../core/host';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { defineIdeTool } from '../support/toolGroup';
+import { NO_PARAMETERS } from '../support/parameters';
 
 /** Longest selected text returned; the rest is cut and `truncated` says so. */
 export const MAX_SELECTION_CHARS = 100_000;
@@ -17,7 +18,7 @@ export const GetSelection = defineIdeTool<Record<string, never>, SelectionPrepar
   description:
     "Get the user's current selection in the active editor: file, language, range (1-based lines and columns) and the selected text. " +
     'Says so when no editor is active.',
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  parameters: NO_PARAMETERS,
   requiresPermission: false,
   declineStrategy: 'reject',
   availableWhenUntrusted: true,

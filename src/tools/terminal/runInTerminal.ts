@@ -9,6 +9,7 @@ import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { capMiddle, terminalText } from './terminalOutput';
 import { defineTerminalTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface RunInTerminalArgs {
   command: string;
@@ -39,7 +40,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
     type: 'object',
     properties: {
       command: { type: 'string', minLength: 1, maxLength: 10_000, description: 'The shell command line.' },
-      cwd: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative folder to run in. Default: the workspace folder.' },
+      cwd: pathParameter('Workspace-relative folder to run in. Default: the workspace folder.'),
       timeoutSeconds: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_SECONDS, description: `Time limit in seconds. Default ${DEFAULT_TIMEOUT_SECONDS}.` },
     },
     required: ['command'],

@@ -3,6 +3,7 @@ import type { DiagnosticSeverity, FileDiagnostics } from '../../core/host';
 import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineWorkspaceTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface GetDiagnosticsArgs {
   path?: string;
@@ -23,7 +24,7 @@ export const GetDiagnostics = defineWorkspaceTool<GetDiagnosticsArgs>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of one file. Omit for the whole workspace.' },
+      path: pathParameter('Workspace-relative path of one file. Omit for the whole workspace.'),
       minSeverity: { type: 'string', enum: ['error', 'warning', 'information', 'hint'], description: 'Leave out anything less severe. Default hint (everything).' },
       maxResults: { type: 'integer', minimum: 1, maximum: MAX_DIAGNOSTICS, description: `Most diagnostics to return. Default ${DEFAULT_MAX_DIAGNOSTICS}.` },
     },
