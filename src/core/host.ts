@@ -1,5 +1,6 @@
 /**
- * `IdeHost`: everything a tool may ask of the editor, with no VS Code types.
+ * `IdeHost`: everything a tool may ask of the editor, with no VS Code types, split by tool group so
+ * each group's tools see only their part (`IdeToolsHost`, `WorkspaceToolsHost`, …).
  *
  * `src/vscode` implements it on the VS Code API; unit tests use a plain-Node fake
  * (test/support/fake-host.ts). Tools never touch the file system or the UI any other way.
@@ -101,8 +102,6 @@ export interface PermissionPrompt {
    */
   choices: PermissionChoice[];
 }
-
-// ── Workspace, editor and terminal (the Workspace, Editor and Terminal groups) ──
 
 export interface FindFilesOptions {
   /** Most paths the host returns (per search; the caller caps again after its own filtering). */
@@ -217,7 +216,11 @@ export interface RunCommandResult {
   via: 'terminal' | 'process';
 }
 
-export interface IdeHost {
+/**
+ * What the core asks of the editor itself: the workspace it resolves paths against and whether it
+ * is trusted. Every group's host has these too.
+ */
+export interface WorkspaceInfo {
   /** The open workspace folders, in VS Code's order. Empty when no folder is open. */
   workspaceFolders(): readonly WorkspaceFolder[];
   /** Workspace Trust: false in restricted mode. */
@@ -227,20 +230,44 @@ export interface IdeHost {
    * only), which force a prompt like the built-in list. Optional: none when absent.
    */
   protectedPatterns?(): readonly string[];
+}
 
-  /** Opens a text file in an editor, optionally revealing and selecting a range. */
-  openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile>;
-  /** The active text editor's selection, or undefined when no text editor is active. */
-  getSelection(): Promise<SelectionInfo | undefined>;
+/** The permission gate's part: the prompt. */
+export interface PermissionHost {
+  /**
+   * Asks the user to allow a tool call. Resolves undefined when the prompt was dismissed. When
+   * `signal` aborts (the call was cancelled or the prompt timed out) the host closes the prompt and
+   * resolves undefined.
+   */
+  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
+}
+
+/**
+ * What every built-in tool may use, whatever its group: the workspace, a stat to refuse a missing
+ * target before any prompt, and a notification (src/tools/support/boundTarget.ts tells the user
+ * when an approved target changed).
+ */
+export interface ToolHost extends WorkspaceInfo {
+  /** Stat without throwing for a missing path: undefined means it does not exist. */
+  stat(absPath: string): Promise<FileStat | undefined>;
   /**
    * Shows a notification with optional buttons and resolves with the clicked button's label, or
    * undefined when it was dismissed. `text` is already sanitised by the caller.
    */
   showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined>;
+}
 
-  /** Stat without throwing for a missing path: undefined means it does not exist. */
-  stat(absPath: string): Promise<FileStat | undefined>;
+/** Reading a file's bytes from disk (the IDE group's ReadFile, the Workspace group's `.gitignore`). */
+export interface FileReader {
   readFile(absPath: string): Promise<Uint8Array>;
+}
+
+/** The IDE group's host (src/tools/ide/). */
+export interface IdeToolsHost extends ToolHost, FileReader {
+  /** Opens a text file in an editor, optionally revealing and selecting a range. */
+  openFile(absPath: string, options: OpenFileOptions): Promise<OpenedFile>;
+  /** The active text editor's selection, or undefined when no text editor is active. */
+  getSelection(): Promise<SelectionInfo | undefined>;
   /**
    * Resolves with whether the item went to the trash: with `useTrash`, a file system without one
    * (remote and browser editors such as code-server) deletes it for good instead.
@@ -251,15 +278,10 @@ export interface IdeHost {
    * (the result is then `limit`, read as "at least").
    */
   countEntries(absDir: string, limit: number): Promise<number>;
+}
 
-  /**
-   * Asks the user to allow a tool call. Resolves undefined when the prompt was dismissed. When
-   * `signal` aborts (the call was cancelled or the prompt timed out) the host closes the prompt and
-   * resolves undefined.
-   */
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
-
-  // ── Workspace ──
+/** The Workspace group's host (src/tools/workspace/). */
+export interface WorkspaceToolsHost extends ToolHost, FileReader {
   /**
    * Files matching a glob (relative to each workspace folder), as absolute paths, honouring
    * `files.exclude` and `search.exclude`. `.gitignore` is the caller's business.
@@ -269,8 +291,10 @@ export interface IdeHost {
   openEditors(): Promise<OpenEditorInfo[]>;
   /** Diagnostics (problems) of one file, or of every file that has some. */
   diagnostics(absPath?: string): Promise<FileDiagnostics[]>;
+}
 
-  // ── Editor ──
+/** The Editor group's host (src/tools/editor/). */
+export interface EditorToolsHost extends ToolHost {
   /** The document's text: the editor's buffer when it is open, else the file on disk. */
   readDocument(absPath: string): Promise<DocumentSnapshot>;
   /** Applies all edits as one undoable workspace edit; does not save. */
@@ -289,8 +313,17 @@ export interface IdeHost {
    * When `signal` aborts the diff closes and this resolves `rejected`.
    */
   openDiff(request: DiffRequest, signal: AbortSignal): Promise<DiffOutcome>;
+}
 
-  // ── Terminal ──
+/** The Terminal group's host (src/tools/terminal/). */
+export interface TerminalToolsHost extends ToolHost {
   /** Runs a shell command the user approved, ending it at the time limit or when `signal` aborts. */
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult>;
 }
+
+/**
+ * The whole host: the permission prompt and every built-in group's part. The extension
+ * (src/vscode/ideHost.ts) and the test fake implement it; each tool's context is typed with its
+ * group's part only (src/tools/support/toolGroup.ts).
+ */
+export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost {}

@@ -1,5 +1,5 @@
 /**
- * The shape of a client tool: what one file in src/tools/ exports.
+ * The shape of a client tool: what one file in src/tools/<group>/ exports.
  *
  * A tool says its name, group, description, parameter schema, whether it needs permission and how
  * a denial is answered, then does its work in `run`. If the permission prompt must name a resolved
@@ -18,8 +18,9 @@ export interface ToolResult {
   augmentation?: Augmentation;
 }
 
-export interface ToolContext {
-  readonly host: IdeHost;
+/** `H` is the part of the host the tool's group offers (src/core/host.ts); the dispatcher passes the whole host. */
+export interface ToolContext<H = IdeHost> {
+  readonly host: H;
   /** Aborts when the backend cancels the call, the call times out or the connection's session ends. */
   readonly signal: AbortSignal;
   readonly requestId: string;
@@ -72,7 +73,7 @@ export function grantTargetOf(target: ResolvedPath): GrantTarget {
 /** A JSON Schema object for the tool's parameters (compiled with ajv at registration). */
 export type JsonSchema = Record<string, unknown>;
 
-export interface ClientTool<A = Record<string, unknown>, P extends Preparation = Preparation> {
+export interface ClientTool<A = Record<string, unknown>, P extends Preparation = Preparation, H = IdeHost> {
   name: string;
   /** Name of the group the tool belongs to; must match the group it is registered with. */
   group: string;
@@ -92,8 +93,8 @@ export interface ClientTool<A = Record<string, unknown>, P extends Preparation =
    * Resolves and checks the target before any prompt; throws a CodedError to refuse the call
    * without asking the user (missing file, path outside the workspace, …).
    */
-  prepare?(args: A, ctx: ToolContext): Promise<P>;
-  run(args: A, ctx: ToolContext, prepared: P | undefined): Promise<ToolResult>;
+  prepare?(args: A, ctx: ToolContext<H>): Promise<P>;
+  run(args: A, ctx: ToolContext<H>, prepared: P | undefined): Promise<ToolResult>;
 }
 
 /**

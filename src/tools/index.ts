@@ -2,17 +2,15 @@
  * The extension's built-in tool groups, in the order the Tool Groups view lists them. The extension
  * registers each of them (src/vscode/context.ts); a new group is added here and nowhere else.
  */
-import type { ToolGroupSpec, ToolRegistry } from '../core/registry';
-import type { ClientTool } from '../core/tool';
+import type { ToolRegistry } from '../core/registry';
 import { editorToolGroup } from './editor/group';
 import { ideToolGroup } from './ide/group';
 import { terminalToolGroup } from './terminal/group';
 import { workspaceToolGroup } from './workspace/group';
 
-export interface BuiltinGroup {
-  readonly group: ToolGroupSpec;
-  readonly tools: readonly ClientTool[];
-}
+import type { BuiltinGroup } from './support/toolGroup';
+
+export type { BuiltinGroup };
 
 export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup()];
 

@@ -6,11 +6,14 @@ import { CodedError, ErrorCode } from '../../protocol';
 import type { TextEditSpec } from '../../core/host';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
+import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { plural } from '../support/format';
 import { describeWholeChange } from '../support/editPreview';
 import { toTextEdits, type RangeEdit } from '../support/textEdits';
+import { defineEditorTool } from '../support/toolGroup';
+import { pathParameter, POSITION } from '../support/parameters';
+import { requireFile } from '../support/requireFile';
 
 interface ApplyEditArgs {
   path: string;
@@ -29,11 +32,9 @@ interface ApplyEditPreparation extends Preparation {
 }
 
 export const MAX_EDITS = 500;
-const position = { type: 'integer', minimum: 1, maximum: 10_000_000 };
 
-export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
+export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
   name: 'ApplyEdit',
-  group: 'Editor',
   description:
     'Replace ranges of text in a workspace file, all as one edit the user can undo. Each edit has startLine, startColumn, endLine, endColumn ' +
     '(1-based; the end column is exclusive, so an equal start and end inserts) and newText ("" deletes). Edits must not overlap and refer to ' +
@@ -42,7 +43,7 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file.' },
+      path: pathParameter('Workspace-relative path of the file.'),
       edits: {
         type: 'array',
         minItems: 1,
@@ -50,10 +51,10 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
         items: {
           type: 'object',
           properties: {
-            startLine: position,
-            startColumn: position,
-            endLine: position,
-            endColumn: position,
+            startLine: POSITION,
+            startColumn: POSITION,
+            endLine: POSITION,
+            endColumn: POSITION,
             newText: { type: 'string', maxLength: 1_000_000 },
           },
           required: ['startLine', 'startColumn', 'endLine', 'endColumn', 'newText'],
@@ -72,9 +73,7 @@ export const ApplyEdit = defineTool<ApplyEditArgs, ApplyEditPreparation>({
   async prepare(args, ctx) {
     const target = await ctx.resolvePath(args.path);
     const bound = await bindTarget(target);
-    const stat = await ctx.host.stat(target.absolute);
-    if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
-    if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; ApplyEdit changes files`);
+    await requireFile(ctx.host, target, 'ApplyEdit changes files');
     // The prompt shows the whole change or the call is refused (CHANGE_TOO_LARGE), built from the
     // request alone. Nothing of a protected file is read before consent: checking the edits against
     // its text would tell the backend its line count and line lengths in the error.

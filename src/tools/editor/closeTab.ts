@@ -1,21 +1,17 @@
 /** CloseTab: closes the editor tabs showing a workspace file; tabs with unsaved changes stay open. */
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
+import { defineEditorTool } from '../support/toolGroup';
+import { pathOnlyParameters } from '../support/parameters';
 
 interface CloseTabArgs {
   path: string;
 }
 
-export const CloseTab = defineTool<CloseTabArgs>({
+export const CloseTab = defineEditorTool<CloseTabArgs>({
   name: 'CloseTab',
-  group: 'Editor',
   description:
     'Close the editor tabs that show a workspace file (in every editor group). Tabs with unsaved changes are left open and counted in keptDirty.',
-  parameters: {
-    type: 'object',
-    properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file.' } },
-    required: ['path'],
-    additionalProperties: false,
-  },
+  parameters: pathOnlyParameters('Workspace-relative path of the file.'),
   requiresPermission: false,
   declineStrategy: 'reject',
   // Closing a tab changes no file and loses nothing (dirty tabs stay), so it stays on in restricted mode.

@@ -1,6 +1,7 @@
 /** The `Editor` tool group: change files through the editor, with the user in the loop. */
 import type { ToolGroupSpec } from '../../core/registry';
 import type { ClientTool } from '../../core/tool';
+import { stampGroup, type BuiltinGroup } from '../support/toolGroup';
 import { ApplyEdit } from './applyEdit';
 import { CloseTab } from './closeTab';
 import { OpenDiff } from './openDiff';
@@ -18,8 +19,8 @@ export const EDITOR_GROUP: ToolGroupSpec = {
   startCollapsed: true,
 };
 
-export const EDITOR_TOOLS: readonly ClientTool[] = [OpenDiff, ApplyEdit, SaveDocument, CloseTab];
+export const EDITOR_TOOLS: readonly ClientTool[] = stampGroup(EDITOR_GROUP, [OpenDiff, ApplyEdit, SaveDocument, CloseTab]);
 
-export function editorToolGroup(): { group: ToolGroupSpec; tools: readonly ClientTool[] } {
+export function editorToolGroup(): BuiltinGroup {
   return { group: EDITOR_GROUP, tools: EDITOR_TOOLS };
 }

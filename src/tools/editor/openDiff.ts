@@ -7,9 +7,11 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { KeyedQueue } from '../../core/keyedQueue';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, jsonResult, type Preparation } from '../../core/tool';
+import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
+import { defineEditorTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface OpenDiffArgs {
   path: string;
@@ -25,9 +27,8 @@ export const MAX_PROPOSED_CHARS = 5_000_000;
 /** One review at a time per file, across every call of this tool. */
 const reviews = new KeyedQueue();
 
-export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
+export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
   name: 'OpenDiff',
-  group: 'Editor',
   description:
     'Propose new content for a workspace file: the user sees a diff of the current file against newContent, may edit the proposal, ' +
     'and accepts or rejects it. Blocks until then. Returns {"decision": "accepted", "content": <what was written>, "editedByUser": bool} ' +
@@ -35,7 +36,7 @@ export const OpenDiff = defineTool<OpenDiffArgs, DiffPreparation>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file to change (or create).' },
+      path: pathParameter('Workspace-relative path of the file to change (or create).'),
       newContent: { type: 'string', maxLength: MAX_PROPOSED_CHARS, description: 'The complete proposed content of the file.' },
     },
     required: ['path', 'newContent'],

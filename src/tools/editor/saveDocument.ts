@@ -4,7 +4,9 @@
  * ApplyEdit with `save: true` saves its own change without a second question).
  */
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, jsonResult, type Preparation } from '../../core/tool';
+import { jsonResult, type Preparation } from '../../core/tool';
+import { defineEditorTool } from '../support/toolGroup';
+import { pathOnlyParameters } from '../support/parameters';
 
 interface SaveDocumentArgs {
   path: string;
@@ -20,18 +22,12 @@ const MESSAGES = {
   notOpen: 'The file is not open in the editor, so it has no unsaved changes.',
 } as const;
 
-export const SaveDocument = defineTool<SaveDocumentArgs, SavePreparation>({
+export const SaveDocument = defineEditorTool<SaveDocumentArgs, SavePreparation>({
   name: 'SaveDocument',
-  group: 'Editor',
   description:
     'Save a workspace file that is open in the editor with unsaved changes; the user is asked first, since the changes may be their own. ' +
     'Says so when there is nothing to save. To save your own ApplyEdit change, pass save: true to ApplyEdit instead.',
-  parameters: {
-    type: 'object',
-    properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file.' } },
-    required: ['path'],
-    additionalProperties: false,
-  },
+  parameters: pathOnlyParameters('Workspace-relative path of the file.'),
   requiresPermission: false,
   declineStrategy: 'reject',
 

@@ -2,9 +2,11 @@
 import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
+import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes, plural } from '../support/format';
+import { defineIdeTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface DeleteFileArgs {
   path: string;
@@ -24,16 +26,15 @@ const WHERE_IT_GOES = 'It will be moved to the trash, or deleted permanently whe
 /** Counting stops here; the prompt then says "more than …". */
 export const MAX_COUNTED_ENTRIES = 10_000;
 
-export const DeleteFile = defineTool<DeleteFileArgs, DeletePreparation>({
+export const DeleteFile = defineIdeTool<DeleteFileArgs, DeletePreparation>({
   name: 'DeleteFile',
-  group: 'IDE',
   description:
     'Delete a file of the workspace by moving it to the trash. A folder is deleted only with `recursive: true`. ' +
     'The user is asked first and may decline.',
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file or folder.' },
+      path: pathParameter('Workspace-relative path of the file or folder.'),
       recursive: { type: 'boolean', description: 'Required to delete a folder and everything in it. Default false.' },
     },
     required: ['path'],

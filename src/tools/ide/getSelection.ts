@@ -1,7 +1,9 @@
 /** GetSelection: what the user has selected in the active editor. */
 import { isProtectedPath, resolveWorkspacePath } from '../../core/paths';
-import type { IdeHost, SelectionInfo } from '../../core/host';
-import { defineTool, jsonResult, type Preparation } from '../../core/tool';
+import type { SelectionInfo, WorkspaceInfo } from '../../core/host';
+import { jsonResult, type Preparation } from '../../core/tool';
+import { defineIdeTool } from '../support/toolGroup';
+import { NO_PARAMETERS } from '../support/parameters';
 
 /** Longest selected text returned; the rest is cut and `truncated` says so. */
 export const MAX_SELECTION_CHARS = 100_000;
@@ -11,13 +13,12 @@ interface SelectionPreparation extends Preparation {
   file: string | undefined;
 }
 
-export const GetSelection = defineTool<Record<string, never>, SelectionPreparation>({
+export const GetSelection = defineIdeTool<Record<string, never>, SelectionPreparation>({
   name: 'GetSelection',
-  group: 'IDE',
   description:
     "Get the user's current selection in the active editor: file, language, range (1-based lines and columns) and the selected text. " +
     'Says so when no editor is active.',
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  parameters: NO_PARAMETERS,
   requiresPermission: false,
   declineStrategy: 'reject',
   availableWhenUntrusted: true,
@@ -56,7 +57,7 @@ export const GetSelection = defineTool<Record<string, never>, SelectionPreparati
 });
 
 /** Workspace-relative when the file is inside the workspace, else its absolute path. */
-async function displayName(selection: SelectionInfo, host: IdeHost): Promise<string | undefined> {
+async function displayName(selection: SelectionInfo, host: WorkspaceInfo): Promise<string | undefined> {
   if (selection.path === undefined) return undefined;
   try {
     return (await resolveWorkspacePath(selection.path, host.workspaceFolders())).relative;

@@ -1,6 +1,7 @@
 /** The `IDE` tool group: the editor tools this extension offers the agent. */
 import type { ToolGroupSpec } from '../../core/registry';
 import type { ClientTool } from '../../core/tool';
+import { stampGroup, type BuiltinGroup } from '../support/toolGroup';
 import { DeleteFile } from './deleteFile';
 import { GetSelection } from './getSelection';
 import { OpenFile } from './openFile';
@@ -19,9 +20,9 @@ export const IDE_GROUP: ToolGroupSpec = {
   startCollapsed: true,
 };
 
-export const IDE_TOOLS: readonly ClientTool[] = [OpenFile, GetSelection, ShowMessage, ReadFile, DeleteFile];
+export const IDE_TOOLS: readonly ClientTool[] = stampGroup(IDE_GROUP, [OpenFile, GetSelection, ShowMessage, ReadFile, DeleteFile]);
 
 /** What `ClientCore.registry.register` takes: `core.registry.register(ide.group, ide.tools)`. */
-export function ideToolGroup(): { group: ToolGroupSpec; tools: readonly ClientTool[] } {
+export function ideToolGroup(): BuiltinGroup {
   return { group: IDE_GROUP, tools: IDE_TOOLS };
 }

@@ -1,7 +1,10 @@
 /** OpenFile: opens a workspace file in an editor, optionally revealing and selecting a range. */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { TextRange } from '../../core/host';
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
+import { defineIdeTool } from '../support/toolGroup';
+import { pathParameter, POSITION } from '../support/parameters';
+import { requireFile } from '../support/requireFile';
 
 interface OpenFileArgs {
   path: string;
@@ -14,11 +17,8 @@ interface OpenFileArgs {
   preview?: boolean;
 }
 
-const position = { type: 'integer', minimum: 1, maximum: 10_000_000 };
-
-export const OpenFile = defineTool<OpenFileArgs>({
+export const OpenFile = defineIdeTool<OpenFileArgs>({
   name: 'OpenFile',
-  group: 'IDE',
   description:
     'Open a file of the workspace in an editor so the user sees it. Optionally put the cursor at `line`/`column`, ' +
     'or select the range `startLine`/`startColumn` to `endLine`/`endColumn`. Lines and columns start at 1. ' +
@@ -26,13 +26,13 @@ export const OpenFile = defineTool<OpenFileArgs>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path (or an absolute path inside the workspace).' },
-      line: { ...position, description: 'Line to reveal, placing the cursor there (1-based).' },
-      column: { ...position, description: 'Column on `line` (1-based). Default 1.' },
-      startLine: { ...position, description: 'First line of the range to select (1-based).' },
-      startColumn: { ...position, description: 'Column on startLine (1-based). Default 1.' },
-      endLine: { ...position, description: 'Last line of the range (1-based). Default startLine.' },
-      endColumn: { ...position, description: 'Column on endLine where the selection ends (1-based, exclusive). Default: the end of endLine when endLine is given, else startColumn.' },
+      path: pathParameter('Workspace-relative path (or an absolute path inside the workspace).'),
+      line: { ...POSITION, description: 'Line to reveal, placing the cursor there (1-based).' },
+      column: { ...POSITION, description: 'Column on `line` (1-based). Default 1.' },
+      startLine: { ...POSITION, description: 'First line of the range to select (1-based).' },
+      startColumn: { ...POSITION, description: 'Column on startLine (1-based). Default 1.' },
+      endLine: { ...POSITION, description: 'Last line of the range (1-based). Default startLine.' },
+      endColumn: { ...POSITION, description: 'Column on endLine where the selection ends (1-based, exclusive). Default: the end of endLine when endLine is given, else startColumn.' },
       preview: { type: 'boolean', description: 'Open in a preview tab that the next preview replaces. Default true.' },
     },
     required: ['path'],
@@ -45,9 +45,7 @@ export const OpenFile = defineTool<OpenFileArgs>({
   async run(args, ctx) {
     const selection = selectionFrom(args);
     const target = await ctx.resolvePath(args.path);
-    const stat = await ctx.host.stat(target.absolute);
-    if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
-    if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; OpenFile opens files`);
+    await requireFile(ctx.host, target, 'OpenFile opens files');
     const opened = await ctx.host.openFile(target.absolute, { preview: args.preview ?? true, ...(selection ? { selection } : {}) });
     return jsonResult({ path: target.relative, language: opened.language, lineCount: opened.lineCount });
   },

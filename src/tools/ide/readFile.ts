@@ -7,10 +7,13 @@ import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, verifyTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, type Preparation } from '../../core/tool';
+import type { Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
 import { classifyFile } from '../support/mime';
+import { defineIdeTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
+import { requireFile } from '../support/requireFile';
 
 interface ReadFileArgs {
   path: string;
@@ -24,9 +27,8 @@ interface ReadPreparation extends Preparation {
   bound: BoundTarget;
 }
 
-export const ReadFile = defineTool<ReadFileArgs, ReadPreparation>({
+export const ReadFile = defineIdeTool<ReadFileArgs, ReadPreparation>({
   name: 'ReadFile',
-  group: 'IDE',
   description:
     'Read a file of the workspace. Text comes back as text; pass startLine/endLine (1-based, inclusive) for part of a long file. ' +
     'Images, PDFs and other binary files come back as binary content with their MIME type. ' +
@@ -34,7 +36,7 @@ export const ReadFile = defineTool<ReadFileArgs, ReadPreparation>({
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of the file.' },
+      path: pathParameter('Workspace-relative path of the file.'),
       startLine: { type: 'integer', minimum: 1, description: 'First line to return (1-based). Text files only.' },
       endLine: { type: 'integer', minimum: 1, description: 'Last line to return (1-based, inclusive). Text files only.' },
     },
@@ -50,9 +52,7 @@ export const ReadFile = defineTool<ReadFileArgs, ReadPreparation>({
     }
     const target = await ctx.resolvePath(args.path);
     const bound = await bindTarget(target);
-    const stat = await ctx.host.stat(target.absolute);
-    if (!stat) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
-    if (stat.kind === 'directory') throw new CodedError(ErrorCode.IsDirectory, `${target.relative} is a folder; ReadFile reads files`);
+    const stat = await requireFile(ctx.host, target, 'ReadFile reads files');
     if (stat.size > ctx.maxResultBytes) {
       throw new CodedError(ErrorCode.FileTooLarge, `${target.relative} is ${formatBytes(stat.size)}; the read limit is ${formatBytes(ctx.maxResultBytes)}`);
     }

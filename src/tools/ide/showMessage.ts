@@ -1,7 +1,8 @@
 /** ShowMessage: a notification with optional buttons; answers which button the user clicked. */
 import { CodedError, ErrorCode } from '../../protocol';
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
 import { sanitizeForNotification } from '../support/format';
+import { defineIdeTool } from '../support/toolGroup';
 
 interface ShowMessageArgs {
   message: string;
@@ -12,9 +13,8 @@ interface ShowMessageArgs {
 export const MAX_MESSAGE_CHARS = 2000;
 export const MAX_BUTTONS = 5;
 
-export const ShowMessage = defineTool<ShowMessageArgs>({
+export const ShowMessage = defineIdeTool<ShowMessageArgs>({
   name: 'ShowMessage',
-  group: 'IDE',
   description:
     'Show the user a notification in the editor, optionally with up to 5 buttons, and wait for the answer. ' +
     'Returns {"chosen": "<button label>"} or {"chosen": null} when the user dismissed it. Plain text only: links are not clickable.',

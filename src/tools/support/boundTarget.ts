@@ -5,6 +5,7 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import { verifyTarget, type BoundTarget } from '../../core/fileIdentity';
+import type { ToolHost } from '../../core/host';
 import type { ToolContext } from '../../core/tool';
 import { sanitizeForNotification } from './format';
 
@@ -12,7 +13,7 @@ import { sanitizeForNotification } from './format';
  * Runs `check` (by default: the target and its folders are the objects the user approved); on
  * TARGET_CHANGED shows a warning naming what was not done, then rethrows.
  */
-export async function ensureUnchanged(ctx: ToolContext, bound: BoundTarget, action: string, check: () => Promise<void> | void = () => verifyTarget(bound)): Promise<void> {
+export async function ensureUnchanged(ctx: ToolContext<ToolHost>, bound: BoundTarget, action: string, check: () => Promise<void> | void = () => verifyTarget(bound)): Promise<void> {
   try {
     await check();
   } catch (e) {

@@ -1,6 +1,7 @@
 /** The `Terminal` tool group: shell commands, each approved by the user. */
 import type { ToolGroupSpec } from '../../core/registry';
 import type { ClientTool } from '../../core/tool';
+import { stampGroup, type BuiltinGroup } from '../support/toolGroup';
 import { RunInTerminal } from './runInTerminal';
 
 export const TERMINAL_GROUP: ToolGroupSpec = {
@@ -15,8 +16,8 @@ export const TERMINAL_GROUP: ToolGroupSpec = {
   startCollapsed: true,
 };
 
-export const TERMINAL_TOOLS: readonly ClientTool[] = [RunInTerminal];
+export const TERMINAL_TOOLS: readonly ClientTool[] = stampGroup(TERMINAL_GROUP, [RunInTerminal]);
 
-export function terminalToolGroup(): { group: ToolGroupSpec; tools: readonly ClientTool[] } {
+export function terminalToolGroup(): BuiltinGroup {
   return { group: TERMINAL_GROUP, tools: TERMINAL_TOOLS };
 }

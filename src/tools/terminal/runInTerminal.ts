@@ -6,8 +6,10 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { ResolvedPath } from '../../core/paths';
-import { defineTool, jsonResult, type Preparation } from '../../core/tool';
+import { jsonResult, type Preparation } from '../../core/tool';
 import { capMiddle, terminalText } from './terminalOutput';
+import { defineTerminalTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface RunInTerminalArgs {
   command: string;
@@ -28,9 +30,8 @@ const INLINE_COMMAND_CHARS = 150;
 /** Characters that can make a command look like something else: bidi controls, invisible marks, C0 controls including CR (tab and newline allowed). */
 const DECEPTIVE = /[\u0000-\u0008\u000b-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
-export const RunInTerminal = defineTool<RunInTerminalArgs, RunPreparation>({
+export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparation>({
   name: 'RunInTerminal',
-  group: 'Terminal',
   description:
     'Run a shell command in the workspace (in a VS Code terminal the user can watch) and return its exit code and output (the start and the end ' +
     `when long, at most ${MAX_OUTPUT_CHARS} characters). The user must approve the exact command every time. ` +
@@ -39,7 +40,7 @@ export const RunInTerminal = defineTool<RunInTerminalArgs, RunPreparation>({
     type: 'object',
     properties: {
       command: { type: 'string', minLength: 1, maxLength: 10_000, description: 'The shell command line.' },
-      cwd: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative folder to run in. Default: the workspace folder.' },
+      cwd: pathParameter('Workspace-relative folder to run in. Default: the workspace folder.'),
       timeoutSeconds: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_SECONDS, description: `Time limit in seconds. Default ${DEFAULT_TIMEOUT_SECONDS}.` },
     },
     required: ['command'],

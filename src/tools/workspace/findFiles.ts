@@ -5,10 +5,11 @@
  */
 import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../../protocol';
-import type { IdeHost, WorkspaceFolder } from '../../core/host';
-import { defineTool, jsonResult } from '../../core/tool';
+import type { WorkspaceFolder, WorkspaceToolsHost } from '../../core/host';
+import { jsonResult } from '../../core/tool';
 import { GitIgnore } from '../support/gitignore';
 import { locateInWorkspace } from '../support/workspacePaths';
+import { defineWorkspaceTool } from '../support/toolGroup';
 
 interface FindFilesArgs {
   pattern: string;
@@ -23,9 +24,8 @@ const MAX_HOST_RESULTS = 5000;
 /** A `.gitignore` larger than this is not read (and not applied). */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
-export const FindFiles = defineTool<FindFilesArgs>({
+export const FindFiles = defineWorkspaceTool<FindFilesArgs>({
   name: 'FindFiles',
-  group: 'Workspace',
   description:
     'Find files in the workspace by glob pattern, e.g. "**/*.ts", "src/**/test_*.py", "**/{package.json,tsconfig.json}". ' +
     'Files excluded by the files.exclude and search.exclude settings or by the root .gitignore are left out. ' +
@@ -87,7 +87,7 @@ function badPattern(why: string): CodedError {
   return new CodedError(ErrorCode.InvalidArguments, `pattern: ${why}`);
 }
 
-async function readGitIgnores(host: IdeHost, folders: readonly WorkspaceFolder[]): Promise<Map<string, GitIgnore>> {
+async function readGitIgnores(host: WorkspaceToolsHost, folders: readonly WorkspaceFolder[]): Promise<Map<string, GitIgnore>> {
   const out = new Map<string, GitIgnore>();
   for (const folder of folders) {
     const file = path.join(folder.path, '.gitignore');

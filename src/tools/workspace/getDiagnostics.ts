@@ -1,7 +1,9 @@
 /** GetDiagnostics: the problems (errors, warnings, …) VS Code knows about, for one file or the workspace. */
 import type { DiagnosticSeverity, FileDiagnostics } from '../../core/host';
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
+import { defineWorkspaceTool } from '../support/toolGroup';
+import { pathParameter } from '../support/parameters';
 
 interface GetDiagnosticsArgs {
   path?: string;
@@ -14,16 +16,15 @@ export const MAX_DIAGNOSTICS = 1000;
 const MAX_MESSAGE_CHARS = 2000;
 const RANK: Record<DiagnosticSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
 
-export const GetDiagnostics = defineTool<GetDiagnosticsArgs>({
+export const GetDiagnostics = defineWorkspaceTool<GetDiagnosticsArgs>({
   name: 'GetDiagnostics',
-  group: 'Workspace',
   description:
     'Get the diagnostics (problems from compilers and linters) of one workspace file, or of every workspace file when no path is given. ' +
     'Each has severity (error, warning, information, hint), message, range (1-based lines and columns) and source. Errors come first.',
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: 4096, description: 'Workspace-relative path of one file. Omit for the whole workspace.' },
+      path: pathParameter('Workspace-relative path of one file. Omit for the whole workspace.'),
       minSeverity: { type: 'string', enum: ['error', 'warning', 'information', 'hint'], description: 'Leave out anything less severe. Default hint (everything).' },
       maxResults: { type: 'integer', minimum: 1, maximum: MAX_DIAGNOSTICS, description: `Most diagnostics to return. Default ${DEFAULT_MAX_DIAGNOSTICS}.` },
     },

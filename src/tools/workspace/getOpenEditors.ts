@@ -1,14 +1,15 @@
 /** GetOpenEditors: the editor tabs that are open, which one is active and which have unsaved changes. */
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
+import { defineWorkspaceTool } from '../support/toolGroup';
+import { NO_PARAMETERS } from '../support/parameters';
 
-export const GetOpenEditors = defineTool<Record<string, never>>({
+export const GetOpenEditors = defineWorkspaceTool<Record<string, never>>({
   name: 'GetOpenEditors',
-  group: 'Workspace',
   description:
     'List the editor tabs open in the editor: workspace-relative path (or label for other tabs), whether it is the active tab, ' +
     'whether it has unsaved changes (dirty), its language, and its kind (text, diff, notebook, other).',
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  parameters: NO_PARAMETERS,
   requiresPermission: false,
   declineStrategy: 'reject',
   availableWhenUntrusted: true,

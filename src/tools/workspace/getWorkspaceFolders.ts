@@ -1,13 +1,14 @@
 /** GetWorkspaceFolders: the open workspace folders and whether the workspace is trusted. */
-import { defineTool, jsonResult } from '../../core/tool';
+import { jsonResult } from '../../core/tool';
+import { defineWorkspaceTool } from '../support/toolGroup';
+import { NO_PARAMETERS } from '../support/parameters';
 
-export const GetWorkspaceFolders = defineTool<Record<string, never>>({
+export const GetWorkspaceFolders = defineWorkspaceTool<Record<string, never>>({
   name: 'GetWorkspaceFolders',
-  group: 'Workspace',
   description:
     'List the workspace folders open in the editor (name and absolute path) and whether the workspace is trusted. ' +
     'In a workspace with several folders, paths given to other tools start with the folder name.',
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  parameters: NO_PARAMETERS,
   requiresPermission: false,
   declineStrategy: 'reject',
   availableWhenUntrusted: true,

@@ -1,6 +1,7 @@
 /** The `Workspace` tool group: what is in the workspace and the editor, without changing anything. */
 import type { ToolGroupSpec } from '../../core/registry';
 import type { ClientTool } from '../../core/tool';
+import { stampGroup, type BuiltinGroup } from '../support/toolGroup';
 import { FindFiles } from './findFiles';
 import { GetDiagnostics } from './getDiagnostics';
 import { GetOpenEditors } from './getOpenEditors';
@@ -18,8 +19,8 @@ export const WORKSPACE_GROUP: ToolGroupSpec = {
   startCollapsed: true,
 };
 
-export const WORKSPACE_TOOLS: readonly ClientTool[] = [GetWorkspaceFolders, FindFiles, GetOpenEditors, GetDiagnostics];
+export const WORKSPACE_TOOLS: readonly ClientTool[] = stampGroup(WORKSPACE_GROUP, [GetWorkspaceFolders, FindFiles, GetOpenEditors, GetDiagnostics]);
 
-export function workspaceToolGroup(): { group: ToolGroupSpec; tools: readonly ClientTool[] } {
+export function workspaceToolGroup(): BuiltinGroup {
   return { group: WORKSPACE_GROUP, tools: WORKSPACE_TOOLS };
 }
