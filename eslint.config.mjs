@@ -21,8 +21,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       eqeqeq: ['error', 'smart'],
+      // A switch over a union lists every member or ends in assertNever (src/protocol/assertNever.ts).
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: false }],
       'no-restricted-imports': 'off',
     },
+  },
+  {
+    // The demo model switches over its own intent kinds, not over messages, and answers the rest
+    // with a deliberate default.
+    files: ['src/backend/demoModel.ts', 'src/backend/demo/**/*.ts'],
+    rules: { '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }] },
   },
   {
     // Only src/vscode may touch the VS Code API; core, tools, protocol and backend stay plain Node.

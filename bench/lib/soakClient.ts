@@ -7,7 +7,7 @@
  */
 import { WebSocket } from 'ws';
 import type { ClientToServer, ServerToClient } from '../../src/protocol';
-import { decodeFromServer, encode, TOKEN_HEADER } from '../../src/protocol';
+import { assertNever, decodeFromServer, encode, TOKEN_HEADER } from '../../src/protocol';
 import { helloMessage, ideGroup } from '../../test/support/backend-client';
 
 export interface SoakCounts {
@@ -140,8 +140,16 @@ export class SoakClient {
       case 'error':
         this.counts.errors++;
         break;
-      default:
+      case 'clientToolCancel':
+      case 'runStarted':
+      case 'textDelta':
+      case 'toolCallUpdated':
+      case 'groupExpanded':
+      case 'toolGroupState':
+        // Nothing to count.
         break;
+      default:
+        assertNever(m, 'message from the backend');
     }
   }
 

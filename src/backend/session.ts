@@ -8,8 +8,8 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { WebSocket } from 'ws';
-import type { Augmentation, ClientToServer, Hello, RunEvent, ServerToClient } from '../protocol';
-import { encodeParts, ErrorCode, PROTOCOL } from '../protocol';
+import type { Augmentation, ClientToServer, Hello, ServerToClient } from '../protocol';
+import { assertNever, encodeParts, ErrorCode, isRunEvent, PROTOCOL } from '../protocol';
 import type { DecodeError } from '../protocol';
 import { sendEncoded } from '../net/send';
 import { Agent, validate } from './agent';
@@ -34,7 +34,6 @@ const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 const DRAIN_POLL_MS = 10;
 /** Messages not replayed on resume: the invoker re-sends the requests still waiting itself. */
 const NOT_BUFFERED = new Set<ServerToClient['type']>(['clientToolInvokeRequest', 'error', 'welcome']);
-const RUN_EVENT_TYPES = new Set<ServerToClient['type']>(['runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError']);
 
 /** What every session shares: options, model, server tools, hooks, and the library's event emitter. */
 export interface BackendDeps {
@@ -121,7 +120,7 @@ export class Session implements ClientLink {
   }
 
   send(message: ServerToClient): void {
-    if (RUN_EVENT_TYPES.has(message.type)) this.deps.events.emit('runEvent', message as RunEvent, this.id);
+    if (isRunEvent(message)) this.deps.events.emit('runEvent', message, this.id);
     if (message.type === 'toolGroupState') this.deps.events.emit('toolGroupState', message, this.id);
     if (this.socket && this.connected) {
       sendFrame(this.socket, message);
@@ -258,6 +257,8 @@ export class Session implements ClientLink {
       case 'updateToolGroups':
         this.updateToolGroups(msg.augmentation);
         return;
+      default:
+        assertNever(msg, 'message from the client');
     }
   }
 

@@ -22,6 +22,7 @@ import {
   type ToolGroupState,
   type Welcome,
 } from '../protocol';
+import { assertNever, isRunEvent } from '../protocol';
 import type { BackgroundCallPolicy, CallRecord } from './callRecord';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
 import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits } from './dispatcher';
@@ -70,10 +71,6 @@ export interface ClientCoreOptions {
   preExpanded?: string[];
   timers?: Timers;
 }
-
-const RUN_EVENT_TYPES: ReadonlySet<string> = new Set([
-  'runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError',
-]);
 
 export class ClientCore implements Disposable {
   readonly registry = new ToolRegistry();
@@ -365,7 +362,15 @@ export class ClientCore implements Disposable {
   }
 
   private handleMessage(message: ServerToClient): void {
+    if (isRunEvent(message)) {
+      this.userRuns.onRunEvent(message);
+      this.runEventEmitter.fire(message);
+      return;
+    }
     switch (message.type) {
+      case 'welcome':
+        // The connection hands the welcome to handleWelcome, never to this handler.
+        return;
       case 'clientToolInvokeRequest':
         this.dispatcher.handleInvoke(message);
         return;
@@ -381,10 +386,7 @@ export class ClientCore implements Disposable {
         this.serverErrorEmitter.fire(message);
         return;
       default:
-        if (RUN_EVENT_TYPES.has(message.type)) {
-          this.userRuns.onRunEvent(message as RunEvent);
-          this.runEventEmitter.fire(message as RunEvent);
-        }
+        assertNever(message, 'message from the backend');
     }
   }
 

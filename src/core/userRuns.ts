@@ -6,7 +6,7 @@
  * A run counts only when the user sent a message on its thread first: a `runStarted` the backend
  * sends on its own does not make a thread the user's. One message lets one run start.
  */
-import type { RunEvent } from '../protocol';
+import { assertNever, type RunEvent } from '../protocol';
 
 /** Threads and runs remembered at most; the oldest are forgotten first (they count as background then). */
 const MAX_TRACKED = 64;
@@ -35,7 +35,15 @@ export class UserRuns {
       case 'runError':
         this.active.delete(event.runId);
         return;
+      case 'textDelta':
+      case 'toolCallStarted':
+      case 'toolCallUpdated':
+      case 'toolCallEnded':
+      case 'groupExpanded':
+        // Inside a run: whose run it is was settled at runStarted.
+        return;
       default:
+        assertNever(event, 'run event');
     }
   }
 

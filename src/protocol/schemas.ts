@@ -271,19 +271,32 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     relatedId: z.string().max(200).optional(),
   });
 
-  const ClientToServer = z.discriminatedUnion('type', [
-    Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups,
-  ]);
-  const ServerToClient = z.discriminatedUnion('type', [
-    Welcome, ClientToolInvokeRequest, ClientToolCancel, RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated,
-    ToolCallEnded, GroupExpanded, RunFinished, RunError, ToolGroupStateMessage, ErrorMessage,
-  ]);
-  return {
-    Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups,
-    Welcome, ClientToolInvokeRequest, ClientToolCancel, RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated,
-    ToolCallEnded, GroupExpanded, RunFinished, RunError, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage,
-    ClientToServer, ServerToClient,
+  // Each direction's messages by name: the one place a message joins the protocol. The unions, the
+  // type lists and the aliases are derived from these records, and every switch over message types
+  // ends in assertNever, so a message added here fails the typecheck wherever it is not handled.
+  const clientToServer = { Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups };
+  /** The backend → extension messages that narrate a run; the chat view renders them. */
+  const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError };
+  const serverToClient = {
+    Welcome, ClientToolInvokeRequest, ClientToolCancel, ...runEvents, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage,
   };
+  return {
+    ...clientToServer, ...serverToClient,
+    ClientToServer: unionOf(clientToServer), ServerToClient: unionOf(serverToClient), RunEvent: unionOf(runEvents),
+    byDirection: { clientToServer, serverToClient, runEvents },
+  };
+}
+
+type MessageSchema = z.ZodObject<{ type: z.ZodLiteral<string> }>;
+
+/** A record of message schemas as one union discriminated by `type`, in the record's order. */
+export function unionOf<R extends Record<string, MessageSchema>>(byName: R) {
+  return z.discriminatedUnion('type', Object.values(byName) as [R[keyof R], ...R[keyof R][]]);
+}
+
+/** The `type` of every message in a record of message schemas, in the record's order. */
+function typesOf<R extends Record<string, MessageSchema>>(byName: R): readonly z.output<R[keyof R]>['type'][] {
+  return Object.values(byName).map((schema) => schema.shape.type.value);
 }
 
 export const ContentItem = z.discriminatedUnion('type', [TextContent, JsonContent, BinaryContent]);
@@ -295,10 +308,7 @@ export const Messages = buildMessages(ContentItem);
 export const WireMessages = buildMessages(WireContentItem);
 
 /** Direction of each message type, for docs and for routing. */
-export const CLIENT_TO_SERVER_TYPES = [
-  'hello', 'clientToolInvokeResponse', 'clientToolProgress', 'userMessage', 'cancel', 'resetThread', 'updateToolGroups',
-] as const;
-export const SERVER_TO_CLIENT_TYPES = [
-  'welcome', 'clientToolInvokeRequest', 'clientToolCancel', 'runStarted', 'textDelta', 'toolCallStarted',
-  'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError', 'toolGroupState', 'error',
-] as const;
+export const CLIENT_TO_SERVER_TYPES = typesOf(Messages.byDirection.clientToServer);
+export const SERVER_TO_CLIENT_TYPES = typesOf(Messages.byDirection.serverToClient);
+/** The server → client messages that narrate a run (`RunEvent`): what the chat view and the backend's events carry. */
+export const RUN_EVENT_TYPES = typesOf(Messages.byDirection.runEvents);

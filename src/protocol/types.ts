@@ -20,31 +20,36 @@ export type ToolCallOutcome = z.infer<typeof S.ToolCallOutcome>;
 export type FinishReason = z.infer<typeof S.FinishReason>;
 export type GroupState = z.infer<typeof S.GroupState>;
 
-export type Hello = z.infer<M['Hello']>;
-export type ClientToolInvokeResponse = z.infer<M['ClientToolInvokeResponse']>;
-export type ClientToolProgress = z.infer<M['ClientToolProgress']>;
-export type UserMessage = z.infer<M['UserMessage']>;
-export type Cancel = z.infer<M['Cancel']>;
-export type ResetThread = z.infer<M['ResetThread']>;
-export type UpdateToolGroups = z.infer<M['UpdateToolGroups']>;
-export type Welcome = z.infer<M['Welcome']>;
-export type ClientToolInvokeRequest = z.infer<M['ClientToolInvokeRequest']>;
-export type ClientToolCancel = z.infer<M['ClientToolCancel']>;
-export type RunStarted = z.infer<M['RunStarted']>;
-export type TextDelta = z.infer<M['TextDelta']>;
-export type ToolCallStarted = z.infer<M['ToolCallStarted']>;
-export type ToolCallUpdated = z.infer<M['ToolCallUpdated']>;
-export type ToolCallEnded = z.infer<M['ToolCallEnded']>;
-export type GroupExpanded = z.infer<M['GroupExpanded']>;
-export type RunFinished = z.infer<M['RunFinished']>;
-export type RunError = z.infer<M['RunError']>;
-export type ToolGroupState = z.infer<M['ToolGroupState']>;
-export type ErrorMessage = z.infer<M['Error']>;
-
 /** Every message the extension sends to the backend. */
 export type ClientToServer = z.infer<M['ClientToServer']>;
 /** Every message the backend sends to the extension. */
 export type ServerToClient = z.infer<M['ServerToClient']>;
-/** Run events: the part of ServerToClient the chat view renders. */
-export type RunEvent = RunStarted | TextDelta | ToolCallStarted | ToolCallUpdated | ToolCallEnded | GroupExpanded | RunFinished | RunError;
+/** Run events: the part of ServerToClient the chat view renders (RUN_EVENT_TYPES). */
+export type RunEvent = z.infer<M['RunEvent']>;
 export type AnyMessage = ClientToServer | ServerToClient;
+/** Any message's type: `MessageType` is the set a switch over `message.type` must cover. */
+export type MessageType = AnyMessage['type'];
+/** The message whose `type` is `T`, e.g. `MessageOf<'welcome'>`; a new message needs no alias of its own. */
+export type MessageOf<T extends MessageType> = Extract<AnyMessage, { type: T }>;
+
+// Named aliases the code already uses, derived from the unions above.
+export type Hello = MessageOf<'hello'>;
+export type ClientToolInvokeResponse = MessageOf<'clientToolInvokeResponse'>;
+export type ClientToolProgress = MessageOf<'clientToolProgress'>;
+export type UserMessage = MessageOf<'userMessage'>;
+export type Cancel = MessageOf<'cancel'>;
+export type ResetThread = MessageOf<'resetThread'>;
+export type UpdateToolGroups = MessageOf<'updateToolGroups'>;
+export type Welcome = MessageOf<'welcome'>;
+export type ClientToolInvokeRequest = MessageOf<'clientToolInvokeRequest'>;
+export type ClientToolCancel = MessageOf<'clientToolCancel'>;
+export type RunStarted = MessageOf<'runStarted'>;
+export type TextDelta = MessageOf<'textDelta'>;
+export type ToolCallStarted = MessageOf<'toolCallStarted'>;
+export type ToolCallUpdated = MessageOf<'toolCallUpdated'>;
+export type ToolCallEnded = MessageOf<'toolCallEnded'>;
+export type GroupExpanded = MessageOf<'groupExpanded'>;
+export type RunFinished = MessageOf<'runFinished'>;
+export type RunError = MessageOf<'runError'>;
+export type ToolGroupState = MessageOf<'toolGroupState'>;
+export type ErrorMessage = MessageOf<'error'>;

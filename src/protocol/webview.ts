@@ -10,7 +10,7 @@
  * `toChatRunEvent` (src/vscode/chatBridge.ts) before they are posted: the view shows a summary, not a file dump.
  */
 import { z } from 'zod';
-import { JsonContent, Messages, TextContent } from './schemas';
+import { JsonContent, Messages, TextContent, unionOf } from './schemas';
 
 /** Raster image types the view shows inline via a `data:` URL. SVG is deliberately absent. */
 export const INLINE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -36,17 +36,8 @@ export const ChatContentItem = z.discriminatedUnion('type', [TextContent, JsonCo
 
 export const ChatToolCallEnded = Messages.ToolCallEnded.extend({ content: z.array(ChatContentItem).max(1000) });
 
-/** A protocol run event as the webview receives it. */
-export const ChatRunEvent = z.discriminatedUnion('type', [
-  Messages.RunStarted,
-  Messages.TextDelta,
-  Messages.ToolCallStarted,
-  Messages.ToolCallUpdated,
-  ChatToolCallEnded,
-  Messages.GroupExpanded,
-  Messages.RunFinished,
-  Messages.RunError,
-]);
+/** A protocol run event as the webview receives it: every run event, with JSON-safe content. */
+export const ChatRunEvent = unionOf({ ...Messages.byDirection.runEvents, ToolCallEnded: ChatToolCallEnded });
 
 /**
  * The extension's own record of a call it executed (src/core/callRecord.ts), as the webview

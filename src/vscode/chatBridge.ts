@@ -4,7 +4,7 @@
  * long strings are clipped. Kept out of the webview protocol because they need core types.
  */
 import type { CallRecord } from '../core/callRecord';
-import type { ContentItem, RunEvent } from '../protocol';
+import { assertNever, type ContentItem, type RunEvent } from '../protocol';
 import { isInlineImageType, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../protocol/webview';
 
 /**
@@ -18,8 +18,16 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
       return { ...event, arguments: clipStrings(event.arguments, MAX_POSTED_STRING) as Record<string, unknown> };
     case 'toolCallEnded':
       return { ...event, content: toChatContent(event.content, toBase64) };
-    default:
+    case 'runStarted':
+    case 'textDelta':
+    case 'toolCallUpdated':
+    case 'groupExpanded':
+    case 'runFinished':
+    case 'runError':
+      // Nothing in these is binary or long enough to clip.
       return event;
+    default:
+      return assertNever(event, 'run event');
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
-import type { RunEvent } from '../protocol';
+import { assertNever, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
 import { MAX_USER_TEXT, WebviewToHost, type ChatStatus, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
@@ -161,6 +161,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'copy':
         void vscode.env.clipboard.writeText(message.text);
         break;
+      default:
+        assertNever(message, 'message from the chat view');
     }
   }
 

@@ -7,6 +7,7 @@
  * touch only what changed (while streaming, only the active answer).
  */
 import { z } from 'zod';
+import { assertNever, assertNeverOr } from '../protocol/assertNever';
 import { ChatStatus, isInlineImageType } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
@@ -191,8 +192,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'stopRequested':
       return state.run && !state.run.stopRequested ? { ...state, run: { ...state.run, stopRequested: true } } : state;
     default:
-      // A message type this build does not know: ignore it rather than break the view.
-      return state;
+      // A message type this build does not know (a saved or foreign action): ignore it rather than break the view.
+      return assertNeverOr(action, state);
   }
 }
 
@@ -290,6 +291,8 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
       const closed = closeRun(state, 'error');
       return bound(append(closed, { kind: 'error', message: ev.message, code: ev.code, retryable: ev.retryable }));
     }
+    default:
+      return assertNever(ev, 'run event');
   }
 }
 

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const FIXTURE_DIR = path.join(ROOT, 'test/fixtures/exhaustive');
+const SCHEMAS = path.join(ROOT, 'src/protocol/schemas.ts');
+const MARKER = '/* HANDLE_NEW_MESSAGE */';
+
+/** The project's compiler settings (tsconfig.json), so the check is the one `npm run typecheck` makes. */
+function projectOptions(): ts.CompilerOptions {
+  const file = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+  return { ...ts.parseJsonConfigFileContent(file.config, ts.sys, ROOT).options, noEmit: true };
+}
+
+/** Type-checks `roots` with some files' text replaced in memory; the diagnostics by file. */
+function typecheck(roots: string[], replaced: ReadonlyMap<string, string>): Map<string, ts.Diagnostic[]> {
+  const options = projectOptions();
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    const text = replaced.get(path.resolve(fileName));
+    return text !== undefined ? ts.createSourceFile(fileName, text, languageVersion, true) : getSourceFile(fileName, languageVersion, onError, shouldCreate);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (fileName) => replaced.has(path.resolve(fileName)) || fileExists(fileName);
+  const program = ts.createProgram({ rootNames: roots, options, host });
+  const byFile = new Map<string, ts.Diagnostic[]>();
+  for (const d of ts.getPreEmitDiagnostics(program)) {
+    const key = d.file ? path.relative(ROOT, d.file.fileName) : '(global)';
+    byFile.set(key, [...(byFile.get(key) ?? []), d]);
+  }
+  return byFile;
+}
+
+function describeAll(diagnostics: ts.Diagnostic[] | undefined): string {
+  return (diagnostics ?? []).map((d) => `TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`).join('\n');
+}
+
+/** The line (1-based) of each diagnostic. */
+function lines(diagnostics: ts.Diagnostic[] | undefined): number[] {
+  return (diagnostics ?? []).map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1);
+}
+
+function lineOf(file: string, needle: string): number {
+  const text = readFileSync(path.join(ROOT, file), 'utf8').split('\n');
+  const i = text.findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, `${needle} not found in ${file}`);
+  return i + 1;
+}
+
+describe('adding a message type without handling it fails the typecheck', function () {
+  // One type-checked program over the routing code takes seconds on a busy machine; nothing here waits on timers.
+  this.timeout(120_000);
+  const client = 'src/core/client.ts';
+  const session = 'src/backend/session.ts';
+  const unhandled = 'test/fixtures/exhaustive/unhandled.ts';
+  const handled = 'test/fixtures/exhaustive/handled.ts';
+  let result: Map<string, ts.Diagnostic[]>;
+
+  before(() => {
+    // The one edit that adds a message: a schema in its direction's record in schemas.ts.
+    const schemas = readFileSync(SCHEMAS, 'utf8');
+    const toClient = 'const serverToClient = {';
+    const toServer = 'const clientToServer = {';
+    assert.ok(schemas.includes(toClient) && schemas.includes(toServer), 'schemas.ts keeps one record per direction');
+    const extended = schemas
+      .replace(toClient, `${toClient} Ping: z.object({ type: z.literal('ping'), nonce: z.string() }),`)
+      .replace(toServer, `${toServer} Pong: z.object({ type: z.literal('pong') }),`);
+    const template = readFileSync(path.join(FIXTURE_DIR, 'route.ts.fixture'), 'utf8');
+    assert.ok(template.includes(MARKER));
+    result = typecheck([client, session, unhandled, handled].map((f) => path.join(ROOT, f)), new Map([
+      [SCHEMAS, extended],
+      [path.join(ROOT, unhandled), template],
+      [path.join(ROOT, handled), template.replace(MARKER, "case 'ping':\n      return message.nonce;")],
+    ]));
+  });
+
+  it('a switch that ends in assertNever fails with TS2345 for the new message, and compiles once it has a case', () => {
+    const failures = result.get(unhandled);
+    assert.equal(failures?.length, 1, describeAll(failures));
+    assert.equal(failures[0].code, 2345, describeAll(failures));
+    assert.match(describeAll(failures), /Argument of type '\{ type: "ping"; nonce: string; \}' is not assignable to parameter of type 'never'/);
+    assert.equal(describeAll(result.get(handled)), '', 'the fixture with the case handled compiles');
+  });
+
+  it('the real routing switches of the extension and the backend fail at their assertNever, and nothing else does', () => {
+    assert.deepEqual([...result.keys()].sort(), [session, client, unhandled].sort(), describeAll([...result.values()].flat()));
+    assert.match(describeAll(result.get(client)), /Argument of type '\{ type: "ping"; nonce: string; \}' is not assignable to parameter of type 'never'/);
+    assert.match(describeAll(result.get(session)), /Argument of type '\{ type: "pong"; \}' is not assignable to parameter of type 'never'/);
+    assert.deepEqual(lines(result.get(client)), [lineOf(client, "assertNever(message, 'message from the backend')")]);
+    assert.deepEqual(lines(result.get(session)), [lineOf(session, "assertNever(msg, 'message from the client')")]);
+  });
+});
