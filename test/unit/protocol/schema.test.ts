@@ -104,8 +104,6 @@ describe('generated JSON Schema (schema/)', () => {
         ['unknown type', { ...response, type: 'launchMissiles' }],
         ['binary with data and attachment', { ...response, content: [{ ...response.content[2], attachment: 0 }] }],
         ['binary with neither data nor attachment', { ...response, content: [{ ...response.content[2], data: undefined }] }],
-        ['data that is not base64', { ...response, content: [{ ...response.content[2], data: 'not base64!' }] }],
-        ['data with non-zero trailing bits', { ...response, content: [{ ...response.content[2], data: 'QR==', byteLength: 1 }] }],
         ['a tool name with a space', { ...response, augmentation: { hideTools: ['Read File'] } }],
       ];
       for (const [what, value] of broken) {
@@ -113,6 +111,39 @@ describe('generated JSON Schema (schema/)', () => {
         assert.notEqual(validate(ajv, 'client-to-server.json', clean), undefined, `schema should refuse ${what}`);
         assert.equal(decode('toServer', JSON.stringify(clean), false).ok, false, `codec should refuse ${what}`);
       }
+    });
+
+    it('leaves base64 to the decoding step, so a schema-first receiver answers BAD_BASE64 as the codec does, not INVALID_MESSAGE', () => {
+      const response = JSON.parse(encodeInline(CLIENT_FIXTURES.clientToolInvokeResponse)) as Record<string, unknown> & { content: Record<string, unknown>[] };
+      const badBase64: [string, unknown][] = [
+        ['data that is not base64', { ...response, content: [{ ...response.content[2], data: 'not base64!' }] }],
+        ['data with non-zero trailing bits', { ...response, content: [{ ...response.content[2], data: 'QR==', byteLength: 1 }] }],
+        ['data whose length is not a multiple of 4', { ...response, content: [{ ...response.content[2], data: 'QUJD' + 'QQ', byteLength: 4 }] }],
+        ['data that decodes to another length than byteLength', { ...response, content: [{ ...response.content[2], data: 'QUJD', byteLength: 4 }] }],
+      ];
+      for (const [what, value] of badBase64) {
+        const decoded = decode('toServer', JSON.stringify(value), false);
+        assert.equal(decoded.ok ? undefined : decoded.error.code, 'BAD_BASE64', `codec: ${what}`);
+        assert.equal(validate(ajv, 'client-to-server.json', value), undefined, `the schema has no rule that would turn ${what} into INVALID_MESSAGE`);
+      }
+      const data = (JSON.parse(generateSchemas().get('definitions.json')!) as { $defs: { BinaryContent: { properties: { data: Record<string, unknown> } } } }).$defs.BinaryContent.properties.data;
+      assert.equal(data.pattern, undefined);
+      assert.match(String(data.description), /BAD_BASE64/);
+    });
+
+    it('picks the schema by `type`, so a bad message gets the errors of its own type only', () => {
+      const fn = ajv.getSchema(`${SCHEMA_BASE_URI}client-to-server.json`)!;
+      const hello = { ...JSON.parse(encodeInline(CLIENT_FIXTURES.hello)), protocol: 42 } as Record<string, unknown>;
+      assert.equal(fn(hello), false);
+      const errors = fn.errors ?? [];
+      assert.ok(errors.length > 0);
+      assert.ok(errors.some((e) => e.instancePath === '/protocol'), ajv.errorsText(errors));
+      const hitBranches = new Set(errors.map((e) => /^#\/allOf\/(\d+)\//.exec(e.schemaPath)?.[1]).filter((b) => b !== undefined));
+      assert.deepEqual([...hitBranches], [String(CLIENT_TO_SERVER_TYPES.indexOf('hello'))], `errors from other branches: ${ajv.errorsText(errors)}`);
+      assert.ok(!ajv.errorsText(errors).includes('clientToolProgress'), 'no error names another message type');
+
+      assert.equal(fn({ type: 'launchMissiles' }), false);
+      assert.deepEqual(fn.errors?.map((e) => [e.instancePath, e.keyword]), [['/type', 'enum']], 'an unknown type is one error, on `type`');
     });
 
     it('lets unknown extra fields through, as the codec does (forward compatibility)', () => {
