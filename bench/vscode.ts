@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ScriptedBackend } from '../test/vscode/support/scriptedBackend';
+import { ScriptedBackend } from '../test/support/scripted-backend';
 import { BENCH_DIR } from './lib/paths';
 import { median, percentile } from './lib/stats';
 
@@ -62,7 +62,7 @@ export async function benchVSCode(options: { quick: boolean }): Promise<VSCodeRe
   const harness = (await script('vscode-harness.mjs')) as HarnessModule;
   const scripts = (await script('test-workspace.mjs')) as WorkspaceModule;
   const { workspace, cleanup } = scripts.copyFixtureWorkspace();
-  const backend = await ScriptedBackend.start(TOKEN);
+  const backend = await ScriptedBackend.start({ token: TOKEN, defaultTimeoutMs: 20_000 });
   const t0 = performance.now();
   const vscode = await harness.startVSCode({
     workspace,
@@ -72,15 +72,14 @@ export async function benchVSCode(options: { quick: boolean }): Promise<VSCodeRe
     onAutomationLog: () => {},
   });
   try {
-    await backend.waitFor('hello', () => true, 90_000);
+    await backend.first('hello', () => true, 90_000);
     const startMs = performance.now() - t0;
     const activationMs = await activationFromLog(vscode.tempDir, 20_000);
     let n = 0;
     const call = async (toolName: string, args: Record<string, unknown>): Promise<number> => {
       const requestId = `bench-${++n}`;
       const started = performance.now();
-      backend.send({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `call-${n}`, arguments: args });
-      const res = await backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === requestId, 20_000);
+      const res = await backend.call(toolName, args, { requestId });
       const us = (performance.now() - started) * 1000;
       if (!res.success) throw new Error(`${toolName} failed: ${res.errorCode} ${res.errorMessage}`);
       return us;

@@ -12,23 +12,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ClientToolsApi } from '../../src/vscode/context';
-import { ScriptedBackend } from './support/scriptedBackend';
+import type { ScriptedBackend } from '../support/scripted-backend';
+import { until, useScriptedConnection } from './support/scriptedConnection';
 
-const EXTENSION_ID = 'client-tools.client-tools';
 const TOKEN = 'bound-consent-test-token';
 const DIFF_SCHEME = 'client-tools-diff';
 const OUTSIDE_TEXT = 'outside the workspace: not for the agent\n';
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function diffTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === DIFF_SCHEME);
@@ -36,32 +25,20 @@ function diffTabs(): vscode.Tab[] {
 
 describe('consent bound to the object in a real VS Code (OpenDiff)', function () {
   this.timeout(60_000);
-  let api: ClientToolsApi;
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+  const connection = useScriptedConnection(TOKEN);
   let backend: ScriptedBackend;
   let workspace: string;
   let outside: string;
-  let requests = 0;
   const file = (rel: string) => path.join(workspace, rel);
 
-  function send(toolName: string, args: Record<string, unknown>): string {
-    const requestId = `bound-${++requests}`;
-    backend.send({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `call-${requests}`, arguments: args });
-    return requestId;
-  }
+  const send = (toolName: string, args: Record<string, unknown>): string => backend.invoke(toolName, args);
 
-  before(async () => {
-    const ext = vscode.extensions.getExtension<ClientToolsApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = await ext.activate();
-    workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
+  before(() => {
+    ({ backend, workspace } = connection());
     outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-outside-')));
-    backend = await ScriptedBackend.start(TOKEN);
-    await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
-    // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
-    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', 'allow', vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
-    await backend.waitFor('hello');
-    await until('connected', () => api.connectionState() === 'connected');
   });
 
   /** A new file name for every test: the editor may keep an earlier test's document loaded with other text. */
@@ -81,11 +58,7 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  after(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', undefined, vscode.ConfigurationTarget.Global);
-    await backend.close();
+  after(() => {
     fs.rmSync(file('swap'), { recursive: true, force: true });
     fs.rmSync(file('swap.moved-away'), { recursive: true, force: true });
     fs.rmSync(outside, { recursive: true, force: true });
@@ -97,7 +70,7 @@ describe('consent bound to the object in a real VS Code (OpenDiff)', function ()
     await until('the diff editor', () => diffTabs()[0]);
     swap();
     assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff'), true);
-    const res = await backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === id, 15_000);
+    const res = await backend.first('clientToolInvokeResponse', (m) => m.requestId === id, 15_000);
     await until('the diff closed', () => diffTabs().length === 0);
     return res;
   }

@@ -15,21 +15,11 @@ import type { ClientToServer, ClientToolInvokeResponse, ToolGroupDefinition } fr
 import type { ClientToolsApi } from '../../src/vscode/context';
 import { TerminalRunner } from '../../src/vscode/terminalRunner';
 import { applyEdits } from '../../src/vscode/workspaceHost';
-import { ScriptedBackend } from './support/scriptedBackend';
+import type { ScriptedBackend } from '../support/scripted-backend';
+import { EXTENSION_ID, until, useScriptedConnection } from './support/scriptedConnection';
 
-const EXTENSION_ID = 'client-tools.client-tools';
 const TOKEN = 'catalog-test-token';
 const DIFF_SCHEME = 'client-tools-diff';
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function json<T = Record<string, unknown>>(res: ClientToolInvokeResponse): T {
   assert.equal(res.success, true, `${res.errorCode}: ${res.errorMessage}`);
@@ -49,47 +39,23 @@ function groupsAnnounced(received: readonly ClientToServer[], from = 0): ToolGro
 
 describe('the extended catalog in a real VS Code', function () {
   this.timeout(60_000);
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+  const connection = useScriptedConnection(TOKEN);
   let api: ClientToolsApi;
   let backend: ScriptedBackend;
   let workspace: string;
-  let requests = 0;
   const file = (rel: string) => path.join(workspace, rel);
 
-  function send(toolName: string, args: Record<string, unknown>): string {
-    const requestId = `cat-${++requests}`;
-    backend.send({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `call-${requests}`, arguments: args });
-    return requestId;
-  }
-  function response(requestId: string, timeoutMs = 15_000) {
-    return backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === requestId, timeoutMs);
-  }
-  function invoke(toolName: string, args: Record<string, unknown>) {
-    return response(send(toolName, args));
-  }
+  const send = (toolName: string, args: Record<string, unknown>): string => backend.invoke(toolName, args);
+  const response = (requestId: string, timeoutMs = 15_000) => backend.first('clientToolInvokeResponse', (m) => m.requestId === requestId, timeoutMs);
+  const invoke = (toolName: string, args: Record<string, unknown>) => response(send(toolName, args));
 
-  before(async () => {
-    const ext = vscode.extensions.getExtension<ClientToolsApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = await ext.activate();
-    workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    backend = await ScriptedBackend.start(TOKEN);
-    await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
-    // The scripted backend calls tools with no chat run (background calls); these tests let them through.
-    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', 'allow', vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
-    await backend.waitFor('hello');
-    await until('connected', () => api.connectionState() === 'connected');
-  });
-
-  after(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', undefined, vscode.ConfigurationTarget.Global);
-    await backend.close();
-  });
+  before(() => ({ api, backend, workspace } = connection()));
 
   it('offers the Workspace, Editor and Terminal groups in hello; ApplyEdit and RunInTerminal ask first', async () => {
-    const hello = await backend.waitFor('hello');
+    const hello = await backend.first('hello');
     const tools = (group: string) => hello.toolGroups.find((g) => g.name === group)?.tools ?? [];
     assert.deepEqual(tools('Workspace').map((t) => t.name), ['GetWorkspaceFolders', 'FindFiles', 'GetOpenEditors', 'GetDiagnostics']);
     assert.deepEqual(tools('Editor').map((t) => t.name), ['OpenDiff', 'ApplyEdit', 'SaveDocument', 'CloseTab']);
@@ -468,7 +434,7 @@ describe('the extended catalog in a real VS Code', function () {
   describe('permission prompts (modal dialogs stay open, so these run last)', () => {
     it('an API tool that requires permission asks first; a cancelled call does not run', async () => {
       const id = send('FixtureConfirm', {});
-      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      await backend.first('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
       backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
       const res = await response(id);
       assert.equal(res.errorCode, 'CANCELLED');
@@ -478,7 +444,7 @@ describe('the extended catalog in a real VS Code', function () {
     it('ApplyEdit asks first; a call cancelled while the user is asked changes nothing', async () => {
       const before = fs.readFileSync(file('src/sample.ts'), 'utf8');
       const id = send('ApplyEdit', { path: 'src/sample.ts', edits: [{ startLine: 1, startColumn: 1, endLine: 1, endColumn: 1, newText: '// injected\n' }] });
-      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      await backend.first('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
       backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
       assert.equal((await response(id)).errorCode, 'CANCELLED');
       await new Promise((r) => setTimeout(r, 300));
@@ -490,7 +456,7 @@ describe('the extended catalog in a real VS Code', function () {
       const editor = await vscode.window.showTextDocument(vscode.Uri.file(file('save-me.txt')));
       await editor.edit((e) => e.insert(new vscode.Position(1, 0), 'typed\n'));
       const id = send('SaveDocument', { path: 'save-me.txt' });
-      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      await backend.first('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
       backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
       assert.equal((await response(id)).errorCode, 'CANCELLED');
       await new Promise((r) => setTimeout(r, 300));
@@ -502,7 +468,7 @@ describe('the extended catalog in a real VS Code', function () {
     it('RunInTerminal asks with the exact command; a call cancelled while the user is asked runs nothing', async () => {
       const terminals = vscode.window.terminals.length;
       const id = send('RunInTerminal', { command: 'touch ran-by-agent.txt' });
-      await backend.waitFor('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
+      await backend.first('clientToolProgress', (m) => m.requestId === id && m.status === 'awaiting-permission');
       backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
       assert.equal((await response(id)).errorCode, 'CANCELLED');
       await new Promise((r) => setTimeout(r, 500));

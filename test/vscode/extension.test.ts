@@ -4,56 +4,24 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ClientToServer } from '../../src/protocol';
 import type { ClientToolsApi } from '../../src/vscode/context';
-import { ScriptedBackend } from './support/scriptedBackend';
+import type { ScriptedBackend } from '../support/scripted-backend';
+import { EXTENSION_ID, until, useScriptedConnection } from './support/scriptedConnection';
 
-const EXTENSION_ID = 'client-tools.client-tools';
 const TOKEN = 'extension-host-test-token';
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('the extension against a scripted backend', function () {
   this.timeout(60_000);
+  const connection = useScriptedConnection(TOKEN);
   let api: ClientToolsApi;
   let backend: ScriptedBackend;
   let workspace: string;
-  let requests = 0;
 
-  async function invoke(toolName: string, args: Record<string, unknown>) {
-    const requestId = `req-${++requests}`;
-    backend.send({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `call-${requests}`, arguments: args });
-    return backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === requestId);
-  }
+  const invoke = (toolName: string, args: Record<string, unknown>) => backend.call(toolName, args);
 
-  before(async () => {
-    const ext = vscode.extensions.getExtension<ClientToolsApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = await ext.activate();
-    workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    backend = await ScriptedBackend.start(TOKEN);
-    await vscode.commands.executeCommand('clientTools.setBackendToken', TOKEN);
-    // The scripted backend calls tools with no chat run (background calls); these tests let them through.
-    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', 'allow', vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', backend.url, vscode.ConfigurationTarget.Global);
-    await backend.waitFor('hello');
-    await until('connected', () => api.connectionState() === 'connected');
-  });
-
-  after(async () => {
-    await vscode.workspace.getConfiguration('clientTools').update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('clientTools').update('permissions.backgroundCalls', undefined, vscode.ConfigurationTarget.Global);
-    await backend.close();
-  });
+  before(() => ({ api, backend, workspace } = connection()));
 
   it('registers the IDE group in hello, with DeleteFile behind a permission prompt', async () => {
-    const hello = await backend.waitFor('hello');
+    const hello = await backend.first('hello');
     const ide = hello.toolGroups.find((g) => g.name === 'IDE');
     assert.ok(ide, 'IDE group missing from hello');
     assert.deepEqual(ide.tools.map((t) => t.name).sort(), ['DeleteFile', 'GetSelection', 'OpenFile', 'ReadFile', 'ShowMessage']);
@@ -139,7 +107,7 @@ describe('the extension against a scripted backend', function () {
     const editor = await vscode.window.showTextDocument(doc);
     editor.selection = new vscode.Selection(0, 0, 0, 5);
     await vscode.commands.executeCommand('clientTools.askAboutSelection', 'What is this word?');
-    const msg = await backend.waitFor('userMessage', (m) => m.text === 'What is this word?');
+    const msg = await backend.first('userMessage', (m) => m.text === 'What is this word?');
     assert.equal(msg.context?.selectedText, doc.getText(editor.selection));
     assert.equal(msg.context?.file, 'hello.txt');
   });
@@ -169,14 +137,13 @@ describe('the extension against a scripted backend', function () {
     try {
       await until('reconnected with the new limit', () => hellos() > before && api.connectionState() === 'connected');
       // A ShowMessage with buttons waits for a click that never comes: it holds the one slot.
-      const waitingId = `req-${++requests}`;
-      backend.send({ type: 'clientToolInvokeRequest', requestId: waitingId, toolName: 'ShowMessage', callId: 'hold', arguments: { message: 'Hold the slot', buttons: ['OK'] } });
-      await backend.waitFor('clientToolProgress', (m) => m.requestId === waitingId && m.status === 'running');
+      const waitingId = backend.invoke('ShowMessage', { message: 'Hold the slot', buttons: ['OK'] });
+      await backend.first('clientToolProgress', (m) => m.requestId === waitingId && m.status === 'running');
       const refused = await invoke('GetSelection', {});
       assert.equal(refused.success, false);
       assert.equal(refused.errorCode, 'TOO_MANY_IN_FLIGHT');
       backend.send({ type: 'clientToolCancel', requestId: waitingId, reason: 'test done' });
-      const cancelled = await backend.waitFor('clientToolInvokeResponse', (m) => m.requestId === waitingId);
+      const cancelled = await backend.first('clientToolInvokeResponse', (m) => m.requestId === waitingId);
       assert.equal(cancelled.errorCode, 'CANCELLED');
     } finally {
       await config.update('limits.maxInFlight', undefined, vscode.ConfigurationTarget.Global);
@@ -187,7 +154,7 @@ describe('the extension against a scripted backend', function () {
   });
 
   it('the status bar shows a dropped backend as reconnecting', async () => {
-    backend.dropConnection();
+    backend.dropClients();
     await until('reconnecting in the status bar', () => /reconnecting|connecting/.test(api.statusText()), 15_000);
     await until('connected again', () => api.connectionState() === 'connected', 15_000);
   });
