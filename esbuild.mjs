@@ -2,6 +2,7 @@
 //   dist/extension.js        the VS Code extension (CJS, Node, `vscode` external)
 //   dist/backend/cli.js      the backend CLI (`client-tools-backend`)
 //   dist/backend/index.js    the backend library API for other Node agents
+//   dist/conformance/cli.js  the conformance kit (`client-tools-conformance`)
 //   media/chat.js            the sidebar chat webview (browser IIFE)
 //   out/test/vscode/index.js the suite that runs inside a real extension host
 //   bench/.out/*.js          the benchmarks (--bench only)
@@ -44,6 +45,16 @@ const nodeTargets = [
     // cli.js is the package's `bin`; Node ignores the line when index.js is required.
     banner: { js: '#!/usr/bin/env node' },
     plugins: [forbid(['vscode'])],
+  },
+  {
+    ...common,
+    entryPoints: { cli: 'src/conformance/cli.ts' },
+    outdir: 'dist/conformance',
+    platform: 'node',
+    format: 'cjs',
+    banner: { js: '#!/usr/bin/env node' },
+    // The kit checks any backend and extension from the outside: neither may be bundled into it.
+    plugins: [forbid(['vscode', 'openai'])],
   },
 ];
 

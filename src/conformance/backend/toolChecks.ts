@@ -1,0 +1,146 @@
+/**
+ * Tool calls through the backend's model: expanding the kit's collapsed group, then answering the
+ * model's ReadFile calls as a binary frame, as inline base64, as text and JSON, and as a failure;
+ * and cancelling a run while a call waits. These need a model that reads a file when asked (the
+ * reference backend's offline demo model does); with another model they are skipped with a reason.
+ */
+import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ContentItem, ServerToClient, ToolCallEnded, ToolCallStarted } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import { describe } from '../backendPeer';
+import type { Check } from '../check';
+import { CheckFailed, skip, verify } from '../check';
+import type { BackendContext, ToolThread } from './context';
+import { FILES_GROUP_NAME, IMAGE_BYTES, READ_TOOL, uniqueId } from './context';
+
+type Invoke = ClientToolInvokeRequest;
+const isInvoke = (m: ServerToClient): m is Invoke => m.type === 'clientToolInvokeRequest';
+
+/** Sends the prompt on the thread and returns the model's ReadFile call, or skips when the model makes none. */
+async function promptForRead(context: BackendContext, thread: ToolThread): Promise<Invoke> {
+  const since = thread.peer.mark();
+  thread.peer.send({ type: 'userMessage', threadId: thread.threadId, text: context.target.prompt });
+  const first = await context.wait(thread.peer, (m) => isInvoke(m) || (m.type === 'runFinished' && m.threadId === thread.threadId), 'a tool call or the end of the run', since);
+  if (!isInvoke(first)) {
+    const said = thread.peer.messages(since).flatMap((m) => (m.type === 'textDelta' ? [m.text] : [])).join('').slice(0, 200);
+    skip(`the backend's model made no tool call for "${context.target.prompt}" (it said: "${said}"); these checks need a model that reads a file when asked, such as the reference backend's offline demo model, or a --prompt your model acts on`);
+  }
+  verify(first.toolName === READ_TOOL, `the model called ${first.toolName}, not ${READ_TOOL}`);
+  verify(first.threadId === undefined || first.threadId === thread.threadId, `the request names thread ${first.threadId}`);
+  return first;
+}
+
+/** The thread the expansion check left; the checks after it skip when it could not be made. */
+function toolThread(context: BackendContext): ToolThread {
+  if (context.thread) return context.thread;
+  return skip(context.threadSkipped ?? 'the expansion check did not leave a thread to call tools on');
+}
+
+/** Answers the pending call (or the next one the prompt brings) and waits for its toolCallEnded and the end of the run. */
+async function answer(context: BackendContext, thread: ToolThread, respond: (r: ClientToolInvokeResponse) => void, content: ContentItem[], success = true): Promise<ToolCallEnded> {
+  const request = thread.pending ?? (await promptForRead(context, thread));
+  thread.pending = undefined;
+  const since = thread.peer.mark();
+  respond({ type: 'clientToolInvokeResponse', requestId: request.requestId, success, content, ...(success ? {} : { errorCode: ErrorCode.NotFound, errorMessage: 'conformance.png does not exist.' }) });
+  const ended = await context.wait(thread.peer, (m): m is ToolCallEnded => m.type === 'toolCallEnded' && m.callId === request.callId, `toolCallEnded for call ${request.callId}`, since);
+  const finished = await context.wait(thread.peer, (m) => m.type === 'runFinished' && m.threadId === thread.threadId, 'runFinished', since);
+  verify(finished.type === 'runFinished' && finished.reason === 'completed', `the run ended: ${describe(finished)}`);
+  return ended;
+}
+
+function sameBytes(item: ContentItem | undefined, bytes: Uint8Array): boolean {
+  return item?.type === 'binary' && Buffer.from(item.bytes).equals(Buffer.from(bytes));
+}
+
+function contentSummary(content: ContentItem[]): string {
+  return JSON.stringify(content.map((c) => (c.type === 'binary' ? { type: 'binary', mimeType: c.mimeType, byteLength: c.bytes.byteLength } : c))).slice(0, 300);
+}
+
+export const TOOL_CHECKS: Check<BackendContext>[] = [
+  {
+    id: 'tools.expansion',
+    title: 'The model sees the collapsed group as a container; calling it expands the group',
+    expected: `toolCallStarted (executor server) for the container, groupExpanded ${FILES_GROUP_NAME} listing ${READ_TOOL}, then a clientToolInvokeRequest for ${READ_TOOL}`,
+    async run(context) {
+      const { peer } = await context.session();
+      const thread: ToolThread = { peer, threadId: uniqueId('conformance-thread') };
+      const since = peer.mark();
+      let request: Invoke;
+      try {
+        request = await promptForRead(context, thread);
+      } catch (e) {
+        if (!(e instanceof CheckFailed)) context.threadSkipped = (e as Error).message;
+        throw e;
+      }
+      const before = peer.messages(since).slice(0, peer.messages(since).indexOf(request));
+      const container = before.find((m): m is ToolCallStarted => m.type === 'toolCallStarted' && m.executor === 'server');
+      verify(container, `no toolCallStarted with executor server came before the request (saw ${before.map((m) => m.type).join(', ')})`);
+      const expanded = before.find((m) => m.type === 'groupExpanded');
+      verify(expanded?.type === 'groupExpanded' && expanded.group === FILES_GROUP_NAME && expanded.tools.includes(READ_TOOL), `groupExpanded: ${expanded ? JSON.stringify(expanded) : 'none before the request'}`);
+      context.thread = { ...thread, pending: request };
+      return `container ${container.toolName} called, ${FILES_GROUP_NAME} expanded, ${READ_TOOL} requested`;
+    },
+  },
+  {
+    id: 'tools.binary-frame',
+    title: 'A result sent as a binary frame (attachment) reaches the model intact',
+    expected: 'toolCallEnded (succeeded) whose content holds the same bytes, and the run completes',
+    async run(context) {
+      const thread = toolThread(context);
+      const ended = await answer(context, thread, (r) => thread.peer.send(r), [{ type: 'binary', mimeType: 'image/png', filename: 'conformance.png', bytes: IMAGE_BYTES }]);
+      verify(ended.outcome === 'succeeded' && sameBytes(ended.content.find((c) => c.type === 'binary'), IMAGE_BYTES), `toolCallEnded ${ended.outcome}: ${contentSummary(ended.content)}`);
+      return `toolCallEnded (succeeded) with the ${IMAGE_BYTES.byteLength} bytes`;
+    },
+  },
+  {
+    id: 'tools.inline-base64',
+    title: 'A result with inline base64 in a text frame reaches the model intact',
+    expected: 'toolCallEnded (succeeded) whose content holds the decoded bytes, and the run completes',
+    async run(context) {
+      const thread = toolThread(context);
+      const ended = await answer(context, thread, (r) => thread.peer.sendInline(r), [{ type: 'binary', mimeType: 'image/png', bytes: IMAGE_BYTES }]);
+      verify(ended.outcome === 'succeeded' && sameBytes(ended.content.find((c) => c.type === 'binary'), IMAGE_BYTES), `toolCallEnded ${ended.outcome}: ${contentSummary(ended.content)}`);
+      return `toolCallEnded (succeeded) with the ${IMAGE_BYTES.byteLength} bytes`;
+    },
+  },
+  {
+    id: 'tools.text-json',
+    title: 'A result of text and JSON items reaches the model intact',
+    expected: 'toolCallEnded (succeeded) with the same text and JSON items, and the run completes',
+    async run(context) {
+      const thread = toolThread(context);
+      const content: ContentItem[] = [{ type: 'text', text: 'conformance text ✓' }, { type: 'json', value: { answer: 42, nested: [true, null, 'x'] } }];
+      const ended = await answer(context, thread, (r) => thread.peer.send(r), content);
+      verify(ended.outcome === 'succeeded' && JSON.stringify(ended.content) === JSON.stringify(content), `toolCallEnded ${ended.outcome}: ${contentSummary(ended.content)}`);
+      return 'toolCallEnded (succeeded) with the same items';
+    },
+  },
+  {
+    id: 'tools.failure',
+    title: 'A failed result ends the call as failed and the run carries on',
+    expected: 'toolCallEnded with outcome failed, then runFinished (completed)',
+    async run(context) {
+      const thread = toolThread(context);
+      const ended = await answer(context, thread, (r) => thread.peer.send(r), [{ type: 'text', text: 'conformance.png does not exist.' }], false);
+      verify(ended.outcome === 'failed', `toolCallEnded ${ended.outcome}`);
+      return 'toolCallEnded (failed), run completed';
+    },
+  },
+  {
+    id: 'tools.cancel',
+    title: 'cancel stops the run and cancels its waiting call',
+    expected: 'clientToolCancel for the waiting request, toolCallEnded (cancelled) and runFinished (cancelled)',
+    async run(context) {
+      const thread = toolThread(context);
+      const request = await promptForRead(context, thread);
+      const since = thread.peer.mark();
+      thread.peer.send({ type: 'cancel', threadId: thread.threadId });
+      await context.wait(thread.peer, (m) => m.type === 'clientToolCancel' && m.requestId === request.requestId, `clientToolCancel for ${request.requestId}`, since);
+      thread.peer.send({ type: 'clientToolInvokeResponse', requestId: request.requestId, success: false, content: [], errorCode: ErrorCode.Cancelled, errorMessage: 'Cancelled.' });
+      const ended = await context.wait(thread.peer, (m): m is ToolCallEnded => m.type === 'toolCallEnded' && m.callId === request.callId, 'toolCallEnded', since);
+      const finished = await context.wait(thread.peer, (m) => m.type === 'runFinished' && m.threadId === thread.threadId, 'runFinished', since);
+      verify(ended.outcome === 'cancelled', `toolCallEnded ${ended.outcome}`);
+      verify(finished.type === 'runFinished' && finished.reason === 'cancelled', describe(finished));
+      return 'clientToolCancel, toolCallEnded (cancelled), runFinished (cancelled)';
+    },
+  },
+];
