@@ -25,9 +25,9 @@ import {
 import type { BackgroundCallPolicy, CallRecord } from './callRecord';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
 import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits } from './dispatcher';
-import { DisposableStore, Emitter, type Disposable, type Event } from './events';
+import { DisposableStore, Emitter, type Disposable, type Event } from '../base/events';
 import type { IdeHost } from './host';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '../base/logger';
 import { folderUri } from './paths';
 import { PermissionGate, type BarragePolicy, type PermissionStore, type RememberScope } from './permissions';
 import { ToolRegistry } from './registry';
