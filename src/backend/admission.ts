@@ -57,6 +57,6 @@ export class PendingSockets {
     this.settled(socket);
     socket.destroy();
     // One line per hundred drops: a flood of sockets must not become a flood of log lines.
-    if (this.dropped++ % 100 === 0) this.log('warn', `dropped a connection before its upgrade: ${why} (${this.dropped} so far)`);
+    if (this.dropped++ % 100 === 0) this.log.warn(`dropped a connection before its upgrade: ${why} (${this.dropped} so far)`);
   }
 }

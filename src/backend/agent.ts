@@ -107,7 +107,7 @@ export class Agent {
         // Updates that arrived during the last model call are applied now, not at the next run.
         if (this.threads.get(thread.id) === thread) this.applyQueued(thread);
       })
-      .catch((e: unknown) => this.host.log('error', `run ${run.id} ended badly: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+      .catch((e: unknown) => this.host.log.error(`run ${run.id} ended badly: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
   }
 
   /** Cancels the runs that match (all of them when neither id is given); returns how many. */
@@ -241,7 +241,7 @@ export class Agent {
       if (e instanceof ModelFailure) {
         failed = e;
       } else {
-        host.log('error', `run ${run.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        host.log.error(`run ${run.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         failed = new ModelFailure(ErrorCode.Internal, `The backend failed: ${e instanceof Error ? e.message : String(e)}`, false);
       }
       host.send({ type: 'runError', ...ref, code: failed.code, message: failed.message.slice(0, 10_000), retryable: failed.retryable });
@@ -418,7 +418,7 @@ export class Agent {
       try {
         current = (await hook(info, current)) ?? current;
       } catch (e) {
-        this.host.log('error', `afterToolCall hook failed for ${info.toolName}: ${e instanceof Error ? e.message : String(e)}`);
+        this.host.log.error(`afterToolCall hook failed for ${info.toolName}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     return current;
@@ -478,7 +478,7 @@ export class Agent {
     const { problems, notes } = applyAugmentation(thread.tools, aug, this.host.serverTools().keys());
     if (!fromToolResult) return;
     this.host.reportProblems(problems);
-    for (const note of notes) this.host.log('debug', `thread ${thread.id}: ${note}`);
+    for (const note of notes) this.host.log.debug?.(`thread ${thread.id}: ${note}`);
     this.sendState(thread);
   }
 

@@ -169,15 +169,15 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
   try {
     backend = await createBackend({ ...config.options, log });
   } catch (e) {
-    log('error', `could not start: ${e instanceof Error ? e.message : String(e)}`);
+    log.error(`could not start: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
-  if (config.randomToken) log('info', `the connection token is in ${config.options.discoveryFile}`);
+  if (config.randomToken) log.info(`the connection token is in ${config.options.discoveryFile}`);
   process.stdout.write(`${JSON.stringify({ event: 'listening', port: backend.port })}\n`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
-      log('info', `${signal}: shutting down`);
+      log.info(`${signal}: shutting down`);
       resolve();
     };
     process.once('SIGINT', stop);

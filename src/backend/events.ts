@@ -1,3 +1,4 @@
+import { Emitter } from '../base/events';
 import type { RunEvent, ToolGroupState } from '../protocol';
 
 /** What an embedding program can listen to with `backend.on(...)`. */
@@ -16,26 +17,30 @@ export interface BackendEvents {
 
 export type EventName = keyof BackendEvents;
 
-/** A small typed emitter; a listener that throws is reported, never breaks the backend. */
-export class Emitter {
-  private readonly listeners = new Map<EventName, Set<unknown>>();
+/**
+ * `backend.on(name, listener)` over the project's one emitter (src/base/events.ts): one `Emitter` per
+ * event name, firing the listener's arguments as a tuple. A listener that throws is reported, never
+ * breaks the backend or the other listeners.
+ */
+export class BackendEventEmitter {
+  private readonly emitters = new Map<EventName, Emitter<unknown[]>>();
 
   constructor(private readonly onListenerError: (event: EventName, error: unknown) => void) {}
 
+  /** Returns the function that removes this listener. */
   on<E extends EventName>(event: E, listener: BackendEvents[E]): () => void {
-    let set = this.listeners.get(event);
-    if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener);
-    return () => set.delete(listener);
+    const call = listener as (...args: unknown[]) => void;
+    const subscription = this.emitterOf(event).event((args) => call(...args));
+    return () => subscription.dispose();
   }
 
   emit<E extends EventName>(event: E, ...args: Parameters<BackendEvents[E]>): void {
-    for (const l of this.listeners.get(event) ?? []) {
-      try {
-        (l as (...a: Parameters<BackendEvents[E]>) => void)(...args);
-      } catch (e) {
-        this.onListenerError(event, e);
-      }
-    }
+    this.emitters.get(event)?.fire(args);
+  }
+
+  private emitterOf(event: EventName): Emitter<unknown[]> {
+    let emitter = this.emitters.get(event);
+    if (!emitter) this.emitters.set(event, (emitter = new Emitter<unknown[]>((error) => this.onListenerError(event, error))));
+    return emitter;
   }
 }

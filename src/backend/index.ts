@@ -11,7 +11,7 @@
 import { ErrorCode, TOOL_NAME_PATTERN } from '../protocol';
 import { DemoModel } from './demoModel';
 import type { BackendEvents, EventName } from './events';
-import { Emitter } from './events';
+import { BackendEventEmitter } from './events';
 import { compileParameters } from './jsonSchema';
 import type { ChatModel } from './model';
 import { OpenAIChatModel } from './model';
@@ -26,7 +26,7 @@ import { BUILTIN_TOOLS } from './serverTools';
 export type { BackendEvents } from './events';
 export type { DisconnectStrategy } from './invoker';
 export { DISCONNECT_STRATEGIES } from './invoker';
-export type { Logger, LogLevel } from './log';
+export type { LogFields, LogFunction, Logger, LogLevel } from './log';
 export { stderrLogger } from './log';
 export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, OpenAIModelConfig, ToolCallRequest } from './model';
 export { ModelFailure, OpenAIChatModel } from './model';
@@ -81,7 +81,7 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
   const tools = new Map<string, ServerTool>();
   for (const tool of [...(resolved.builtinTools ? BUILTIN_TOOLS : []), ...resolved.tools]) addTool(tools, tool);
   const hooks = resolved.hooks;
-  const events = new Emitter((event, e) => resolved.log('error', `a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
+  const events = new BackendEventEmitter((event, e) => resolved.log.error(`a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
   const server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events });
   const urlHost = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
 

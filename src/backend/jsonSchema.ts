@@ -9,43 +9,16 @@
  * instance, reachable only from the schema objects it compiled (a WeakMap keyed by them). When the
  * session drops its tool definitions (it ended, or a group was replaced), the compiled code goes with
  * them; nothing is cached per process, and a `$id` in one session's schema means nothing to another.
+ *
+ * ajv itself is built by src/base/jsonSchema.ts in its `coercing` mode (why the backend coerces and
+ * the extension does not is written there).
  */
-import Ajv2020 from 'ajv/dist/2020';
+import type Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv, META_SCHEMA_2020, metaSchemaValidator } from '../base/jsonSchema';
 import { ErrorCode } from '../protocol';
-import { linearRegExp } from '../protocol/linearRegExp';
 import { PatternCache } from './schemaPatterns';
 import { checkShape } from './schemaShape';
-import { uniqueItemsKeyword } from './uniqueItems';
-
-const META_SCHEMA_2020 = 'https://json-schema.org/draft/2020-12/schema';
-
-const COMPILER_OPTIONS = {
-  coerceTypes: 'array',
-  useDefaults: true,
-  // With allErrors off ajv nests the code of each keyword inside the one before: 2,000 properties
-  // took 12 s to compile and the generated function overflowed V8's stack when called. With it on the
-  // code is flat and linear (1.4 s); a failed call reports the first error all the same.
-  allErrors: true,
-  strict: false,
-  // Formats such as "uri" are descriptions for the model; the tool itself checks its inputs.
-  validateFormats: false,
-  logger: false,
-  // Checked against the meta-schema once, at registration, by metaSchema() below.
-  meta: false,
-  validateSchema: false,
-  // A schema's `$id` is not registered anywhere: two tools (or sessions) may use the same one.
-  addUsedSchema: false,
-  // An optional property named `toString` or `constructor` is absent unless the arguments have it.
-  ownProperties: true,
-} as const;
-
-let metaValidator: Ajv2020 | undefined;
-
-/** The 2020-12 meta-schema check, shared: it keeps nothing of the schemas it checks. */
-function metaSchema(): Ajv2020 {
-  return (metaValidator ??= new Ajv2020({ strict: false, logger: false, validateFormats: false, code: { regExp: linearRegExp } }));
-}
 
 /**
  * The ajv instance of one registration, made at its first compile (about 0.2 ms). Schemas in it are
@@ -58,12 +31,7 @@ export class SchemaCompiler {
   private ajv: Ajv2020 | undefined;
 
   compile(schema: object): ValidateFunction {
-    if (!this.ajv) {
-      this.ajv = new Ajv2020({ ...COMPILER_OPTIONS, code: { regExp: this.patterns.engine } });
-      // ajv's own uniqueItems compares every pair of items; this one is linear.
-      this.ajv.removeKeyword('uniqueItems');
-      this.ajv.addKeyword(uniqueItemsKeyword);
-    }
+    this.ajv ??= createAjv('coercing', this.patterns.engine);
     return this.ajv.compile(schema);
   }
 }
@@ -105,7 +73,7 @@ function checkNew(schema: object, compiler: SchemaCompiler): SchemaCheck {
   // Shape first: the meta-schema check and ajv recurse, and must only see bounded schemas.
   const shape = checkShape(schema, compiler.patterns);
   if (!shape.ok) return shape;
-  const meta = metaSchema();
+  const meta = metaSchemaValidator();
   if (!meta.validate(META_SCHEMA_2020, schema)) {
     return { ok: false, code: ErrorCode.InvalidSchema, reason: describeErrors(meta.errors, 'schema') };
   }

@@ -1,15 +1,16 @@
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/**
+ * The backend's side of the project's one `Logger` (src/base/logger.ts). Embedding programs may still
+ * pass the shape the backend took before, a `(level, message)` function; `toLogger` adapts it.
+ */
+import { lineLogger, type Logger, type LogLevel } from '../base/logger';
 
-/** Where the backend writes its diagnostics. Tokens and API keys never reach it. */
-export type Logger = (level: LogLevel, message: string) => void;
+export type { LogFields, Logger, LogLevel } from '../base/logger';
+export { silentLogger, stderrLogger } from '../base/logger';
 
-export const silentLogger: Logger = () => undefined;
+/** The earlier logger shape: one function taking the level and the line (fields already appended). */
+export type LogFunction = (level: LogLevel, message: string) => void;
 
-/** A logger for a terminal: one line per entry on stderr (stdout is reserved for the ready line). */
-export function stderrLogger(minimum: LogLevel = 'info'): Logger {
-  const order: LogLevel[] = ['debug', 'info', 'warn', 'error'];
-  const floor = order.indexOf(minimum);
-  return (level, message) => {
-    if (order.indexOf(level) >= floor) process.stderr.write(`[${new Date().toISOString()}] ${level.toUpperCase()} ${message}\n`);
-  };
+/** A `Logger` either way it was given. */
+export function toLogger(log: Logger | LogFunction): Logger {
+  return typeof log === 'function' ? lineLogger(log) : log;
 }

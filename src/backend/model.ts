@@ -7,8 +7,9 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ContentItem } from '../protocol';
 import { CodedError, ErrorCode } from '../protocol';
-import type { Logger } from './log';
-import { silentLogger } from './log';
+import { logAt } from '../base/logger';
+import type { Logger, LogFunction } from './log';
+import { silentLogger, toLogger } from './log';
 import type { FunctionSpec } from './toolState';
 
 export interface ToolCallRequest {
@@ -75,7 +76,7 @@ export interface OpenAIModelConfig {
    * instrumented fetch (the benchmarks time when a model request leaves through it).
    */
   fetch?: typeof fetch;
-  log?: Logger;
+  log?: Logger | LogFunction;
 }
 
 const TEXT_MIME = /^(text\/[\w.+-]+|application\/(json|xml|javascript|x-yaml|yaml|x-sh)|[\w.+-]+\/[\w.+-]+\+(json|xml))$/;
@@ -91,10 +92,10 @@ export class OpenAIChatModel implements ChatModel {
 
   constructor(private readonly config: OpenAIModelConfig) {
     this.name = config.model;
-    this.log = config.log ?? silentLogger;
+    this.log = toLogger(config.log ?? silentLogger);
     const log = this.log;
     const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, ...rest: unknown[]) =>
-      log(level, `[openai] ${[message, ...rest.map((r) => (typeof r === 'string' ? r : safeJson(r)))].join(' ')}`);
+      logAt(log, level, `[openai] ${[message, ...rest.map((r) => (typeof r === 'string' ? r : safeJson(r)))].join(' ')}`);
     this.client = new OpenAI({
       apiKey: config.apiKey || 'not-set',
       baseURL: config.baseURL || undefined,

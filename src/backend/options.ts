@@ -5,8 +5,8 @@
 import { DEFAULT_LIMITS } from '../protocol';
 import type { DisconnectStrategy, InvokerOptions } from './invoker';
 import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
-import type { Logger } from './log';
-import { silentLogger } from './log';
+import type { Logger, LogFunction } from './log';
+import { silentLogger, toLogger } from './log';
 import type { ChatModel, OpenAIModelConfig } from './model';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
@@ -70,7 +70,8 @@ export interface BackendOptions {
   /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
   sessionGraceMs?: number;
 
-  log?: Logger;
+  /** Where diagnostics go: a `Logger` (`stderrLogger()` for a terminal), or a `(level, message)` function. */
+  log?: Logger | LogFunction;
 }
 
 /** Every option with its value; the invoker's options are among them. */
@@ -133,7 +134,7 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     handshakeTimeoutMs: positive('handshakeTimeoutMs', o.handshakeTimeoutMs ?? 10_000),
     heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
-    log: o.log ?? silentLogger,
+    log: o.log ? toLogger(o.log) : silentLogger,
   };
 }
 

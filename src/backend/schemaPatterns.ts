@@ -8,7 +8,7 @@
  */
 import type { RegExpEngine } from 'ajv/dist/types';
 import { ErrorCode } from '../protocol';
-import { compileLinearPattern, type LinearPattern } from '../protocol/linearRegExp';
+import { compileLinearPattern, type LinearPattern } from '../base/linearRegExp';
 
 export const PATTERN_LIMITS = {
   /** Characters in one pattern. */

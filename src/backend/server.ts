@@ -111,7 +111,7 @@ export class BackendServer {
       }
       backend.removeProcessHooks = installExitCleanup(backend.removeDiscovery);
     }
-    options.log('info', `listening on ${options.host}:${port} (protocol ${PROTOCOL}, model ${deps.model.name}${deps.model.offline ? ', offline demo' : ''})`);
+    options.log.info(`listening on ${options.host}:${port} (protocol ${PROTOCOL}, model ${deps.model.name}${deps.model.offline ? ', offline demo' : ''})`);
     return backend;
   }
 
@@ -154,7 +154,7 @@ export class BackendServer {
     const { log } = this.deps.options;
     const refusal = this.closing ? { status: 503, text: 'The backend is shutting down.' } : this.check(req);
     if (refusal) {
-      log('warn', `refused a connection from ${req.socket.remoteAddress ?? '?'}: HTTP ${refusal.status} (${refusal.text})`);
+      log.warn(`refused a connection from ${req.socket.remoteAddress ?? '?'}: HTTP ${refusal.status} (${refusal.text})`);
       refuse(socket, refusal.status, refusal.text);
       return;
     }
@@ -187,7 +187,7 @@ export class BackendServer {
       if (slowConsumer) return;
       slowConsumer = true;
       // No session id in the log: an id is a handle on someone's session.
-      options.log('warn', `closing ${session ? "a session's connection" : 'a connection'}: ${ErrorCode.SlowConsumer}, it stopped reading with ${buffered} bytes unsent (limit ${options.maxBufferedBytes})`);
+      options.log.warn(`closing ${session ? "a session's connection" : 'a connection'}: ${ErrorCode.SlowConsumer}, it stopped reading with ${buffered} bytes unsent (limit ${options.maxBufferedBytes})`);
       ws.close(CloseCode.SlowConsumer, `${ErrorCode.SlowConsumer}: unsent output passed ${options.maxBufferedBytes} bytes`);
       // The close frame waits behind the unread output; drop the socket (and that memory) soon.
       setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
@@ -201,11 +201,11 @@ export class BackendServer {
     handshakeTimer.unref();
 
     const stopHeartbeat = startHeartbeat(ws, options.heartbeatMs, () => {
-      options.log('warn', `terminating ${session ? session.logLabel : 'a connection'}: it missed two heartbeats`);
+      options.log.warn(`terminating ${session ? session.logLabel : 'a connection'}: it missed two heartbeats`);
       ws.terminate();
     });
 
-    ws.on('error', (e) => options.log('warn', `connection error: ${e.message}`));
+    ws.on('error', (e) => options.log.warn(`connection error: ${e.message}`));
     ws.on('close', () => {
       clearTimeout(handshakeTimer);
       stopHeartbeat();
@@ -244,7 +244,7 @@ export class BackendServer {
         this.handshaking.delete(ws);
         session = this.handshake(ws, decoded.message);
       } catch (e) {
-        options.log('error', `handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         const reply: ServerToClient = { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` };
         if (ws.readyState === WebSocket.OPEN) sendFrame(ws, reply);
         // A hello that failed left no session behind: the client starts over on a new connection.
@@ -274,7 +274,7 @@ export class BackendServer {
     }
     const busy = this.roomForNewSession();
     if (busy) {
-      this.deps.options.log('warn', `refused a new session: ${busy}`);
+      this.deps.options.log.warn(`refused a new session: ${busy}`);
       sendFrame(ws, { type: 'error', code: ErrorCode.ServerBusy, message: `The backend cannot take a new session now: ${busy}. Try again later.` });
       ws.close(CloseCode.TryAgainLater, ErrorCode.ServerBusy);
       return undefined;

@@ -13,7 +13,7 @@ import { assertNever, encodeParts, ErrorCode, isRunEvent, PROTOCOL } from '../pr
 import type { DecodeError } from '../protocol';
 import { sendEncoded } from '../net/send';
 import { Agent, validate } from './agent';
-import type { Emitter } from './events';
+import type { BackendEventEmitter } from './events';
 import { ClientInvoker, failure } from './invoker';
 import type { ClientLink, ProgressListener } from './invoker';
 import type { ChatModel } from './model';
@@ -41,7 +41,7 @@ export interface BackendDeps {
   model: ChatModel;
   serverTools: () => ReadonlyMap<string, ServerTool>;
   hooks: HookLists;
-  events: Emitter;
+  events: BackendEventEmitter;
 }
 
 /** Options of one client tool call made from code rather than by the model. */
@@ -191,7 +191,7 @@ export class Session implements ClientLink {
 
     const missed = this.outbox.splice(0);
     if (this.droppedWhileDetached > 0) {
-      this.deps.options.log('warn', `${this.logLabel}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
+      this.deps.options.log.warn(`${this.logLabel}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
       this.droppedWhileDetached = 0;
     }
     for (const m of missed) sendFrame(socket, m);
@@ -299,7 +299,7 @@ export class Session implements ClientLink {
     if (full) return this.error(ErrorCode.LimitExceeded, full);
     this.base = next;
     this.reportProblems(problems);
-    for (const note of notes) this.deps.options.log('debug', `${this.logLabel}: ${note}`);
+    for (const note of notes) this.deps.options.log.debug?.(`${this.logLabel}: ${note}`);
     this.scheduleGroupState();
     this.agent.updateAll(applied);
   }

@@ -26,9 +26,9 @@ import { assertNever, isRunEvent } from '../protocol';
 import type { BackgroundCallPolicy, CallRecord } from './callRecord';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
 import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits } from './dispatcher';
-import { DisposableStore, Emitter, type Disposable, type Event } from './events';
+import { DisposableStore, Emitter, Relay, type Disposable, type Event } from '../base/events';
 import type { IdeHost } from './host';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '../base/logger';
 import { folderUri } from './paths';
 import { PermissionGate, type BarragePolicy, type PermissionStore, type RememberScope } from './permissions';
 import { ToolRegistry } from './registry';
@@ -82,7 +82,8 @@ export class ClientCore implements Disposable {
   private connectionSubscriptions: DisposableStore | undefined;
   private url: string;
   private token: string;
-  private currentState: ConnectionState = { kind: 'idle' };
+  /** The state while there is no connection: idle, or stopped because one could not be made. */
+  private stateWithoutConnection: ConnectionState = { kind: 'idle' };
   /** What the backend was last told about each group (JSON), to send only changes. */
   private told = new Map<string, string>();
   private pendingHelloGroups: ToolGroupDefinition[] = [];
@@ -90,15 +91,17 @@ export class ClientCore implements Disposable {
   private readonly userRuns = new UserRuns();
   private backgroundCalls: BackgroundCallPolicy;
 
-  private readonly stateEmitter = new Emitter<ConnectionState>();
-  private readonly welcomeEmitter = new Emitter<Welcome>();
+  /** The current connection's events; a connection replaced for a new URL or settings keeps the listeners. */
+  private readonly stateRelay = new Relay<ConnectionState>();
+  private readonly welcomeRelay = new Relay<Welcome>();
   private readonly runEventEmitter = new Emitter<RunEvent>();
   private readonly groupStateEmitter = new Emitter<ToolGroupState>();
   private readonly serverErrorEmitter = new Emitter<ErrorMessage>();
   private readonly protocolErrorEmitter = new Emitter<DecodeError>();
   /** Connection state for the status bar: idle, connecting, connected, reconnecting, stopped. */
-  readonly onDidChangeState: Event<ConnectionState> = this.stateEmitter.event;
-  readonly onWelcome: Event<Welcome> = this.welcomeEmitter.event;
+  readonly onDidChangeState: Event<ConnectionState> = this.stateRelay.event;
+  /** The connection's `welcome`, heard after the dispatcher and registry have taken it in. */
+  readonly onWelcome: Event<Welcome> = this.welcomeRelay.event;
   /** Run events for the chat view. */
   readonly onRunEvent: Event<RunEvent> = this.runEventEmitter.event;
   /** The backend's view of the groups (expanded, visible) for the tool tree. */
@@ -144,13 +147,13 @@ export class ClientCore implements Disposable {
     this.disposables.add(this.registry);
     this.disposables.add(this.permissions);
     this.disposables.add(this.dispatcher);
-    for (const e of [this.stateEmitter, this.welcomeEmitter, this.runEventEmitter, this.groupStateEmitter, this.serverErrorEmitter, this.protocolErrorEmitter]) {
+    for (const e of [this.stateRelay, this.welcomeRelay, this.runEventEmitter, this.groupStateEmitter, this.serverErrorEmitter, this.protocolErrorEmitter]) {
       this.disposables.add(e);
     }
   }
 
   get state(): ConnectionState {
-    return this.currentState;
+    return this.connection?.state ?? this.stateWithoutConnection;
   }
 
   /** Bytes sent to the backend that it has not taken yet (it reads slowly or not at all). */
@@ -170,7 +173,7 @@ export class ClientCore implements Disposable {
         const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
         const reason = e instanceof Error ? e.message : String(e);
         this.logger.error('cannot connect', { code, reason });
-        this.setState({ kind: 'stopped', target: safeTarget(this.url), code, reason });
+        this.setStateWithoutConnection({ kind: 'stopped', target: safeTarget(this.url), code, reason });
         return;
       }
     }
@@ -194,7 +197,7 @@ export class ClientCore implements Disposable {
     if (url === this.url && token === this.token) return;
     this.url = url;
     this.token = token;
-    const wasActive = this.currentState.kind !== 'idle';
+    const wasActive = this.state.kind !== 'idle';
     this.dropConnection();
     if (wasActive) this.start();
   }
@@ -210,7 +213,7 @@ export class ClientCore implements Disposable {
       this.dispatcher.setLimits(update.limits);
     }
     if (update.connection) mutable.connection = { ...mutable.connection, ...update.connection };
-    const wasActive = this.currentState.kind !== 'idle';
+    const wasActive = this.state.kind !== 'idle';
     this.dropConnection();
     if (wasActive) this.start();
   }
@@ -254,7 +257,7 @@ export class ClientCore implements Disposable {
    * visibility (augmentations, skills) never does.
    */
   updateToolGroups(): boolean {
-    if (this.currentState.kind !== 'connected' || !this.connection) return false;
+    if (this.state.kind !== 'connected' || !this.connection) return false;
     const current = this.registry.definitions();
     const injectGroups = current.filter((g) => this.told.get(g.name) !== JSON.stringify(g));
     const names = new Set(current.map((g) => g.name));
@@ -276,7 +279,7 @@ export class ClientCore implements Disposable {
    * when not connected (nothing is queued: the caller sends its current view again on `onWelcome`).
    */
   pushContext(items: readonly ContextItem[]): boolean {
-    if (items.length === 0 || this.currentState.kind !== 'connected' || !this.connection) return false;
+    if (items.length === 0 || this.state.kind !== 'connected' || !this.connection) return false;
     const message: ClientToServer = { type: 'updateToolGroups', augmentation: { addContext: [...items] } };
     if (!Schemas.Messages.ClientToServer.safeParse(message).success) return false;
     return this.connection.send(message);
@@ -300,9 +303,14 @@ export class ClientCore implements Disposable {
       timers: this.options.timers,
       ...this.options.connection,
     });
+    // Listeners run in the order they subscribed: the core takes a state or a welcome in before
+    // the relays pass it on, and tells the backend what changed since `hello` after that.
     const subs = new DisposableStore();
     subs.add(connection.onDidChangeState((s) => this.onConnectionState(s)));
+    this.stateRelay.input = connection.onDidChangeState;
     subs.add(connection.onWelcome((w) => this.handleWelcome(w)));
+    this.welcomeRelay.input = connection.onWelcome;
+    subs.add(connection.onWelcome(() => this.updateToolGroups()));
     subs.add(connection.onMessage((m) => this.handleMessage(m)));
     subs.add(connection.onDecodeError((e) => {
       this.dispatcher.handleDecodeError(e);
@@ -316,11 +324,13 @@ export class ClientCore implements Disposable {
   private dropConnection(): void {
     if (!this.connection) return;
     this.connection.close();
+    this.stateRelay.input = undefined;
+    this.welcomeRelay.input = undefined;
     this.connectionSubscriptions?.dispose();
     this.connectionSubscriptions = undefined;
     this.connection = undefined;
     this.dispatcher.abortAll(ErrorCode.Disconnected, 'the backend connection was replaced');
-    this.setState({ kind: 'idle' });
+    this.setStateWithoutConnection({ kind: 'idle' });
   }
 
   private buildHello(): Hello {
@@ -341,7 +351,6 @@ export class ClientCore implements Disposable {
 
   private onConnectionState(state: ConnectionState): void {
     if (state.kind === 'stopped') this.dispatcher.abortAll(ErrorCode.Disconnected, `the backend connection stopped: ${state.reason}`);
-    this.setState(state);
   }
 
   private handleWelcome(welcome: Welcome): void {
@@ -356,9 +365,6 @@ export class ClientCore implements Disposable {
       this.userRuns.clear();
     }
     this.told = new Map(this.pendingHelloGroups.map((g) => [g.name, JSON.stringify(g)]));
-    this.welcomeEmitter.fire(welcome);
-    // Anything that changed between hello and welcome.
-    this.updateToolGroups();
   }
 
   private handleMessage(message: ServerToClient): void {
@@ -424,14 +430,14 @@ export class ClientCore implements Disposable {
       const issue = parsed.error.issues[0];
       throw new CodedError(ErrorCode.InvalidMessage, issue ? `${issue.path.join('.') || message.type}: ${issue.message}` : 'invalid message');
     }
-    if (this.currentState.kind !== 'connected' || !this.connection?.send(message)) {
+    if (this.state.kind !== 'connected' || !this.connection?.send(message)) {
       throw new CodedError(ErrorCode.Disconnected, 'not connected to the backend');
     }
   }
 
-  private setState(state: ConnectionState): void {
-    this.currentState = state;
-    this.stateEmitter.fire(state);
+  private setStateWithoutConnection(state: ConnectionState): void {
+    this.stateWithoutConnection = state;
+    this.stateRelay.fire(state);
   }
 }
 

@@ -42,8 +42,8 @@ import {
 } from '../protocol';
 import { coalesceWrites } from '../net/coalesce';
 import { receivedData, receiveFragments, sendEncoded } from '../net/send';
-import { Emitter, type Disposable, type Event } from './events';
-import { silentLogger, type Logger } from './logger';
+import { Emitter, type Disposable, type Event } from '../base/events';
+import { silentLogger, type Logger } from '../base/logger';
 import { systemTimers, type Timers } from './timers';
 
 export type ConnectionState =

@@ -29,9 +29,9 @@ import {
   type ProgressStatus,
 } from '../protocol';
 import { isFinalStatus, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
-import { Emitter, type Disposable, type Event } from './events';
+import { Emitter, type Disposable, type Event } from '../base/events';
 import type { IdeHost } from './host';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
 import type { PermissionDecision, PermissionGate } from './permissions';
 import type { ToolRegistry } from './registry';

@@ -18,10 +18,10 @@
  * deletes never ask at once and answers cannot be clicked on the wrong prompt.
  */
 import { ErrorCode } from '../protocol';
-import { Emitter, type Disposable, type Event } from './events';
+import { Emitter, type Disposable, type Event } from '../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
 import type { PermissionAnswer, PermissionChoice, PermissionPrompt } from './host';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '../base/logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from './timers';
 import { safe, uiText, type SafeText } from './uiText';

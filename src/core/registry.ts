@@ -6,10 +6,11 @@
  * Lookup is by exact name: names are ASCII by pattern, and a `Map` is not fooled by case, Unicode
  * look-alikes or `__proto__`.
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { createAjv, STRICT_SCHEMA_OPTIONS } from '../base/jsonSchema';
 import { CodedError, ErrorCode, Schemas, TOOL_NAME_PATTERN, type SkillDefinition, type ToolGroupDefinition } from '../protocol';
-import { linearRegExp } from '../protocol/linearRegExp';
-import { Emitter, type Disposable, type Event } from './events';
+import { Emitter, type Disposable, type Event } from '../base/events';
 import type { ClientTool } from './tool';
 
 /** Everything about a group except its tools. */
@@ -291,23 +292,8 @@ function toGroupDefinition(spec: ToolGroupSpec, entries: readonly Entry[], disab
   return def;
 }
 
-/** How parameter schemas are compiled; exported for the test that checks the built-in schemas. */
-export const SCHEMA_COMPILER_OPTIONS = {
-  validateSchema: false,
-  strict: true,
-  strictTypes: false,
-  strictTuples: false,
-  allErrors: false,
-  coerceTypes: false,
-  useDefaults: false,
-  removeAdditional: false,
-  validateFormats: false,
-  logger: false,
-  // Without it an optional property named `toString` or `constructor` is "present" through the prototype.
-  ownProperties: true,
-  // A backend's arguments meet other extensions' patterns here: RE2, never exponential backtracking.
-  code: { regExp: linearRegExp },
-} as const;
+/** How parameter schemas are compiled (src/base/jsonSchema.ts's strict mode); exported for the test that checks the built-in schemas. */
+export const SCHEMA_COMPILER_OPTIONS = STRICT_SCHEMA_OPTIONS;
 
 /**
  * Compiles tools' parameter schemas (JSON Schema 2020-12). Strict mode refuses unknown keywords, so
@@ -324,7 +310,7 @@ class SchemaCompiler {
   private instance: Ajv2020 | undefined;
 
   private get ajv(): Ajv2020 {
-    return (this.instance ??= new Ajv2020(SCHEMA_COMPILER_OPTIONS));
+    return (this.instance ??= createAjv('strict'));
   }
 
   compile(tool: ClientTool, schemaChecked: boolean): ValidateFunction {

@@ -5,7 +5,7 @@
 import type { ClientToolInvokeResponse, ClientToolProgress, ClientToServer } from '../../src/protocol';
 import { Dispatcher, type DispatcherLimits, type DispatcherOptions } from '../../src/core/dispatcher';
 import type { IdeHost } from '../../src/core/host';
-import type { LogFields, Logger } from '../../src/core/logger';
+import type { LogFields, Logger } from '../../src/base/logger';
 import { PermissionGate, type PermissionGateOptions } from '../../src/core/permissions';
 import { ToolRegistry, type ToolGroupSpec } from '../../src/core/registry';
 import type { ClientTool } from '../../src/core/tool';

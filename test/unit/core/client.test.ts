@@ -279,6 +279,31 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
     assert.equal(other.hellos[0].resumeSession, undefined, 'a new backend gets a new session');
   });
 
+  it('state and welcome listeners subscribed once hear each connection in turn, across setEndpoint', async () => {
+    const kinds: string[] = [];
+    const welcomes: string[] = [];
+    core.onDidChangeState((s) => {
+      if (kinds[kinds.length - 1] !== s.kind) kinds.push(s.kind);
+    });
+    core.onWelcome((w) => {
+      // Heard after the core took the welcome in: the connection is up and tools can be told.
+      assert.equal(core.state.kind, 'connected');
+      welcomes.push(w.sessionId);
+    });
+    await connected();
+    const other = await FakeBackend.start({ token: b.token });
+    extraBackends.push(other);
+    const there = stateOf('connected', (s) => s.kind === 'connected' && s.target.endsWith(`:${other.port}`));
+    core.setEndpoint(other.url, other.token);
+    await there;
+    await until(() => welcomes.length === 2);
+    assert.deepEqual(kinds, ['connecting', 'connected', 'idle', 'connecting', 'connected']);
+    assert.notEqual(welcomes[0], welcomes[1], 'a welcome from each backend');
+    core.stop();
+    assert.equal(core.state.kind, 'idle');
+    assert.equal(kinds[kinds.length - 1], 'idle');
+  });
+
   it('never logs the token', async () => {
     await connected();
     await b.call('OpenFile', { path: 'src/a.ts' });

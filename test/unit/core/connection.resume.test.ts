@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Connection, type ConnectionState } from '../../../src/core/connection';
-import type { LogFields, Logger } from '../../../src/core/logger';
+import type { LogFields, Logger } from '../../../src/base/logger';
 import { PROTOCOL, type Hello, type Welcome } from '../../../src/protocol';
 import { startBackend, TOKEN, type BackendRig } from '../../adversarial/support/backend-rig';
 

@@ -44,6 +44,38 @@ export class Emitter<T> implements Disposable {
   }
 }
 
+/**
+ * An event whose source can be swapped while its listeners stay subscribed (as VS Code's `Relay`):
+ * the owner of something it replaces (a connection dropped for a new URL) exposes that thing's
+ * event as its own, instead of re-firing each event through an emitter of its own.
+ */
+export class Relay<T> implements Disposable {
+  private readonly emitter: Emitter<T>;
+  private subscription: Disposable | undefined;
+  readonly event: Event<T>;
+
+  constructor(onListenerError?: (error: unknown) => void) {
+    this.emitter = new Emitter<T>(onListenerError);
+    this.event = this.emitter.event;
+  }
+
+  /** Forwards `source`'s events from now on, and no longer the previous source's; `undefined` forwards nothing. */
+  set input(source: Event<T> | undefined) {
+    this.subscription?.dispose();
+    this.subscription = source?.((event) => this.emitter.fire(event));
+  }
+
+  /** Fires an event of the owner's own, for what no source reports (there is none right now, say). */
+  fire(event: T): void {
+    this.emitter.fire(event);
+  }
+
+  dispose(): void {
+    this.input = undefined;
+    this.emitter.dispose();
+  }
+}
+
 function rethrowLater(error: unknown): void {
   setTimeout(() => {
     throw error;
