@@ -1,5 +1,8 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
+import { layerRules } from './scripts/layers.mjs';
+
+export { LAYERS } from './scripts/layers.mjs';
 
 /** VS Code API members that put text in front of the user; only src/vscode/ui.ts may use them. */
 export const UI_DOOR_ONLY = [
@@ -32,11 +35,9 @@ export default tseslint.config(
     files: ['src/backend/demoModel.ts', 'src/backend/demo/**/*.ts'],
     rules: { '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }] },
   },
-  {
-    // Only src/vscode may touch the VS Code API; core, tools, protocol and backend stay plain Node.
-    files: ['src/core/**/*.ts', 'src/tools/**/*.ts', 'src/protocol/**/*.ts', 'src/backend/**/*.ts', 'src/webview/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/vscode/ may import vscode.' }] }] },
-  },
+  // Layer directions (scripts/layers.mjs): each src/<layer>/ imports only the layers below it, and
+  // only src/vscode may touch the VS Code API; core, tools, protocol and backend stay plain Node.
+  ...layerRules(),
   {
     // One door for text into VS Code's UI: only src/vscode/ui.ts may open notifications, modals,
     // progress, quick picks, input boxes, terminals, status bar items and tree items, and it takes

@@ -1,0 +1,71 @@
+// @ts-check
+/**
+ * The layers of src/ and which layers each may import: the one table eslint.config.mjs enforces
+ * (no-restricted-imports) and docs/ARCHITECTURE.md describes. A layer may always import itself.
+ * The extension stacks base ← protocol ← net ← core ← tools ← vscode; the webview sees only the
+ * protocol; the backend and the conformance kit stand beside the extension and never import it.
+ */
+export const LAYERS = /** @type {const} */ ({
+  base: [],
+  protocol: ['base'],
+  net: ['base', 'protocol'],
+  core: ['base', 'protocol', 'net'],
+  tools: ['base', 'protocol', 'net', 'core'],
+  vscode: ['base', 'protocol', 'net', 'core', 'tools'],
+  webview: ['protocol'],
+  backend: ['base', 'protocol', 'net'],
+  conformance: ['base', 'protocol', 'net'],
+});
+
+/** The only layers that may import the `vscode` module. */
+export const VSCODE_API_LAYERS = ['vscode'];
+
+/**
+ * Imports allowed against the table for now: importing file → the layer it may import besides its
+ * own, and why. Each entry is a debt with a TODO naming who removes it.
+ * @type {Record<string, { layer: string, reason: string }>}
+ */
+export const LAYER_EXCEPTIONS = {
+  // TODO(issue 14): the tools engineer moves globs.ts into src/core/; then delete this entry.
+  'src/core/paths.ts': { layer: 'tools', reason: 'imports ../tools/globs until globs.ts moves into src/core/' },
+};
+
+/** @param {string} layer */
+function allowedFor(layer) {
+  return LAYERS[/** @type {keyof typeof LAYERS} */ (layer)];
+}
+
+/**
+ * The no-restricted-imports options for files of `layer` that may also import `extra` layers.
+ * @param {string} layer
+ * @param {string[]} extra
+ */
+function restrictions(layer, extra) {
+  const allowed = allowedFor(layer);
+  const forbidden = Object.keys(LAYERS).filter((other) => other !== layer && !allowed.includes(other) && !extra.includes(other));
+  return ['error', {
+    paths: VSCODE_API_LAYERS.includes(layer) ? [] : [{ name: 'vscode', message: 'Only src/vscode/ may import vscode.' }],
+    patterns: forbidden.length === 0 ? [] : [{
+      // A relative specifier that climbs out to src/<layer>/.
+      regex: `^(?:\\.\\./)+(?:${forbidden.join('|')})(?:/|$)`,
+      message: `src/${layer}/ may import only ${allowed.length ? allowed.map((l) => `src/${l}/`).join(', ') : 'nothing else in src/'} (layer table: scripts/layers.mjs).`,
+    }],
+  }];
+}
+
+/**
+ * Flat-config blocks: one per layer (its files may not import the layers the table leaves out, nor
+ * `vscode` unless the layer may), then one per exception, which wins for its file.
+ * @param {{ exceptions?: boolean }} [options] `exceptions: false` leaves LAYER_EXCEPTIONS out (for tests).
+ */
+export function layerRules({ exceptions = true } = {}) {
+  const layers = Object.keys(LAYERS).map((layer) => ({
+    files: [`src/${layer}/**/*.ts`],
+    rules: { 'no-restricted-imports': restrictions(layer, []) },
+  }));
+  const excepted = Object.entries(exceptions ? LAYER_EXCEPTIONS : {}).map(([file, { layer }]) => ({
+    files: [file],
+    rules: { 'no-restricted-imports': restrictions(file.split('/')[1], [layer]) },
+  }));
+  return [...layers, ...excepted];
+}
