@@ -1,15 +1,12 @@
 import * as vscode from 'vscode';
 import type {
-  DeleteOptions, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
-  PermissionPrompt, SelectionInfo, TextRange, WorkspaceFolder,
-} from '../core/host';
-import type {
-  AppliedEdits, ClosedTabs, DiffOutcome, DiffRequest, DocumentSnapshot, FileDiagnostics, FindFilesOptions, OpenEditorInfo,
-  RunCommandRequest, RunCommandResult, SaveOutcome, TextEditSpec,
+  DeleteOptions, DiffOutcome, DiffRequest, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
+  PermissionPrompt, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
 } from '../core/host';
 import { safe, uiText } from '../core/uiText';
 import { readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
+import * as editorHost from './editorHost';
 import { TerminalRunner } from './terminalRunner';
 import * as ui from './ui';
 import * as workspaceHost from './workspaceHost';
@@ -19,7 +16,10 @@ const DENY = safe`Deny`;
 
 type PromptButton = ui.SafeModalItem<PermissionAnswer>;
 
-/** `IdeHost` on the real VS Code API. The only place tools reach the editor through. */
+/**
+ * `IdeHost` on the real VS Code API. The only place tools reach the editor through: the workspace,
+ * the permission prompt and the IDE group's part here, the other groups' parts in their own files.
+ */
 export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   private readonly promptEmitter = new vscode.EventEmitter<{ open: boolean; prompt: PermissionPrompt }>();
   /** Fires when a permission prompt opens and when it closes (answered, dismissed or cancelled). */
@@ -147,53 +147,27 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     });
   }
 
-  // ── Workspace, Editor and Terminal groups (workspaceHost.ts, diffReview.ts, terminalRunner.ts) ──
+  // ── Workspace group (workspaceHost.ts) ──
+  readonly findFiles = workspaceHost.findFiles;
+  readonly openEditors = workspaceHost.openEditors;
+  readonly diagnostics = workspaceHost.diagnostics;
 
+  // ── Editor group (editorHost.ts, diffReview.ts) ──
+  readonly readDocument = editorHost.readDocument;
+  readonly applyEdits = editorHost.applyEdits;
+  readonly writeDocument = editorHost.writeDocument;
+  readonly saveDocument = editorHost.saveDocument;
+  readonly documentState = editorHost.documentState;
+  readonly closeTabs = editorHost.closeTabs;
   /** Open OpenDiff reviews; the accept/reject commands act on them. */
   readonly diffs = new DiffReviews();
-  private readonly terminals = new TerminalRunner();
-
-  findFiles(include: string, options: FindFilesOptions, signal: AbortSignal): Promise<string[]> {
-    return workspaceHost.findFiles(include, options, signal);
-  }
-
-  openEditors(): Promise<OpenEditorInfo[]> {
-    return workspaceHost.openEditors();
-  }
-
-  diagnostics(absPath?: string): Promise<FileDiagnostics[]> {
-    return workspaceHost.diagnostics(absPath);
-  }
-
-  readDocument(absPath: string): Promise<DocumentSnapshot> {
-    return workspaceHost.readDocument(absPath);
-  }
-
-  applyEdits(absPath: string, edits: readonly TextEditSpec[]): Promise<AppliedEdits> {
-    return workspaceHost.applyEdits(absPath, edits);
-  }
-
-  writeDocument(absPath: string, text: string): Promise<void> {
-    return workspaceHost.writeDocument(absPath, text);
-  }
-
-  saveDocument(absPath: string): Promise<SaveOutcome> {
-    return workspaceHost.saveDocument(absPath);
-  }
-
-  async documentState(absPath: string): Promise<{ open: boolean; dirty: boolean }> {
-    const uri = vscode.Uri.file(absPath).toString();
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
-    return { open: doc !== undefined, dirty: doc?.isDirty === true };
-  }
-
-  closeTabs(absPath: string): Promise<ClosedTabs> {
-    return workspaceHost.closeTabs(absPath);
-  }
 
   openDiff(request: DiffRequest, signal: AbortSignal): Promise<DiffOutcome> {
     return this.diffs.open(request, signal);
   }
+
+  // ── Terminal group (terminalRunner.ts) ──
+  private readonly terminals = new TerminalRunner();
 
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     return this.terminals.run(request, signal);

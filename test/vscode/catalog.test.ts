@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { ClientToServer, ClientToolInvokeResponse, ToolGroupDefinition } from '../../src/protocol';
 import type { ClientToolsApi } from '../../src/vscode/context';
 import { TerminalRunner } from '../../src/vscode/terminalRunner';
-import { applyEdits } from '../../src/vscode/workspaceHost';
+import { applyEdits } from '../../src/vscode/editorHost';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { EXTENSION_ID, until, useScriptedConnection } from './support/scriptedConnection';
 
