@@ -238,7 +238,9 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
     const response = await call.response;
     assert.equal(response.success, false);
     assert.equal(response.errorCode, 'PATH_OUTSIDE_WORKSPACE');
-    assert.deepEqual(response.content, []);
+    // The sentence is the model's content too (issue 14), not only errorMessage.
+    assert.match(response.errorMessage ?? '', /outside/);
+    assert.deepEqual(response.content, [{ type: 'text', text: response.errorMessage }]);
     assert.deepEqual(backend.progressFor(call.requestId).filter((p) => p.status === 'awaiting-permission'), []);
     assert.equal(await dialog().count(), 0, 'no permission dialog on the page');
   });

@@ -190,6 +190,16 @@ describe('the extended catalog in a real VS Code', function () {
       assert.equal(fs.readFileSync(file(target), 'utf8'), firstText);
     });
 
+    it('a clientToolCancel closes the review: the diff editor goes, the call answers CANCELLED, the file stays as it was', async () => {
+      const id = send('OpenDiff', { path: target, newContent: 'export const value = 42;\n' });
+      await until('the diff editor', () => diffTabs()[0]);
+      backend.send({ type: 'clientToolCancel', requestId: id, reason: 'the run was cancelled' });
+      const answer = await response(id);
+      assert.deepEqual([answer.success, answer.errorCode], [false, 'CANCELLED']);
+      await until('the diff closed', () => diffTabs().length === 0);
+      assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 1;\n');
+    });
+
     it('a new file is created when its proposal is accepted', async () => {
       const id = send('OpenDiff', { path: 'src/brand-new.ts', newContent: 'export {};\n' });
       await until('the diff editor', () => diffTabs()[0]);
@@ -438,7 +448,8 @@ describe('the extended catalog in a real VS Code', function () {
       backend.send({ type: 'clientToolCancel', requestId: id, reason: 'test' });
       const res = await response(id);
       assert.equal(res.errorCode, 'CANCELLED');
-      assert.equal(res.content.length, 0);
+      // Nothing of the tool's: the only content is the cancellation sentence (issue 14: failures carry it as text).
+      assert.deepEqual(res.content, [{ type: 'text', text: res.errorMessage }]);
     });
 
     it('ApplyEdit asks first; a call cancelled while the user is asked changes nothing', async () => {
