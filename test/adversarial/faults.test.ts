@@ -41,6 +41,15 @@ describe('faults: crashes, network loss, stuck peers and tools', () => {
     return r;
   }
 
+  /** Connects `r` and asks the demo model to delete notes.txt on thread t1; the prompt is held open. */
+  async function deleteAwaitingPrompt(r: CoreRig) {
+    r.host.holdPrompts();
+    await r.connect();
+    r.core.sendUserMessage('t1', 'delete notes.txt');
+    const prompt = await r.host.nextPrompt();
+    return { prompt, requestId: prompt.prompt.requestId };
+  }
+
   function finished(threadId: string): Promise<void> {
     return until(() => events.some((e) => e.type === 'runFinished' && e.threadId === threadId), `the run of ${threadId} to finish`, 10_000);
   }
@@ -54,11 +63,7 @@ describe('faults: crashes, network loss, stuck peers and tools', () => {
     const first = await BackendProcess.start(0, TOKEN);
     processes.push(first);
     rig = await coreTo(first.url);
-    rig.host.holdPrompts();
-    await rig.connect();
-    rig.core.sendUserMessage('t1', 'delete notes.txt');
-    const prompt = await rig.host.nextPrompt();
-    const requestId = prompt.prompt.requestId;
+    const { prompt, requestId } = await deleteAwaitingPrompt(rig);
 
     const lost = rig.stateOf('reconnecting');
     await first.kill();
@@ -85,11 +90,7 @@ describe('faults: crashes, network loss, stuck peers and tools', () => {
     brig = await startBackend({ retryBaseDelayMs: 50 });
     proxy = await TcpProxy.start(brig.backend.port);
     rig = await coreTo(proxy.url);
-    rig.host.holdPrompts();
-    await rig.connect();
-    rig.core.sendUserMessage('t1', 'delete notes.txt');
-    const prompt = await rig.host.nextPrompt();
-    const requestId = prompt.prompt.requestId;
+    const { prompt, requestId } = await deleteAwaitingPrompt(rig);
 
     const back = rig.resumed();
     proxy.cut();
@@ -108,11 +109,7 @@ describe('faults: crashes, network loss, stuck peers and tools', () => {
     brig = await startBackend({ heartbeatMs: 150, retryBaseDelayMs: 50, maxRetries: 20 });
     proxy = await TcpProxy.start(brig.backend.port);
     rig = await coreTo(proxy.url);
-    rig.host.holdPrompts();
-    await rig.connect();
-    rig.core.sendUserMessage('t1', 'delete notes.txt');
-    const prompt = await rig.host.nextPrompt();
-    const requestId = prompt.prompt.requestId;
+    const { prompt, requestId } = await deleteAwaitingPrompt(rig);
 
     const lost = rig.stateOf('reconnecting');
     const hole = proxy.blackhole();

@@ -10,33 +10,18 @@
  */
 import * as assert from 'node:assert/strict';
 import { ErrorCode, type ClientToServer } from '../../src/protocol';
-import { delay, helloMessage, TestClient } from '../support/backend-client';
-import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';
+import { delay, helloMessage } from '../support/backend-client';
+import { pendingDelete, startBackend, type BackendRig } from './support/backend-rig';
 import { until } from './support/core-rig';
 
 describe('rogue client: protocol abuse', () => {
   let rig: BackendRig;
 
-  afterEach(async () => {
-    await rig.assertAlive();
-    await rig.close();
-  });
-
-  async function connectOnly(): Promise<TestClient> {
-    const c = await TestClient.connect(rig.backend.url, TOKEN);
-    rig.clients.push(c);
-    return c;
-  }
-
-  /** Starts a run whose DeleteFile call waits for this client's answer; returns the request. */
-  async function pendingDelete(client: TestClient, threadId = 't1') {
-    client.send({ type: 'userMessage', threadId, text: 'delete notes.txt' });
-    return client.next('clientToolInvokeRequest', (m) => m.threadId === threadId);
-  }
+  afterEach(() => rig.closeAlive());
 
   it('T-PROTO-01 garbage before hello gets coded errors and the connection stays: hello still works afterwards', async () => {
     rig = await startBackend();
-    const c = await connectOnly();
+    const c = await rig.connect();
     c.send('{not json');
     c.send(JSON.stringify({ type: 'launchMissiles' }));
     c.send(JSON.stringify([1, 2, 3]));
@@ -52,7 +37,7 @@ describe('rogue client: protocol abuse', () => {
     rig = await startBackend();
     let sessions = 0;
     rig.backend.on('session', () => sessions++);
-    const c = await connectOnly();
+    const c = await rig.connect();
     const early: ClientToServer[] = [
       { type: 'userMessage', threadId: 't', text: 'delete notes.txt' },
       { type: 'clientToolInvokeResponse', requestId: 'r', success: true, content: [] },

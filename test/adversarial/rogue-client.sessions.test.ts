@@ -13,28 +13,13 @@ import type { Backend } from '../../src/backend';
 import { ClientToolState } from '../../src/backend/toolState';
 import { ErrorCode, type Hello, type Welcome } from '../../src/protocol';
 import { delay, helloMessage, TestClient } from '../support/backend-client';
-import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';
+import { pendingDelete, startBackend, type BackendRig } from './support/backend-rig';
 import { until } from './support/core-rig';
 
 describe('rogue client: sessions are owned', () => {
   let rig: BackendRig;
 
-  afterEach(async () => {
-    await rig.assertAlive();
-    await rig.close();
-  });
-
-  async function connectOnly(): Promise<TestClient> {
-    const c = await TestClient.connect(rig.backend.url, TOKEN);
-    rig.clients.push(c);
-    return c;
-  }
-
-  /** Starts a run whose DeleteFile call waits for this client's answer; returns the request. */
-  async function pendingDelete(client: TestClient, threadId = 't1') {
-    client.send({ type: 'userMessage', threadId, text: 'delete notes.txt' });
-    return client.next('clientToolInvokeRequest', (m) => m.threadId === threadId);
-  }
+  afterEach(() => rig.closeAlive());
 
   function welcomeOf(client: TestClient): Welcome {
     return client.all('welcome')[0];
@@ -132,7 +117,7 @@ describe('rogue client: sessions are owned', () => {
       await c.close();
     }
     // An empty string is not even a well-formed hello.
-    const bad = await connectOnly();
+    const bad = await rig.connect();
     bad.send(helloMessage({ resumeSession: wa.sessionId, resumeSecret: '' }));
     assert.equal((await bad.next('error')).code, ErrorCode.InvalidMessage);
     assert.equal(bad.all('welcome').length, 0);
@@ -194,7 +179,7 @@ describe('rogue client: sessions are owned', () => {
       const named: string[] = [];
       let failed = 0;
       for (let i = 0; i < 15; i++) {
-        const c = await connectOnly();
+        const c = await rig.connect();
         c.send(helloMessage(failing));
         const err = await c.next('error').catch(() => undefined);
         if (err?.code === ErrorCode.Internal) failed++;

@@ -1,6 +1,6 @@
 /**
  * Background calls in a real VS Code (code-server) driven by a real Chromium, with default
- * settings: this test process plays the backend (test/e2e/support/scripted-backend.ts) and calls
+ * settings: this test process plays the backend (test/support/scripted-backend.ts) and calls
  * ReadFile while no chat run is in progress. The user is asked in a modal that says it is a
  * background request, and the chat shows the call as a card from the extension's own record,
  * marked Background, with no display event from the backend at all.
@@ -9,64 +9,31 @@
  * Run: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/background-calls.e2e.test.ts
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { ChatDriver, modalDialog } from './support/chat-driver';
-import { ScriptedBackend } from './support/scripted-backend';
-import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
-
-const ROOT = path.resolve(__dirname, '../..');
-const RESULTS = path.join(ROOT, 'test-results');
-const TOKEN = `e2e-bg-${process.pid}-${Date.now()}`;
+import type { ScriptedBackend } from '../support/scripted-backend';
+import { RESULTS, useScriptedVSCode } from './support/scripted-vscode';
 
 describe('background calls in a real VS Code, default settings', function () {
   this.timeout(120_000);
+  // Default settings: background calls ask first.
+  const session = useScriptedVSCode({ name: 'background' });
   let backend: ScriptedBackend;
-  let vscode: Harness;
   let page: Page;
   let chat: ChatDriver;
-  let cleanupWorkspace: (() => void) | undefined;
+  let screenshot: (label: string) => Promise<Buffer>;
 
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS, `background-${name}.png`) });
   const cards = (): Locator => chat.frame.locator('.tool-card');
 
-  before(async function () {
-    this.timeout(240_000);
-    fs.mkdirSync(RESULTS, { recursive: true });
-    backend = await ScriptedBackend.start({ token: TOKEN });
-    const scripts = await workspaceScripts();
-    assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
-    const copy = scripts.copyFixtureWorkspace();
-    cleanupWorkspace = copy.cleanup;
-    vscode = await startVSCode({
-      workspace: copy.workspace,
-      settings: { 'clientTools.backendUrl': backend.url },
-      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
-    });
-    page = vscode.page;
-    await backend.hello(0, 120_000);
+  before(async () => {
+    ({ backend, page, screenshot } = session());
     chat = new ChatDriver(page);
     await chat.open();
   });
 
-  afterEach(async function () {
-    assert.deepEqual(backend.protocolErrors, [], 'the extension sent messages the protocol codec refuses');
-    if (this.currentTest?.state === 'failed' && page) {
-      await screenshot(`failed-${this.currentTest.title.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60).toLowerCase()}`).catch(() => undefined);
-      console.error(`code-server output:\n${vscode.logTail(30)}`);
-    }
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await vscode?.stop();
-    await backend?.close();
-    cleanupWorkspace?.();
-  });
-
   it('a ReadFile while no run is active asks first, saying it is a background request; Deny answers PERMISSION_DENIED and the chat shows a denied Background card', async () => {
-    const call = backend.start('ReadFile', { path: 'notes.md' });
+    const call = backend.startCall('ReadFile', { path: 'notes.md' });
     const dialog = modalDialog(page);
     await dialog.waitFor({ timeout: 15_000 });
     assert.match((await dialog.locator('.dialog-message-text').textContent()) ?? '', /^Background request: Allow ReadFile\?/);
@@ -85,7 +52,7 @@ describe('background calls in a real VS Code, default settings', function () {
   });
 
   it('Allow runs it: the card, built from the extension\'s record with no backend display event, says it ran in your editor', async () => {
-    const call = backend.start('ReadFile', { path: 'notes.md' });
+    const call = backend.startCall('ReadFile', { path: 'notes.md' });
     const dialog = modalDialog(page);
     await dialog.waitFor({ timeout: 15_000 });
     await dialog.getByRole('button', { name: 'Allow', exact: true }).click();

@@ -15,54 +15,35 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { ClientToolInvokeResponse } from '../../src/protocol';
 import { modalDialog } from './support/chat-driver';
-import { ScriptedBackend } from './support/scripted-backend';
-import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
+import type { ScriptedBackend } from '../support/scripted-backend';
+import { useScriptedVSCode } from './support/scripted-vscode';
 
-const ROOT = path.resolve(__dirname, '../..');
-const RESULTS = path.join(ROOT, 'test-results');
-const TOKEN = `e2e-bound-${process.pid}-${Date.now()}`;
 const OUTSIDE_TEXT = 'outside the workspace: not for the agent\n';
 
 describe('consent bound to the object in a real VS Code: swaps while the user decides', function () {
   this.timeout(180_000);
   let backend: ScriptedBackend;
-  let vscode: Harness;
   let page: Page;
   let workspace: string;
   let outside: string;
-  let cleanupWorkspace: (() => void) | undefined;
-  const workbenchLog: string[] = [];
+  let screenshot: (label: string) => Promise<Buffer>;
+  // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
+  const session = useScriptedVSCode({
+    name: 'bound-consent',
+    allowBackgroundCalls: true,
+    prepare: (ws) => {
+      // Next to the workspace folder, where a redirected delete or write would land.
+      outside = path.join(ws, '..', 'outside');
+      fs.mkdirSync(outside, { recursive: true });
+      fs.mkdirSync(path.join(ws, 'swap'), { recursive: true });
+    },
+  });
 
   const dialog = (): Locator => modalDialog(page);
   const toast = (text: string): Locator => page.locator('.notifications-toasts .notification-toast', { hasText: text });
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS, `bound-consent-${name}.png`) });
   const file = (rel: string) => path.join(workspace, rel);
 
-  before(async function () {
-    this.timeout(240_000);
-    fs.mkdirSync(RESULTS, { recursive: true });
-    backend = await ScriptedBackend.start({ token: TOKEN });
-    const scripts = await workspaceScripts();
-    assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
-    const copy = scripts.copyFixtureWorkspace();
-    workspace = copy.workspace;
-    cleanupWorkspace = copy.cleanup;
-    // Next to the workspace folder, where a redirected delete or write would land.
-    outside = path.join(workspace, '..', 'outside');
-    fs.mkdirSync(outside, { recursive: true });
-    fs.mkdirSync(file('swap'), { recursive: true });
-    vscode = await startVSCode({
-      workspace,
-      // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
-      settings: { 'clientTools.backendUrl': backend.url, 'clientTools.permissions.backgroundCalls': 'allow' },
-      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
-      onAutomationLog: (type, message) => {
-        if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);
-      },
-    });
-    page = vscode.page;
-    await backend.hello(0, 120_000);
-  });
+  before(() => ({ backend, page, workspace, screenshot } = session()));
 
   beforeEach(() => {
     fs.rmSync(file('swap'), { recursive: true, force: true });
@@ -72,25 +53,13 @@ describe('consent bound to the object in a real VS Code: swaps while the user de
     fs.writeFileSync(path.join(outside, 'victim.txt'), OUTSIDE_TEXT);
   });
 
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = this.currentTest.title.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60).toLowerCase();
-      await screenshot(`failed-${name}`).catch(() => undefined);
-      console.error(`code-server output:\n${vscode.logTail(30)}\nworkbench log:\n${workbenchLog.slice(-30).join('\n')}`);
-    }
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await vscode?.stop();
-    await backend?.close();
-    cleanupWorkspace?.();
+  after(() => {
     if (outside) fs.rmSync(outside, { recursive: true, force: true });
   });
 
   /** Starts DeleteFile on swap/victim.txt, waits for its modal, runs `swap`, clicks Allow; returns the answer. */
   async function allowDeleteAfter(swap: () => void): Promise<ClientToolInvokeResponse> {
-    const call = backend.start('DeleteFile', { path: 'swap/victim.txt' });
+    const call = backend.startCall('DeleteFile', { path: 'swap/victim.txt' });
     await backend.waitForProgress(call.requestId, 'awaiting-permission', 20_000);
     await dialog().waitFor({ timeout: 20_000 });
     assert.match((await dialog().locator('.dialog-message-text').textContent()) ?? '', /^Delete swap\/victim\.txt \(\d+ B\)\?$/);
@@ -136,7 +105,7 @@ describe('consent bound to the object in a real VS Code: swaps while the user de
   });
 
   it('OpenDiff: the reviewed file swapped for a link out while the review is open; ✓ Accept in the diff title bar writes nothing outside', async () => {
-    const call = backend.start('OpenDiff', { path: 'swap/victim.txt', newContent: 'written by the agent\n' });
+    const call = backend.startCall('OpenDiff', { path: 'swap/victim.txt', newContent: 'written by the agent\n' });
     await page.locator('.editor-instance .monaco-diff-editor').first().waitFor({ timeout: 20_000 });
     fs.renameSync(file('swap/victim.txt'), file('swap/victim.txt.moved-away'));
     fs.symlinkSync(path.join(outside, 'victim.txt'), file('swap/victim.txt'));

@@ -1,6 +1,6 @@
 /**
  * The IDE tool group in a real VS Code (code-server 4.100.3) driven through a real Chromium, with
- * this test process playing the agent backend (test/e2e/support/scripted-backend.ts): the
+ * this test process playing the agent backend (test/support/scripted-backend.ts): the
  * extension connects to it with the token from CLIENT_TOOLS_BACKEND_TOKEN, registers its tools in
  * `hello`, and answers the tool calls the test sends. Each test checks what the user sees (tabs,
  * toasts, the permission dialog, the status bar, files on disk) and what the backend gets back.
@@ -12,13 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { ClientToolInvokeResponse, ContentItem } from '../../src/protocol';
-import { ScriptedBackend } from './support/scripted-backend';
-import { startVSCode, waitUntil, workspaceScripts, type Harness } from './support/vscode';
+import type { ScriptedBackend } from '../support/scripted-backend';
+import { useScriptedVSCode } from './support/scripted-vscode';
+import { waitUntil, type Harness } from './support/vscode';
 
 const ROOT = path.resolve(__dirname, '../..');
-const RESULTS = path.join(ROOT, 'test-results');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'workspace');
-const TOKEN = `e2e-${process.pid}-${Date.now()}`;
 const IDE_TOOLS = ['DeleteFile', 'GetSelection', 'OpenFile', 'ReadFile', 'ShowMessage'];
 
 /** The value of a response's single json item. */
@@ -32,60 +31,22 @@ function jsonValue(response: ClientToolInvokeResponse): unknown {
 
 describe('IDE tools in a real VS Code, called by a scripted backend', function () {
   this.timeout(120_000);
+  // The scripted backend calls tools with no chat run: background calls, which these tests let
+  // through (background-calls.e2e.test.ts covers the default, ask). outside.txt lies next to the
+  // workspace folder, so a path escape would find a real file.
+  const session = useScriptedVSCode({ name: 'ide', allowBackgroundCalls: true, prepare: (ws) => fs.writeFileSync(path.join(ws, '..', 'outside.txt'), 'not for the agent\n') });
   let backend: ScriptedBackend;
   let vscode: Harness;
   let page: Page;
   let workspace: string;
-  let cleanupWorkspace: (() => void) | undefined;
-  /** Messages the workbench logged (extension host errors show up here), for failure reports. */
-  const workbenchLog: string[] = [];
+  let screenshot: (label: string) => Promise<Buffer>;
 
   const statusItem = (): Locator => page.locator('.statusbar-item', { hasText: 'Client Tools' });
   const statusText = async (): Promise<string> => (await statusItem().textContent())?.trim() ?? '';
   const dialog = (): Locator => page.locator('.monaco-dialog-box');
   const toast = (text: string): Locator => page.locator('.notifications-toasts .notification-toast', { hasText: text });
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS, `ide-${name}.png`) });
 
-  before(async function () {
-    this.timeout(240_000);
-    fs.mkdirSync(RESULTS, { recursive: true });
-    backend = await ScriptedBackend.start({ token: TOKEN });
-    const scripts = await workspaceScripts();
-    assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
-    const copy = scripts.copyFixtureWorkspace();
-    workspace = copy.workspace;
-    cleanupWorkspace = copy.cleanup;
-    // Next to the workspace folder, so a path escape would find a real file.
-    fs.writeFileSync(path.join(workspace, '..', 'outside.txt'), 'not for the agent\n');
-    vscode = await startVSCode({
-      workspace,
-      // The scripted backend calls tools with no chat run: background calls, which these tests let
-      // through (background-calls.e2e.test.ts covers the default, ask).
-      settings: { 'clientTools.backendUrl': backend.url, 'clientTools.permissions.backgroundCalls': 'allow' },
-      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
-      onAutomationLog: (type, message) => {
-        if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);
-      },
-    });
-    page = vscode.page;
-    await backend.hello(0, 120_000);
-  });
-
-  afterEach(async function () {
-    assert.deepEqual(backend.protocolErrors, [], 'the extension sent messages the protocol codec refuses');
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = (this.currentTest.title.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)).toLowerCase();
-      await screenshot(`failed-${name}`).catch(() => undefined);
-      console.error(`code-server output:\n${vscode.logTail(30)}\nworkbench log:\n${workbenchLog.slice(-30).join('\n')}`);
-    }
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await vscode?.stop();
-    await backend?.close();
-    cleanupWorkspace?.();
-  });
+  before(() => ({ backend, vscode, page, workspace, screenshot } = session()));
 
   it('registers the IDE group with its five tools in hello, DeleteFile behind a permission prompt, and shows connected', async () => {
     assert.deepEqual(backend.refusedUpgrades, [], 'the upgrade carried the token from CLIENT_TOOLS_BACKEND_TOKEN');
@@ -112,7 +73,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
   });
 
   it('OpenFile opens notes.md in the active tab and answers its path, language and line count', async () => {
-    const response = await backend.invoke('OpenFile', { path: 'notes.md', startLine: 2 });
+    const response = await backend.call('OpenFile', { path: 'notes.md', startLine: 2 });
     const lineCount = fs.readFileSync(path.join(FIXTURE, 'notes.md'), 'utf8').split('\n').length;
     assert.deepEqual(jsonValue(response), { path: 'notes.md', language: 'markdown', lineCount });
 
@@ -122,7 +83,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
   });
 
   it('GetSelection returns the range OpenFile selected and exactly the fixture text in it', async () => {
-    const opened = await backend.invoke('OpenFile', { path: 'notes.md', startLine: 3, startColumn: 3, endLine: 3, endColumn: 8 });
+    const opened = await backend.call('OpenFile', { path: 'notes.md', startLine: 3, startColumn: 3, endLine: 3, endColumn: 8 });
     jsonValue(opened);
     const line3 = fs.readFileSync(path.join(FIXTURE, 'notes.md'), 'utf8').split('\n')[2];
     const expectedText = line3.slice(2, 7);
@@ -130,7 +91,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
 
     // The user sees the selection: the editor's status says 5 characters are selected on line 3.
     await page.locator('.statusbar-item', { hasText: 'Ln 3, Col 8 (5 selected)' }).waitFor({ timeout: 10_000 });
-    const selection = await backend.invoke('GetSelection', {});
+    const selection = await backend.call('GetSelection', {});
     assert.deepEqual(jsonValue(selection), {
       activeEditor: true,
       file: 'notes.md',
@@ -143,12 +104,12 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
 
   it('ShowMessage shows a toast with the buttons and answers the one the user clicks', async () => {
     const message = 'Apply the suggested refactoring?';
-    const call = backend.start('ShowMessage', { message, buttons: ['Yes', 'No'] });
+    const call = backend.startCall('ShowMessage', { message, buttons: ['Yes', 'No'] });
     const shown = toast(message);
     await shown.locator('.notification-list-item-message', { hasText: message }).waitFor({ timeout: 10_000 });
     await page.locator('.notifications-toasts .notification-toast.notification-fade-in-done', { hasText: message }).waitFor();
     assert.deepEqual(await shown.locator('.notification-list-item-buttons-container .monaco-button').allTextContents(), ['Yes', 'No']);
-    assert.equal(backend.answersTo(call.requestId).length, 0, 'no answer before the user chose');
+    assert.equal(backend.responseFrames(call.requestId).length, 0, 'no answer before the user chose');
     await screenshot('show-message');
 
     await shown.getByRole('button', { name: 'No', exact: true }).click();
@@ -157,7 +118,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
   });
 
   it('ShowMessage shows a command: link as plain text, never as a clickable link', async () => {
-    const call = backend.start('ShowMessage', { message: 'Read the [release notes](command:workbench.action.quit) first', buttons: ['OK'] });
+    const call = backend.startCall('ShowMessage', { message: 'Read the [release notes](command:workbench.action.quit) first', buttons: ['OK'] });
     const shown = toast('Read the release notes first');
     await shown.waitFor({ timeout: 10_000 });
     await page.locator('.notifications-toasts .notification-toast.notification-fade-in-done', { hasText: 'Read the release notes first' }).waitFor();
@@ -174,7 +135,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
   });
 
   it('ReadFile of logo.png answers binary content, image/png, in a binary frame, byte for byte', async () => {
-    const call = backend.start('ReadFile', { path: 'logo.png' });
+    const call = backend.startCall('ReadFile', { path: 'logo.png' });
     const response = await call.response;
     assert.equal(response.success, true, `${response.errorCode}: ${response.errorMessage}`);
     assert.equal(response.content.length, 1);
@@ -184,19 +145,19 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
     assert.equal(item.mimeType, 'image/png');
     assert.equal(item.filename, 'logo.png');
     assert.ok(Buffer.from(item.bytes).equals(fs.readFileSync(path.join(FIXTURE, 'logo.png'))), 'bytes equal the fixture file');
-    const [answer] = backend.answersTo(call.requestId);
+    const [answer] = backend.responseFrames(call.requestId);
     assert.equal(answer.binary, true, 'the answer travelled as a binary frame, not base64 text');
   });
 
   it('DeleteFile asks in a modal naming hello.txt; Deny keeps the file and answers PERMISSION_DENIED', async () => {
     const target = path.join(workspace, 'hello.txt');
-    const call = backend.start('DeleteFile', { path: 'hello.txt' });
+    const call = backend.startCall('DeleteFile', { path: 'hello.txt' });
     await backend.waitForProgress(call.requestId, 'awaiting-permission', 10_000);
     await dialog().waitFor({ timeout: 10_000 });
     assert.match((await dialog().locator('.dialog-message-text').textContent()) ?? '', /^Delete hello\.txt \(\d+ B\)\?$/);
     assert.match((await dialog().locator('.dialog-message-detail').textContent()) ?? '', /IDE tool DeleteFile/);
     await waitUntil('the status bar to say awaiting permission', async () => (await statusText()) === 'Client Tools: awaiting permission');
-    assert.equal(backend.answersTo(call.requestId).length, 0, 'nothing answered while the user decides');
+    assert.equal(backend.responseFrames(call.requestId).length, 0, 'nothing answered while the user decides');
     await screenshot('delete-prompt');
 
     await dialog().getByRole('button', { name: 'Deny', exact: true }).click();
@@ -211,7 +172,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
 
   it('DeleteFile asks again; Allow deletes hello.txt from the workspace and the explorer', async () => {
     const target = path.join(workspace, 'hello.txt');
-    const call = backend.start('DeleteFile', { path: 'hello.txt' });
+    const call = backend.startCall('DeleteFile', { path: 'hello.txt' });
     await backend.waitForProgress(call.requestId, 'awaiting-permission', 10_000);
     await dialog().waitFor({ timeout: 10_000 });
     assert.match((await dialog().locator('.dialog-message-text').textContent()) ?? '', /hello\.txt/);
@@ -234,7 +195,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
 
   it('ReadFile of ../outside.txt is refused with PATH_OUTSIDE_WORKSPACE and opens no prompt', async () => {
     assert.ok(fs.existsSync(path.join(workspace, '..', 'outside.txt')), 'the file outside exists');
-    const call = backend.start('ReadFile', { path: '../outside.txt' });
+    const call = backend.startCall('ReadFile', { path: '../outside.txt' });
     const response = await call.response;
     assert.equal(response.success, false);
     assert.equal(response.errorCode, 'PATH_OUTSIDE_WORKSPACE');
@@ -247,7 +208,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
 
   it('a replayed request id gets the stored answer again and the tool does not run twice', async () => {
     const message = 'Replay check: keep this answer?';
-    const first = backend.start('ShowMessage', { message, buttons: ['Keep', 'Discard'] });
+    const first = backend.startCall('ShowMessage', { message, buttons: ['Keep', 'Discard'] });
     const shown = toast(message);
     await shown.waitFor({ timeout: 10_000 });
     await shown.getByRole('button', { name: 'Keep', exact: true }).click();
@@ -260,7 +221,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
     // again, the answer would wait for a click on a new toast; it comes back at once instead.
     const secondAnswer = await backend.sendRequest(first.request, 10_000);
     assert.deepEqual(secondAnswer, firstAnswer);
-    assert.equal(backend.answersTo(first.requestId).length, 2);
+    assert.equal(backend.responseFrames(first.requestId).length, 2);
     assert.equal(backend.progressFor(first.requestId).length, progressBefore, 'no progress: the call did not start again');
     assert.equal(await toast(message).count(), 0, 'no second toast');
   });
@@ -268,9 +229,9 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
   it('the status bar shows reconnecting when the backend drops the socket, and connected once it accepts again', async () => {
     assert.equal(await statusText(), 'Client Tools');
     const hellosBefore = backend.hellos.length;
-    const session = backend.sessions[backend.sessions.length - 1];
+    const sessionId = [...backend.sessions].pop();
 
-    backend.dropConnections({ refuseNew: true });
+    backend.dropClients({ refuseNew: true });
     await waitUntil('the status bar to say reconnecting', async () => (await statusText()) === 'Client Tools: reconnecting', 5_000);
     await screenshot('status-reconnecting');
     // It keeps trying while the backend refuses (HTTP 503), and the status stays put.
@@ -279,12 +240,12 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
 
     backend.acceptConnections();
     const hello = await backend.hello(hellosBefore, 20_000);
-    assert.equal(hello.resumeSession, session, 'the reconnect asks to resume the session');
+    assert.equal(hello.resumeSession, sessionId, 'the reconnect asks to resume the session');
     await waitUntil('the status bar to say connected', async () => (await statusText()) === 'Client Tools', 10_000);
     await screenshot('status-connected');
 
     // And the resumed session works: a tool call goes through.
-    const response = await backend.invoke('OpenFile', { path: 'notes.md' });
+    const response = await backend.call('OpenFile', { path: 'notes.md' });
     assert.equal((jsonValue(response) as { path: string }).path, 'notes.md');
   });
 });

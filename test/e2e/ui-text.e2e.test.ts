@@ -18,71 +18,34 @@ import type { Locator, Page } from 'playwright-core';
 import type { WebSocket } from 'ws';
 import { encode, type ServerToClient } from '../../src/protocol';
 import { describeWholeChange, MAX_PREVIEW_ROWS, previewRows } from '../../src/tools/support/editPreview';
-import { ScriptedBackend } from './support/scripted-backend';
-import { startVSCode, waitUntil, workspaceScripts, type Harness } from './support/vscode';
+import type { ScriptedBackend } from '../support/scripted-backend';
+import { useScriptedVSCode } from './support/scripted-vscode';
+import { waitUntil } from './support/vscode';
 
-const ROOT = path.resolve(__dirname, '../..');
-const RESULTS = path.join(ROOT, 'test-results');
-const TOKEN = `e2e-uitext-${process.pid}-${Date.now()}`;
 /** A file name that is a notification link to a command if shown verbatim. */
 const ROGUE_NAME = 'a[Accept](command:workbench.action.terminal.new).txt';
 const ROGUE_REASON = 'Session expired. [Retry](command:workbench.action.terminal.new) or <command:workbench.action.terminal.new>';
 
 describe('backend text in notifications renders no link (real VS Code)', function () {
   this.timeout(240_000);
+  // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
+  const session = useScriptedVSCode({ name: 'ui-text', allowBackgroundCalls: true, prepare: (ws) => fs.writeFileSync(path.join(ws, ROGUE_NAME), 'original\n') });
   let backend: ScriptedBackend;
-  let vscode: Harness;
   let page: Page;
   let workspace: string;
-  let cleanupWorkspace: (() => void) | undefined;
-  const workbenchLog: string[] = [];
+  let screenshot: (label: string) => Promise<Buffer>;
 
   const toast = (text: string): Locator => page.locator('.notifications-toasts .notification-toast', { hasText: text });
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS, `ui-text-${name}.png`) });
 
   /** Every anchor in the toast's message, with its href: VS Code renders notification links as <a> there (buttons are anchors too, outside it). */
   async function anchors(t: Locator): Promise<string[]> {
     return t.locator('.notification-list-item-message a').evaluateAll((as) => as.map((a) => `${a.textContent ?? ''} → ${a.getAttribute('href') ?? ''}`));
   }
 
-  before(async function () {
-    this.timeout(240_000);
-    fs.mkdirSync(RESULTS, { recursive: true });
-    backend = await ScriptedBackend.start({ token: TOKEN });
-    const scripts = await workspaceScripts();
-    assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
-    const copy = scripts.copyFixtureWorkspace();
-    workspace = copy.workspace;
-    cleanupWorkspace = copy.cleanup;
-    fs.writeFileSync(path.join(workspace, ROGUE_NAME), 'original\n');
-    vscode = await startVSCode({
-      workspace,
-      // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
-      settings: { 'clientTools.backendUrl': backend.url, 'clientTools.permissions.backgroundCalls': 'allow' },
-      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
-      onAutomationLog: (type, message) => {
-        if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);
-      },
-    });
-    page = vscode.page;
-    await backend.hello(0, 120_000);
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      await screenshot(`failed-${(this.currentTest.title.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 50)).toLowerCase()}`).catch(() => undefined);
-      console.error(`code-server output:\n${vscode.logTail(30)}\nworkbench log:\n${workbenchLog.slice(-30).join('\n')}`);
-    }
-  });
-
-  after(async () => {
-    await vscode?.stop();
-    await backend?.close();
-    cleanupWorkspace?.();
-  });
+  before(() => ({ backend, page, workspace, screenshot } = session()));
 
   it('the OpenDiff review notification names a path holding [Accept](command:…) as text, with no anchor', async () => {
-    const call = backend.start('OpenDiff', { path: ROGUE_NAME, newContent: 'proposed\n' });
+    const call = backend.startCall('OpenDiff', { path: ROGUE_NAME, newContent: 'proposed\n' });
     const review = toast('The agent proposes changes to');
     const cancel = review.getByRole('button', { name: 'Cancel', exact: true });
     await cancel.waitFor({ state: 'visible', timeout: 60_000 });
@@ -101,7 +64,7 @@ describe('backend text in notifications renders no link (real VS Code)', functio
   });
 
   it('the permission dialog for DeleteFile names the same path as text, with no anchor; Deny deletes nothing', async () => {
-    const call = backend.start('DeleteFile', { path: ROGUE_NAME });
+    const call = backend.startCall('DeleteFile', { path: ROGUE_NAME });
     const dialog = page.locator('.monaco-dialog-box');
     const deny = dialog.getByRole('button', { name: 'Deny', exact: true });
     await deny.waitFor({ state: 'visible', timeout: 60_000 });
@@ -129,7 +92,7 @@ describe('backend text in notifications renders no link (real VS Code)', functio
     ];
     const preview = describeWholeChange(edits);
     assert.equal(previewRows(preview), MAX_PREVIEW_ROWS, 'the change is at the limit');
-    const call = backend.start('ApplyEdit', { path: 'hello.txt', edits, save: true });
+    const call = backend.startCall('ApplyEdit', { path: 'hello.txt', edits, save: true });
     const dialog = page.locator('.monaco-dialog-box');
     const deny = dialog.getByRole('button', { name: 'Deny', exact: true });
     await deny.waitFor({ state: 'visible', timeout: 60_000 });
@@ -152,11 +115,8 @@ describe('backend text in notifications renders no link (real VS Code)', functio
   it('the "disconnected" notification shows the backend\'s handshake error as text, with no anchor', async () => {
     // The backend turns rogue: it drops the connection and refuses the next hello with a FORBIDDEN
     // error whose text holds links (a refused hello is final, so the extension stops and says why).
-    (backend as unknown as { onHello: (ws: WebSocket) => void }).onHello = (ws) => {
-      const frame = encode({ type: 'error', code: 'FORBIDDEN', message: ROGUE_REASON } as ServerToClient);
-      ws.send(frame.data, { binary: frame.binary }, () => ws.close(1008, 'forbidden'));
-    };
-    backend.dropConnections();
+    backend.refuseHellos({ type: 'error', code: 'FORBIDDEN', message: ROGUE_REASON });
+    backend.dropClients();
 
     const disconnected = toast('disconnected from the agent backend');
     await disconnected.waitFor({ state: 'visible', timeout: 60_000 });

@@ -11,35 +11,20 @@
  * - The hello names the VS Code that runs, so the version under test is the one asked for.
  */
 import assert from 'node:assert/strict';
-import { ScriptedBackend } from './support/scripted-backend';
-import { startVSCode, workspaceScripts, type Harness } from './support/vscode';
-
-const TOKEN = `e2e-versions-${process.pid}-${Date.now()}`;
+import { startScriptedVSCode, type ScriptedVSCode } from './support/scripted-vscode';
 
 describe('the VS Code under test (CLIENT_TOOLS_VSCODE)', function () {
   this.timeout(240_000);
-  let backend: ScriptedBackend | undefined;
-  let vscode: Harness | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
+  let session: ScriptedVSCode | undefined;
 
   after(async function () {
     this.timeout(60_000);
-    await vscode?.stop();
-    await backend?.close();
-    cleanupWorkspace?.();
+    await session?.stop();
   });
 
   it('loads the extension under development and gives it the machine-scoped backendUrl; its hello names that VS Code', async () => {
-    backend = await ScriptedBackend.start({ token: TOKEN });
-    const scripts = await workspaceScripts();
-    const copy = scripts.copyFixtureWorkspace();
-    cleanupWorkspace = copy.cleanup;
-    vscode = await startVSCode({
-      workspace: copy.workspace,
-      settings: { 'clientTools.backendUrl': backend.url },
-      env: { CLIENT_TOOLS_BACKEND_TOKEN: TOKEN },
-      onAutomationLog: () => undefined,
-    });
+    session = await startScriptedVSCode({ name: 'versions', onAutomationLog: () => undefined });
+    const { backend, vscode } = session;
     // Without the payload the extension is not loaded and no hello ever comes; without the remote
     // settings it connects to its bundled backend instead of this one.
     const hello = await backend.hello(0, 120_000);

@@ -103,6 +103,7 @@ export class ScriptedBackend {
   private readonly timeoutMs: number;
   private waiters: Waiter[] = [];
   private accepting = true;
+  private helloRefusal: { message: ServerToClient; closeCode: number } | undefined;
 
   private constructor(
     readonly wss: WebSocketServer,
@@ -250,6 +251,14 @@ export class ScriptedBackend {
     for (const ws of this.wss.clients) ws.terminate();
   }
 
+  /**
+   * From now on, answers every hello with `message` (an `error`, say) and then closes the socket
+   * with `closeCode`, as a backend that refuses the handshake.
+   */
+  refuseHellos(message: ServerToClient, closeCode = 1008): void {
+    this.helloRefusal = { message, closeCode };
+  }
+
   acceptConnections(): void {
     this.accepting = true;
   }
@@ -311,6 +320,12 @@ export class ScriptedBackend {
 
   private onHello(ws: WebSocket, hello: Hello): void {
     this.hellos.push(hello);
+    if (this.helloRefusal) {
+      const { message, closeCode } = this.helloRefusal;
+      const frame = encode(message);
+      ws.send(frame.data, { binary: frame.binary }, () => ws.close(closeCode, 'hello refused'));
+      return;
+    }
     if (this.options.silentHello) return;
     const resumed = hello.resumeSession !== undefined && this.sessions.has(hello.resumeSession);
     const sessionId = resumed ? (hello.resumeSession as string) : `session-${++sessionCounter}`;

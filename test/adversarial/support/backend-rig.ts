@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { createBackend, type Backend, type BackendOptions } from '../../../src/backend';
+import type { ClientToolInvokeRequest } from '../../../src/protocol';
 import { TestClient } from '../../support/backend-client';
 
 export const TOKEN = 'adversarial-token-0123456789abcdef';
@@ -20,9 +21,13 @@ export interface BackendRig {
   clients: TestClient[];
   /** Connects a client and completes its handshake. */
   open(hello?: Parameters<typeof TestClient.open>[2]): Promise<TestClient>;
+  /** Connects a client that has not sent `hello` yet. */
+  connect(): Promise<TestClient>;
   /** A fresh client still gets a session: the attack did not take the server down. */
   assertAlive(): Promise<void>;
   close(): Promise<void>;
+  /** `assertAlive()`, then `close()`: what every attack's afterEach checks. */
+  closeAlive(): Promise<void>;
 }
 
 export async function startBackend(options: BackendOptions = {}): Promise<BackendRig> {
@@ -38,6 +43,11 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
       clients.push(client);
       return client;
     },
+    async connect() {
+      const client = await TestClient.connect(backend.url, TOKEN);
+      clients.push(client);
+      return client;
+    },
     async assertAlive() {
       const { client, welcome } = await TestClient.open(backend.url, TOKEN);
       assert.ok(welcome.sessionId.length > 0);
@@ -47,8 +57,18 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
       await Promise.all(clients.map((c) => c.drop()));
       await backend.close();
     },
+    async closeAlive() {
+      await rig.assertAlive();
+      await rig.close();
+    },
   };
   return rig;
+}
+
+/** Starts a run of the demo model whose DeleteFile call waits for `client`'s answer; returns the request. */
+export async function pendingDelete(client: TestClient, threadId = 't1'): Promise<ClientToolInvokeRequest> {
+  client.send({ type: 'userMessage', threadId, text: 'delete notes.txt' });
+  return client.next('clientToolInvokeRequest', (m) => m.threadId === threadId);
 }
 
 /** The reference backend as its own process (the CLI), so it can be killed with SIGKILL. */

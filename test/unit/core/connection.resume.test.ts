@@ -9,8 +9,9 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Connection, type ConnectionState } from '../../../src/core/connection';
 import type { LogFields, Logger } from '../../../src/base/logger';
-import { PROTOCOL, type Hello, type Welcome } from '../../../src/protocol';
+import type { Welcome } from '../../../src/protocol';
 import { startBackend, TOKEN, type BackendRig } from '../../adversarial/support/backend-rig';
+import { hello } from './hello-fixture';
 
 /** Relays to the backend, keeps every byte it sent back, and can cut every connection at once. */
 class RecordingRelay {
@@ -56,14 +57,6 @@ class RecordingRelay {
     return new Promise((r) => this.server.close(() => r()));
   }
 }
-
-const hello = (): Hello => ({
-  type: 'hello',
-  protocol: PROTOCOL,
-  client: { name: 'test', version: '0', ide: 'none' },
-  workspace: { folders: [], trusted: true },
-  toolGroups: [],
-});
 
 function waitForState(conn: Connection, match: (s: ConnectionState) => boolean, timeoutMs = 5000): Promise<ConnectionState> {
   if (match(conn.state)) return Promise.resolve(conn.state);

@@ -3,17 +3,10 @@ import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { CodedError, ErrorCode, PROTOCOL, SUBPROTOCOL, type Hello, type Welcome } from '../../../src/protocol';
+import { CodedError, ErrorCode, PROTOCOL, SUBPROTOCOL, type Welcome } from '../../../src/protocol';
 import { backoffDelay, Connection, isLoopbackHost, validateBackendUrl, type ConnectionOptions, type ConnectionState } from '../../../src/core/connection';
 import { ScriptedBackend } from '../../support/scripted-backend';
-
-const hello = (): Hello => ({
-  type: 'hello',
-  protocol: PROTOCOL,
-  client: { name: 'test', version: '0', ide: 'none' },
-  workspace: { folders: [], trusted: true },
-  toolGroups: [],
-});
+import { hello } from './hello-fixture';
 
 /** Short intervals so every scenario finishes in well under a second. */
 const FAST = { handshakeTimeoutMs: 300, heartbeatMs: 40, reconnect: { initialDelayMs: 20, maxDelayMs: 80, maxAttempts: 5 } };

@@ -2,15 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { Connection, isLoopbackHost, unmaskedFramesSafe } from '../../../src/core/connection';
-import { PROTOCOL, type Hello } from '../../../src/protocol';
-
-const hello = (): Hello => ({
-  type: 'hello',
-  protocol: PROTOCOL,
-  client: { name: 'test', version: '0', ide: 'none' },
-  workspace: { folders: [], trusted: true },
-  toolGroups: [],
-});
+import { hello } from './hello-fixture';
 
 /** The mask bit and masking key of the first frame a client sends to a server on loopback. */
 async function firstFrameMask(connect: (url: string) => () => void): Promise<{ masked: boolean; key: string }> {

@@ -1,4 +1,5 @@
 import { grantKey, type Grant } from '../../../src/core/grants';
+import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
 import type { PermissionStore } from '../../../src/core/permissions';
 import type { Timers } from '../../../src/core/timers';
 
@@ -56,5 +57,15 @@ export class MemoryStore implements PermissionStore {
   }
   get tools() {
     return this.grants.map((g) => g.toolName);
+  }
+}
+
+/** Answers every prompt with `answer` (which a test may change) and keeps what it showed. */
+export class AnsweringPrompter {
+  readonly shown: PermissionPrompt[] = [];
+  constructor(public answer: PermissionAnswer | undefined) {}
+  confirm(prompt: PermissionPrompt): Promise<PermissionAnswer | undefined> {
+    this.shown.push(prompt);
+    return Promise.resolve(this.answer);
   }
 }

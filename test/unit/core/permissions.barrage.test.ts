@@ -1,19 +1,9 @@
 import * as assert from 'node:assert/strict';
-import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
 import { PermissionGate, type PermissionCheck, type PermissionDecision } from '../../../src/core/permissions';
 import { ErrorCode } from '../../../src/protocol';
-import { ManualTimers } from './permission-fakes';
+import { AnsweringPrompter, ManualTimers } from './permission-fakes';
 
 const MINUTE = 60_000;
-
-class AnsweringPrompter {
-  readonly shown: PermissionPrompt[] = [];
-  constructor(public answer: PermissionAnswer | undefined) {}
-  confirm(prompt: PermissionPrompt): Promise<PermissionAnswer | undefined> {
-    this.shown.push(prompt);
-    return Promise.resolve(this.answer);
-  }
-}
 
 function ask(toolName = 'DeleteFile', extra: Partial<PermissionCheck> = {}): PermissionCheck {
   return { requestId: `r-${Math.random()}`, toolName, groupName: 'IDE', message: `Run ${toolName}?`, rememberable: true, signal: new AbortController().signal, ...extra };

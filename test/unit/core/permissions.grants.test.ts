@@ -1,11 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { grantCovers, makeGrant, parseStoredGrant, type GrantTarget } from '../../../src/core/grants';
-import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
 import type { ResolvedPath } from '../../../src/core/paths';
 import { PermissionGate, type PermissionCheck } from '../../../src/core/permissions';
 import { grantTargetOf } from '../../../src/core/tool';
-import { MemoryStore } from './permission-fakes';
+import { AnsweringPrompter, MemoryStore } from './permission-fakes';
 
 const ROOT = path.resolve('/ws');
 
@@ -20,16 +19,6 @@ function resolved(relative: string, folderName = 'ws', multiRoot = false): Resol
     isFolderRoot: false,
     protected: false,
   };
-}
-
-/** Answers every prompt with the next scripted answer and keeps what it showed. */
-class AnsweringPrompter {
-  readonly shown: PermissionPrompt[] = [];
-  constructor(public answer: PermissionAnswer | undefined) {}
-  confirm(prompt: PermissionPrompt): Promise<PermissionAnswer | undefined> {
-    this.shown.push(prompt);
-    return Promise.resolve(this.answer);
-  }
 }
 
 function deleteOf(relative: string, extra: Partial<PermissionCheck> = {}): PermissionCheck {
