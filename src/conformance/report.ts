@@ -53,6 +53,8 @@ export function formatText(report: Report): string {
       lines.push(`    got:      ${r.actual}`);
     } else if (r.status === 'skip') {
       lines.push(`    skipped:  ${r.actual}`);
+    } else {
+      lines.push(`    saw:      ${r.actual}`);
     }
   }
   const { passed, failed, skipped, requiredFailed } = report.summary;
