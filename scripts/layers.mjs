@@ -20,29 +20,18 @@ export const LAYERS = /** @type {const} */ ({
 /** The only layers that may import the `vscode` module. */
 export const VSCODE_API_LAYERS = ['vscode'];
 
-/**
- * Imports allowed against the table for now: importing file → the layer it may import besides its
- * own, and why. Each entry is a debt with a TODO naming who removes it.
- * @type {Record<string, { layer: string, reason: string }>}
- */
-export const LAYER_EXCEPTIONS = {
-  // TODO(issue 14): the tools engineer moves globs.ts into src/core/; then delete this entry.
-  'src/core/paths.ts': { layer: 'tools', reason: 'imports ../tools/globs until globs.ts moves into src/core/' },
-};
-
 /** @param {string} layer */
 function allowedFor(layer) {
   return LAYERS[/** @type {keyof typeof LAYERS} */ (layer)];
 }
 
 /**
- * The no-restricted-imports options for files of `layer` that may also import `extra` layers.
+ * The no-restricted-imports options for files of `layer`.
  * @param {string} layer
- * @param {string[]} extra
  */
-function restrictions(layer, extra) {
+function restrictions(layer) {
   const allowed = allowedFor(layer);
-  const forbidden = Object.keys(LAYERS).filter((other) => other !== layer && !allowed.includes(other) && !extra.includes(other));
+  const forbidden = Object.keys(LAYERS).filter((other) => other !== layer && !allowed.includes(other));
   return ['error', {
     paths: VSCODE_API_LAYERS.includes(layer) ? [] : [{ name: 'vscode', message: 'Only src/vscode/ may import vscode.' }],
     patterns: forbidden.length === 0 ? [] : [{
@@ -53,19 +42,11 @@ function restrictions(layer, extra) {
   }];
 }
 
-/**
- * Flat-config blocks: one per layer (its files may not import the layers the table leaves out, nor
- * `vscode` unless the layer may), then one per exception, which wins for its file.
- * @param {{ exceptions?: boolean }} [options] `exceptions: false` leaves LAYER_EXCEPTIONS out (for tests).
- */
-export function layerRules({ exceptions = true } = {}) {
+/** Flat-config blocks, one per layer: its files may not import the layers the table leaves out, nor `vscode` unless the layer may. */
+export function layerRules() {
   const layers = Object.keys(LAYERS).map((layer) => ({
     files: [`src/${layer}/**/*.ts`],
-    rules: { 'no-restricted-imports': restrictions(layer, []) },
+    rules: { 'no-restricted-imports': restrictions(layer) },
   }));
-  const excepted = Object.entries(exceptions ? LAYER_EXCEPTIONS : {}).map(([file, { layer }]) => ({
-    files: [file],
-    rules: { 'no-restricted-imports': restrictions(file.split('/')[1], [layer]) },
-  }));
-  return [...layers, ...excepted];
+  return layers;
 }

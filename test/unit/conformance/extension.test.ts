@@ -11,8 +11,8 @@ import { EXTENSION_CHECKS } from '../../../src/conformance/extension/checks';
 import type { Report } from '../../../src/conformance/report';
 import { ClientCore } from '../../../src/core/client';
 import { PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../../../src/protocol';
-import { ideToolGroup } from '../../../src/tools/ide';
-import { workspaceToolGroup } from '../../../src/tools/workspace';
+import { ideToolGroup } from '../../../src/tools/ide/group';
+import { workspaceToolGroup } from '../../../src/tools/workspace/group';
 import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';
 import { makePng } from '../../support/png';
 

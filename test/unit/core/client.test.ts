@@ -291,7 +291,7 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
       welcomes.push(w.sessionId);
     });
     await connected();
-    const other = await FakeBackend.start({ token: b.token });
+    const other = await ScriptedBackend.start({ token: b.token });
     extraBackends.push(other);
     const there = stateOf('connected', (s) => s.kind === 'connected' && s.target.endsWith(`:${other.port}`));
     core.setEndpoint(other.url, other.token);

@@ -7,17 +7,16 @@ const ROOT = path.resolve(__dirname, '../../..');
 
 interface LayersModule {
   LAYERS: Record<string, readonly string[]>;
-  LAYER_EXCEPTIONS: Record<string, { layer: string; reason: string }>;
-  layerRules(options?: { exceptions?: boolean }): Linter.Config[];
+  layerRules(): Linter.Config[];
 }
 
-/** The layer rules alone (no type information needed), with or without the listed exceptions. */
-async function layerLinter(exceptions: boolean): Promise<ESLint> {
+/** The layer rules alone (no type information needed). */
+async function layerLinter(): Promise<ESLint> {
   const layers = (await import(path.join(ROOT, 'scripts/layers.mjs'))) as LayersModule;
   return new ESLint({
     cwd: ROOT,
     overrideConfigFile: true,
-    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...layers.layerRules({ exceptions })],
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...layers.layerRules()],
   });
 }
 
@@ -33,7 +32,7 @@ describe('layer lint: import directions of src/ (scripts/layers.mjs)', function 
   let eslint: ESLint;
 
   before(async () => {
-    eslint = await layerLinter(true);
+    eslint = await layerLinter();
   });
 
   const planted: [file: string, code: string, layer: string][] = [
@@ -72,15 +71,7 @@ describe('layer lint: import directions of src/ (scripts/layers.mjs)', function 
     for (const [file, code] of allowed) assert.deepEqual(await lint(eslint, file, code), [], file);
   });
 
-  it('an exception allows exactly its own import: without it, core/paths.ts importing ../tools/globs is refused', async () => {
-    const code = "import { globToRegExp } from '../tools/globs';\nexport const g = globToRegExp;\n";
-    assert.deepEqual(await lint(eslint, 'src/core/paths.ts', code), []);
-    assert.equal((await lint(eslint, 'src/core/paths.ts', "import { x } from '../vscode/x';\nexport const y = x;\n")).length, 1, 'the exception widens nothing else');
-    const strict = await layerLinter(false);
-    assert.equal((await lint(strict, 'src/core/paths.ts', code)).length, 1);
-  });
-
-  it('the project config (eslint.config.mjs) applies the table, exceptions included, to real source files', async () => {
+  it('the project config (eslint.config.mjs) applies the table to real source files', async () => {
     const { layerRules } = (await import(path.join(ROOT, 'scripts/layers.mjs'))) as LayersModule;
     const project = new ESLint({ cwd: ROOT });
     // The options only: ESLint reports the severity as a number.
@@ -89,13 +80,12 @@ describe('layer lint: import directions of src/ (scripts/layers.mjs)', function 
     const expected = (files: string): unknown => (blocks.find((b) => b.files?.[0] === files)?.rules?.['no-restricted-imports'] as unknown[]).slice(1);
     assert.deepEqual(await ruleFor('src/core/userRuns.ts'), expected('src/core/**/*.ts'));
     assert.deepEqual(await ruleFor('src/webview/state.ts'), expected('src/webview/**/*.ts'));
-    assert.deepEqual(await ruleFor('src/core/paths.ts'), expected('src/core/paths.ts'));
-    assert.notDeepEqual(expected('src/core/paths.ts'), expected('src/core/**/*.ts'));
+    assert.deepEqual(await ruleFor('src/core/paths.ts'), expected('src/core/**/*.ts'));
   });
 
   it('every layer in the table is a folder the rules cover, and every allowed layer is itself in the table', async () => {
     const { LAYERS, layerRules } = (await import(path.join(ROOT, 'scripts/layers.mjs'))) as LayersModule;
-    const covered = layerRules({ exceptions: false }).flatMap((c) => c.files ?? []);
+    const covered = layerRules().flatMap((c) => c.files ?? []);
     assert.deepEqual(covered, Object.keys(LAYERS).map((l) => `src/${l}/**/*.ts`));
     for (const [layer, allowed] of Object.entries(LAYERS)) {
       for (const below of allowed) assert.ok(below in LAYERS, `${layer} allows unknown layer ${below}`);
