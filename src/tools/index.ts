@@ -5,12 +5,11 @@
 import type { ToolRegistry } from '../core/registry';
 import { editorToolGroup } from './editor/group';
 import { ideToolGroup } from './ide/group';
+import type { BuiltinGroup } from './support/toolGroup';
 import { terminalToolGroup } from './terminal/group';
 import { workspaceToolGroup } from './workspace/group';
 
-import type { BuiltinGroup } from './support/toolGroup';
-
-export type { BuiltinGroup };
+export type { BuiltinGroup } from './support/toolGroup';
 
 export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup()];
 
