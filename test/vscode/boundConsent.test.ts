@@ -25,9 +25,6 @@ function diffTabs(): vscode.Tab[] {
 
 describe('consent bound to the object in a real VS Code (OpenDiff)', function () {
   this.timeout(60_000);
-  after(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  });
   const connection = useScriptedConnection(TOKEN);
   let backend: ScriptedBackend;
   let workspace: string;

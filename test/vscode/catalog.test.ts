@@ -39,9 +39,6 @@ function groupsAnnounced(received: readonly ClientToServer[], from = 0): ToolGro
 
 describe('the extended catalog in a real VS Code', function () {
   this.timeout(60_000);
-  after(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  });
   const connection = useScriptedConnection(TOKEN);
   let api: ClientToolsApi;
   let backend: ScriptedBackend;

@@ -30,8 +30,9 @@ export async function until<T>(what: string, probe: () => T | undefined | false,
 
 /**
  * For the tests of the enclosing `describe`: before the first, activates the extension and connects
- * it to a new scripted backend that accepts `token`; after the last, puts the settings back and
- * closes the backend. Returns the connection (call it from a hook or a test).
+ * it to a new scripted backend that accepts `token`; after the last, closes the editors the tests
+ * left open, puts the settings back and closes the backend. Returns the connection (call it from a
+ * hook or a test).
  */
 export function useScriptedConnection(token: string): () => ScriptedConnection {
   let connection: ScriptedConnection | undefined;
@@ -53,6 +54,7 @@ export function useScriptedConnection(token: string): () => ScriptedConnection {
   });
 
   after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await settings().update('backendUrl', undefined, vscode.ConfigurationTarget.Global);
     await settings().update('permissions.backgroundCalls', undefined, vscode.ConfigurationTarget.Global);
     await connection?.backend.close();
