@@ -55,6 +55,8 @@ export function helloMessage(overrides: Partial<Hello> = {}): Hello {
 /** A thread on which the model expanded the kit's group, and the call it left waiting, if any. */
 export interface ToolThread {
   peer: BackendPeer;
+  /** The session's welcome, for resuming it. */
+  welcome: Welcome;
   threadId: string;
   pending?: ClientToolInvokeRequest;
 }
