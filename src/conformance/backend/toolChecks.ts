@@ -6,7 +6,7 @@
  */
 import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ContentItem, ServerToClient, ToolCallEnded, ToolCallStarted, Welcome } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import { describe } from '../backendPeer';
+import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { CheckFailed, skip, verify } from '../check';
 import type { BackendContext, ToolThread } from './context';
@@ -43,7 +43,7 @@ async function answer(context: BackendContext, thread: ToolThread, respond: (r: 
   respond({ type: 'clientToolInvokeResponse', requestId: request.requestId, success, content, ...(success ? {} : { errorCode: ErrorCode.NotFound, errorMessage: 'conformance.png does not exist.' }) });
   const ended = await context.wait(thread.peer, (m): m is ToolCallEnded => m.type === 'toolCallEnded' && m.callId === request.callId, `toolCallEnded for call ${request.callId}`, since);
   const finished = await context.wait(thread.peer, (m) => m.type === 'runFinished' && m.threadId === thread.threadId, 'runFinished', since);
-  verify(finished.type === 'runFinished' && finished.reason === 'completed', `the run ended: ${describe(finished)}`);
+  verify(finished.type === 'runFinished' && finished.reason === 'completed', `the run ended: ${describeMessage(finished)}`);
   return ended;
 }
 
@@ -139,7 +139,7 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
       const ended = await context.wait(thread.peer, (m): m is ToolCallEnded => m.type === 'toolCallEnded' && m.callId === request.callId, 'toolCallEnded', since);
       const finished = await context.wait(thread.peer, (m) => m.type === 'runFinished' && m.threadId === thread.threadId, 'runFinished', since);
       verify(ended.outcome === 'cancelled', `toolCallEnded ${ended.outcome}`);
-      verify(finished.type === 'runFinished' && finished.reason === 'cancelled', describe(finished));
+      verify(finished.type === 'runFinished' && finished.reason === 'cancelled', describeMessage(finished));
       return 'clientToolCancel, toolCallEnded (cancelled), runFinished (cancelled)';
     },
   },
@@ -155,10 +155,10 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
       const peer = await context.connect();
       peer.send(helloMessage({ resumeSession: thread.welcome.sessionId, ...(thread.welcome.resumeSecret ? { resumeSecret: thread.welcome.resumeSecret } : {}) }));
       const welcome = await context.wait(peer, (m): m is Welcome => m.type === 'welcome', 'welcome');
-      verify(welcome.resumed, `the session was not resumed: ${describe(welcome)}`);
+      verify(welcome.resumed, `the session was not resumed: ${describeMessage(welcome)}`);
       context.thread = { ...thread, peer, welcome };
       const next = await context.wait(peer, (m) => (isInvoke(m) && m.requestId === request.requestId) || (m.type === 'runFinished' && m.threadId === thread.threadId), `the re-sent ${request.requestId} or the end of the run`);
-      if (!isInvoke(next)) return `the call was ended while disconnected: ${describe(next)}`;
+      if (!isInvoke(next)) return `the call was ended while disconnected: ${describeMessage(next)}`;
       verify(next.toolName === request.toolName && next.callId === request.callId && JSON.stringify(next.arguments) === JSON.stringify(request.arguments), `the re-sent request differs: ${JSON.stringify(next).slice(0, 200)}`);
       const ended = await answer(context, { ...context.thread, pending: next }, (r) => peer.send(r), [{ type: 'text', text: 'read after the resume' }]);
       verify(ended.outcome === 'succeeded', `toolCallEnded ${ended.outcome}`);
