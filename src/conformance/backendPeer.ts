@@ -159,12 +159,12 @@ export class BackendPeer {
   private describeLast(): string {
     const last = this.received.at(-1);
     if (!last) return 'no message received';
-    return last.message ? `last message: ${describe(last.message)}` : `last message did not decode: ${last.invalid?.code}`;
+    return last.message ? `last message: ${describeMessage(last.message)}` : `last message did not decode: ${last.invalid?.code}`;
   }
 }
 
 /** A message in one short line for the report. */
-export function describe(m: ServerToClient): string {
+export function describeMessage(m: ServerToClient): string {
   if (m.type === 'error') return `error ${m.code}${m.relatedId ? ` (relatedId ${m.relatedId})` : ''}: ${m.message.slice(0, 160)}`;
   if (m.type === 'welcome') return `welcome (protocol ${m.protocol}, resumed ${m.resumed})`;
   if (m.type === 'runFinished') return `runFinished (${m.reason})`;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientToolInvokeRequest, Hello, ServerToClient, ToolGroupDefinition, Welcome } from '../../protocol';
 import { PROTOCOL } from '../../protocol';
-import type { UpgradeOptions } from '../backendPeer';
+import type { Upgrade, UpgradeOptions } from '../backendPeer';
 import { BackendPeer, upgrade } from '../backendPeer';
 import { CheckFailed } from '../check';
 
@@ -55,6 +55,8 @@ export function helloMessage(overrides: Partial<Hello> = {}): Hello {
 /** A thread on which the model expanded the kit's group, and the call it left waiting, if any. */
 export interface ToolThread {
   peer: BackendPeer;
+  /** The session's welcome, for resuming it. */
+  welcome: Welcome;
   threadId: string;
   pending?: ClientToolInvokeRequest;
 }
@@ -76,7 +78,7 @@ export class BackendContext {
   }
 
   /** An upgrade with the right token unless `options` says otherwise; the peer is closed at the end. */
-  async upgrade(options: Partial<UpgradeOptions> = {}): Promise<ReturnType<typeof upgrade>> {
+  async upgrade(options: Partial<UpgradeOptions> = {}): Promise<Upgrade> {
     const result = await upgrade(this.target.url, { token: this.target.token, timeoutMs: this.target.waitMs, ...options });
     if (result.kind === 'open') {
       this.peers.push(result.peer);

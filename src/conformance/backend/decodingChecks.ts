@@ -4,7 +4,7 @@
  */
 import { ErrorCode } from '../../protocol';
 import type { BackendPeer } from '../backendPeer';
-import { describe } from '../backendPeer';
+import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { verify } from '../check';
 import type { BackendContext } from './context';
@@ -67,10 +67,10 @@ function decodingCheck(input: BadInput): Check<BackendContext> {
       const since = peer.mark();
       input.send(peer);
       const error = await nextError(context, peer, since);
-      verify(error.code === input.code, describe(error));
+      verify(error.code === input.code, describeMessage(error));
       if (input.relatedId) verify(error.relatedId === input.relatedId, `relatedId is ${error.relatedId ?? 'absent'}`);
       verify(await peer.alive(context.target.waitMs), 'the connection was closed or stopped answering pings');
-      return describe(error);
+      return describeMessage(error);
     },
   };
 }
@@ -87,8 +87,8 @@ export const DECODING_CHECKS: Check<BackendContext>[] = [
       const requestId = uniqueId('conformance-never-sent');
       peer.send({ type: 'clientToolInvokeResponse', requestId, success: true, content: [{ type: 'text', text: 'unasked' }] });
       const error = await nextError(context, peer, since);
-      verify(error.code === ErrorCode.UnknownRequest, describe(error));
-      return describe(error);
+      verify(error.code === ErrorCode.UnknownRequest, describeMessage(error));
+      return describeMessage(error);
     },
   },
 ];

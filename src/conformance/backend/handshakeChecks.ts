@@ -1,7 +1,7 @@
 /** The handshake: hello, welcome and the first toolGroupState; what comes before hello; another version. */
 import type { ToolGroupState, Welcome } from '../../protocol';
 import { ErrorCode, PROTOCOL, TOOL_NAME_PATTERN } from '../../protocol';
-import { describe } from '../backendPeer';
+import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { verify } from '../check';
 import type { BackendContext } from './context';
@@ -19,7 +19,7 @@ export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
       verify(welcome.protocol === PROTOCOL, `welcome.protocol is "${welcome.protocol}"`);
       verify(!welcome.resumed, 'welcome.resumed is true for a new session');
       const first = peer.messages()[0];
-      verify(first === welcome, `the first message was ${first ? describe(first) : 'none'}, not welcome`);
+      verify(first === welcome, `the first message was ${first ? describeMessage(first) : 'none'}, not welcome`);
       const state = await context.wait(peer, (m): m is ToolGroupState => m.type === 'toolGroupState', 'toolGroupState after welcome');
       const group = state.groups.find((g) => g.name === FILES_GROUP_NAME);
       verify(group, `toolGroupState lists ${state.groups.map((g) => g.name).join(', ') || 'no groups'}, not ${FILES_GROUP_NAME}`);
@@ -36,7 +36,7 @@ export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
       const peer = await context.connect();
       peer.send({ type: 'userMessage', threadId: uniqueId('thread'), text: 'hello?' });
       const error = await nextError(context, peer, 0);
-      verify(error.code === ErrorCode.NotReady, describe(error));
+      verify(error.code === ErrorCode.NotReady, describeMessage(error));
       const since = peer.mark();
       peer.send(helloMessage());
       await context.wait(peer, (m) => m.type === 'welcome', 'welcome after the refused message', since);
@@ -51,7 +51,7 @@ export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
       const peer = await context.connect();
       peer.sendRaw(JSON.stringify({ ...helloMessage(), protocol: 'client-tools/99' }), false);
       const error = await nextError(context, peer, 0);
-      verify(error.code === ErrorCode.ProtocolMismatch, describe(error));
+      verify(error.code === ErrorCode.ProtocolMismatch, describeMessage(error));
       const closed = await Promise.race([peer.closed, new Promise<undefined>((r) => setTimeout(() => r(undefined), context.target.waitMs))]);
       verify(closed?.code === 1002, closed ? `closed with ${closed.code}` : 'the connection stayed open');
       return `error ${error.code}, closed with 1002`;

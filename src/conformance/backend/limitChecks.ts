@@ -4,7 +4,7 @@
  */
 import type { ToolGroupDefinition, ToolGroupState } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import { describe } from '../backendPeer';
+import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { skip, verify } from '../check';
 import type { BackendContext } from './context';
@@ -47,8 +47,8 @@ export const LIMIT_CHECKS: Check<BackendContext>[] = [
         verify(outcome.closed === 1009, `the connection closed with ${outcome.closed}`);
         return 'closed with 1009';
       }
-      verify(outcome.error.code === ErrorCode.MessageTooLarge, describe(outcome.error));
-      return describe(outcome.error);
+      verify(outcome.error.code === ErrorCode.MessageTooLarge, describeMessage(outcome.error));
+      return describeMessage(outcome.error);
     },
   },
   {
@@ -59,10 +59,10 @@ export const LIMIT_CHECKS: Check<BackendContext>[] = [
     async run(context) {
       const { peer } = await context.session({ toolGroups: groups(3, 400, 'ConformanceMany') });
       const error = await nextError(context, peer, 0);
-      verify(error.code === ErrorCode.LimitExceeded, describe(error));
+      verify(error.code === ErrorCode.LimitExceeded, describeMessage(error));
       const state = await context.wait(peer, (m): m is ToolGroupState => m.type === 'toolGroupState', 'toolGroupState');
       verify(toolCount(state) <= REFERENCE_MAX_TOOLS && toolCount(state) > 0, `toolGroupState lists ${toolCount(state)} tools`);
-      return `${describe(error)}; ${toolCount(state)} tools registered`;
+      return `${describeMessage(error)}; ${toolCount(state)} tools registered`;
     },
   },
   {
@@ -76,9 +76,9 @@ export const LIMIT_CHECKS: Check<BackendContext>[] = [
       const since = peer.mark();
       peer.send({ type: 'updateToolGroups', augmentation: { injectGroups: groups(1, 1, 'ConformanceExtra') } });
       const error = await nextError(context, peer, since);
-      verify(error.code === ErrorCode.LimitExceeded, describe(error));
+      verify(error.code === ErrorCode.LimitExceeded, describeMessage(error));
       verify(await peer.alive(context.target.waitMs), 'the connection was closed or stopped answering pings');
-      return describe(error);
+      return describeMessage(error);
     },
   },
 ];

@@ -4,7 +4,7 @@
  */
 import type { Welcome } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import { describe } from '../backendPeer';
+import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { verify } from '../check';
 import type { BackendContext } from './context';
@@ -32,13 +32,13 @@ export const SESSION_CHECKS: Check<BackendContext>[] = [
       await first.peer.close();
 
       const wrong = await helloAgain(context, sessionId, WRONG_SECRET);
-      verify(!wrong.welcome.resumed && wrong.welcome.sessionId !== sessionId, `a wrong secret got ${describe(wrong.welcome)} for ${wrong.welcome.sessionId === sessionId ? 'the same' : 'another'} session`);
+      verify(!wrong.welcome.resumed && wrong.welcome.sessionId !== sessionId, `a wrong secret got ${describeMessage(wrong.welcome)} for ${wrong.welcome.sessionId === sessionId ? 'the same' : 'another'} session`);
       const error = await nextError(context, wrong.peer, 0);
-      verify(error.code === ErrorCode.SessionUnknown, describe(error));
+      verify(error.code === ErrorCode.SessionUnknown, describeMessage(error));
       await wrong.peer.close();
 
       const right = await helloAgain(context, sessionId, resumeSecret);
-      verify(right.welcome.resumed && right.welcome.sessionId === sessionId, `the right secret got ${describe(right.welcome)} for ${right.welcome.sessionId === sessionId ? 'the same' : 'another'} session`);
+      verify(right.welcome.resumed && right.welcome.sessionId === sessionId, `the right secret got ${describeMessage(right.welcome)} for ${right.welcome.sessionId === sessionId ? 'the same' : 'another'} session`);
       return `wrong secret: fresh session and ${error.code}; right secret: resumed`;
     },
   },

@@ -4,13 +4,13 @@
  * and cancelling a run while a call waits. These need a model that reads a file when asked (the
  * reference backend's offline demo model does); with another model they are skipped with a reason.
  */
-import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ContentItem, ServerToClient, ToolCallEnded, ToolCallStarted } from '../../protocol';
+import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ContentItem, ServerToClient, ToolCallEnded, ToolCallStarted, Welcome } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import { describe } from '../backendPeer';
+import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { CheckFailed, skip, verify } from '../check';
 import type { BackendContext, ToolThread } from './context';
-import { FILES_GROUP_NAME, IMAGE_BYTES, READ_TOOL, uniqueId } from './context';
+import { FILES_GROUP_NAME, helloMessage, IMAGE_BYTES, READ_TOOL, uniqueId } from './context';
 
 type Invoke = ClientToolInvokeRequest;
 const isInvoke = (m: ServerToClient): m is Invoke => m.type === 'clientToolInvokeRequest';
@@ -43,7 +43,7 @@ async function answer(context: BackendContext, thread: ToolThread, respond: (r: 
   respond({ type: 'clientToolInvokeResponse', requestId: request.requestId, success, content, ...(success ? {} : { errorCode: ErrorCode.NotFound, errorMessage: 'conformance.png does not exist.' }) });
   const ended = await context.wait(thread.peer, (m): m is ToolCallEnded => m.type === 'toolCallEnded' && m.callId === request.callId, `toolCallEnded for call ${request.callId}`, since);
   const finished = await context.wait(thread.peer, (m) => m.type === 'runFinished' && m.threadId === thread.threadId, 'runFinished', since);
-  verify(finished.type === 'runFinished' && finished.reason === 'completed', `the run ended: ${describe(finished)}`);
+  verify(finished.type === 'runFinished' && finished.reason === 'completed', `the run ended: ${describeMessage(finished)}`);
   return ended;
 }
 
@@ -61,8 +61,8 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
     title: 'The model sees the collapsed group as a container; calling it expands the group',
     expected: `toolCallStarted (executor server) for the container, groupExpanded ${FILES_GROUP_NAME} listing ${READ_TOOL}, then a clientToolInvokeRequest for ${READ_TOOL}`,
     async run(context) {
-      const { peer } = await context.session();
-      const thread: ToolThread = { peer, threadId: uniqueId('conformance-thread') };
+      const { peer, welcome } = await context.session();
+      const thread: ToolThread = { peer, welcome, threadId: uniqueId('conformance-thread') };
       const since = peer.mark();
       let request: Invoke;
       try {
@@ -139,8 +139,30 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
       const ended = await context.wait(thread.peer, (m): m is ToolCallEnded => m.type === 'toolCallEnded' && m.callId === request.callId, 'toolCallEnded', since);
       const finished = await context.wait(thread.peer, (m) => m.type === 'runFinished' && m.threadId === thread.threadId, 'runFinished', since);
       verify(ended.outcome === 'cancelled', `toolCallEnded ${ended.outcome}`);
-      verify(finished.type === 'runFinished' && finished.reason === 'cancelled', describe(finished));
+      verify(finished.type === 'runFinished' && finished.reason === 'cancelled', describeMessage(finished));
       return 'clientToolCancel, toolCallEnded (cancelled), runFinished (cancelled)';
+    },
+  },
+  {
+    id: 'tools.resume-pending',
+    title: 'A call waiting when the connection drops is re-sent with the same requestId after the resume, or ended',
+    expected: 'after the resume (resumed true): the same clientToolInvokeRequest again (retryWithBackoff, suspend), answered to a completed run; or toolCallEnded and runFinished for it (failFast, fallbackMessage)',
+    advisory: true,
+    async run(context) {
+      const thread = toolThread(context);
+      const request = await promptForRead(context, thread);
+      await thread.peer.close();
+      const peer = await context.connect();
+      peer.send(helloMessage({ resumeSession: thread.welcome.sessionId, ...(thread.welcome.resumeSecret ? { resumeSecret: thread.welcome.resumeSecret } : {}) }));
+      const welcome = await context.wait(peer, (m): m is Welcome => m.type === 'welcome', 'welcome');
+      verify(welcome.resumed, `the session was not resumed: ${describeMessage(welcome)}`);
+      context.thread = { ...thread, peer, welcome };
+      const next = await context.wait(peer, (m) => (isInvoke(m) && m.requestId === request.requestId) || (m.type === 'runFinished' && m.threadId === thread.threadId), `the re-sent ${request.requestId} or the end of the run`);
+      if (!isInvoke(next)) return `the call was ended while disconnected: ${describeMessage(next)}`;
+      verify(next.toolName === request.toolName && next.callId === request.callId && JSON.stringify(next.arguments) === JSON.stringify(request.arguments), `the re-sent request differs: ${JSON.stringify(next).slice(0, 200)}`);
+      const ended = await answer(context, { ...context.thread, pending: next }, (r) => peer.send(r), [{ type: 'text', text: 'read after the resume' }]);
+      verify(ended.outcome === 'succeeded', `toolCallEnded ${ended.outcome}`);
+      return `${request.requestId} re-sent unchanged after the resume; answered, the run completed`;
     },
   },
 ];

@@ -17,7 +17,7 @@ import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host
 import { makePng } from '../../support/png';
 
 const TOKEN = 'conformance-extension-token-0123456789';
-const TARGET = { host: '127.0.0.1', port: 0, token: TOKEN, connectMs: 10_000, waitMs: 5_000 };
+const TARGET = { host: '127.0.0.1', port: 0, token: TOKEN, connectMs: 20_000, waitMs: 10_000 };
 
 function statusOf(report: Report, id: string): string {
   const result = report.results.find((r) => r.id === id);
@@ -71,7 +71,7 @@ describe('conformance kit: extension mode (--serve)', function () {
     let socket: WebSocket | undefined;
 
     before(async () => {
-      const { server, report: pending } = await serveForExtension({ ...TARGET, waitMs: 2_000, readPath: 'img/shot.png' });
+      const { server, report: pending } = await serveForExtension({ ...TARGET, waitMs: 3_000, readPath: 'img/shot.png' });
       socket = new WebSocket(server.url, [SUBPROTOCOL], { headers: { [TOKEN_HEADER]: TOKEN } });
       socket.on('open', () => {
         const tool = (name: string, required: string[]) => ({ name, description: name, parameters: { type: 'object', properties: { path: { type: 'string' } }, required } });
