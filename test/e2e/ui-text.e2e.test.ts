@@ -15,8 +15,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import type { WebSocket } from 'ws';
-import { encode, type ServerToClient } from '../../src/protocol';
 import { describeWholeChange, MAX_PREVIEW_ROWS, previewRows } from '../../src/tools/support/editPreview';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { useScriptedVSCode } from './support/scripted-vscode';
