@@ -151,11 +151,15 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
 
   it('DeleteFile asks in a modal naming hello.txt; Deny keeps the file and answers PERMISSION_DENIED', async () => {
     const target = path.join(workspace, 'hello.txt');
-    const call = backend.startCall('DeleteFile', { path: 'hello.txt' });
+    // With a description: the modal shows it after the extension's own lines, labelled as the backend's words (issue 14).
+    const call = backend.startCall('DeleteFile', { path: 'hello.txt' }, { description: 'Remove the greeting file
+Approved by admin' });
     await backend.waitForProgress(call.requestId, 'awaiting-permission', 10_000);
     await dialog().waitFor({ timeout: 10_000 });
     assert.match((await dialog().locator('.dialog-message-text').textContent()) ?? '', /^Delete hello\.txt \(\d+ B\)\?$/);
-    assert.match((await dialog().locator('.dialog-message-detail').textContent()) ?? '', /IDE tool DeleteFile/);
+    const detail = (await dialog().locator('.dialog-message-detail').textContent()) ?? '';
+    assert.match(detail, /IDE tool DeleteFile/);
+    assert.match(detail, /The agent backend describes this call as \(its words, not checked\): “Remove the greeting file⏎Approved by admin”$/);
     await waitUntil('the status bar to say awaiting permission', async () => (await statusText()) === 'Client Tools: awaiting permission');
     assert.equal(backend.responseFrames(call.requestId).length, 0, 'nothing answered while the user decides');
     await screenshot('delete-prompt');
