@@ -16,13 +16,26 @@ describe('processSupervisor: commands as supervised processes (real processes)',
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'process-supervisor-'));
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  /** Every process a test started, so a failing test leaves nothing running. */
+  const started: SupervisedProcess[] = [];
+  afterEach(() => {
+    for (const proc of started.splice(0)) {
+      proc.stop('now');
+      proc.hangUp();
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   const never = new AbortController().signal;
+  const supervise = (...args: ConstructorParameters<typeof SupervisedProcess>): SupervisedProcess => {
+    const proc = new SupervisedProcess(...args);
+    started.push(proc);
+    return proc;
+  };
   const request = (command: string, more: Partial<ProcessRequest> = {}): ProcessRequest => ({ command, cwd: dir, shell: true, timeoutMs: 20_000, maxOutputChars: 100_000, ...more });
   /** Runs the command to its end; `started: false` fails the test. */
   async function run(command: string, more: Partial<ProcessRequest> = {}, signal = never): Promise<Started> {
-    const end = await new SupervisedProcess(request(command, more), { signal }).ended;
+    const end = await supervise(request(command, more), { signal }).ended;
     assert.ok(end.started, `did not start: ${end.started ? '' : end.error.message}`);
     return end;
   }
@@ -31,7 +44,7 @@ describe('processSupervisor: commands as supervised processes (real processes)',
     let output = '';
     let seen: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (seen = resolve));
-    const proc = new SupervisedProcess(request(command), {
+    const proc = supervise(request(command), {
       signal,
       onOutput: (d) => {
         output += d;
@@ -76,7 +89,7 @@ describe('processSupervisor: commands as supervised processes (real processes)',
   });
 
   it('keeps output that arrives after the shell exits, within the drain period', async () => {
-    const end = await new SupervisedProcess(request('(sleep 1; echo late-output) & echo early-output'), { signal: never, drainMs: 10_000 }).ended;
+    const end = await supervise(request('(sleep 1; echo late-output) & echo early-output'), { signal: never, drainMs: 10_000 }).ended;
     assert.ok(end.started);
     assert.deepEqual([end.exitCode, end.output], [0, 'early-output\nlate-output\n']);
   });
@@ -97,7 +110,7 @@ describe('processSupervisor: commands as supervised processes (real processes)',
 
   it('ends the call when the shell exits although a background job holds the output open; hangUp() then ends the job', async () => {
     const started = Date.now();
-    const proc = new SupervisedProcess(request('sleep 40 & echo $!'), { signal: never });
+    const proc = supervise(request('sleep 40 & echo $!'), { signal: never });
     const end = await proc.ended;
     assert.ok(end.started);
     assert.equal(end.exitCode, 0);
@@ -178,7 +191,7 @@ describe('processSupervisor: commands as supervised processes (real processes)',
   });
 
   it('reports a command that could not start (missing folder) instead of throwing', async () => {
-    const end = await new SupervisedProcess(request('echo hi', { cwd: path.join(dir, 'missing') }), { signal: never }).ended;
+    const end = await supervise(request('echo hi', { cwd: path.join(dir, 'missing') }), { signal: never }).ended;
     assert.equal(end.started, false);
     assert.match(end.started ? '' : end.error.message, /ENOENT/);
   });
