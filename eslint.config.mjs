@@ -32,7 +32,7 @@ export default tseslint.config(
   {
     // The demo model switches over its own intent kinds, not over messages, and answers the rest
     // with a deliberate default.
-    files: ['src/backend/demoModel.ts', 'src/backend/demo/**/*.ts'],
+    files: ['src/backend/demo/**/*.ts'],
     rules: { '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }] },
   },
   // Layer directions (scripts/layers.mjs): each src/<layer>/ imports only the layers below it, and

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Backend, BackendOptions, DisconnectStrategy, LogLevel } from './index';
 import { createBackend, DISCONNECT_STRATEGIES, stderrLogger } from './index';
-import { DEFAULT_MODEL_NAME } from './model';
+import { DEFAULT_MODEL_NAME } from './model/openai';
 
 export const USAGE = `Usage: client-tools-backend [options]
 

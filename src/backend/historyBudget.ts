@@ -12,7 +12,7 @@
  *   followed it) are dropped, never the one in progress.
  */
 import type { ContentItem } from '../protocol';
-import type { ChatMessage } from './model';
+import type { ChatMessage } from './model/chatModel';
 
 export interface HistoryLimits {
   /** Bytes one tool result may keep. */

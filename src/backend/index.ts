@@ -9,12 +9,12 @@
  *   // connect a client to backend.url with the header x-client-tools-token: backend.token
  */
 import { ErrorCode, TOOL_NAME_PATTERN } from '../protocol';
-import { DemoModel } from './demoModel';
+import { DemoModel } from './demo/demoModel';
 import type { BackendEvents, EventName } from './events';
 import { BackendEventEmitter } from './events';
 import { compileParameters } from './jsonSchema';
-import type { ChatModel } from './model';
-import { OpenAIChatModel } from './model';
+import type { ChatModel } from './model/chatModel';
+import { OpenAIChatModel } from './model/openai';
 import { failure } from './invoker';
 import type { BackendOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './options';
@@ -28,9 +28,11 @@ export type { DisconnectStrategy } from './invoker';
 export { DISCONNECT_STRATEGIES } from './invoker';
 export type { LogFields, LogFunction, Logger, LogLevel } from './log';
 export { stderrLogger } from './log';
-export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, OpenAIModelConfig, ToolCallRequest } from './model';
-export { ModelFailure, OpenAIChatModel } from './model';
-export { DemoModel } from './demoModel';
+export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, ToolCallRequest } from './model/chatModel';
+export { ModelFailure } from './model/chatModel';
+export type { OpenAIModelConfig } from './model/openai';
+export { OpenAIChatModel } from './model/openai';
+export { DemoModel } from './demo/demoModel';
 export type { BackendOptions } from './options';
 export type { InvokeClientToolOptions } from './session';
 export type {

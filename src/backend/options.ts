@@ -7,7 +7,8 @@ import type { DisconnectStrategy, InvokerOptions } from './invoker';
 import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
 import type { Logger, LogFunction } from './log';
 import { silentLogger, toLogger } from './log';
-import type { ChatModel, OpenAIModelConfig } from './model';
+import type { ChatModel } from './model/chatModel';
+import type { OpenAIModelConfig } from './model/openai';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
 

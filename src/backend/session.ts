@@ -16,7 +16,7 @@ import { Agent, validate } from './agent';
 import type { BackendEventEmitter } from './events';
 import { ClientInvoker, failure } from './invoker';
 import type { ClientLink, ProgressListener } from './invoker';
-import type { ChatModel } from './model';
+import type { ChatModel } from './model/chatModel';
 import type { ResolvedOptions } from './options';
 import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';

@@ -1,8 +1,8 @@
 /**
- * Runs RunInTerminal's approved command in a VS Code terminal that this extension owns (a
- * pseudoterminal): the command runs as a child process of the user's shell (`<shell> -c command`),
- * and the terminal shows the command, its output as it comes and how it ended. The exit code and
- * output come from the process itself.
+ * Shows RunInTerminal's approved command in a VS Code terminal that this extension owns (a
+ * pseudoterminal): the command, its output as it comes and how it ended. The process itself is run
+ * by `SupervisedProcess` (src/tools/terminal/processSupervisor.ts: process group, signals, grace
+ * kill, draining), which also gives the exit code and output the call reports.
  *
  * Why not type the command into a shell terminal and read it back through shell integration: typing
  * races the shell's start-up. In CI the shell received " 3)" of `echo catalog-$((40+2)); (exit 3)`,
@@ -10,181 +10,61 @@
  * no exit code. A process started with the exact string has neither problem, and needs no shell
  * integration at all.
  *
- * Ctrl+C in the terminal sends the command's process group SIGINT; the time limit, cancellation and
- * closing the terminal send SIGTERM; SIGKILL follows after a grace period (at once when the extension
- * shuts down). The call ends when the shell exits, not when every process holding its output does,
- * so a job left in the background (`server &`) does not hold it; closing the terminal hangs such a
- * job up, as closing a real terminal would. On Windows, which has no process groups, `taskkill /T`
- * ends the tree. The terminal stays open for the user to read until the next command starts.
- * Input is not forwarded (stdin is closed, so a command that asks a question gets end-of-file
- * instead of hanging until the time limit).
+ * Ctrl+C in the terminal interrupts the command; closing the terminal stops it, or hangs up the
+ * background jobs a finished one left, as closing a real terminal would. The terminal stays open
+ * for the user to read until the next command starts. Input is not forwarded.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CodedError, ErrorCode } from '../protocol';
 import type { RunCommandRequest, RunCommandResult } from '../core/host';
 import { safe, uiText } from '../core/uiText';
-import { OutputCapture } from '../tools/terminal/terminalOutput';
+import { commandShell, SupervisedProcess, type ProcessEnd } from '../tools/terminal/processSupervisor';
 import * as ui from './ui';
-
-/** After SIGINT or SIGTERM, how long before SIGKILL. */
-const KILL_GRACE_MS = 1_500;
-/** Shells that take `-c <command>`; anything else runs through Node's default (/bin/sh, cmd.exe). */
-const DASH_C_SHELLS = new Set(['bash', 'zsh', 'ksh', 'mksh', 'sh', 'dash', 'fish', 'pwsh', 'powershell']);
-/** Variables of the extension host that would change how a command behaves (an Electron app run as Node). */
-const HOST_ONLY_ENV = ['ELECTRON_RUN_AS_NODE', 'ELECTRON_NO_ATTACH_CONSOLE', 'VSCODE_IPC_HOOK', 'VSCODE_IPC_HOOK_EXTHOST', 'VSCODE_HANDLES_UNCAUGHT_ERRORS'];
-
-/** After the shell exits, how long its output may take to arrive (a background job can hold the pipes open for good). */
-const DRAIN_MS = 500;
-
-/**
- * Process groups of commands whose terminals are still open: still running (killed when the
- * extension host exits) or finished with background jobs perhaps left (hung up, as closing a real
- * terminal would). A detached group has no controlling terminal, so nothing else would stop them.
- */
-const liveGroups = new Map<number, 'running' | 'finished'>();
-process.once('exit', () => {
-  for (const [pgid, state] of liveGroups) signalGroup(pgid, state === 'running' ? 'SIGKILL' : 'SIGHUP');
-});
-
-interface Running {
-  /** Ctrl+C sends SIGINT, anything else SIGTERM; SIGKILL follows after a grace period (at once with `now`). */
-  stop(how: 'interrupt' | 'terminate' | 'now'): void;
-}
 
 export class TerminalRunner implements vscode.Disposable {
   /** Terminals of commands that ended: kept for the user to read, closed when the next command starts. */
   private finished: vscode.Terminal[] = [];
-  private readonly running = new Set<Running>();
+  private readonly running = new Set<SupervisedProcess>();
   private disposed = false;
 
-  run(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
+  async run(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     for (const t of this.finished.splice(0)) t.dispose();
-    if (signal.aborted) return Promise.reject(new CodedError(ErrorCode.Cancelled, 'the call was cancelled'));
-    return new Promise<RunCommandResult>((resolve, reject) => {
-      const view = new CommandView(request);
-      const terminal = ui.openTerminal({
-        name: safe`Client Tools: ${uiText(request.command.split('\n')[0], { maxLength: 40 })}`,
-        pty: view,
-        isTransient: true,
-        iconPath: new vscode.ThemeIcon('robot'),
-      });
-      terminal.show(true);
-
-      const ownGroup = process.platform !== 'win32';
-      let child: ChildProcessByStdio<null, Readable, Readable>;
-      try {
-        child = spawn(request.command, {
-          shell: userShell(),
-          cwd: request.cwd,
-          env: commandEnv(),
-          detached: ownGroup,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          windowsHide: true,
-        });
-      } catch (e) {
-        view.ended(`could not start: ${(e as Error).message}`);
-        this.keep(terminal);
-        reject(new CodedError(ErrorCode.ToolFailed, `could not start the command: ${(e as Error).message}`));
-        return;
-      }
-      const pgid = ownGroup ? child.pid : undefined;
-      if (pgid !== undefined) liveGroups.set(pgid, 'running');
-      const capture = new OutputCapture(request.maxOutputChars);
-      const onOutput = (d: string) => {
-        capture.append(d);
-        view.output(d);
-      };
-      child.stdout.setEncoding('utf8').on('data', onOutput);
-      child.stderr.setEncoding('utf8').on('data', onOutput);
-
-      let timedOut = false;
-      let stopped = false;
-      let settled = false;
-      let killTimer: NodeJS.Timeout | undefined;
-      let drainTimer: NodeJS.Timeout | undefined;
-      const kill = (sig: NodeJS.Signals) => {
-        if (pgid !== undefined) signalGroup(pgid, sig);
-        else if (process.platform === 'win32' && child.pid !== undefined) killTree(child.pid);
-        else child.kill(sig);
-      };
-      const handle: Running = {
-        stop: (how) => {
-          if (settled) return;
-          stopped = true;
-          if (how === 'now') {
-            kill('SIGKILL');
-            return;
-          }
-          kill(how === 'interrupt' ? 'SIGINT' : 'SIGTERM');
-          killTimer ??= setTimeout(() => kill('SIGKILL'), KILL_GRACE_MS);
-        },
-      };
-      const onAbort = () => handle.stop('terminate');
-      view.onInterrupt = () => handle.stop('interrupt');
-      // The pseudoterminal's close() hears only the user; this hears code closing it too. Closing
-      // the terminal stops the command, or hangs up what a finished one left in the background.
-      const closed = vscode.window.onDidCloseTerminal((t) => {
-        if (t !== terminal) return;
-        closed.dispose();
-        if (!settled) handle.stop('terminate');
-        else if (pgid !== undefined && liveGroups.get(pgid) === 'finished') {
-          liveGroups.delete(pgid);
-          signalGroup(pgid, 'SIGHUP');
-        }
-      });
-      const limit = setTimeout(() => {
-        timedOut = true;
-        handle.stop('terminate');
-      }, request.timeoutMs);
-      const settle = (outcome: { exitCode: number | null; sig: NodeJS.Signals | null } | { error: Error }) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(limit);
-        clearTimeout(killTimer);
-        clearTimeout(drainTimer);
-        signal.removeEventListener('abort', onAbort);
-        this.running.delete(handle);
-        view.onInterrupt = undefined;
-        if (pgid !== undefined) liveGroups.set(pgid, 'finished');
-        // Whatever still holds the pipes (a background job) no longer feeds this call.
-        child.stdout.destroy();
-        child.stderr.destroy();
-        this.keep(terminal);
-        if ('error' in outcome) {
-          view.ended(`could not start: ${outcome.error.message}`);
-          reject(new CodedError(ErrorCode.ToolFailed, `could not start the command: ${outcome.error.message}`));
-          return;
-        }
-        const exitCode = timedOut || outcome.exitCode === null ? undefined : outcome.exitCode;
-        view.ended(
-          timedOut
-            ? `stopped at the ${Math.round(request.timeoutMs / 1000)} s time limit`
-            : exitCode !== undefined
-              ? `exit code ${exitCode}${stopped ? ', after it was asked to stop' : ''}`
-              : `${stopped ? 'stopped' : 'ended'}${outcome.sig ? ` by ${outcome.sig}` : ''}`,
-        );
-        resolve({ exitCode, output: capture.text(), truncated: capture.truncated, timedOut, via: 'terminal', ...(stopped && !timedOut ? { stopped: true } : {}) });
-      };
-      child.once('error', (error) => settle({ error }));
-      // The shell's exit ends the call; its output gets DRAIN_MS more unless the pipes close first
-      // ('close'). Waiting for 'close' alone would wait for any background job that keeps them open.
-      child.once('exit', (code, sig) => {
-        const outcome = { exitCode: code, sig };
-        child.once('close', () => settle(outcome));
-        drainTimer = setTimeout(() => settle(outcome), DRAIN_MS);
-      });
-      this.running.add(handle);
-      signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) throw new CodedError(ErrorCode.Cancelled, 'the call was cancelled');
+    const view = new CommandView(request);
+    const terminal = ui.openTerminal({
+      name: safe`Client Tools: ${uiText(request.command.split('\n')[0], { maxLength: 40 })}`,
+      pty: view,
+      isTransient: true,
+      iconPath: new vscode.ThemeIcon('robot'),
     });
+    terminal.show(true);
+
+    const proc = new SupervisedProcess({ ...request, shell: commandShell(vscode.env.shell) }, { signal, onOutput: (d) => view.output(d) });
+    this.running.add(proc);
+    view.onInterrupt = () => proc.stop('interrupt');
+    // The pseudoterminal's close() hears only the user; this hears code closing it too.
+    const closed = vscode.window.onDidCloseTerminal((t) => {
+      if (t !== terminal) return;
+      closed.dispose();
+      proc.hangUp();
+    });
+    const end = await proc.ended;
+    this.running.delete(proc);
+    view.onInterrupt = undefined;
+    this.keep(terminal);
+    if (!end.started) {
+      view.ended(`could not start: ${end.error.message}`);
+      throw new CodedError(ErrorCode.ToolFailed, `could not start the command: ${end.error.message}`);
+    }
+    view.ended(endLine(end, request.timeoutMs));
+    const { exitCode, output, truncated, timedOut, stopped } = end;
+    return { exitCode, output, truncated, timedOut, via: 'terminal', ...(stopped && !timedOut ? { stopped: true } : {}) };
   }
 
   dispose(): void {
     this.disposed = true;
     // The extension host may be on its way out: no grace period it might not live to see.
-    for (const r of [...this.running]) r.stop('now');
+    for (const proc of [...this.running]) proc.stop('now');
     for (const t of this.finished.splice(0)) t.dispose();
   }
 
@@ -192,6 +72,13 @@ export class TerminalRunner implements vscode.Disposable {
     if (this.disposed) terminal.dispose();
     else this.finished.push(terminal);
   }
+}
+
+/** The terminal's last line: how the command ended. */
+function endLine(end: Extract<ProcessEnd, { started: true }>, timeoutMs: number): string {
+  if (end.timedOut) return `stopped at the ${Math.round(timeoutMs / 1000)} s time limit`;
+  if (end.exitCode !== undefined) return `exit code ${end.exitCode}${end.stopped ? ', after it was asked to stop' : ''}`;
+  return `${end.stopped ? 'stopped' : 'ended'}${end.signal ? ` by ${end.signal}` : ''}`;
 }
 
 /**
@@ -260,34 +147,7 @@ class CommandView implements vscode.Pseudoterminal {
   }
 }
 
-/** The user's default terminal shell when it takes `-c`, else Node's default for `shell: true`. */
-function userShell(): string | true {
-  const shell = vscode.env.shell;
-  if (!shell) return true;
-  const name = path.basename(shell).toLowerCase().replace(/\.exe$/, '');
-  return DASH_C_SHELLS.has(name) ? shell : true;
-}
-
-function commandEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PYTHONUNBUFFERED: '1', ...process.env };
-  for (const key of HOST_ONLY_ENV) delete env[key];
-  return env;
-}
-
 /** Control characters as ^X, so the echoed command cannot move the cursor or hide part of itself. */
 function visibleControls(text: string): string {
   return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, (c) => (c === '\u007f' ? '^?' : `^${String.fromCharCode(c.charCodeAt(0) + 64)}`));
-}
-
-function signalGroup(pgid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    // Gone already.
-  }
-}
-
-/** Windows has no process groups: end the shell and every process under it. */
-function killTree(pid: number): void {
-  spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on('error', () => undefined);
 }

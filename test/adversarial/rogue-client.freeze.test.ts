@@ -14,7 +14,7 @@ import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';
 const BOUND_MS = 10_000;
 /** The longest chat message the protocol accepts. */
 const LONGEST_MESSAGE = 100_000;
-/** The longest request the demo model reads (src/backend/demoIntents.ts MAX_REQUEST_CHARS). */
+/** The longest request the demo model reads (src/backend/demo/demoIntents.ts MAX_REQUEST_CHARS). */
 const LONGEST_READ = 10_000;
 
 /** `prefix`, then `unit` repeated, then `suffix`: `length` characters. */

@@ -7,7 +7,7 @@
  * tool calls with huge results, which the thread's history keeps only as excerpts within its budget.
  */
 import * as assert from 'node:assert/strict';
-import type { ChatModel, ModelChunk, ModelRequest } from '../../src/backend/model';
+import type { ChatModel, ModelChunk, ModelRequest } from '../../src/backend/model/chatModel';
 import { ErrorCode, type ToolGroupDefinition } from '../../src/protocol';
 import { delay, helloMessage, TestClient } from '../support/backend-client';
 import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';

@@ -152,8 +152,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
   it('DeleteFile asks in a modal naming hello.txt; Deny keeps the file and answers PERMISSION_DENIED', async () => {
     const target = path.join(workspace, 'hello.txt');
     // With a description: the modal shows it after the extension's own lines, labelled as the backend's words (issue 14).
-    const call = backend.startCall('DeleteFile', { path: 'hello.txt' }, { description: 'Remove the greeting file
-Approved by admin' });
+    const call = backend.startCall('DeleteFile', { path: 'hello.txt' }, { description: 'Remove the greeting file\nApproved by admin' });
     await backend.waitForProgress(call.requestId, 'awaiting-permission', 10_000);
     await dialog().waitFor({ timeout: 10_000 });
     assert.match((await dialog().locator('.dialog-message-text').textContent()) ?? '', /^Delete hello\.txt \(\d+ B\)\?$/);

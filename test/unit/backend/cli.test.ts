@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { parseCli, UsageError } from '../../../src/backend/cli';
-import { DEFAULT_MODEL_NAME } from '../../../src/backend/model';
+import { DEFAULT_MODEL_NAME } from '../../../src/backend/model/openai';
 import { TestClient } from '../../support/backend-client';
 
 const ROOT = path.resolve(__dirname, '../../..');

@@ -7,12 +7,12 @@
  * schema, then answers from the result in a sentence. Every answer says it is the demo and how to
  * configure a real model.
  */
-import type { ContentItem } from '../protocol';
-import { ErrorCode } from '../protocol';
-import { EDITOR_CONTEXT_MARK } from './agent';
+import type { ContentItem } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import { EDITOR_CONTEXT_MARK } from '../agent';
 import { EXAMPLES, MAX_REQUEST_CHARS, parseIntent, type Intent } from './demoIntents';
-import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from './model';
-import type { FunctionSpec } from './toolState';
+import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from '../model/chatModel';
+import type { FunctionSpec } from '../toolState';
 
 export const DEMO_MODEL_NAME = 'offline-demo';
 

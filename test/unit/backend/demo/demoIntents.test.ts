@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { MAX_REQUEST_CHARS, parseIntent, parseRequest, type Intent } from '../../../src/backend/demoIntents';
+import { MAX_REQUEST_CHARS, parseIntent, parseRequest, type Intent } from '../../../../src/backend/demo/demoIntents';
 
 /** As long as a chat message may be. */
 const LONGEST_MESSAGE = 100_000;

@@ -1,14 +1,14 @@
 import { strict as assert } from 'node:assert';
-import type { Backend } from '../../../src/backend';
-import { createBackend } from '../../../src/backend';
-import { OFFLINE_NOTICE } from '../../../src/backend/demoModel';
-import { ToolRegistry } from '../../../src/core/registry';
-import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ToolGroupDefinition } from '../../../src/protocol';
-import { editorToolGroup } from '../../../src/tools/editor/group';
-import { ideToolGroup } from '../../../src/tools/ide/group';
-import { terminalToolGroup } from '../../../src/tools/terminal/group';
-import { workspaceToolGroup } from '../../../src/tools/workspace/group';
-import { ideGroup, TestClient } from '../../support/backend-client';
+import type { Backend } from '../../../../src/backend';
+import { createBackend } from '../../../../src/backend';
+import { OFFLINE_NOTICE } from '../../../../src/backend/demo/demoModel';
+import { ToolRegistry } from '../../../../src/core/registry';
+import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ToolGroupDefinition } from '../../../../src/protocol';
+import { editorToolGroup } from '../../../../src/tools/editor/group';
+import { ideToolGroup } from '../../../../src/tools/ide/group';
+import { terminalToolGroup } from '../../../../src/tools/terminal/group';
+import { workspaceToolGroup } from '../../../../src/tools/workspace/group';
+import { ideGroup, TestClient } from '../../../support/backend-client';
 
 const TOKEN = 'demo-token-0123456789abcdef';
 const PNG = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13]);

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import OpenAI from 'openai';
-import type { ModelChunk } from '../../../src/backend';
-import { ModelFailure, OpenAIChatModel } from '../../../src/backend';
-import { toOpenAIMessages, toolResultText } from '../../../src/backend/model';
-import { ErrorCode } from '../../../src/protocol';
-import type { FakeOpenAI } from '../../support/fake-openai';
-import { startFakeOpenAI } from '../../support/fake-openai';
+import type { ModelChunk } from '../../../../src/backend';
+import { ModelFailure, OpenAIChatModel } from '../../../../src/backend';
+import { toOpenAIMessages, toolResultText } from '../../../../src/backend/model/openai';
+import { ErrorCode } from '../../../../src/protocol';
+import type { FakeOpenAI } from '../../../support/fake-openai';
+import { startFakeOpenAI } from '../../../support/fake-openai';
 
 async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]> {
   const out: ModelChunk[] = [];

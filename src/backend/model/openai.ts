@@ -1,60 +1,16 @@
 /**
- * The model seen by the agent loop: given messages and functions, it streams text and tool calls.
- * `OpenAIChatModel` speaks the OpenAI chat-completions API (or any compatible endpoint) through the
- * official SDK; `DemoModel` (demoModel.ts) is the offline stand-in.
+ * `OpenAIChatModel`: a `ChatModel` (chatModel.ts) that speaks the OpenAI chat-completions API, or any
+ * compatible endpoint, through the official SDK. The only module that imports `openai`.
  */
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { ContentItem } from '../protocol';
-import { CodedError, ErrorCode } from '../protocol';
-import { logAt } from '../base/logger';
-import type { Logger, LogFunction } from './log';
-import { silentLogger, toLogger } from './log';
-import type { FunctionSpec } from './toolState';
-
-export interface ToolCallRequest {
-  id: string;
-  name: string;
-  /** The JSON text exactly as the model produced it. */
-  arguments: string;
-}
-
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCallRequest[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: ContentItem[]; errorCode?: string };
-
-export interface ModelRequest {
-  messages: ChatMessage[];
-  tools: FunctionSpec[];
-}
-
-export type ModelChunk =
-  | { type: 'text'; text: string }
-  | { type: 'toolCall'; call: ToolCallRequest }
-  | { type: 'finish'; reason: string }
-  | { type: 'usage'; promptTokens: number; completionTokens: number };
-
-export interface ChatModel {
-  /** Shown in `welcome` and `runStarted`. */
-  readonly name: string;
-  readonly offline: boolean;
-  /** Streams one completion. Throws a `ModelFailure` when the endpoint fails; stops when `signal` aborts. */
-  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>;
-}
-
-/** A model failure with a stable code (MODEL_AUTH, MODEL_RATE_LIMITED, MODEL_ERROR) and whether retrying may help. */
-export class ModelFailure extends CodedError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(code, message);
-    this.name = 'ModelFailure';
-  }
-}
+import type { ContentItem } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import { logAt } from '../../base/logger';
+import type { Logger, LogFunction } from '../log';
+import { silentLogger, toLogger } from '../log';
+import type { FunctionSpec } from '../toolState';
+import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
 
 export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
 

@@ -1,0 +1,53 @@
+/**
+ * The model as the agent loop sees it: given messages and functions, it streams text and tool calls.
+ * Types only (and the coded failure every model throws), so the agent, the history budget and the
+ * offline demo model (demo/demoModel.ts) depend on no SDK; `OpenAIChatModel` (openai.ts) is the
+ * adapter to the OpenAI chat-completions API.
+ */
+import type { ContentItem } from '../../protocol';
+import { CodedError, type ErrorCode } from '../../protocol';
+import type { FunctionSpec } from '../toolState';
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** The JSON text exactly as the model produced it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCallRequest[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: ContentItem[]; errorCode?: string };
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: FunctionSpec[];
+}
+
+export type ModelChunk =
+  | { type: 'text'; text: string }
+  | { type: 'toolCall'; call: ToolCallRequest }
+  | { type: 'finish'; reason: string }
+  | { type: 'usage'; promptTokens: number; completionTokens: number };
+
+export interface ChatModel {
+  /** Shown in `welcome` and `runStarted`. */
+  readonly name: string;
+  readonly offline: boolean;
+  /** Streams one completion. Throws a `ModelFailure` when the endpoint fails; stops when `signal` aborts. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>;
+}
+
+/** A model failure with a stable code (MODEL_AUTH, MODEL_RATE_LIMITED, MODEL_ERROR) and whether retrying may help. */
+export class ModelFailure extends CodedError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(code, message);
+    this.name = 'ModelFailure';
+  }
+}
