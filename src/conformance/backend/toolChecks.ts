@@ -55,6 +55,16 @@ function contentSummary(content: ContentItem[]): string {
   return JSON.stringify(content.map((c) => (c.type === 'binary' ? { type: 'binary', mimeType: c.mimeType, byteLength: c.bytes.byteLength } : c))).slice(0, 300);
 }
 
+/** Answers the pending ReadFile with the image, as a binary frame or as inline base64, and checks the model got the same bytes. */
+async function binaryRoundTrip(context: BackendContext, how: 'frame' | 'inline'): Promise<string> {
+  const thread = toolThread(context);
+  const image: ContentItem = how === 'frame' ? { type: 'binary', mimeType: 'image/png', filename: 'conformance.png', bytes: IMAGE_BYTES } : { type: 'binary', mimeType: 'image/png', bytes: IMAGE_BYTES };
+  const send = how === 'frame' ? (r: ClientToolInvokeResponse) => thread.peer.send(r) : (r: ClientToolInvokeResponse) => thread.peer.sendInline(r);
+  const ended = await answer(context, thread, send, [image]);
+  verify(ended.outcome === 'succeeded' && sameBytes(ended.content.find((c) => c.type === 'binary'), IMAGE_BYTES), `toolCallEnded ${ended.outcome}: ${contentSummary(ended.content)}`);
+  return `toolCallEnded (succeeded) with the ${IMAGE_BYTES.byteLength} bytes`;
+}
+
 export const TOOL_CHECKS: Check<BackendContext>[] = [
   {
     id: 'tools.expansion',
@@ -84,23 +94,13 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
     id: 'tools.binary-frame',
     title: 'A result sent as a binary frame (attachment) reaches the model intact',
     expected: 'toolCallEnded (succeeded) whose content holds the same bytes, and the run completes',
-    async run(context) {
-      const thread = toolThread(context);
-      const ended = await answer(context, thread, (r) => thread.peer.send(r), [{ type: 'binary', mimeType: 'image/png', filename: 'conformance.png', bytes: IMAGE_BYTES }]);
-      verify(ended.outcome === 'succeeded' && sameBytes(ended.content.find((c) => c.type === 'binary'), IMAGE_BYTES), `toolCallEnded ${ended.outcome}: ${contentSummary(ended.content)}`);
-      return `toolCallEnded (succeeded) with the ${IMAGE_BYTES.byteLength} bytes`;
-    },
+    run: (context) => binaryRoundTrip(context, 'frame'),
   },
   {
     id: 'tools.inline-base64',
     title: 'A result with inline base64 in a text frame reaches the model intact',
     expected: 'toolCallEnded (succeeded) whose content holds the decoded bytes, and the run completes',
-    async run(context) {
-      const thread = toolThread(context);
-      const ended = await answer(context, thread, (r) => thread.peer.sendInline(r), [{ type: 'binary', mimeType: 'image/png', bytes: IMAGE_BYTES }]);
-      verify(ended.outcome === 'succeeded' && sameBytes(ended.content.find((c) => c.type === 'binary'), IMAGE_BYTES), `toolCallEnded ${ended.outcome}: ${contentSummary(ended.content)}`);
-      return `toolCallEnded (succeeded) with the ${IMAGE_BYTES.byteLength} bytes`;
-    },
+    run: (context) => binaryRoundTrip(context, 'inline'),
   },
   {
     id: 'tools.text-json',
