@@ -244,6 +244,13 @@ export class Connection implements Disposable {
     }, this.handshakeTimeoutMs);
 
     ws.on('upgrade', (res) => {
+      // A backend that does not select our subprotocol does not speak this protocol (or is not a
+      // Client Tools backend at all): retrying cannot help, so say so once instead of backing off.
+      // ws then refuses the upgrade itself ("Server sent no subprotocol").
+      const selected = res.headers['sec-websocket-protocol'];
+      if (selected !== SUBPROTOCOL) {
+        this.fatal = { code: ErrorCode.ProtocolMismatch, reason: `the backend did not select the WebSocket subprotocol ${SUBPROTOCOL} (it sent ${selected === undefined ? 'none' : JSON.stringify(selected)})` };
+      }
       direct = unmaskedFramesSafe(this.url.hostname, res.socket.remoteAddress);
       coalesceWrites(ws, res.socket);
     });

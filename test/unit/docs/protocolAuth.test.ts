@@ -14,7 +14,7 @@ import { WebSocketServer } from 'ws';
 import type { Backend } from '../../../src/backend';
 import { createBackend } from '../../../src/backend';
 import { Connection, type ConnectionState } from '../../../src/core/connection';
-import { SUBPROTOCOL, TOKEN_HEADER } from '../../../src/protocol';
+import { ErrorCode, SUBPROTOCOL, TOKEN_HEADER } from '../../../src/protocol';
 import { helloMessage } from '../../support/backend-client';
 
 const doc = readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'PROTOCOL.md'), 'utf8');
@@ -108,26 +108,29 @@ describe('docs/PROTOCOL.md: authentication, as the backend does it', () => {
 });
 
 describe('docs/PROTOCOL.md: a backend that does not select client-tools.v1', () => {
-  it('fails every attempt of the extension: it retries with backoff and then stops, never connected', async () => {
+  it('is refused at once with PROTOCOL_MISMATCH: the extension stops, never connected, without retrying', async () => {
     // A WebSocket server that accepts the token but never selects the subprotocol.
     const server = http.createServer();
     const wss = new WebSocketServer({ server, handleProtocols: () => false });
-    wss.on('connection', (ws) => ws.on('message', () => ws.send('{}')));
+    let upgrades = 0;
+    wss.on('connection', (ws) => {
+      upgrades++;
+      ws.on('message', () => ws.send('{}'));
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const states: ConnectionState[] = [];
-    const connection = new Connection({ url: `ws://127.0.0.1:${port}`, token: TOKEN, buildHello: () => helloMessage(), reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } });
+    const connection = new Connection({ url: `ws://127.0.0.1:${port}`, token: TOKEN, buildHello: () => helloMessage(), reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 5 } });
     connection.onDidChangeState((s) => states.push(s));
     try {
       const stopped = new Promise<ConnectionState>((resolve) => connection.onDidChangeState((s) => s.kind === 'stopped' && resolve(s)));
       connection.start();
-      const last = await stopped;
-      assert.ok(!states.some((s) => s.kind === 'connected'));
-      const reasons = states.filter((s): s is Extract<ConnectionState, { kind: 'reconnecting' }> => s.kind === 'reconnecting').map((s) => s.reason);
-      assert.equal(reasons.length, 2);
-      for (const reason of reasons) assert.match(reason, /subprotocol/i);
-      assert.match((last as Extract<ConnectionState, { kind: 'stopped' }>).reason, /gave up after 2 attempts/);
-      assert.ok(doc.includes('Server sent no subprotocol'));
+      const last = (await stopped) as Extract<ConnectionState, { kind: 'stopped' }>;
+      assert.ok(!states.some((s) => s.kind === 'connected' || s.kind === 'reconnecting'), states.map((s) => s.kind).join(', '));
+      assert.equal(upgrades, 1, 'one attempt, no retries');
+      assert.equal(last.code, ErrorCode.ProtocolMismatch);
+      assert.match(last.reason, /did not select the WebSocket subprotocol client-tools\.v1 \(it sent none\)/);
+      assert.ok(doc.includes('did not select the\nWebSocket subprotocol client-tools.v1 (it sent none)'), 'the page quotes the status');
     } finally {
       connection.dispose();
       wss.close();
