@@ -59,9 +59,7 @@ export async function openEditors(): Promise<OpenEditorInfo[]> {
         ...(uri ? { uri: uri.toString() } : {}),
         label: tab.label,
         active: tab === active,
-        // A text tab's dirty flag reaches the extension host after the document's own: right after an
-        // edit (ApplyEdit without save) the tab can still read clean, so the document decides.
-        dirty: kind === 'text' && doc ? doc.isDirty : tab.isDirty,
+        dirty: tab.isDirty,
         ...(doc ? { language: doc.languageId } : {}),
         kind,
         group: group.viewColumn,
