@@ -56,6 +56,10 @@ export const BASE_SETTINGS = {
   'extensions.ignoreRecommendations': true,
   'workbench.tips.enabled': false,
   'workbench.enableExperiments': false,
+  // code-server, like every web build of VS Code, auto-saves after 1 s by default; desktop VS Code,
+  // which the extension's users run, does not. Off, so unsaved buffers stay unsaved as they do for
+  // them (a loaded machine took over a second between an edit and GetOpenEditors in a test).
+  'files.autoSave': 'off',
 };
 
 /**
