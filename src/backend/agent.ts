@@ -9,7 +9,7 @@
  * or times out is an error result the model reads, never the end of the run.
  */
 import { randomUUID } from 'node:crypto';
-import type { Augmentation, ContentItem, FinishReason, ServerToClient, UserMessage } from '../protocol';
+import type { Augmentation, ContentItem, FinishReason, ServerToClient, TokenCounts, UserMessage } from '../protocol';
 import { ErrorCode } from '../protocol';
 import type { ClientInvoker, PreparedCall } from './invoker';
 import { executeBatch, failure } from './invoker';
@@ -25,6 +25,7 @@ import { DEFAULT_HISTORY_LIMITS, enforceBudget, excerptContent } from './history
 import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
 import { toToolCallResult } from './serverTools';
 import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
+import { addUsage, runUsage } from './usage';
 
 /** What the agent needs from its session. */
 export interface AgentHost {
@@ -53,6 +54,8 @@ export interface AgentConfig {
 interface ActiveRun {
   id: string;
   controller: AbortController;
+  /** Tokens the run's model requests reported so far. */
+  usage?: TokenCounts;
 }
 
 interface Thread {
@@ -64,6 +67,8 @@ interface Thread {
   queued: Augmentation[];
   /** Updates were applied without telling the client; its state goes out with the next run. */
   unannounced?: boolean;
+  /** Tokens every run of this thread reported (a reset thread starts again at none). */
+  usage?: TokenCounts;
 }
 
 /** Threads a session keeps; the least recently used idle one goes first. */
@@ -119,6 +124,11 @@ export class Agent {
       n++;
     }
     return n;
+  }
+
+  /** The tokens a thread's runs used so far, as its last `runFinished` reported them; undefined when none were reported. */
+  threadUsage(threadId: string): TokenCounts | undefined {
+    return this.threads.get(threadId)?.usage;
   }
 
   /** Forgets a thread's history and client tool state (its run, if any, is cancelled). */
@@ -221,22 +231,25 @@ export class Agent {
             await host.drained();
           } else if (chunk.type === 'toolCall') {
             calls.push(chunk.call);
+          } else if (chunk.type === 'usage') {
+            run.usage = addUsage(run.usage, chunk);
+            thread.usage = addUsage(thread.usage, chunk);
           }
         }
         if (signal.aborted) {
           if (reply) thread.history.push({ role: 'assistant', content: reply });
-          return this.finish(ref, 'cancelled');
+          return this.finish(thread, run, 'cancelled');
         }
         const toolCalls = withUniqueIds(calls);
         thread.history.push({ role: 'assistant', content: reply, ...(toolCalls.length ? { toolCalls } : {}) });
         enforceBudget(thread.history, this.historyLimits.budgetBytes);
-        if (!toolCalls.length) return this.finish(ref, 'completed');
+        if (!toolCalls.length) return this.finish(thread, run, 'completed');
         await this.runBatch(thread, run, toolCalls);
-        if (signal.aborted) return this.finish(ref, 'cancelled');
+        if (signal.aborted) return this.finish(thread, run, 'cancelled');
       }
-      this.finish(ref, 'maxTurns');
+      this.finish(thread, run, 'maxTurns');
     } catch (e) {
-      if (signal.aborted) return this.finish(ref, 'cancelled');
+      if (signal.aborted) return this.finish(thread, run, 'cancelled');
       let failed: ModelFailure;
       if (e instanceof ModelFailure) {
         failed = e;
@@ -245,12 +258,13 @@ export class Agent {
         failed = new ModelFailure(ErrorCode.Internal, `The backend failed: ${e instanceof Error ? e.message : String(e)}`, false);
       }
       host.send({ type: 'runError', ...ref, code: failed.code, message: failed.message.slice(0, 10_000), retryable: failed.retryable });
-      this.finish(ref, 'error');
+      this.finish(thread, run, 'error');
     }
   }
 
-  private finish(ref: { threadId: string; runId: string }, reason: FinishReason): void {
-    this.host.send({ type: 'runFinished', ...ref, reason });
+  private finish(thread: Thread, run: ActiveRun, reason: FinishReason): void {
+    const usage = runUsage(run.usage, thread.usage);
+    this.host.send({ type: 'runFinished', threadId: thread.id, runId: run.id, reason, ...(usage ? { usage } : {}) });
   }
 
   private request(thread: Thread): ModelRequest {

@@ -8,6 +8,7 @@
  *   backend.on('runEvent', (event) => console.log(event.type));
  *   // connect a client to backend.url with the header x-client-tools-token: backend.token
  */
+import type { TokenCounts } from '../protocol';
 import { ErrorCode, TOOL_NAME_PATTERN } from '../protocol';
 import { DemoModel } from './demo/demoModel';
 import type { BackendEvents, EventName } from './events';
@@ -28,7 +29,8 @@ export type { DisconnectStrategy } from './invoker';
 export { DISCONNECT_STRATEGIES } from './invoker';
 export type { LogFields, LogFunction, Logger, LogLevel } from './log';
 export { stderrLogger } from './log';
-export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, ToolCallRequest } from './model/chatModel';
+export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, ToolCallRequest, UsageChunk } from './model/chatModel';
+export type { RunUsage, TokenCounts } from '../protocol';
 export { ModelFailure } from './model/chatModel';
 export type { OpenAIModelConfig } from './model/openai';
 export { OpenAIChatModel } from './model/openai';
@@ -75,6 +77,11 @@ export interface Backend {
    * not a positive integer throws a RangeError at once.
    */
   invokeClientTool(sessionId: string, toolName: string, args?: Record<string, unknown>, options?: InvokeClientToolOptions): Promise<ToolCallResult>;
+  /**
+   * The tokens a thread's runs used so far (what its last `runFinished` reported as `usage.thread`);
+   * undefined for an unknown session or thread, or when the model reported no usage.
+   */
+  threadUsage(sessionId: string, threadId: string): TokenCounts | undefined;
 }
 
 export async function createBackend(options: BackendOptions = {}): Promise<Backend> {
@@ -115,6 +122,7 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
       }
       return session.invokeTool(toolName, args, options);
     },
+    threadUsage: (sessionId, threadId) => server.findSession(sessionId)?.agent.threadUsage(threadId),
   };
 }
 

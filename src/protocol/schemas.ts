@@ -113,6 +113,12 @@ export const Executor = z.enum(['client', 'server']);
 export const ToolCallOutcome = z.enum(['succeeded', 'failed', 'denied', 'skipped', 'cancelled', 'timedOut']);
 export const FinishReason = z.enum(['completed', 'cancelled', 'error', 'maxTurns']);
 
+const tokenCount = z.number().int().nonnegative();
+/** Tokens as the model endpoint reported them; `cachedInputTokens` (part of `inputTokens`) only when it reports them. */
+export const TokenCounts = z.object({ inputTokens: tokenCount, outputTokens: tokenCount, cachedInputTokens: tokenCount.optional() });
+/** A run's tokens, summed over its model requests, and its thread's running totals including this run. */
+export const RunUsage = TokenCounts.extend({ thread: TokenCounts });
+
 export const GroupState = z.object({
   name: groupName,
   description: z.string(),
@@ -249,7 +255,7 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     skill: toolName.optional(),
     tools: z.array(toolName),
   });
-  const RunFinished = z.object({ type: z.literal('runFinished'), ...threadRef, reason: FinishReason });
+  const RunFinished = z.object({ type: z.literal('runFinished'), ...threadRef, reason: FinishReason, usage: RunUsage.optional() });
   const RunError = z.object({
     type: z.literal('runError'),
     ...threadRef,

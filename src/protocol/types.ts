@@ -19,6 +19,8 @@ export type Executor = z.infer<typeof S.Executor>;
 export type ToolCallOutcome = z.infer<typeof S.ToolCallOutcome>;
 export type FinishReason = z.infer<typeof S.FinishReason>;
 export type GroupState = z.infer<typeof S.GroupState>;
+export type TokenCounts = z.infer<typeof S.TokenCounts>;
+export type RunUsage = z.infer<typeof S.RunUsage>;
 
 /** Every message the extension sends to the backend. */
 export type ClientToServer = z.infer<M['ClientToServer']>;

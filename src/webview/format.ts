@@ -25,6 +25,39 @@ export function describeBinary(byteLength: number, mimeType: string): string {
   return `${byteLength.toLocaleString('en-US')} byte${byteLength === 1 ? '' : 's'} of ${mimeType}`;
 }
 
+/** 340, 1.2k, 12k, 1.2M: token counts at a glance. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 10_000) return `${trimZero((n / 1000).toFixed(1))}k`;
+  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  return `${trimZero((n / 1_000_000).toFixed(1))}M`;
+}
+
+function trimZero(s: string): string {
+  return s.endsWith('.0') ? s.slice(0, -2) : s;
+}
+
+export interface TokenCountsLike {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+}
+
+/** "1.2k in · 340 out · 800 cached" (cached only when some were). */
+export function describeUsage(u: TokenCountsLike): string {
+  const parts = [`${formatTokens(u.inputTokens)} in`, `${formatTokens(u.outputTokens)} out`];
+  if (u.cachedInputTokens) parts.push(`${formatTokens(u.cachedInputTokens)} cached`);
+  return parts.join(' · ');
+}
+
+/** The same in words with exact numbers, for screen readers and tooltips. */
+export function describeUsageInWords(u: TokenCountsLike): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const tokens = (x: number, kind: string) => `${n(x)} ${kind} token${x === 1 ? '' : 's'}`;
+  const cached = u.cachedInputTokens ? ` (${n(u.cachedInputTokens)} of them cached)` : '';
+  return `${tokens(u.inputTokens, 'input')}${cached}, ${tokens(u.outputTokens, 'output')}`;
+}
+
 const MAX_LISTED_TOOLS = 8;
 
 /** "IDE expanded: OpenFile, ReadFile" */

@@ -5,7 +5,7 @@
  * open/closed state and keyboard focus survive status changes.
  */
 import { isInlineImageType } from '../protocol/webview';
-import { describeBinary, describeExpansion, formatDuration, STATUS_LABEL } from './format';
+import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
 import { isTerminal } from './state';
@@ -75,8 +75,9 @@ export class ChatView {
   }, 'Offline demo model');
   private readonly detailText = h('span', { class: 'conn-detail' });
   private readonly runText = h('span', { class: 'run-state' });
+  private readonly threadUsageText = h('span', { class: 'thread-usage', hidden: true });
   private readonly statusLine = h('div', { class: 'status-line', role: 'status' },
-    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText);
+    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText);
 
   private readonly list = h('div', { class: 'items' });
   private readonly empty = h('div', { class: 'empty' },
@@ -182,6 +183,10 @@ export class ChatView {
     this.statusLine.title = c.detail ?? '';
     this.runText.textContent = state.awaitingInput ? 'Awaiting your input' : state.run ? 'Working…' : '';
     this.runText.classList.toggle('awaiting', state.awaitingInput);
+    const usage = state.threadUsage;
+    this.threadUsageText.hidden = usage === null;
+    this.threadUsageText.textContent = usage ? `Total ${describeUsage(usage)}` : '';
+    this.threadUsageText.title = usage ? `This conversation so far: ${describeUsageInWords(usage)}` : '';
   }
 
   // ── composer ────────────────────────────────────────────────────────
@@ -259,6 +264,11 @@ export class ChatView {
           h('span', {}, describeExpansion(item.group, item.tools, item.skill)));
       case 'notice':
         return h('div', { class: 'event notice' }, item.text);
+      case 'usage': {
+        const words = `This run used ${describeUsageInWords(item)}. This conversation so far: ${describeUsageInWords(item.thread)}.`;
+        return h('div', { class: 'event usage', title: words },
+          h('span', { 'aria-hidden': 'true' }, describeUsage(item)), h('span', { class: 'sr-only' }, words));
+      }
       case 'error':
         return h('div', { class: 'msg error-item' },
           h('div', { class: 'error-text' }, h('span', { class: 'error-title' }, 'Error: '), item.message),

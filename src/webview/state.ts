@@ -107,8 +107,13 @@ const ErrorItem = z.object({
   retryable: z.boolean(),
 });
 const NoticeItem = z.object({ kind: z.literal('notice'), id: z.string(), text: z.string() });
+const TokenCounts = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number().optional() });
+export type TokenCounts = z.infer<typeof TokenCounts>;
+/** The tokens a finished run used (its runFinished's usage), shown under its answer. */
+const UsageItem = TokenCounts.extend({ kind: z.literal('usage'), id: z.string(), runId: z.string(), thread: TokenCounts });
+export type UsageItem = z.infer<typeof UsageItem>;
 
-export const ChatItem = z.discriminatedUnion('kind', [UserItem, AnswerItem, ToolItem, ExpansionItem, ErrorItem, NoticeItem]);
+export const ChatItem = z.discriminatedUnion('kind', [UserItem, AnswerItem, ToolItem, ExpansionItem, ErrorItem, NoticeItem, UsageItem]);
 export type ChatItem = z.infer<typeof ChatItem>;
 export type ToolItem = z.infer<typeof ToolItem>;
 export type AnswerItem = z.infer<typeof AnswerItem>;
@@ -126,6 +131,8 @@ export const ChatState = z.object({
   closedRunIds: z.array(z.string()),
   /** Client tool calls the backend announced (toolCallStarted) before the extension recorded them. */
   announced: z.array(z.object({ callId: z.string(), toolName: z.string() })).max(MAX_ANNOUNCED).default([]),
+  /** The conversation's token totals as its last finished run reported them; null until one did. */
+  threadUsage: TokenCounts.nullable().default(null),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -149,6 +156,7 @@ export function initialState(): ChatState {
     nextId: 1,
     closedRunIds: [],
     announced: [],
+    threadUsage: null,
   };
 }
 
@@ -229,6 +237,7 @@ function remember(list: string[], runId: string): string[] {
 }
 
 function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
+  if (ev.type === 'runFinished' && ev.usage && endedByItsError(state, ev.runId)) return withUsage(state, ev.runId, ev.usage);
   if (state.closedRunIds.includes(ev.runId)) return state;
   if (ev.type === 'runStarted') {
     if (state.run?.runId === ev.runId) return state;
@@ -286,7 +295,7 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         tools: ev.tools.slice(0, 200),
       }));
     case 'runFinished':
-      return closeRun(state, ev.reason);
+      return ev.usage ? withUsage(closeRun(state, ev.reason), ev.runId, ev.usage) : closeRun(state, ev.reason);
     case 'runError': {
       const closed = closeRun(state, 'error');
       return bound(append(closed, { kind: 'error', message: ev.message, code: ev.code, retryable: ev.retryable }));
@@ -433,6 +442,17 @@ function closeRun(state: ChatState, reason: CloseReason): ChatState {
   const notice = CLOSE_NOTICE[reason];
   if (notice) next = append(next, { kind: 'notice', text: notice });
   return bound(next);
+}
+
+/** A run's usage line goes after its answer; the conversation's totals follow the latest run. */
+function withUsage(state: ChatState, runId: string, usage: TokenCounts & { thread: TokenCounts }): ChatState {
+  const { thread, ...run } = usage;
+  return bound(append({ ...state, threadUsage: thread }, { kind: 'usage', runId, ...run, thread }));
+}
+
+/** `runError` closed the run just before its `runFinished` (which still carries the run's usage). */
+function endedByItsError(state: ChatState, runId: string): boolean {
+  return state.closedRunIds[state.closedRunIds.length - 1] === runId && state.items[state.items.length - 1]?.kind === 'error';
 }
 
 function appendText(state: ChatState, runId: string, text: string): ChatState {

@@ -3,7 +3,8 @@
  * settings: this test process plays the backend (test/support/scripted-backend.ts) and calls
  * ReadFile while no chat run is in progress. The user is asked in a modal that says it is a
  * background request, and the chat shows the call as a card from the extension's own record,
- * marked Background, with no display event from the backend at all.
+ * marked Background, with no display event from the backend at all. Also: the token usage a
+ * backend reports on runFinished, as the chat shows it.
  *
  * Screenshots go to test-results/background-*.png.
  * Run: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/background-calls.e2e.test.ts
@@ -68,5 +69,24 @@ describe('background calls in a real VS Code, default settings', function () {
     await card.locator('.result-text').first().waitFor({ timeout: 10_000 });
     await screenshot('card');
     await page.locator('.part.sidebar').screenshot({ path: path.join(RESULTS, 'background-card.chat.png') });
+  });
+
+  it('a run the backend reports token usage for shows it under the answer, and the conversation\'s total in the header', async () => {
+    const from = backend.received.length;
+    const turn = await chat.send('how many tokens?', []);
+    const sent = await backend.waitFor((m) => m.type === 'userMessage', 15_000, from);
+    assert.equal(sent.type, 'userMessage');
+    const ref = { threadId: sent.threadId, runId: 'run-usage-1' };
+    backend.send({ type: 'runStarted', ...ref, model: 'gpt-test' });
+    backend.send({ type: 'textDelta', ...ref, text: 'About this many.' });
+    backend.send({ type: 'runFinished', ...ref, reason: 'completed', usage: { inputTokens: 1234, outputTokens: 340, cachedInputTokens: 800, thread: { inputTokens: 5020, outputTokens: 910, cachedInputTokens: 2400 } } });
+    assert.equal(await chat.waitForAnswer(turn.answer(), 15_000), 'About this many.');
+    const line = chat.frame.locator('.event.usage').last();
+    await line.waitFor({ timeout: 15_000 });
+    assert.equal(await line.locator('[aria-hidden="true"]').textContent(), '1.2k in · 340 out · 800 cached');
+    assert.equal(await line.locator('.sr-only').textContent(), 'This run used 1,234 input tokens (800 of them cached), 340 output tokens. This conversation so far: 5,020 input tokens (2,400 of them cached), 910 output tokens.');
+    assert.equal(await chat.frame.locator('.thread-usage').textContent(), 'Total 5k in · 910 out · 2.4k cached');
+    await chat.waitForIdle(15_000);
+    await page.locator('.part.sidebar').screenshot({ path: path.join(RESULTS, 'usage.chat.png') });
   });
 });

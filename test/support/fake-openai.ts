@@ -20,13 +20,20 @@ export interface ScriptedToolCall {
 }
 
 export type Script =
-  | { text: string; pieces?: number }
-  | { toolCalls: ScriptedToolCall[]; text?: string }
+  | { text: string; pieces?: number; usage?: ScriptedUsage }
+  | { toolCalls: ScriptedToolCall[]; text?: string; usage?: ScriptedUsage }
   | { status: number; message?: string; code?: string; headers?: Record<string, string> }
   | { malformed: 'badJson' | 'truncated' | 'noFunctionName' }
   /** Never answers; the connection stays open until the client gives up or the server closes. */
   | { hang: true }
   | ((request: RecordedRequest) => Script);
+
+/** The usage the reply reports (default 42 prompt, 7 completion, 0 cached); `cached: null` leaves prompt_tokens_details out, as some compatible servers do. */
+export interface ScriptedUsage {
+  prompt: number;
+  completion: number;
+  cached?: number | null;
+}
 
 export interface RecordedRequest {
   method: string;
@@ -140,7 +147,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       res.end(JSON.stringify({
         id, object: 'chat.completion', created, model, system_fingerprint: 'fp_fake',
         choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
-        usage: usage(),
+        usage: usage(script.usage),
       }));
       return;
     }
@@ -181,7 +188,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       for (const piece of split(script.text, script.pieces ?? 3)) chunk({ content: piece });
       chunk({}, 'stop');
     }
-    if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: usage() })}\n\n`);
+    if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: usage(script.usage) })}\n\n`);
     res.write('data: [DONE]\n\n');
     res.end();
   }
@@ -228,6 +235,10 @@ function split(text: string, n: number): string[] {
   return out;
 }
 
-function usage() {
-  return { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+function usage({ prompt, completion, cached = 0 }: ScriptedUsage = { prompt: 42, completion: 7 }) {
+  return {
+    prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion,
+    ...(cached === null ? {} : { prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 } }),
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
 }

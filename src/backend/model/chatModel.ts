@@ -30,7 +30,20 @@ export type ModelChunk =
   | { type: 'text'; text: string }
   | { type: 'toolCall'; call: ToolCallRequest }
   | { type: 'finish'; reason: string }
-  | { type: 'usage'; promptTokens: number; completionTokens: number };
+  | UsageChunk;
+
+/**
+ * Tokens one model request consumed, as the endpoint reported them (never guessed): yield it once
+ * per request, any time before the stream ends. An adapter whose endpoint reports nothing yields
+ * none, and the run then carries no usage. `cachedPromptTokens` is the part of `promptTokens` served
+ * from the provider's prompt cache, when the provider says so.
+ */
+export interface UsageChunk {
+  type: 'usage';
+  promptTokens: number;
+  completionTokens: number;
+  cachedPromptTokens?: number;
+}
 
 export interface ChatModel {
   /** Shown in `welcome` and `runStarted`. */

@@ -4,13 +4,14 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
 import type { ContentItem } from '../../protocol';
 import { ErrorCode } from '../../protocol';
 import { logAt } from '../../base/logger';
 import type { Logger, LogFunction } from '../log';
 import { silentLogger, toLogger } from '../log';
 import type { FunctionSpec } from '../toolState';
-import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
+import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
 
 export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
 
@@ -77,7 +78,7 @@ export class OpenAIChatModel implements ChatModel {
         { signal },
       );
       for await (const chunk of stream) {
-        if (chunk.usage) yield { type: 'usage', promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+        if (chunk.usage) yield usageChunk(chunk.usage);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const text = choice.delta?.content;
@@ -122,6 +123,17 @@ export class OpenAIChatModel implements ChatModel {
     const message = e instanceof Error ? e.message : String(e);
     return new ModelFailure(ErrorCode.ModelError, scrub(`The model stream was malformed: ${message}`), true);
   }
+}
+
+/** The final chunk's usage (sent because of `include_usage`); cached tokens only when the endpoint reports them. */
+function usageChunk(usage: CompletionUsage): UsageChunk {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  return {
+    type: 'usage',
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    ...(typeof cached === 'number' ? { cachedPromptTokens: cached } : {}),
+  };
 }
 
 function collectToolCall(calls: Map<number, ToolCallRequest>, delta: ChatCompletionChunk.Choice.Delta.ToolCall): void {

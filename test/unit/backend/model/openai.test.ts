@@ -26,7 +26,7 @@ describe('backend OpenAI chat model', () => {
     const chunks = await collect(model().stream(request, new AbortController().signal));
     assert.deepEqual(chunks, [
       { type: 'text', text: 'Let me look.' },
-      { type: 'usage', promptTokens: 42, completionTokens: 7 },
+      { type: 'usage', promptTokens: 42, completionTokens: 7, cachedPromptTokens: 0 },
       { type: 'toolCall', call: { id: 'call_a', name: 'ReadFile', arguments: '{"path":"src/some/long/path/name.ts","startLine":10}' } },
       { type: 'toolCall', call: { id: 'call_b', name: 'GetSelection', arguments: '{}' } },
       { type: 'finish', reason: 'tool_calls' },
@@ -34,6 +34,14 @@ describe('backend OpenAI chat model', () => {
     const body = fake.requests[0].body;
     assert.equal(body.model, 'gpt-test');
     assert.deepEqual(body.tools, [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } }]);
+  });
+
+  it('reports the usage of the final chunk, cached prompt tokens included, and leaves them out when the endpoint does', async () => {
+    fake.enqueue({ text: 'cached answer', usage: { prompt: 1234, completion: 340, cached: 800 } }, { text: 'plain', usage: { prompt: 50, completion: 5, cached: null } });
+    const usageOf = async () => (await collect(model().stream(request, new AbortController().signal))).filter((c) => c.type === 'usage');
+    assert.deepEqual(await usageOf(), [{ type: 'usage', promptTokens: 1234, completionTokens: 340, cachedPromptTokens: 800 }]);
+    assert.deepEqual(await usageOf(), [{ type: 'usage', promptTokens: 50, completionTokens: 5 }]);
+    assert.deepEqual(fake.requests[0].body.stream_options, { include_usage: true });
   });
 
   it('leaves tools out of the request when there are none', async () => {
