@@ -229,7 +229,7 @@ export class Agent {
     const ref = { threadId: thread.id, runId: run.id };
     const user: ChatMessage = { role: 'user', content: text };
     // The client hears of the run only once its message is saved.
-    const saved = await this.saved(thread, [{ kind: 'run', runId: run.id, status: 'started' }, { kind: 'message', message: user }]);
+    const saved = await this.saved(thread, [{ kind: 'run', run: { runId: run.id, status: 'started' } }, { kind: 'message', message: user }]);
     host.send({ type: 'runStarted', ...ref, model: config.model.name });
     if (!saved.ok) return this.saveFailed(ref, saved.error);
     thread.history.push(user);
@@ -283,7 +283,7 @@ export class Agent {
   private finish(ref: { threadId: string; runId: string }, reason: FinishReason): void {
     const thread = this.threads.get(ref.threadId);
     if (thread?.run?.id === ref.runId) {
-      this.save(thread, [{ kind: 'run', runId: ref.runId, status: 'finished', reason }]).catch((e: unknown) => this.host.log.error(`could not save a run's end: ${describe(e)}`));
+      this.save(thread, [{ kind: 'run', run: { runId: ref.runId, status: 'finished', reason } }]).catch((e: unknown) => this.host.log.error(`could not save a run's end: ${describe(e)}`));
     }
     this.host.send({ type: 'runFinished', ...ref, reason });
   }

@@ -19,8 +19,7 @@ export interface StoredToolState {
 export type StoredRecord =
   | { kind: 'message'; message: ChatMessage }
   | { kind: 'toolState'; state: StoredToolState }
-  | { kind: 'run'; runId: string; status: 'started' }
-  | { kind: 'run'; runId: string; status: 'finished'; reason: FinishReason };
+  | { kind: 'run'; run: StoredRunStatus };
 
 /** A run's last known status; `started` on reload means the backend stopped during it. */
 export type StoredRunStatus = { runId: string; status: 'started' } | { runId: string; status: 'finished'; reason: FinishReason };
@@ -57,7 +56,7 @@ export function foldRecords(threadId: string, records: Iterable<StoredRecord>): 
   for (const r of records) {
     if (r.kind === 'message') thread.messages.push(r.message);
     else if (r.kind === 'toolState') thread.toolState = r.state;
-    else thread.lastRun = r.status === 'started' ? { runId: r.runId, status: 'started' } : { runId: r.runId, status: 'finished', reason: r.reason };
+    else thread.lastRun = r.run;
   }
   return thread;
 }

@@ -37,8 +37,13 @@ export const DiskRecord = z.discriminatedUnion('kind', [
     kind: z.literal('toolState'),
     state: z.object({ expanded: z.array(z.string()), skills: z.array(z.object({ group: z.string(), skill: z.string() })) }),
   }),
-  z.object({ kind: z.literal('run'), runId: z.string(), status: z.literal('started') }),
-  z.object({ kind: z.literal('run'), runId: z.string(), status: z.literal('finished'), reason: Schemas.FinishReason }),
+  z.object({
+    kind: z.literal('run'),
+    run: z.discriminatedUnion('status', [
+      z.object({ runId: z.string(), status: z.literal('started') }),
+      z.object({ runId: z.string(), status: z.literal('finished'), reason: Schemas.FinishReason }),
+    ]),
+  }),
 ]);
 export type DiskRecord = z.infer<typeof DiskRecord>;
 
