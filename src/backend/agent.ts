@@ -26,6 +26,8 @@ import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serv
 import { toToolCallResult } from './serverTools';
 import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 import { addUsage, runUsage } from './usage';
+import type { ConversationStore, StoredRecord } from './store/conversationStore';
+import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
 
 /** What the agent needs from its session. */
 export interface AgentHost {
@@ -49,6 +51,8 @@ export interface AgentConfig {
   maxTurns: number;
   /** Bytes a tool result and a thread's history may keep (historyBudget.ts); defaults when omitted. */
   history?: HistoryLimits;
+  /** Where threads are saved as they grow and reloaded from when not in memory; none: memory only. */
+  store?: ConversationStore;
 }
 
 interface ActiveRun {
@@ -69,6 +73,12 @@ interface Thread {
   unannounced?: boolean;
   /** Tokens every run of this thread reported (a reset thread starts again at none). */
   usage?: TokenCounts;
+  /** Settles once the stored history (if any) is loaded; a run waits for it. */
+  restored?: Promise<void>;
+  /** Reset by the client: nothing more of this thread object is saved. */
+  forgotten?: boolean;
+  /** The tool state last saved, as JSON, so an unchanged state is not written again. */
+  savedToolState?: string;
 }
 
 /** Threads a session keeps; the least recently used idle one goes first. */
@@ -133,15 +143,26 @@ export class Agent {
 
   /** Forgets a thread's history and client tool state (its run, if any, is cancelled). */
   resetThread(threadId: string): void {
-    this.threads.get(threadId)?.run?.controller.abort();
+    const old = this.threads.get(threadId);
+    old?.run?.controller.abort();
+    if (old) old.forgotten = true;
+    this.config.store?.delete(threadId).catch((e: unknown) => this.host.log.error(`could not delete a thread from the conversation store: ${describe(e)}`));
     const fresh: Thread = { id: threadId, history: [], tools: this.host.freshToolState(), queued: [] };
     this.threads.set(threadId, fresh);
     this.sendState(fresh);
   }
 
-  /** Forgets every thread (hello.reset on a resumed session). */
-  resetAll(): void {
+  /**
+   * Forgets every thread in memory: the session ended (the store keeps them, to be continued), or a
+   * resumed hello asked for reset (`fromStore`: as if each got resetThread, so the store forgets them too).
+   */
+  resetAll(fromStore = false): void {
     this.cancel();
+    for (const t of this.threads.values()) {
+      if (!fromStore) continue;
+      t.forgotten = true;
+      this.config.store?.delete(t.id).catch((e: unknown) => this.host.log.error(`could not delete a thread from the conversation store: ${describe(e)}`));
+    }
     this.threads.clear();
   }
 
@@ -199,6 +220,7 @@ export class Agent {
       return t;
     }
     t = { id, history: [], tools: this.host.freshToolState(), queued: [] };
+    if (this.config.store) t.restored = this.restore(t, this.config.store);
     this.threads.set(id, t);
     if (this.threads.size > MAX_THREADS) {
       for (const [key, old] of this.threads) {
@@ -215,9 +237,14 @@ export class Agent {
     const { host, config } = this;
     const signal = run.controller.signal;
     const ref = { threadId: thread.id, runId: run.id };
+    const user: ChatMessage = { role: 'user', content: text };
+    // The client hears of the run only once its message is saved.
+    const saved = await this.saved(thread, [{ kind: 'run', run: { runId: run.id, status: 'started' } }, { kind: 'message', message: user }]);
     host.send({ type: 'runStarted', ...ref, model: config.model.name });
-    thread.history.push({ role: 'user', content: text });
+    if (!saved.ok) return this.saveFailed(thread, run, saved.error);
+    thread.history.push(user);
     enforceBudget(thread.history, this.historyLimits.budgetBytes);
+    if (signal.aborted) return this.finish(thread, run, 'cancelled');
     try {
       for (let turn = 0; turn < config.maxTurns; turn++) {
         this.applyQueued(thread);
@@ -238,11 +265,15 @@ export class Agent {
         }
         if (signal.aborted) {
           if (reply) thread.history.push({ role: 'assistant', content: reply });
+          if (reply) await this.save(thread, [{ kind: 'message', message: { role: 'assistant', content: reply } }]);
           return this.finish(thread, run, 'cancelled');
         }
         const toolCalls = withUniqueIds(calls);
-        thread.history.push({ role: 'assistant', content: reply, ...(toolCalls.length ? { toolCalls } : {}) });
+        const answer: ChatMessage = { role: 'assistant', content: reply, ...(toolCalls.length ? { toolCalls } : {}) };
+        thread.history.push(answer);
+        const answerSaved = this.save(thread, [{ kind: 'message', message: answer }]);
         enforceBudget(thread.history, this.historyLimits.budgetBytes);
+        await answerSaved;
         if (!toolCalls.length) return this.finish(thread, run, 'completed');
         await this.runBatch(thread, run, toolCalls);
         if (signal.aborted) return this.finish(thread, run, 'cancelled');
@@ -263,8 +294,54 @@ export class Agent {
   }
 
   private finish(thread: Thread, run: ActiveRun, reason: FinishReason): void {
+    if (thread.run?.id === run.id) {
+      this.save(thread, [{ kind: 'run', run: { runId: run.id, status: 'finished', reason } }]).catch((e: unknown) => this.host.log.error(`could not save a run's end: ${describe(e)}`));
+    }
     const usage = runUsage(run.usage, thread.usage);
     this.host.send({ type: 'runFinished', threadId: thread.id, runId: run.id, reason, ...(usage ? { usage } : {}) });
+  }
+
+  /** Loads a thread the store holds; a store that fails leaves the thread empty, with a warning. */
+  private async restore(thread: Thread, store: ConversationStore): Promise<void> {
+    let stored;
+    try {
+      stored = await store.load(thread.id);
+    } catch (e) {
+      this.host.log.warn(`a thread could not be loaded from the conversation store; it starts empty: ${describe(e)}`);
+      return;
+    }
+    if (!stored || thread.forgotten) return;
+    thread.history.unshift(...restoredHistory(stored.messages));
+    enforceBudget(thread.history, this.historyLimits.budgetBytes);
+    if (stored.toolState) {
+      reapplyToolState(thread.tools, stored.toolState);
+      thread.savedToolState = JSON.stringify(stored.toolState);
+      thread.unannounced = true;
+    }
+  }
+
+  /** Appends to the thread in the store (none, or a reset thread: nothing to do); resolves once durable. */
+  private save(thread: Thread, records: StoredRecord[]): Promise<void> {
+    const { store } = this.config;
+    if (!store || thread.forgotten) return Promise.resolve();
+    return store.append(thread.id, records);
+  }
+
+  /** `save` after the stored history is loaded, never throwing: what went wrong comes back. */
+  private async saved(thread: Thread, records: StoredRecord[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
+    try {
+      await thread.restored;
+      await this.save(thread, records);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+
+  private saveFailed(thread: Thread, run: ActiveRun, error: unknown): void {
+    this.host.log.error(`run ${run.id}: the conversation store failed: ${describe(error)}`);
+    this.host.send({ type: 'runError', threadId: thread.id, runId: run.id, code: ErrorCode.Internal, message: `The message could not be saved, so the run did not start: ${describe(error)}`.slice(0, 10_000), retryable: true });
+    this.finish(thread, run, 'error');
   }
 
   private request(thread: Thread): ModelRequest {
@@ -330,8 +407,20 @@ export class Agent {
       });
       if (result.augmentation) augmentations.push(result.augmentation);
     });
+    const resultsSaved = this.save(thread, thread.history.slice(firstResult).map((message) => ({ kind: 'message', message })));
     enforceBudget(thread.history, budgetBytes, firstResult);
     for (const aug of augmentations) this.applyToThread(thread, aug);
+    await resultsSaved;
+    await this.saveToolState(thread);
+  }
+
+  private async saveToolState(thread: Thread): Promise<void> {
+    if (!this.config.store) return;
+    const state = storedToolState(thread.tools);
+    const json = JSON.stringify(state);
+    if (json === thread.savedToolState) return;
+    await this.save(thread, [{ kind: 'toolState', state }]);
+    thread.savedToolState = json;
   }
 
   private announceExpansion(ref: { threadId: string; runId: string }, call: ToolCallRequest, expansion: Expansion): ToolCallResult {
@@ -554,6 +643,10 @@ function userText(msg: UserMessage): string {
   }
   if (c.selectedText) lines.push(`Selected text:\n\`\`\`\n${c.selectedText}\n\`\`\``);
   return lines.length ? `${msg.text}\n\n${EDITOR_CONTEXT_MARK}\n${lines.join('\n')}` : msg.text;
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** Separates the user's words from the editor context the backend appends to them. */

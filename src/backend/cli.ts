@@ -41,6 +41,8 @@ Options:
                               (default 64MiB; plain bytes or with KiB/MiB).
   --history-result-bytes <size>  Bytes one tool result keeps in a thread's history (default 256KiB).
   --history-budget-bytes <size>  Bytes one thread's history keeps (default 4MiB).
+  --data-dir <dir>            Save conversations there (created 0700, files 0600) so threads survive a
+                              restart; without it they are kept in memory only.
   --log-level <level>         debug | info | warn | error (default info).
   --help                      Show this help.
 
@@ -88,6 +90,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'max-buffered-bytes': { type: 'string' },
         'history-result-bytes': { type: 'string' },
         'history-budget-bytes': { type: 'string' },
+        'data-dir': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -125,8 +128,15 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     maxBufferedBytes: values['max-buffered-bytes'] !== undefined ? size('--max-buffered-bytes', values['max-buffered-bytes']) : undefined,
     historyResultBytes: values['history-result-bytes'] !== undefined ? size('--history-result-bytes', values['history-result-bytes']) : undefined,
     historyBudgetBytes: values['history-budget-bytes'] !== undefined ? size('--history-budget-bytes', values['history-budget-bytes']) : undefined,
+    dataDir: dataDir(values['data-dir']),
   };
   return { help: values.help === true, options, logLevel, randomToken: token === undefined };
+}
+
+function dataDir(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim() === '') throw new UsageError('--data-dir must name a folder');
+  return path.resolve(text);
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {

@@ -23,6 +23,9 @@ import { BackendServer } from './server';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool, ToolCallResult } from './serverTools';
 import type { InvokeClientToolOptions } from './session';
 import { BUILTIN_TOOLS } from './serverTools';
+import type { ConversationStore } from './store/conversationStore';
+import { LogStore } from './store/logStore';
+import { MemoryStore } from './store/memoryStore';
 
 export type { BackendEvents } from './events';
 export type { DisconnectStrategy } from './invoker';
@@ -48,6 +51,10 @@ export type {
   ToolCallResult,
 } from './serverTools';
 export type { FunctionSpec } from './toolState';
+export type { ConversationStore, StoredRecord, StoredThread, StoredToolState, StoredRunStatus, ThreadSummary } from './store/conversationStore';
+export { StoreError } from './store/conversationStore';
+export { LogStore } from './store/logStore';
+export { MemoryStore } from './store/memoryStore';
 
 export interface Backend {
   readonly host: string;
@@ -91,7 +98,14 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
   for (const tool of [...(resolved.builtinTools ? BUILTIN_TOOLS : []), ...resolved.tools]) addTool(tools, tool);
   const hooks = resolved.hooks;
   const events = new BackendEventEmitter((event, e) => resolved.log.error(`a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
-  const server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events });
+  const store = await openStore(resolved);
+  let server: BackendServer;
+  try {
+    server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events, store });
+  } catch (e) {
+    if (store !== resolved.store) await store.close();
+    throw e;
+  }
   const urlHost = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
 
   return {
@@ -100,7 +114,11 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
     token: server.token,
     url: `ws://${urlHost}:${server.port}`,
     model: { name: model.name, offline: model.offline },
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      // A store passed in belongs to the caller; one this backend opened is closed with it.
+      if (store !== resolved.store) await store.close();
+    },
     registerTool(tool) {
       addTool(tools, tool);
       return () => {
@@ -124,6 +142,12 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
     },
     threadUsage: (sessionId, threadId) => server.findSession(sessionId)?.agent.threadUsage(threadId),
   };
+}
+
+function openStore(o: ResolvedOptions): Promise<ConversationStore> {
+  if (o.store) return Promise.resolve(o.store);
+  if (o.dataDir !== undefined) return LogStore.open(o.dataDir, o.log);
+  return Promise.resolve(new MemoryStore());
 }
 
 function createModel(o: ResolvedOptions): ChatModel {

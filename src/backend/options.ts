@@ -11,6 +11,7 @@ import type { ChatModel } from './model/chatModel';
 import type { OpenAIModelConfig } from './model/openai';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
+import type { ConversationStore } from './store/conversationStore';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';
@@ -71,6 +72,14 @@ export interface BackendOptions {
   /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
   sessionGraceMs?: number;
 
+  /**
+   * A folder for the conversation store: each thread's history is saved there (created 0700, files
+   * 0600) and reloaded after a restart. Without it (and without `store`) threads are kept in memory.
+   */
+  dataDir?: string;
+  /** A store of your own (the seam for a networked one); takes precedence over `dataDir`. */
+  store?: ConversationStore;
+
   /** Where diagnostics go: a `Logger` (`stderrLogger()` for a terminal), or a `(level, message)` function. */
   log?: Logger | LogFunction;
 }
@@ -100,6 +109,8 @@ export interface ResolvedOptions extends InvokerOptions {
   handshakeTimeoutMs: number;
   heartbeatMs: number;
   sessionGraceMs: number;
+  dataDir: string | undefined;
+  store: ConversationStore | undefined;
   log: Logger;
 }
 
@@ -135,6 +146,8 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     handshakeTimeoutMs: positive('handshakeTimeoutMs', o.handshakeTimeoutMs ?? 10_000),
     heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
+    dataDir: o.dataDir,
+    store: o.store,
     log: o.log ? toLogger(o.log) : silentLogger,
   };
 }

@@ -18,6 +18,7 @@ import { ClientInvoker, failure } from './invoker';
 import type { ClientLink, ProgressListener } from './invoker';
 import type { ChatModel } from './model/chatModel';
 import type { ResolvedOptions } from './options';
+import type { ConversationStore } from './store/conversationStore';
 import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
@@ -42,6 +43,8 @@ export interface BackendDeps {
   serverTools: () => ReadonlyMap<string, ServerTool>;
   hooks: HookLists;
   events: BackendEventEmitter;
+  /** Where every session's threads are saved and reloaded from. */
+  store?: ConversationStore;
 }
 
 /** Options of one client tool call made from code rather than by the model. */
@@ -102,7 +105,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes } },
+      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store },
     );
   }
 
@@ -185,7 +188,7 @@ export class Session implements ClientLink {
 
     this.reportProblems(admission.problems);
     if (keepThreads) this.agent.forEachToolState((s) => s.syncRegistered(admission.groups, preExpanded));
-    else if (how === 'resumed') this.agent.resetAll();
+    else if (how === 'resumed') this.agent.resetAll(true);
     this.base = base;
     this.send({ type: 'toolGroupState', ...state });
 

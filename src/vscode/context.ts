@@ -155,6 +155,7 @@ export class ClientToolsContext implements vscode.Disposable {
             apiKey,
             invokeTimeoutSeconds: config.invokeTimeoutSeconds,
             disconnectStrategy: config.disconnectStrategy,
+            dataDir: vscode.Uri.joinPath(this.extension.globalStorageUri, 'conversations').fsPath,
             log: this.log,
           });
           this.embedded.onDidRestart((ep) => this.core.setEndpoint(ep.url, ep.token));

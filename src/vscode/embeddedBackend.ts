@@ -11,6 +11,8 @@ export interface EmbeddedBackendOptions {
   apiKey: string | undefined;
   invokeTimeoutSeconds: number;
   disconnectStrategy: string;
+  /** Where the backend saves conversations (the extension's global storage), so they survive restarts. */
+  dataDir?: string;
   log: vscode.LogOutputChannel;
 }
 
@@ -54,6 +56,7 @@ export class EmbeddedBackend implements vscode.Disposable {
     const token = randomBytes(32).toString('base64url');
     const cli = path.join(options.extensionPath, 'dist', 'backend', 'cli.js');
     const args = [cli, '--host', '127.0.0.1', '--port', '0', '--invoke-timeout', String(options.invokeTimeoutSeconds * 1000), '--disconnect-strategy', options.disconnectStrategy];
+    if (options.dataDir) args.push('--data-dir', options.dataDir);
     if (this.offline) args.push('--offline');
     else {
       if (options.baseUrl) args.push('--base-url', options.baseUrl);

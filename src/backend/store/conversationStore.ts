@@ -1,0 +1,73 @@
+/**
+ * The conversation store: where a thread's history outlives the process. The agent appends what a
+ * thread gains (messages, its tool state, its runs) and reloads a thread it does not hold in memory.
+ * This interface is the seam a networked store (Redis, issue 18) plugs into; `MemoryStore` is the
+ * default and `LogStore` the durable one on disk (`dataDir`).
+ *
+ * `append` resolves only once the records are durable as far as the store can make them (for the
+ * log: after fsync): the agent tells the client nothing about a message before that.
+ */
+import type { FinishReason } from '../../protocol';
+import type { ChatMessage } from '../model/chatModel';
+
+/** The expansion a thread made of its client tool groups: cheap to keep, reapplied on reload. */
+export interface StoredToolState {
+  expanded: string[];
+  skills: { group: string; skill: string }[];
+}
+
+export type StoredRecord =
+  | { kind: 'message'; message: ChatMessage }
+  | { kind: 'toolState'; state: StoredToolState }
+  | { kind: 'run'; run: StoredRunStatus };
+
+/** A run's last known status; `started` on reload means the backend stopped during it. */
+export type StoredRunStatus = { runId: string; status: 'started' } | { runId: string; status: 'finished'; reason: FinishReason };
+
+export interface StoredThread {
+  threadId: string;
+  messages: ChatMessage[];
+  toolState: StoredToolState | undefined;
+  lastRun: StoredRunStatus | undefined;
+}
+
+export interface ThreadSummary {
+  threadId: string;
+  /** Milliseconds since the epoch of the last append. */
+  updatedAt: number;
+}
+
+export interface ConversationStore {
+  /** Appends records to a thread (creating it), in order; resolves once they are durable. */
+  append(threadId: string, records: readonly StoredRecord[]): Promise<void>;
+  /** The thread's records folded into its state, or undefined when the store holds no such thread. */
+  load(threadId: string): Promise<StoredThread | undefined>;
+  /** Every thread held, newest first. */
+  list(): Promise<ThreadSummary[]>;
+  /** Forgets a thread and its binary content; deleting an unknown thread is not an error. */
+  delete(threadId: string): Promise<void>;
+  /** Waits for writes under way, then releases what the store holds open. */
+  close(): Promise<void>;
+}
+
+/** Folds records, oldest first, into a thread's state. */
+export function foldRecords(threadId: string, records: Iterable<StoredRecord>): StoredThread {
+  const thread: StoredThread = { threadId, messages: [], toolState: undefined, lastRun: undefined };
+  for (const r of records) {
+    if (r.kind === 'message') thread.messages.push(r.message);
+    else if (r.kind === 'toolState') thread.toolState = r.state;
+    else thread.lastRun = r.run;
+  }
+  return thread;
+}
+
+/** Why the store refused a file or a folder: `STORE_UNSAFE` (not ours, a link, not a regular file), `STORE_CORRUPT`, `STORE_TOO_LARGE`, `STORE_CLOSED`. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: 'STORE_UNSAFE' | 'STORE_CORRUPT' | 'STORE_TOO_LARGE' | 'STORE_CLOSED',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
