@@ -28,6 +28,8 @@ export type Script =
   | { toolCalls: ScriptedToolCall[]; text?: string }
   | { status: number; message?: string; code?: string; headers?: Record<string, string> }
   | { malformed: 'badJson' | 'truncated' | 'noFunctionName' }
+  /** A reply only the Responses wire has (response.failed, response.incomplete); a chat request gets a 400. */
+  | { responses: ResponsesReply }
   /** Never answers; the connection stays open until the client gives up or the server closes. */
   | { hang: true }
   | ((request: RecordedRequest) => Script);
@@ -159,6 +161,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       respond(res, body, script, id);
       return;
     }
+    if ('responses' in script) {
+      respondResponses(res, body, script.responses, id);
+      return;
+    }
     const reply: ResponsesReply = 'malformed' in script
       ? script
       : 'toolCalls' in script
@@ -168,6 +174,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   }
 
   function respond(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
+    if ('responses' in script) {
+      sendError(res, 400, { message: 'fake-openai: this reply was scripted for the Responses API.', type: 'invalid_request_error', code: null });
+      return;
+    }
     if ('hang' in script) {
       open.add(res);
       res.on('close', () => open.delete(res));

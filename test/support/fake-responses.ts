@@ -20,7 +20,11 @@ export interface ResponsesToolCall {
 export type ResponsesReply =
   | { text: string; pieces: number }
   | { toolCalls: ResponsesToolCall[]; text?: string }
-  | { malformed: 'badJson' | 'truncated' | 'noFunctionName' };
+  | { malformed: 'badJson' | 'truncated' | 'noFunctionName' }
+  /** The service gives up mid-response: `response.failed` with its error. */
+  | { failed: { code: string; message: string } }
+  /** The output is cut short (`response.incomplete`), e.g. at max_output_tokens. */
+  | { incomplete: 'max_output_tokens' | 'content_filter'; text: string };
 
 export const RESPONSES_USAGE = { input_tokens: 42, input_tokens_details: { cached_tokens: 16 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 49 };
 
@@ -45,6 +49,11 @@ export function respondResponses(res: http.ServerResponse, body: { model?: unkno
   send('response.created', { response: response('in_progress', []) });
   send('response.in_progress', { response: response('in_progress', []) });
 
+  if ('failed' in reply) {
+    send('response.failed', { response: { ...response('failed', []), error: reply.failed } });
+    res.end();
+    return;
+  }
   if ('malformed' in reply && reply.malformed === 'badJson') {
     res.write('event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "delta": "Hel\n\n');
     res.end();
@@ -59,7 +68,8 @@ export function respondResponses(res: http.ServerResponse, body: { model?: unkno
     res.end();
     return;
   }
-  send('response.completed', { response: response('completed', items.map((i) => i.done), RESPONSES_USAGE) });
+  if ('incomplete' in reply) send('response.incomplete', { response: { ...response('incomplete', items.map((i) => i.done), RESPONSES_USAGE), incomplete_details: { reason: reply.incomplete } } });
+  else send('response.completed', { response: response('completed', items.map((i) => i.done), RESPONSES_USAGE) });
   res.end();
 }
 
@@ -71,6 +81,8 @@ interface OutputItem {
 }
 
 function outputItems(reply: ResponsesReply, id: string): OutputItem[] {
+  if ('failed' in reply) return [];
+  if ('incomplete' in reply) return [message(reply.text, 2, `${id}_0`)];
   if ('malformed' in reply) {
     if (reply.malformed === 'noFunctionName') return [functionCall({ name: '', arguments: '{}' }, `${id}_0`)];
     return [message('Hello, I was about to', 3, `${id}_0`)];

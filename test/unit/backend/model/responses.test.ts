@@ -119,6 +119,21 @@ describe('backend Responses API model (real openai SDK against the fake endpoint
     await assert.rejects(collect(model().stream(request, signal())), (e: unknown) => e instanceof ModelFailure && e.code === ErrorCode.ModelError && /malformed/.test(e.message));
   });
 
+  it('finishes with length when the response is cut short (response.incomplete), usage still reported; fails with MODEL_ERROR on response.failed', async () => {
+    fake.enqueue({ responses: { incomplete: 'max_output_tokens', text: 'Half an ans' } }, { responses: { failed: { code: 'server_error', message: 'The model crashed.' } } });
+    const chunks = await collect(model().stream(request, signal()));
+    assert.deepEqual(chunks.filter((c) => c.type !== 'text'), [
+      { type: 'usage', promptTokens: 42, completionTokens: 7, cachedPromptTokens: 16 },
+      { type: 'finish', reason: 'length' },
+    ]);
+    await assert.rejects(collect(model().stream(request, signal())), (e: unknown) => {
+      assert.ok(e instanceof ModelFailure);
+      assert.equal(e.code, ErrorCode.ModelError);
+      assert.match(e.message, /\(server_error\): The model crashed\./);
+      return true;
+    });
+  });
+
   it('stops quietly when aborted mid-stream', async () => {
     fake.enqueue({ hang: true });
     const controller = new AbortController();
