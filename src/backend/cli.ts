@@ -4,13 +4,17 @@
  * stdout carries exactly one line, `{"event":"listening","port":N}`, once the server accepts
  * connections (the extension waits for it); everything else goes to stderr. The token is never
  * printed: it comes from --token or CLIENT_TOOLS_TOKEN, or is random and written to the discovery
- * file. The API key comes only from OPENAI_API_KEY (a flag would show in `ps`).
+ * file. The API key comes only from OPENAI_API_KEY (a flag would show in `ps`), or for Azure from
+ * AZURE_OPENAI_API_KEY or an Entra ID token in AZURE_OPENAI_AD_TOKEN.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Backend, BackendOptions, DisconnectStrategy, LogLevel } from './index';
 import { createBackend, DISCONNECT_STRATEGIES, stderrLogger } from './index';
+import type { ModelApi, ModelProvider } from './model/endpoint';
+import { DEFAULT_AZURE_API_VERSION, MODEL_APIS, MODEL_PROVIDERS } from './model/endpoint';
+import type { OpenAIModelConfig } from './model/openai';
 import { DEFAULT_MODEL_NAME } from './model/openai';
 
 export const USAGE = `Usage: client-tools-backend [options]
@@ -27,7 +31,13 @@ Options:
   --model <name>              Model name (default: env CLIENT_TOOLS_MODEL).
   --base-url <url>            OpenAI-compatible endpoint (default: env OPENAI_BASE_URL, else OpenAI).
   --offline                   Use the offline demo model. It is also used when neither a model nor a
-                              base URL is given.
+                              base URL is given (and the provider is not azure).
+  --api <api>                 chat (Chat Completions, default) | responses (the Responses API).
+  --provider <p>              openai (OpenAI or any compatible base URL, default) | azure (Azure OpenAI).
+  --azure-endpoint <url>      Azure resource, e.g. https://my-resource.openai.azure.com/ (default: env
+                              AZURE_OPENAI_ENDPOINT).
+  --azure-deployment <name>   Azure deployment to call (default: the model name).
+  --azure-api-version <v>     Azure api-version (default: env OPENAI_API_VERSION, else ${DEFAULT_AZURE_API_VERSION}).
   --invoke-timeout <ms>       Client tool timeout in milliseconds, or with a unit: 30s, 2m (default 30000).
                               Time spent waiting for the user's permission does not count.
   --disconnect-strategy <s>   failFast | retryWithBackoff | fallbackMessage | suspend (default retryWithBackoff).
@@ -48,6 +58,10 @@ Options:
 
 Environment:
   OPENAI_API_KEY              API key for the model endpoint (never logged).
+  AZURE_OPENAI_API_KEY        API key for Azure (else OPENAI_API_KEY is used).
+  AZURE_OPENAI_AD_TOKEN       Entra ID token for Azure instead of a key, e.g. from
+                              az account get-access-token --resource https://cognitiveservices.azure.com
+                              --query accessToken -o tsv (not refreshed: restart when it expires).
   OPENAI_BASE_URL             Endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama.
   CLIENT_TOOLS_MODEL          Model name, e.g. gpt-4.1-mini.
   CLIENT_TOOLS_TOKEN          Connection token (how the extension passes it).
@@ -79,6 +93,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         model: { type: 'string' },
         'base-url': { type: 'string' },
         offline: { type: 'boolean' },
+        api: { type: 'string' },
+        provider: { type: 'string' },
+        'azure-endpoint': { type: 'string' },
+        'azure-deployment': { type: 'string' },
+        'azure-api-version': { type: 'string' },
         'invoke-timeout': { type: 'string' },
         'disconnect-strategy': { type: 'string' },
         'max-retries': { type: 'string' },
@@ -109,14 +128,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
   const token = values.token ?? (env.CLIENT_TOOLS_TOKEN || undefined);
   const baseURL = values['base-url'] ?? (env.OPENAI_BASE_URL || undefined);
   const modelName = values.model ?? (env.CLIENT_TOOLS_MODEL || undefined);
-  const offline = values.offline === true || (!baseURL && !modelName);
+  const endpoint = readEndpoint(values, env);
+  const offline = values.offline === true || (!baseURL && !modelName && endpoint.provider !== 'azure');
+  if (endpoint.provider === 'azure' && values['base-url'] !== undefined) throw new UsageError('--base-url does not apply to --provider azure: use --azure-endpoint');
 
   const options: BackendOptions = {
     host: values.host,
     port: values.port !== undefined ? integer('--port', values.port, 0, 65535) : undefined,
     token,
     discoveryFile: values['discovery-file'] ?? (token ? undefined : path.join(os.homedir(), '.client-tools', 'backends', `${process.pid}.json`)),
-    model: offline ? 'offline' : { model: modelName ?? DEFAULT_MODEL_NAME, baseURL, apiKey: env.OPENAI_API_KEY || undefined },
+    model: offline ? 'offline' : modelConfig(modelName ?? DEFAULT_MODEL_NAME, baseURL, endpoint, env),
     invokeTimeoutMs: values['invoke-timeout'] !== undefined ? duration('--invoke-timeout', values['invoke-timeout']) : undefined,
     disconnectStrategy: strategy as DisconnectStrategy | undefined,
     maxRetries: values['max-retries'] !== undefined ? integer('--max-retries', values['max-retries'], 0, 100) : undefined,
@@ -137,6 +158,49 @@ function dataDir(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   if (text.trim() === '') throw new UsageError('--data-dir must name a folder');
   return path.resolve(text);
+}
+
+interface EndpointFlags {
+  api?: string;
+  provider?: string;
+  'azure-endpoint'?: string;
+  'azure-deployment'?: string;
+  'azure-api-version'?: string;
+}
+
+/** --api, --provider and the Azure flags, checked; Azure flags without `--provider azure` are a mistake worth saying. */
+function readEndpoint(values: EndpointFlags, env: NodeJS.ProcessEnv): { api?: ModelApi; provider?: ModelProvider; azure?: OpenAIModelConfig['azure'] } {
+  const { api, provider } = values;
+  if (api !== undefined && !(MODEL_APIS as readonly string[]).includes(api)) throw new UsageError(`--api must be one of ${MODEL_APIS.join(', ')}`);
+  if (provider !== undefined && !(MODEL_PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--provider must be one of ${MODEL_PROVIDERS.join(', ')}`);
+  const azureFlags = (['azure-endpoint', 'azure-deployment', 'azure-api-version'] as const).filter((f) => values[f] !== undefined);
+  if (provider !== 'azure') {
+    if (azureFlags.length) throw new UsageError(`--${azureFlags[0]} needs --provider azure`);
+    return { ...(api ? { api: api as ModelApi } : {}), ...(provider ? { provider: provider as ModelProvider } : {}) };
+  }
+  const endpoint = values['azure-endpoint'] ?? (env.AZURE_OPENAI_ENDPOINT || undefined);
+  if (!endpoint) throw new UsageError('--provider azure needs --azure-endpoint (or AZURE_OPENAI_ENDPOINT)');
+  const deployment = values['azure-deployment'];
+  const entraToken = env.AZURE_OPENAI_AD_TOKEN || undefined;
+  return {
+    ...(api ? { api: api as ModelApi } : {}),
+    provider: 'azure',
+    azure: {
+      endpoint,
+      apiVersion: values['azure-api-version'] ?? (env.OPENAI_API_VERSION || DEFAULT_AZURE_API_VERSION),
+      ...(deployment ? { deployment } : {}),
+      ...(entraToken ? { entraToken } : {}),
+    },
+  };
+}
+
+function modelConfig(model: string, baseURL: string | undefined, endpoint: ReturnType<typeof readEndpoint>, env: NodeJS.ProcessEnv): OpenAIModelConfig {
+  if (endpoint.provider === 'azure') {
+    // A token replaces the key; the extension passes its stored key as OPENAI_API_KEY whatever the provider.
+    const apiKey = endpoint.azure?.entraToken ? undefined : env.AZURE_OPENAI_API_KEY || env.OPENAI_API_KEY || undefined;
+    return { model, apiKey, ...endpoint };
+  }
+  return { model, baseURL, apiKey: env.OPENAI_API_KEY || undefined, ...endpoint };
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {

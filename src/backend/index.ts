@@ -15,7 +15,7 @@ import type { BackendEvents, EventName } from './events';
 import { BackendEventEmitter } from './events';
 import { compileParameters } from './jsonSchema';
 import type { ChatModel } from './model/chatModel';
-import { OpenAIChatModel } from './model/openai';
+import { createChatModel } from './model/factory';
 import { failure } from './invoker';
 import type { BackendOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './options';
@@ -37,6 +37,9 @@ export type { RunUsage, TokenCounts } from '../protocol';
 export { ModelFailure } from './model/chatModel';
 export type { OpenAIModelConfig } from './model/openai';
 export { OpenAIChatModel } from './model/openai';
+export { ResponsesChatModel } from './model/responses';
+export { createChatModel } from './model/factory';
+export type { AzureEndpoint, ModelApi, ModelProvider } from './model/endpoint';
 export { DemoModel } from './demo/demoModel';
 export type { BackendOptions } from './options';
 export type { InvokeClientToolOptions } from './session';
@@ -153,7 +156,7 @@ function openStore(o: ResolvedOptions): Promise<ConversationStore> {
 function createModel(o: ResolvedOptions): ChatModel {
   if (o.model === 'offline') return new DemoModel();
   if ('stream' in o.model) return o.model;
-  return new OpenAIChatModel({ ...o.model, log: o.model.log ?? o.log });
+  return createChatModel({ ...o.model, log: o.model.log ?? o.log });
 }
 
 /** Refuses a server tool with a bad name, a bad schema, or a name already taken, naming it. */

@@ -119,10 +119,12 @@ async function selectModel(): Promise<void> {
     { label: safe`Ollama`, description: safe`http://127.0.0.1:11434/v1`, baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.1' },
     { label: safe`LM Studio`, description: safe`http://127.0.0.1:1234/v1`, baseUrl: 'http://127.0.0.1:1234/v1', name: '' },
     { label: safe`vLLM`, description: safe`http://127.0.0.1:8000/v1`, baseUrl: 'http://127.0.0.1:8000/v1', name: '' },
+    { label: safe`Azure OpenAI`, description: safe`your resource and deployment (set the API key)`, baseUrl: '', name: '', azure: true },
   ];
   // The current name comes from settings, which a workspace can set: through the door.
   const pick = await ui.pickOne(presets, { title: safe`Select Model`, placeHolder: current ? safe`Current: ${uiText(current)}` : safe`Current: offline demo model` });
   if (!pick) return;
+  if ('azure' in pick) return selectAzureModel(config, current);
   let name = pick.name;
   if (pick.baseUrl) {
     const typed = await ui.askForText({ title: safe`Model name`, value: name || current, prompt: safe`Model served by ${pick.description}` });
@@ -131,6 +133,19 @@ async function selectModel(): Promise<void> {
   }
   await config.update('model.baseUrl', pick.baseUrl, vscode.ConfigurationTarget.Global);
   await config.update('model.name', name, vscode.ConfigurationTarget.Global);
+  await config.update('model.provider', undefined, vscode.ConfigurationTarget.Global);
+}
+
+/** Azure routes by resource and deployment, not base URL and model: ask for those two. */
+async function selectAzureModel(config: vscode.WorkspaceConfiguration, current: string): Promise<void> {
+  const endpoint = await ui.askForText({ title: safe`Azure OpenAI resource`, value: config.get<string>('model.azure.endpoint', ''), prompt: safe`e.g. https://my-resource.openai.azure.com/`, ignoreFocusOut: true });
+  if (!endpoint?.trim()) return;
+  const deployment = await ui.askForText({ title: safe`Azure OpenAI deployment`, value: current, prompt: safe`The deployment name (it is also sent as the model name)`, ignoreFocusOut: true });
+  if (!deployment?.trim()) return;
+  await config.update('model.baseUrl', '', vscode.ConfigurationTarget.Global);
+  await config.update('model.provider', 'azure', vscode.ConfigurationTarget.Global);
+  await config.update('model.azure.endpoint', endpoint.trim(), vscode.ConfigurationTarget.Global);
+  await config.update('model.name', deployment.trim(), vscode.ConfigurationTarget.Global);
 }
 
 async function copyConnectionInfo(ctx: ClientToolsContext): Promise<void> {

@@ -8,6 +8,10 @@ export interface EmbeddedBackendOptions {
   extensionPath: string;
   baseUrl: string;
   model: string;
+  /** `chat` or `responses`; `openai` or `azure` with its resource, deployment and api-version (empty: the CLI's defaults). */
+  api: 'chat' | 'responses';
+  provider: 'openai' | 'azure';
+  azure: { endpoint: string; deployment: string; apiVersion: string };
   apiKey: string | undefined;
   invokeTimeoutSeconds: number;
   disconnectStrategy: string;
@@ -42,7 +46,7 @@ export class EmbeddedBackend implements vscode.Disposable {
   constructor(private readonly options: EmbeddedBackendOptions) {}
 
   get offline(): boolean {
-    return !this.options.baseUrl && !this.options.model;
+    return !this.options.baseUrl && !this.options.model && this.options.provider !== 'azure';
   }
 
   start(): Promise<EmbeddedEndpoint> {
@@ -61,12 +65,18 @@ export class EmbeddedBackend implements vscode.Disposable {
     else {
       if (options.baseUrl) args.push('--base-url', options.baseUrl);
       if (options.model) args.push('--model', options.model);
+      if (options.api !== 'chat') args.push('--api', options.api);
+      if (options.provider === 'azure') args.push(...azureArgs(options.azure));
     }
     // Secrets travel by environment, never on the command line (visible in `ps`) or in the log.
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', CLIENT_TOOLS_TOKEN: token };
+    // The stored key is the one used, for Azure too (an Entra token in VS Code's own environment,
+    // AZURE_OPENAI_AD_TOKEN, still passes through and takes precedence there).
     delete env.OPENAI_API_KEY;
+    delete env.AZURE_OPENAI_API_KEY;
     if (options.apiKey) env.OPENAI_API_KEY = options.apiKey;
-    options.log.info(`Starting the bundled backend (${this.offline ? 'offline demo model' : `model ${options.model || '(default)'} at ${options.baseUrl || 'OpenAI'}`})`);
+    const where = options.provider === 'azure' ? `Azure ${options.azure.endpoint || '(AZURE_OPENAI_ENDPOINT)'}` : options.baseUrl || 'OpenAI';
+    options.log.info(`Starting the bundled backend (${this.offline ? 'offline demo model' : `model ${options.model || '(default)'} at ${where}, ${options.api} API`})`);
 
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     this.child = child;
@@ -121,6 +131,14 @@ export class EmbeddedBackend implements vscode.Disposable {
     this.child = undefined;
     this.onDidRestartEmitter.dispose();
   }
+}
+
+function azureArgs(azure: EmbeddedBackendOptions['azure']): string[] {
+  const args = ['--provider', 'azure'];
+  if (azure.endpoint) args.push('--azure-endpoint', azure.endpoint);
+  if (azure.deployment) args.push('--azure-deployment', azure.deployment);
+  if (azure.apiVersion) args.push('--azure-api-version', azure.apiVersion);
+  return args;
 }
 
 /** The CLI prints `{"event":"listening","port":N}` on stdout when ready. */

@@ -28,13 +28,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(options: BackendOptions = {}, hello: Partial<Hello> = {}, modelOptions: { maxRetries?: number } = {}): Promise<Harness> {
+export async function harness(options: BackendOptions = {}, hello: Partial<Hello> = {}, modelOptions: { maxRetries?: number; api?: 'chat' | 'responses' } = {}): Promise<Harness> {
   const fake = await startFakeOpenAI();
   const logs: string[] = [];
   const events: RunEvent[] = [];
   const backend = await createBackend({
     token: TOKEN,
-    model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: API_KEY, maxRetries: modelOptions.maxRetries ?? 2 },
+    model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: API_KEY, maxRetries: modelOptions.maxRetries ?? 2, api: modelOptions.api },
     log: (level, message) => logs.push(`${level} ${message}`),
     ...options,
   });

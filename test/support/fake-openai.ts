@@ -7,10 +7,14 @@
  * - non-streaming: one `chat.completion` JSON object.
  * - errors: the real error body `{ "error": { message, type, param, code } }` for 401, 429 (with
  *   `retry-after` and `retry-after-ms`), 500 and others.
+ * - the Responses API on `POST /v1/responses` (fake-responses.ts has that wire), from the same scripts.
+ * - Azure OpenAI's URL shape: `/openai/deployments/{deployment}/chat/completions` and
+ *   `/openai/responses`, each with the `api-version` query parameter Azure requires (400 without it).
  * Each test scripts the replies (a queue, one per request) and reads back the requests received.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { respondResponses, type ResponsesReply } from './fake-responses';
 
 export interface ScriptedToolCall {
   name: string;
@@ -24,6 +28,8 @@ export type Script =
   | { toolCalls: ScriptedToolCall[]; text?: string; usage?: ScriptedUsage }
   | { status: number; message?: string; code?: string; headers?: Record<string, string> }
   | { malformed: 'badJson' | 'truncated' | 'noFunctionName' }
+  /** A reply only the Responses wire has (response.failed, response.incomplete); a chat request gets a 400. */
+  | { responses: ResponsesReply }
   /** Never answers; the connection stays open until the client gives up or the server closes. */
   | { hang: true }
   | ((request: RecordedRequest) => Script);
@@ -38,6 +44,12 @@ export interface ScriptedUsage {
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query parameters (Azure's `api-version`). */
+  query: Record<string, string>;
+  /** Which API the path names. */
+  wire: 'chat' | 'responses';
+  /** The Azure deployment in the path, when the request used Azure's shape. */
+  deployment?: string;
   headers: http.IncomingHttpHeaders;
   // The request body as JSON; tests read messages, tools, stream, stream_options from it.
   body: ChatRequestBody;
@@ -49,7 +61,20 @@ export interface ChatRequestBody {
   stream_options?: { include_usage?: boolean };
   messages: ChatRequestMessage[];
   tools?: { type: 'function'; function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
+  /** Responses API requests carry `input` instead of `messages` (and flat `tools`: read them as `unknown`). */
+  input?: ResponsesRequestItem[];
   [key: string]: unknown;
+}
+
+/** One Responses API input item: a message, a function call the model made, or its output. */
+export interface ResponsesRequestItem {
+  type?: 'message' | 'function_call' | 'function_call_output';
+  role?: 'system' | 'user' | 'assistant' | 'developer';
+  content?: string | { type: string; text?: string; image_url?: string }[];
+  call_id?: string;
+  name?: string;
+  arguments?: string;
+  output?: string;
 }
 
 export interface ChatRequestMessage {
@@ -62,6 +87,8 @@ export interface ChatRequestMessage {
 export interface FakeOpenAI {
   /** Pass as `baseURL` to the SDK: `http://127.0.0.1:PORT/v1`. */
   readonly baseURL: string;
+  /** Pass as Azure's `endpoint`: `http://127.0.0.1:PORT/` (the SDK adds `/openai`). */
+  readonly azureEndpoint: string;
   readonly requests: RecordedRequest[];
   enqueue(...scripts: Script[]): void;
   /** Resolves when at least `count` requests have arrived (rejects after `timeoutMs`). */
@@ -78,6 +105,14 @@ const ERROR_DEFAULTS: Record<number, { message: string; type: string; code: stri
   500: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null },
 };
 
+/** The URLs the real services answer: OpenAI's, then Azure's (deployment in the path for chat completions). */
+const ROUTES: { pattern: RegExp; wire: 'chat' | 'responses'; azure: boolean }[] = [
+  { pattern: /^\/v1\/chat\/completions$/, wire: 'chat', azure: false },
+  { pattern: /^\/v1\/responses$/, wire: 'responses', azure: false },
+  { pattern: /^\/openai\/deployments\/([^/]+)\/chat\/completions$/, wire: 'chat', azure: true },
+  { pattern: /^\/openai\/responses$/, wire: 'responses', azure: true },
+];
+
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const queue: Script[] = [];
   const requests: RecordedRequest[] = [];
@@ -89,9 +124,16 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0];
-      if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const path = url.pathname;
+      const route = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
+      if (req.method !== 'POST' || !route) {
         sendError(res, 404, { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', code: 'unknown_url' });
+        return;
+      }
+      const query = Object.fromEntries(url.searchParams);
+      if (route.r.azure && !query['api-version']) {
+        sendError(res, 400, { message: 'The api-version query parameter (?api-version=) is required for all requests.', type: 'invalid_request_error', code: 'MissingApiVersionParameter' });
         return;
       }
       let body: ChatRequestBody;
@@ -101,7 +143,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         sendError(res, 400, { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', code: null });
         return;
       }
-      const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body };
+      const recorded: RecordedRequest = { method: req.method, path, query, wire: route.r.wire, ...(route.m?.[1] ? { deployment: route.m[1] } : {}), headers: req.headers, body };
       requests.push(recorded);
       for (const w of [...waiters]) {
         if (requests.length >= w.count) {
@@ -115,11 +157,34 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         sendError(res, 500, { message: `fake-openai: no scripted response left for request ${requests.length}`, type: 'server_error', code: null });
         return;
       }
-      respond(res, body, script, `chatcmpl-fake${++serial}`);
+      if (route.r.wire === 'responses') respondOnResponsesWire(res, body, script, `fake${++serial}`);
+      else respond(res, body, script, `chatcmpl-fake${++serial}`);
     });
   });
 
+  /** Hangs and errors as on Chat Completions (the same error bodies); replies in Responses events. */
+  function respondOnResponsesWire(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
+    if ('hang' in script || 'status' in script) {
+      respond(res, body, script, id);
+      return;
+    }
+    if ('responses' in script) {
+      respondResponses(res, body, script.responses, id);
+      return;
+    }
+    const reply: ResponsesReply = 'malformed' in script
+      ? script
+      : 'toolCalls' in script
+        ? { text: script.text, toolCalls: script.toolCalls.map((c) => ({ name: c.name, id: c.id, arguments: argumentText(c) })) }
+        : { text: script.text, pieces: script.pieces ?? 3 };
+    respondResponses(res, body, reply, id);
+  }
+
   function respond(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
+    if ('responses' in script) {
+      sendError(res, 400, { message: 'fake-openai: this reply was scripted for the Responses API.', type: 'invalid_request_error', code: null });
+      return;
+    }
     if ('hang' in script) {
       open.add(res);
       res.on('close', () => open.delete(res));
@@ -198,6 +263,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
+    azureEndpoint: `http://127.0.0.1:${port}/`,
     requests,
     enqueue: (...scripts) => queue.push(...scripts),
     waitForRequests(count, timeoutMs = 5000) {

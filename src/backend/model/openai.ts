@@ -1,21 +1,23 @@
 /**
- * `OpenAIChatModel`: a `ChatModel` (chatModel.ts) that speaks the OpenAI chat-completions API, or any
- * compatible endpoint, through the official SDK. The only module that imports `openai`.
+ * `OpenAIChatModel`: a `ChatModel` (chatModel.ts) that speaks the OpenAI chat-completions API (OpenAI,
+ * Azure OpenAI, or any compatible endpoint) through the official SDK; client.ts builds the client.
  */
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ContentItem } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import { logAt } from '../../base/logger';
 import type { Logger, LogFunction } from '../log';
 import { silentLogger, toLogger } from '../log';
 import type { FunctionSpec } from '../toolState';
+import { createOpenAIClient, safeJson } from './client';
+import type { EndpointChoice } from './endpoint';
+import { toModelFailure } from './failure';
 import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
 
 export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
 
-export interface OpenAIModelConfig {
+export interface OpenAIModelConfig extends EndpointChoice {
   /** Model name, e.g. `gpt-4.1-mini` or `llama3.1`. */
   model: string;
   /** Defaults to the SDK's (https://api.openai.com/v1). */
@@ -50,17 +52,7 @@ export class OpenAIChatModel implements ChatModel {
   constructor(private readonly config: OpenAIModelConfig) {
     this.name = config.model;
     this.log = toLogger(config.log ?? silentLogger);
-    const log = this.log;
-    const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, ...rest: unknown[]) =>
-      logAt(log, level, `[openai] ${[message, ...rest.map((r) => (typeof r === 'string' ? r : safeJson(r)))].join(' ')}`);
-    this.client = new OpenAI({
-      apiKey: config.apiKey || 'not-set',
-      baseURL: config.baseURL || undefined,
-      maxRetries: config.maxRetries ?? 2,
-      timeout: config.timeoutMs ?? 600_000,
-      ...(config.fetch ? { fetch: config.fetch } : {}),
-      logger: { error: forward('error'), warn: forward('warn'), info: forward('debug'), debug: forward('debug') },
-    });
+    this.client = createOpenAIClient(config, this.log);
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
@@ -98,30 +90,7 @@ export class OpenAIChatModel implements ChatModel {
 
   /** Turns whatever the SDK threw into a coded, key-free failure. */
   private failure(e: unknown): ModelFailure {
-    if (e instanceof ModelFailure) return e;
-    const where = this.config.baseURL || 'the OpenAI API';
-    const scrub = (s: string) => (this.config.apiKey ? s.split(this.config.apiKey).join('***') : s);
-    if (e instanceof OpenAI.AuthenticationError || e instanceof OpenAI.PermissionDeniedError) {
-      const hint = this.config.apiKey
-        ? 'Check the key with "Client Tools: Set API Key" (or OPENAI_API_KEY for the CLI).'
-        : 'No API key is set: use "Client Tools: Set API Key" (or OPENAI_API_KEY for the CLI).';
-      return new ModelFailure(ErrorCode.ModelAuth, scrub(`The model endpoint ${where} refused the API key (HTTP ${e.status}): ${e.message}. ${hint}`), false);
-    }
-    if (e instanceof OpenAI.RateLimitError) {
-      return new ModelFailure(ErrorCode.ModelRateLimited, scrub(`The model endpoint ${where} is rate limiting (HTTP 429) and kept doing so after ${this.config.maxRetries ?? 2} retries: ${e.message}`), true);
-    }
-    if (e instanceof OpenAI.APIConnectionError) {
-      return new ModelFailure(ErrorCode.ModelError, scrub(`Could not reach the model endpoint ${where}: ${e.message}`), true);
-    }
-    if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
-      const retryable = e.status >= 500 || e.status === 408 || e.status === 409;
-      return new ModelFailure(ErrorCode.ModelError, scrub(`The model endpoint ${where} failed (HTTP ${e.status}): ${e.message}`), retryable);
-    }
-    if (e instanceof OpenAI.APIError) {
-      return new ModelFailure(ErrorCode.ModelError, scrub(`The model stream reported an error: ${e.message}`), true);
-    }
-    const message = e instanceof Error ? e.message : String(e);
-    return new ModelFailure(ErrorCode.ModelError, scrub(`The model stream was malformed: ${message}`), true);
+    return toModelFailure(e, this.config);
   }
 }
 
@@ -209,12 +178,4 @@ export function toolResultText(content: readonly ContentItem[]): string {
     }
   });
   return parts.join('\n') || '(no content)';
-}
-
-function safeJson(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
 }

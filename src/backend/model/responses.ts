@@ -1,0 +1,145 @@
+/**
+ * `ResponsesChatModel`: the same `ChatModel` contract as `OpenAIChatModel`, spoken over the OpenAI
+ * Responses API (`POST /responses`, OpenAI or Azure). History is sent whole each turn (`store:
+ * false`), as on Chat Completions, so the agent never learns which wire it speaks: tool calls become
+ * `function_call` items, their results `function_call_output` items.
+ */
+import type OpenAI from 'openai';
+import type { FunctionTool, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
+import { ErrorCode } from '../../protocol';
+import type { Logger } from '../log';
+import { silentLogger, toLogger } from '../log';
+import type { FunctionSpec } from '../toolState';
+import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
+import { createOpenAIClient } from './client';
+import { toModelFailure } from './failure';
+import type { OpenAIModelConfig } from './openai';
+import { toolResultText } from './openai';
+
+const IMAGE_MIME = /^image\/(png|jpeg|gif|webp)$/;
+
+export class ResponsesChatModel implements ChatModel {
+  readonly name: string;
+  readonly offline = false;
+  private readonly client: OpenAI;
+  private readonly log: Logger;
+
+  constructor(private readonly config: OpenAIModelConfig) {
+    this.name = config.model;
+    this.log = toLogger(config.log ?? silentLogger);
+    this.client = createOpenAIClient(config, this.log);
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    // Keyed by output_index: parallel calls are separate output items, each streaming its arguments.
+    const calls = new Map<number, ToolCallRequest>();
+    let finish: string | undefined;
+    try {
+      const stream = await this.client.responses.create(
+        {
+          // Azure routes Responses requests by the deployment named in `model`.
+          model: this.config.provider === 'azure' ? this.config.azure?.deployment || this.config.model : this.config.model,
+          input: toResponsesInput(request.messages, this.config.imageInputs === true),
+          ...(request.tools.length ? { tools: request.tools.map(toResponsesTool) } : {}),
+          store: false,
+          stream: true,
+        },
+        { signal },
+      );
+      for await (const event of stream) {
+        const out = handle(event, calls);
+        if (out?.type === 'finish') finish = out.reason;
+        else if (out) yield out;
+        // Usage rides on the final response, whether complete or cut short.
+        if ((event.type === 'response.completed' || event.type === 'response.incomplete') && event.response.usage) yield usageChunk(event.response.usage);
+      }
+    } catch (e) {
+      if (signal.aborted) return;
+      throw toModelFailure(e, this.config);
+    }
+    if (signal.aborted) return;
+    if (finish === undefined) throw new ModelFailure(ErrorCode.ModelError, 'The model stream was malformed: it ended before the response completed (no response.completed).', true);
+    for (const index of [...calls.keys()].sort((a, b) => a - b)) yield { type: 'toolCall', call: calls.get(index)! };
+    yield { type: 'finish', reason: finish };
+  }
+}
+
+/**
+ * One stream event: a text chunk to pass on, the finish (held back until the calls are out), or
+ * nothing (function call state is kept in `calls`). Events this adapter has no use for (reasoning,
+ * content parts, built-in tools) pass by.
+ */
+function handle(event: ResponseStreamEvent, calls: Map<number, ToolCallRequest>): ModelChunk | undefined {
+  if (event.type === 'response.output_text.delta') return event.delta ? { type: 'text', text: event.delta } : undefined;
+  if (event.type === 'response.output_item.added' && event.item.type === 'function_call') {
+    if (!event.item.name) throw new ModelFailure(ErrorCode.ModelError, `The model stream was malformed: function call ${event.output_index} starts without a name.`, true);
+    calls.set(event.output_index, { id: event.item.call_id, name: event.item.name, arguments: event.item.arguments ?? '' });
+  } else if (event.type === 'response.function_call_arguments.delta') {
+    const call = calls.get(event.output_index);
+    if (!call) throw new ModelFailure(ErrorCode.ModelError, `The model stream was malformed: arguments for unknown output item ${event.output_index}.`, true);
+    call.arguments += event.delta;
+  } else if (event.type === 'response.output_item.done' && event.item.type === 'function_call') {
+    // The finished item is authoritative: it carries the whole arguments text whatever the deltas said.
+    const call = calls.get(event.output_index);
+    if (call) call.arguments = event.item.arguments;
+  } else if (event.type === 'response.completed') {
+    return { type: 'finish', reason: calls.size ? 'tool_calls' : 'stop' };
+  } else if (event.type === 'response.incomplete') {
+    return { type: 'finish', reason: event.response.incomplete_details?.reason === 'content_filter' ? 'content_filter' : 'length' };
+  } else if (event.type === 'response.failed') {
+    const error = event.response.error;
+    throw new ModelFailure(ErrorCode.ModelError, `The model endpoint failed the response (${error?.code ?? 'no code'}): ${error?.message ?? 'no message'}`, true);
+  } else if (event.type === 'error') {
+    throw new ModelFailure(ErrorCode.ModelError, `The model stream reported an error (${event.code ?? 'no code'}): ${event.message}`, true);
+  }
+  return undefined;
+}
+
+function usageChunk(usage: ResponseUsage): ModelChunk {
+  const cached = usage.input_tokens_details?.cached_tokens;
+  // `cachedPromptTokens` joins the usage chunk with the token-usage change; carried along when reported.
+  return Object.assign(
+    { type: 'usage' as const, promptTokens: usage.input_tokens, completionTokens: usage.output_tokens },
+    typeof cached === 'number' ? { cachedPromptTokens: cached } : {},
+  );
+}
+
+function toResponsesTool(f: FunctionSpec): FunctionTool {
+  // Not strict: strict mode demands every property be required and no extra ones, which client tool schemas do not promise.
+  return { type: 'function', name: f.name, description: f.description, parameters: f.parameters, strict: false };
+}
+
+/** The agent's messages as Responses input items; images from tools follow as one user message, as on Chat Completions. */
+export function toResponsesInput(messages: readonly ChatMessage[], imageInputs: boolean): ResponseInputItem[] {
+  const out: ResponseInputItem[] = [];
+  let images: ResponseInputContent[] = [];
+  const flushImages = () => {
+    if (images.length) out.push({ role: 'user', content: [{ type: 'input_text', text: 'Images returned by the tool calls above:' }, ...images] });
+    images = [];
+  };
+  for (const m of messages) {
+    if (m.role !== 'tool') flushImages();
+    switch (m.role) {
+      case 'system':
+      case 'user':
+        out.push({ role: m.role, content: m.content });
+        break;
+      case 'assistant':
+        if (m.content) out.push({ role: 'assistant', content: m.content });
+        for (const c of m.toolCalls ?? []) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments });
+        break;
+      case 'tool':
+        out.push({ type: 'function_call_output', call_id: m.toolCallId, output: toolResultText(m.content) });
+        if (imageInputs) {
+          for (const c of m.content) {
+            if (c.type === 'binary' && IMAGE_MIME.test(c.mimeType)) {
+              images.push({ type: 'input_image', detail: 'auto', image_url: `data:${c.mimeType};base64,${Buffer.from(c.bytes).toString('base64')}` });
+            }
+          }
+        }
+        break;
+    }
+  }
+  flushImages();
+  return out;
+}
