@@ -41,6 +41,8 @@ Options:
                               (default 64MiB; plain bytes or with KiB/MiB).
   --history-result-bytes <size>  Bytes one tool result keeps in a thread's history (default 256KiB).
   --history-budget-bytes <size>  Bytes one thread's history keeps (default 4MiB).
+  --context-window <tokens>   The model's context window (default: by model family, 8192 if unknown).
+  --compaction <mode>         summarize | elide: older turns that no longer fit (default summarize).
   --log-level <level>         debug | info | warn | error (default info).
   --help                      Show this help.
 
@@ -88,6 +90,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'max-buffered-bytes': { type: 'string' },
         'history-result-bytes': { type: 'string' },
         'history-budget-bytes': { type: 'string' },
+        'context-window': { type: 'string' },
+        compaction: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -103,6 +107,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     throw new UsageError(`--disconnect-strategy must be one of ${DISCONNECT_STRATEGIES.join(', ')}`);
   }
 
+  const compaction = values.compaction;
+  if (compaction !== undefined && compaction !== 'summarize' && compaction !== 'elide') throw new UsageError('--compaction must be summarize or elide');
   const token = values.token ?? (env.CLIENT_TOOLS_TOKEN || undefined);
   const baseURL = values['base-url'] ?? (env.OPENAI_BASE_URL || undefined);
   const modelName = values.model ?? (env.CLIENT_TOOLS_MODEL || undefined);
@@ -125,6 +131,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     maxBufferedBytes: values['max-buffered-bytes'] !== undefined ? size('--max-buffered-bytes', values['max-buffered-bytes']) : undefined,
     historyResultBytes: values['history-result-bytes'] !== undefined ? size('--history-result-bytes', values['history-result-bytes']) : undefined,
     historyBudgetBytes: values['history-budget-bytes'] !== undefined ? size('--history-budget-bytes', values['history-budget-bytes']) : undefined,
+    contextWindow: values['context-window'] !== undefined ? integer('--context-window', values['context-window'], 1024, 100_000_000) : undefined,
+    compaction,
   };
   return { help: values.help === true, options, logLevel, randomToken: token === undefined };
 }

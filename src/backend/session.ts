@@ -23,6 +23,8 @@ import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
 import { ClientToolState } from './toolState';
 import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
+import type { ContextBudgetConfig } from './context/budget';
+import { contextWindowFor } from './context/windows';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
@@ -102,7 +104,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes } },
+      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, context: contextConfig(deps.model, options) },
     );
   }
 
@@ -353,4 +355,10 @@ function digest(value: string): Buffer {
 
 export function sendFrame(socket: WebSocket, message: ServerToClient): void {
   sendEncoded(socket, encodeParts(message));
+}
+
+/** The context window the model gets (the option, else its family's default) and whether it summarises compacted turns. */
+function contextConfig(model: ChatModel, options: ResolvedOptions): ContextBudgetConfig {
+  const summarize = options.compaction === 'summarize' && !model.offline;
+  return { window: options.contextWindow ?? contextWindowFor(model.name), ...(summarize ? { summarizer: model } : {}) };
 }
