@@ -104,7 +104,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, context: contextConfig(deps.model, options) },
+      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, ...withContext(contextConfig(deps.model, options)) },
     );
   }
 
@@ -357,8 +357,16 @@ export function sendFrame(socket: WebSocket, message: ServerToClient): void {
   sendEncoded(socket, encodeParts(message));
 }
 
-/** The context window the model gets (the option, else its family's default) and whether it summarises compacted turns. */
-function contextConfig(model: ChatModel, options: ResolvedOptions): ContextBudgetConfig {
+/**
+ * The context window the model gets (the option, else its family's default) and whether it
+ * summarises compacted turns. An offline model (the demo) has no window to respect unless one is set.
+ */
+function contextConfig(model: ChatModel, options: ResolvedOptions): ContextBudgetConfig | undefined {
+  if (model.offline && options.contextWindow === undefined) return undefined;
   const summarize = options.compaction === 'summarize' && !model.offline;
   return { window: options.contextWindow ?? contextWindowFor(model.name), ...(summarize ? { summarizer: model } : {}) };
+}
+
+function withContext(context: ContextBudgetConfig | undefined): { context?: ContextBudgetConfig } {
+  return context ? { context } : {};
 }

@@ -112,14 +112,17 @@ export class ContextBudget {
   }
 }
 
-/** Where the newest whole turns that fit in `room` begin; a tool result stays with the call before it. */
+/**
+ * Where the newest whole turns that fit in `room` begin; a tool result stays with the call before
+ * it. The newest turn is always kept (it is what the model must answer); shrinkLargest fits it.
+ */
 function keptFrom(history: readonly ChatMessage[], room: number): number {
   let used = 0;
   let cut = history.length;
   for (let i = history.length - 1; i >= 0; i--) {
     used += messageTokens(history[i]);
     if (history[i].role === 'tool') continue;
-    if (used > room) break;
+    if (used > room && cut < history.length) break;
     cut = i;
   }
   return cut;
