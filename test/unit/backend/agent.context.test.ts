@@ -54,9 +54,10 @@ describe('backend agent: the context budget, against the fake OpenAI endpoint', 
     };
     fake.enqueue(...Array.from({ length: 200 }, () => script));
     backend = await createBackend({ token: TOKEN, model: { model: 'gpt-test', baseURL: fake.baseURL, apiKey: 'sk-x', maxRetries: 0 }, contextWindow: WINDOW, tools: [notes] });
-    ({ client } = await TestClient.open(backend.url, TOKEN));
+    const open = await TestClient.open(backend.url, TOKEN);
+    client = open.client;
     for (let day = 1; day <= 14; day++) {
-      const { finished } = await client.run('t', `What happened on day ${day}?`, 30_000);
+      const { finished } = await open.client.run('t', `What happened on day ${day}?`, 30_000);
       assert.equal(finished.reason, 'completed');
     }
     for (const r of fake.requests) assert.ok(bodyTokens(r.body) <= WINDOW, `a request of ${bodyTokens(r.body)} tokens`);
