@@ -152,6 +152,7 @@ export class ClientToolsContext implements vscode.Disposable {
             extensionPath: this.extension.extensionPath,
             baseUrl: config.model.baseUrl,
             model: config.model.name,
+            contextWindow: config.model.contextWindow,
             apiKey,
             invokeTimeoutSeconds: config.invokeTimeoutSeconds,
             disconnectStrategy: config.disconnectStrategy,

@@ -8,6 +8,8 @@ export interface EmbeddedBackendOptions {
   extensionPath: string;
   baseUrl: string;
   model: string;
+  /** The model's context window in tokens; 0 or absent: the backend's default for the model. */
+  contextWindow?: number;
   apiKey: string | undefined;
   invokeTimeoutSeconds: number;
   disconnectStrategy: string;
@@ -58,6 +60,7 @@ export class EmbeddedBackend implements vscode.Disposable {
     else {
       if (options.baseUrl) args.push('--base-url', options.baseUrl);
       if (options.model) args.push('--model', options.model);
+      if (options.contextWindow) args.push('--context-window', String(options.contextWindow));
     }
     // Secrets travel by environment, never on the command line (visible in `ps`) or in the log.
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', CLIENT_TOOLS_TOKEN: token };
