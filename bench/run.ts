@@ -24,6 +24,7 @@ import { fmtRate, fmtUs, round } from './lib/stats';
 import { RESULTS_DIR } from './lib/paths';
 import { attackLines, soakLines, worstAttack, worstDelayMs } from './resilienceReport';
 import { benchSoak, type SoakResult } from './soak';
+import { benchTokens, type TokensResult } from './tokens';
 import { benchVSCode, type VSCodeResult } from './vscode';
 
 const args = new Set(process.argv.slice(2));
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
   }
   const soak: SoakResult = await section('6. soak', () => benchSoak({ seconds: quick && !process.env.CLIENT_TOOLS_SOAK_SECONDS ? 10 : undefined }));
   const attacks: AttackResult[] = await section('7. attacks', () => benchAttacks());
+  const tokens: TokensResult = await section('8. token economy', () => Promise.resolve(benchTokens()));
 
   // ── targets ───────────────────────────────────────────────────────
   const lat = roundTrip.latency;
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
   add('soak: tool calls lost', '0', soak.lost, soak.lost === 0, `${soak.lost} of ${soak.counts.callsAnswered} answered (${soak.clients} clients, ${soak.seconds.toFixed(0)} s)`);
   const worstDelay = worstDelayMs(attacks);
   add('attacks: worst event-loop delay', '< 100 ms', worstDelay, worstDelay < 100, `${fmtUs(worstDelay * 1000)} (${worstAttack(attacks)?.name ?? 'none'})`);
+  add('definition tokens, built-in groups collapsed vs flat', '≥ 80 % fewer', tokens.builtin.savedVsFlat * 100, tokens.builtin.savedVsFlat >= 0.8, `${(tokens.builtin.savedVsFlat * 100).toFixed(1)} % fewer (${tokens.builtin.collapsed} vs ${tokens.builtin.flat})`);
   add('openai in the extension bundle', 'absent', bundles.openaiFilesInExtension, bundles.openaiFilesInExtension === 0, bundles.openaiFilesInExtension === 0 ? 'absent (0 files in the metafile)' : `${bundles.openaiFilesInExtension} files`);
 
   // ── table ─────────────────────────────────────────────────────────
@@ -158,6 +161,11 @@ async function main(): Promise<void> {
   out(`4. Flood: ${flood.requests} requests in one burst at the extension core`);
   out(`   answered ${flood.answered} (${flood.succeeded} ran, ${flood.refusedTooManyInFlight} TOO_MANY_IN_FLIGHT, ${flood.otherErrors} other errors, ${flood.duplicates} twice), drained in ${flood.drainMs.toFixed(0)} ms`);
   out(`   heap after GC ${flood.heapBeforeMB.toFixed(1)} → ${flood.heapAfterMB.toFixed(1)} MB (peak ${flood.heapPeakMB.toFixed(1)} MB), RSS ${flood.rssBeforeMB.toFixed(0)} → ${flood.rssAfterMB.toFixed(0)} MB`);
+  out();
+  out('8. Token economy: function-definition tokens per request (o200k), collapsed / expanded / flat');
+  for (const [label, c] of [['built-in groups', tokens.builtin], ['with a 100-tool group', tokens.withHundred]] as const) {
+    out(`   ${pad(`${label} (${c.tools} tools)`, 34)} ${lpad(String(c.collapsed), 6)} / ${lpad(String(c.expanded), 6)} / ${lpad(String(c.flat), 6)}   collapsed ${(c.savedVsFlat * 100).toFixed(1)} % fewer than flat (${(c.flat / c.collapsed).toFixed(1)}×)`);
+  }
   out();
   out('5. Real VS Code (code-server 4.100.3, headless Chromium) and bundles');
   if ('activationMs' in vscode) {
@@ -193,6 +201,7 @@ async function main(): Promise<void> {
     bundles,
     soak,
     attacks,
+    tokens,
     targets,
     table: text,
   };

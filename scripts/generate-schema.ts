@@ -117,6 +117,10 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
     title: 'Group expanded',
     description: `${TO_CLIENT} The model expanded a collapsed group (or activated one of its skills); \`tools\` lists the functions it can now call.`,
   },
+  contextCompacted: {
+    title: 'Context compacted',
+    description: `${TO_CLIENT} Older turns of the thread were summarised by the model (\`summarized\`) or replaced by a marker (\`elided\`), or an oversized turn was shortened, so the next model request fits the model's context window (\`contextWindow\` tokens). \`messages\` history messages were compacted; \`tokensBefore\`/\`tokensAfter\` are the request's tokens before and after.`,
+  },
   runFinished: {
     title: 'Run finished',
     description: `${TO_CLIENT} The run ended: completed, cancelled, failed (after a \`runError\`) or stopped at the turn limit. Exactly one per \`runStarted\`.`,

@@ -145,6 +145,7 @@ export class SoakClient {
       case 'textDelta':
       case 'toolCallUpdated':
       case 'groupExpanded':
+      case 'contextCompacted':
       case 'toolGroupState':
         // Nothing to count.
         break;

@@ -28,6 +28,8 @@ import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 import { addUsage, runUsage } from './usage';
 import type { ConversationStore, StoredRecord } from './store/conversationStore';
 import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
+import type { ContextBudgetConfig } from './context/budget';
+import { ContextBudget } from './context/budget';
 
 /** What the agent needs from its session. */
 export interface AgentHost {
@@ -53,6 +55,8 @@ export interface AgentConfig {
   history?: HistoryLimits;
   /** Where threads are saved as they grow and reloaded from when not in memory; none: memory only. */
   store?: ConversationStore;
+  /** The model's context window and summariser (context/budget.ts); without it requests are not fitted to a window. */
+  context?: ContextBudgetConfig;
 }
 
 interface ActiveRun {
@@ -88,11 +92,14 @@ export const MAX_QUEUED_UPDATES = 32;
 
 export class Agent {
   private readonly threads = new Map<string, Thread>();
+  private readonly budget: ContextBudget | undefined;
 
   constructor(
     private readonly host: AgentHost,
     private readonly config: AgentConfig,
-  ) {}
+  ) {
+    this.budget = config.context ? new ContextBudget(config.context) : undefined;
+  }
 
   private get historyLimits(): HistoryLimits {
     return this.config.history ?? DEFAULT_HISTORY_LIMITS;
@@ -147,6 +154,7 @@ export class Agent {
     old?.run?.controller.abort();
     if (old) old.forgotten = true;
     this.config.store?.delete(threadId).catch((e: unknown) => this.host.log.error(`could not delete a thread from the conversation store: ${describe(e)}`));
+    this.budget?.results.forget(threadId);
     const fresh: Thread = { id: threadId, history: [], tools: this.host.freshToolState(), queued: [] };
     this.threads.set(threadId, fresh);
     this.sendState(fresh);
@@ -250,7 +258,7 @@ export class Agent {
         this.applyQueued(thread);
         let reply = '';
         const calls: ToolCallRequest[] = [];
-        for await (const chunk of config.model.stream(this.request(thread), signal)) {
+        for await (const chunk of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
           if (signal.aborted) break;
           if (chunk.type === 'text') {
             reply += chunk.text;
@@ -346,7 +354,22 @@ export class Agent {
 
   private request(thread: Thread): ModelRequest {
     const system = [this.config.systemPrompt, thread.tools.systemPrompt()].filter(Boolean).join('\n\n');
-    return { messages: [{ role: 'system', content: system }, ...thread.history], tools: this.functions(thread) };
+    const resultTools = this.budget?.tools(thread.id) ?? [];
+    const tools = this.functions(thread);
+    return { messages: [{ role: 'system', content: system }, ...thread.history], tools: [...tools, ...resultTools.filter((t) => !tools.some((f) => f.name === t.name))] };
+  }
+
+  /** The request, fitted to the model's context window (compacting the thread's history when it must; the client is told). */
+  private async fittedRequest(thread: Thread, ref: { threadId: string; runId: string }, signal: AbortSignal): Promise<ModelRequest> {
+    if (!this.budget) return this.request(thread);
+    const { request, compaction } = await this.budget.fit(thread.history, () => this.request(thread), signal);
+    if (compaction) this.host.send({ type: 'contextCompacted', ...ref, ...compaction, contextWindow: this.budget.config.window });
+    return request;
+  }
+
+  /** A server tool by name: the session's, else the budget's result pager for this thread. */
+  private serverTool(thread: Thread, name: string): ServerTool | undefined {
+    return this.host.serverTools().get(name) ?? this.budget?.tools(thread.id).find((t) => t.name === name);
   }
 
   /** Server tools, then the client functions whose names no server tool took. */
@@ -402,7 +425,7 @@ export class Agent {
         role: 'tool',
         toolCallId: call.id,
         toolName: call.name,
-        content: excerptContent(modelContent(call.name, result), resultBytes),
+        content: excerptContent(this.budget?.admit(thread.id, call.name, modelContent(call.name, result)) ?? modelContent(call.name, result), resultBytes),
         ...(result.outcome !== 'succeeded' ? { errorCode: result.errorCode ?? ErrorCode.ToolFailed } : {}),
       });
       if (result.augmentation) augmentations.push(result.augmentation);
@@ -437,7 +460,7 @@ export class Agent {
     const { host } = this;
     const ref = { threadId: thread.id, runId: run.id };
     const parsed = parseArguments(call.arguments);
-    const serverTool = host.serverTools().get(call.name);
+    const serverTool = this.serverTool(thread, call.name);
     const resolved = serverTool ? undefined : thread.tools.resolve(call.name);
     const executor = serverTool ? 'server' : resolved?.kind === 'tool' || resolved?.kind === 'unavailable' ? 'client' : 'server';
     const group = resolved && 'group' in resolved ? resolved.group : undefined;

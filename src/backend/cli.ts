@@ -53,6 +53,8 @@ Options:
   --history-budget-bytes <size>  Bytes one thread's history keeps (default 4MiB).
   --data-dir <dir>            Save conversations there (created 0700, files 0600) so threads survive a
                               restart; without it they are kept in memory only.
+  --context-window <tokens>   The model's context window (default: by model family, 8192 if unknown).
+  --compaction <mode>         summarize | elide: older turns that no longer fit (default summarize).
   --log-level <level>         debug | info | warn | error (default info).
   --help                      Show this help.
 
@@ -110,6 +112,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'history-result-bytes': { type: 'string' },
         'history-budget-bytes': { type: 'string' },
         'data-dir': { type: 'string' },
+        'context-window': { type: 'string' },
+        compaction: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -125,6 +129,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     throw new UsageError(`--disconnect-strategy must be one of ${DISCONNECT_STRATEGIES.join(', ')}`);
   }
 
+  const compaction = values.compaction;
+  if (compaction !== undefined && compaction !== 'summarize' && compaction !== 'elide') throw new UsageError('--compaction must be summarize or elide');
   const token = values.token ?? (env.CLIENT_TOOLS_TOKEN || undefined);
   const baseURL = values['base-url'] ?? (env.OPENAI_BASE_URL || undefined);
   const modelName = values.model ?? (env.CLIENT_TOOLS_MODEL || undefined);
@@ -150,6 +156,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     historyResultBytes: values['history-result-bytes'] !== undefined ? size('--history-result-bytes', values['history-result-bytes']) : undefined,
     historyBudgetBytes: values['history-budget-bytes'] !== undefined ? size('--history-budget-bytes', values['history-budget-bytes']) : undefined,
     dataDir: dataDir(values['data-dir']),
+    contextWindow: values['context-window'] !== undefined ? integer('--context-window', values['context-window'], 1024, 100_000_000) : undefined,
+    compaction,
   };
   return { help: values.help === true, options, logLevel, randomToken: token === undefined };
 }

@@ -67,6 +67,10 @@ export interface BackendOptions {
   historyResultBytes?: number;
   /** Bytes one thread's history may hold; past it older tool results shrink first (default 4 MiB). */
   historyBudgetBytes?: number;
+  /** The model's context window in tokens; by default from a table of model families (context/windows.ts). */
+  contextWindow?: number;
+  /** What happens to older turns that no longer fit the window: summarised by the model (default; the offline model elides) or elided with a marker. */
+  compaction?: 'summarize' | 'elide';
   handshakeTimeoutMs?: number;
   heartbeatMs?: number;
   /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
@@ -106,6 +110,8 @@ export interface ResolvedOptions extends InvokerOptions {
   maxBufferedBytes: number;
   historyResultBytes: number;
   historyBudgetBytes: number;
+  contextWindow: number | undefined;
+  compaction: 'summarize' | 'elide';
   handshakeTimeoutMs: number;
   heartbeatMs: number;
   sessionGraceMs: number;
@@ -143,6 +149,8 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     maxBufferedBytes: positive('maxBufferedBytes', o.maxBufferedBytes ?? 64 * 1024 * 1024),
     historyResultBytes: positive('historyResultBytes', o.historyResultBytes ?? 256 * 1024),
     historyBudgetBytes: positive('historyBudgetBytes', o.historyBudgetBytes ?? 4 * 1024 * 1024),
+    contextWindow: o.contextWindow !== undefined ? atLeast('contextWindow', o.contextWindow, 1024) : undefined,
+    compaction: o.compaction ?? 'summarize',
     handshakeTimeoutMs: positive('handshakeTimeoutMs', o.handshakeTimeoutMs ?? 10_000),
     heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
@@ -159,5 +167,10 @@ function positive(name: string, v: number): number {
 
 function nonNegative(name: string, v: number): number {
   if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${v}`);
+  return v;
+}
+
+function atLeast(name: string, v: number, min: number): number {
+  if (!Number.isInteger(v) || v < min) throw new RangeError(`${name} must be an integer of at least ${min}, got ${v}`);
   return v;
 }

@@ -24,6 +24,8 @@ import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
 import { ClientToolState } from './toolState';
 import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
+import type { ContextBudgetConfig } from './context/budget';
+import { contextWindowFor } from './context/windows';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
@@ -105,7 +107,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store },
+      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store, ...withContext(contextConfig(deps.model, options)) },
     );
   }
 
@@ -356,4 +358,18 @@ function digest(value: string): Buffer {
 
 export function sendFrame(socket: WebSocket, message: ServerToClient): void {
   sendEncoded(socket, encodeParts(message));
+}
+
+/**
+ * The context window the model gets (the option, else its family's default) and whether it
+ * summarises compacted turns. An offline model (the demo) has no window to respect unless one is set.
+ */
+function contextConfig(model: ChatModel, options: ResolvedOptions): ContextBudgetConfig | undefined {
+  if (model.offline && options.contextWindow === undefined) return undefined;
+  const summarize = options.compaction === 'summarize' && !model.offline;
+  return { window: options.contextWindow ?? contextWindowFor(model.name), ...(summarize ? { summarizer: model } : {}) };
+}
+
+function withContext(context: ContextBudgetConfig | undefined): { context?: ContextBudgetConfig } {
+  return context ? { context } : {};
 }

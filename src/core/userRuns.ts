@@ -40,6 +40,7 @@ export class UserRuns {
       case 'toolCallUpdated':
       case 'toolCallEnded':
       case 'groupExpanded':
+      case 'contextCompacted':
         // Inside a run: whose run it is was settled at runStarted.
         return;
       default:

@@ -256,6 +256,16 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     tools: z.array(toolName),
   });
   const RunFinished = z.object({ type: z.literal('runFinished'), ...threadRef, reason: FinishReason, usage: RunUsage.optional() });
+  /** Older turns were summarised or elided (or an oversized turn shrunk) so the request fits the model's context window. */
+  const ContextCompacted = z.object({
+    type: z.literal('contextCompacted'),
+    ...threadRef,
+    mode: z.enum(['summarized', 'elided']),
+    messages: z.number().int().nonnegative(),
+    tokensBefore: z.number().int().nonnegative(),
+    tokensAfter: z.number().int().nonnegative(),
+    contextWindow: z.number().int().positive(),
+  });
   const RunError = z.object({
     type: z.literal('runError'),
     ...threadRef,
@@ -282,7 +292,7 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
   // ends in assertNever, so a message added here fails the typecheck wherever it is not handled.
   const clientToServer = { Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups };
   /** The backend → extension messages that narrate a run; the chat view renders them. */
-  const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError };
+  const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError, ContextCompacted };
   const serverToClient = {
     Welcome, ClientToolInvokeRequest, ClientToolCancel, ...runEvents, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage,
   };

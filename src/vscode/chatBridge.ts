@@ -22,6 +22,7 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
     case 'textDelta':
     case 'toolCallUpdated':
     case 'groupExpanded':
+    case 'contextCompacted':
     case 'runFinished':
     case 'runError':
       // Nothing in these is binary or long enough to clip.

@@ -5,7 +5,7 @@ import type { BackgroundCallPolicy } from '../core/callRecord';
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
 export interface ClientToolsConfig {
   backendUrl: string;
-  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string } };
+  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number };
   invokeTimeoutSeconds: number;
   disconnectStrategy: 'failFast' | 'retryWithBackoff' | 'fallbackMessage' | 'suspend';
   permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number; backgroundCalls: BackgroundCallPolicy };
@@ -25,6 +25,7 @@ export function readConfig(): ClientToolsConfig {
       api: machineValue(c, 'model.api', 'chat') === 'responses' ? 'responses' : 'chat',
       provider: machineValue(c, 'model.provider', 'openai') === 'azure' ? 'azure' : 'openai',
       azure: { endpoint: machineValue(c, 'model.azure.endpoint', ''), deployment: machineValue(c, 'model.azure.deployment', ''), apiVersion: machineValue(c, 'model.azure.apiVersion', '') },
+      contextWindow: contextWindowValue(c),
     },
     invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds', 30, 1, 3600),
     disconnectStrategy: oneOf(c, 'disconnectStrategy', ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const, 'retryWithBackoff'),
@@ -64,6 +65,12 @@ function oneOf<T extends string>(c: vscode.WorkspaceConfiguration, key: string, 
  * Settings that decide where the extension connects must never come from a workspace, even if a
  * `.vscode/settings.json` tries: read only the user (global) value, ignoring workspace layers.
  */
+/** `clientTools.model.contextWindow`: the user's value only, a whole number of tokens from 1024, else 0 (by model). */
+function contextWindowValue(c: vscode.WorkspaceConfiguration): number {
+  const value = userValue(c, 'model.contextWindow');
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1024 && value <= 100_000_000 ? value : 0;
+}
+
 function machineValue(c: vscode.WorkspaceConfiguration, key: string, fallback: string): string {
   const value = userValue(c, key);
   return typeof value === 'string' ? value.trim() : fallback;
@@ -79,7 +86,7 @@ function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPo
 }
 
 export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
+  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'model.contextWindow', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
     .some((k) => e.affectsConfiguration(`${ROOT}.${k}`));
 }
 

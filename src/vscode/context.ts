@@ -155,6 +155,7 @@ export class ClientToolsContext implements vscode.Disposable {
             api: config.model.api,
             provider: config.model.provider,
             azure: config.model.azure,
+            contextWindow: config.model.contextWindow,
             apiKey,
             invokeTimeoutSeconds: config.invokeTimeoutSeconds,
             disconnectStrategy: config.disconnectStrategy,

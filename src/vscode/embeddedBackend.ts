@@ -12,6 +12,8 @@ export interface EmbeddedBackendOptions {
   api: 'chat' | 'responses';
   provider: 'openai' | 'azure';
   azure: { endpoint: string; deployment: string; apiVersion: string };
+  /** The model's context window in tokens; 0 or absent: the backend's default for the model. */
+  contextWindow?: number;
   apiKey: string | undefined;
   invokeTimeoutSeconds: number;
   disconnectStrategy: string;
@@ -67,6 +69,7 @@ export class EmbeddedBackend implements vscode.Disposable {
       if (options.model) args.push('--model', options.model);
       if (options.api !== 'chat') args.push('--api', options.api);
       if (options.provider === 'azure') args.push(...azureArgs(options.azure));
+      if (options.contextWindow) args.push('--context-window', String(options.contextWindow));
     }
     // Secrets travel by environment, never on the command line (visible in `ps`) or in the log.
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', CLIENT_TOOLS_TOKEN: token };

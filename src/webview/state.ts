@@ -294,6 +294,8 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         ...(ev.skill !== undefined ? { skill: ev.skill } : {}),
         tools: ev.tools.slice(0, 200),
       }));
+    case 'contextCompacted':
+      return bound(append(state, { kind: 'notice', text: describeCompaction(ev) }));
     case 'runFinished':
       return ev.usage ? withUsage(closeRun(state, ev.reason), ev.runId, ev.usage) : closeRun(state, ev.reason);
     case 'runError': {
@@ -559,4 +561,10 @@ function summarizeValue(v: unknown): string {
   if (Array.isArray(v)) return v.length === 0 ? '[]' : `[${v.length} item${v.length === 1 ? '' : 's'}]`;
   if (v !== null && typeof v === 'object') return '{…}';
   return String(v);
+}
+
+/** The transcript's one line about a compaction (contextCompacted). */
+export function describeCompaction(ev: { mode: 'summarized' | 'elided'; messages: number; tokensBefore: number; tokensAfter: number }): string {
+  const how = ev.mode === 'summarized' ? 'summarised by the model' : 'elided (the model no longer sees them)';
+  return `To fit the model's context window, ${ev.messages} earlier message${ev.messages === 1 ? ' was' : 's were'} ${how}: ${ev.tokensBefore.toLocaleString('en')} → ${ev.tokensAfter.toLocaleString('en')} tokens.`;
 }

@@ -147,6 +147,15 @@ describe('backend CLI', function () {
       assert.throws(() => parseCli(['--max-connections', '0'], {}), /--max-connections must be an integer/);
     });
 
+    it('reads the context window and the compaction mode', () => {
+      const o = parseCli(['--context-window', '32768', '--compaction', 'elide'], {}).options;
+      assert.equal(o.contextWindow, 32768);
+      assert.equal(o.compaction, 'elide');
+      assert.equal(parseCli([], {}).options.contextWindow, undefined);
+      assert.throws(() => parseCli(['--context-window', '100'], {}), /--context-window must be an integer from 1024/);
+      assert.throws(() => parseCli(['--compaction', 'forget'], {}), /--compaction must be summarize or elide/);
+    });
+
     it('refuses bad values with a usage error', () => {
       assert.throws(() => parseCli(['--disconnect-strategy', 'pray'], {}), UsageError);
       assert.throws(() => parseCli(['--port', '70000'], {}), /--port must be an integer/);

@@ -168,6 +168,7 @@ export const SERVER_FIXTURES: ByType<ServerToClient> = {
     durationMs: 12.5,
   },
   groupExpanded: { type: 'groupExpanded', ...THREAD, group: 'Editor', skill: 'ReviewFile', tools: ['ReadFile', 'OpenFile'] },
+  contextCompacted: { type: 'contextCompacted', ...THREAD, mode: 'summarized', messages: 14, tokensBefore: 131072, tokensAfter: 41210, contextWindow: 128000 },
   runFinished: { type: 'runFinished', ...THREAD, reason: 'completed' },
   runError: {
     type: 'runError',

@@ -4,7 +4,7 @@ import {
   initialState, MAX_ITEMS, MAX_KEPT_IMAGE_CHARS, reduce, restoreState, summarizeArguments,
   type ChatAction, type ChatItem, type ChatState, type ToolItem,
 } from '../../../src/webview/state';
-import { ev, PNG_1X1, RUN } from './fixtures';
+import { ev, hostEvent, PNG_1X1, RUN, THREAD } from './fixtures';
 
 const play = (actions: ChatAction[], from: ChatState = initialState()): ChatState => actions.reduce(reduce, from);
 const cards = (s: ChatState): ToolItem[] => s.items.filter((i): i is ToolItem => i.kind === 'tool');
@@ -161,6 +161,14 @@ describe('chat state: answers, expansions, input and errors', () => {
     assert.equal(describeExpansion(item.group, item.tools, item.skill), 'IDE expanded: OpenFile, ReadFile');
     assert.equal(describeExpansion('Git', ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J'], 'review'),
       'Git expanded (skill review): A, B, C, D, E, F, G, H, +2 more');
+  });
+
+  it('shows a compaction of the context as a one-line notice in the transcript', () => {
+    const s = play([ev.started(), hostEvent({ type: 'contextCompacted', threadId: THREAD, runId: RUN, mode: 'summarized', messages: 14, tokensBefore: 131072, tokensAfter: 41210, contextWindow: 128000 })]);
+    assert.deepEqual(kinds(s), ['notice']);
+    const item = s.items[0];
+    assert.ok(item.kind === 'notice');
+    assert.equal(item.text, "To fit the model's context window, 14 earlier messages were summarised by the model: 131,072 → 41,210 tokens.");
   });
 
   it('tracks "awaiting your input" while a permission prompt is open', () => {
