@@ -134,7 +134,7 @@ export const HostThreads = z.object({
  * Show thread `threadId` (New Chat, a switch, a deletion, or a view that restored another thread).
  * `transcript` is what the view saved for it (absent: empty); the view parses it as its own state.
  */
-export const HostShowThread = z.object({ type: z.literal('showThread'), threadId, transcript: z.unknown() });
+export const HostShowThread = z.object({ type: z.literal('showThread'), threadId, transcript: z.unknown().optional() });
 /** Open the history list (the view title's History button). */
 export const HostShowHistory = z.object({ type: z.literal('showHistory') });
 

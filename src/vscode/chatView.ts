@@ -154,7 +154,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Replaces the transcript with thread `threadId`'s saved one (undefined: an empty thread). */
   showThread(threadId: string, transcript: unknown): void {
-    this.post({ type: 'showThread', threadId, transcript });
+    this.post({ type: 'showThread', threadId, ...(transcript !== undefined ? { transcript } : {}) });
   }
 
   /** Opens the history list in the view (the view title's History button). */

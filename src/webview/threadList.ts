@@ -104,8 +104,13 @@ export class ThreadList {
 
   private render(): void {
     const now = Date.now();
+    // Rows are rebuilt; the keyboard focus goes back to the same control of the same row.
+    const active = document.activeElement instanceof HTMLElement && this.list.contains(document.activeElement) ? document.activeElement : null;
+    const focusId = active?.closest<HTMLElement>('.thread-row')?.dataset.id;
+    const focusClass = active?.classList[0];
     const rows = this.visible().map((t) => this.row(t, now));
     this.list.replaceChildren(...rows);
+    if (focusId && focusClass) this.focusRow(focusId, `.${focusClass}`);
     const q = this.search.value.trim();
     this.emptyText.textContent = rows.length > 0 ? '' : q ? `No conversation title contains “${q}”.` : 'No conversations yet.';
     this.emptyText.hidden = rows.length > 0;

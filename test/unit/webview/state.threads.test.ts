@@ -93,6 +93,7 @@ describe('chat state: threads', () => {
     assert.ok(!HostToWebview.safeParse({ type: 'threads', currentId: 'x', threads: LIST }).success);
     assert.ok(!HostToWebview.safeParse({ type: 'threads', currentId: A, threads: [{ ...LIST[0], title: '' }] }).success);
     assert.ok(HostToWebview.safeParse({ type: 'showThread', threadId: A, transcript: { any: 'json' } }).success);
+    assert.ok(HostToWebview.safeParse({ type: 'showThread', threadId: A }).success, 'an empty thread has no transcript (postMessage drops undefined keys)');
     assert.ok(WebviewToHost.safeParse({ type: 'switchThread', threadId: A }).success);
     assert.ok(!WebviewToHost.safeParse({ type: 'deleteThread', threadId: '../index' }).success);
     assert.ok(!WebviewToHost.safeParse({ type: 'renameThread', threadId: A, title: '   ' }).success);
