@@ -223,6 +223,9 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
  * awaiting-input flag, the list, and item ids keep counting up so the renderer never reuses one.
  */
 function showThread(state: ChatState, threadId: string, saved: unknown): ChatState {
+  // A view with no thread yet that already shows something (a transcript saved before threads
+  // existed, or messages the host queued before the view first opened) keeps it for this thread.
+  if ((saved === undefined || saved === null) && state.threadId === null && state.items.length > 0) return { ...state, threadId };
   const loaded = saved === undefined || saved === null ? initialState() : restoreState(saved);
   return {
     ...loaded,

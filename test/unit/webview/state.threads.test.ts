@@ -32,6 +32,16 @@ describe('chat state: threads', () => {
     assert.ok(back.nextId >= inB.nextId, 'item ids keep counting up across threads');
   });
 
+  it('a view with no thread yet keeps what it shows for the first thread it is told of, unless that thread has a saved transcript', () => {
+    const upgraded = play([{ type: 'userMessage', text: 'asked before the view knew its thread' }, { type: 'showThread', threadId: A }]);
+    assert.equal(upgraded.threadId, A);
+    assert.deepEqual(texts(upgraded), ['asked before the view knew its thread']);
+    const saved = JSON.parse(transcriptOf(play([{ type: 'showThread', threadId: A }, { type: 'userMessage', text: 'saved' }]))) as unknown;
+    assert.deepEqual(texts(play([{ type: 'userMessage', text: 'stale' }, { type: 'showThread', threadId: A, transcript: saved }])), ['saved']);
+    const cleared = play([{ type: 'showThread', threadId: A }, { type: 'userMessage', text: 'old' }, { type: 'showThread', threadId: B }]);
+    assert.deepEqual(cleared.items, [], 'a view that shows a thread never carries it over to another');
+  });
+
   it('a corrupt or foreign saved transcript shows as an empty thread', () => {
     const s = play([{ type: 'userMessage', text: 'x' }, { type: 'showThread', threadId: A, transcript: { version: 9, items: 'no' } }]);
     assert.equal(s.threadId, A);
