@@ -41,6 +41,8 @@ const ThreadMeta = z.object({
   updatedAt: z.number().int().nonnegative(),
   /** Characters of the saved transcript (0 when none is saved). */
   transcriptChars: z.number().int().nonnegative(),
+  /** When the view saved the transcript kept here (the view's clock; 0 when none is saved). */
+  transcriptSavedAt: z.number().nonnegative().default(0),
 });
 export type ThreadMeta = z.infer<typeof ThreadMeta>;
 
@@ -177,9 +179,9 @@ export class ThreadIndex {
    * Saves the transcript of thread `id` (JSON text from the webview). Returns the threads dropped to
    * stay within the caps, or undefined when it was not saved (unknown thread, or over the size cap).
    */
-  saveTranscript(id: string, json: string): ThreadMeta[] | undefined {
+  saveTranscript(id: string, json: string, savedAt = 0): ThreadMeta[] | undefined {
     if (json.length > this.limits.maxTranscriptChars || !this.get(id)) return undefined;
-    this.update(id, (t) => ({ ...t, transcriptChars: json.length }), false);
+    this.update(id, (t) => ({ ...t, transcriptChars: json.length, transcriptSavedAt: savedAt }), false);
     const file = this.transcriptPath(id);
     this.queue(() => atomicWrite(file, json));
     const dropped = this.enforceCaps();
@@ -205,7 +207,7 @@ export class ThreadIndex {
 
   private add(id: string | undefined): ThreadMeta {
     const at = this.now();
-    const thread: ThreadMeta = { id: id ?? randomUUID(), title: DEFAULT_TITLE, titled: false, createdAt: at, updatedAt: at, transcriptChars: 0 };
+    const thread: ThreadMeta = { id: id ?? randomUUID(), title: DEFAULT_TITLE, titled: false, createdAt: at, updatedAt: at, transcriptChars: 0, transcriptSavedAt: 0 };
     this.threads.push(thread);
     return thread;
   }

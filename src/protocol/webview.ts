@@ -149,6 +149,11 @@ export const WebviewReady = z.object({
   type: z.literal('ready'),
   /** The thread the view shows from its saved state; the host sends `showThread` when it is not the current one. */
   threadId: threadId.optional(),
+  /**
+   * When the view saved the state it restored. A restored state can be older than the host's copy
+   * (the page went away before VS Code kept its last `setState`); then the host sends its copy.
+   */
+  savedAt: z.number().nonnegative().optional(),
 });
 export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
 export const WebviewStop = z.object({ type: z.literal('stop') });
@@ -163,7 +168,7 @@ export const WebviewRenameThread = z.object({ type: z.literal('renameThread'), t
 /** The user confirmed deleting the thread in the view. */
 export const WebviewDeleteThread = z.object({ type: z.literal('deleteThread'), threadId });
 /** The view's transcript of `threadId` changed; the host keeps it (JSON text) to show it again later. */
-export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS) });
+export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS), savedAt: z.number().nonnegative() });
 
 export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,

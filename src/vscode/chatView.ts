@@ -14,7 +14,7 @@ const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.
 
 /** What the view asks of the thread index (src/vscode/threads.ts answers). */
 export type ThreadRequest =
-  | { type: 'shown'; threadId: string | undefined }
+  | { type: 'shown'; threadId: string | undefined; savedAt: number | undefined }
   | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'saveTranscript' }>;
 
 /**
@@ -174,7 +174,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'ready':
         this.ready = true;
         this.flush();
-        this.threadEmitter.fire({ type: 'shown', threadId: message.threadId });
+        this.threadEmitter.fire({ type: 'shown', threadId: message.threadId, savedAt: message.savedAt });
         break;
       case 'switchThread':
       case 'renameThread':

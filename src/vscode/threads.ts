@@ -55,7 +55,8 @@ export class ChatThreads implements vscode.Disposable {
   private handle(request: ThreadRequest): void {
     switch (request.type) {
       case 'shown':
-        if (request.threadId !== this.currentId) void this.show(this.currentId);
+        // Another thread, or an older copy of this one than the host keeps: show the host's.
+        if (request.threadId !== this.currentId || this.index.current.transcriptSavedAt > (request.savedAt ?? 0)) void this.show(this.currentId);
         break;
       case 'switchThread':
         if (this.index.switchTo(request.threadId)) {
@@ -75,7 +76,7 @@ export class ChatThreads implements vscode.Disposable {
         break;
       }
       case 'saveTranscript': {
-        const dropped = this.index.saveTranscript(request.threadId, request.transcript);
+        const dropped = this.index.saveTranscript(request.threadId, request.transcript, request.savedAt);
         if (dropped === undefined) this.options.log.warn(`Chat history: a transcript of ${request.transcript.length} characters was not saved (too large, or its thread is gone)`);
         else if (dropped.length > 0) this.publish(dropped);
         break;

@@ -47,7 +47,7 @@ function saveTranscriptNow(): void {
   transcriptTimer = undefined;
   if (state.threadId === null || (state.items === savedTranscript.items && state.threadId === savedTranscript.threadId)) return;
   savedTranscript = { threadId: state.threadId, items: state.items };
-  post({ type: 'saveTranscript', threadId: state.threadId, transcript: transcriptOf(state) });
+  post({ type: 'saveTranscript', threadId: state.threadId, transcript: transcriptOf(state), savedAt: Date.now() });
 }
 
 // Deltas arrive faster than frames; render at most once per frame.
@@ -67,7 +67,7 @@ function scheduleSave(): void {
 function saveNow(): void {
   if (saveTimer !== undefined) clearTimeout(saveTimer);
   saveTimer = undefined;
-  api.setState(state);
+  api.setState({ ...state, savedAt: Date.now() } satisfies ChatState);
 }
 
 const root = document.getElementById('app');
@@ -123,4 +123,4 @@ window.addEventListener('pagehide', () => {
   saveTranscriptNow();
 });
 
-post({ type: 'ready', ...(state.threadId !== null ? { threadId: state.threadId } : {}) });
+post({ type: 'ready', ...(state.threadId !== null ? { threadId: state.threadId, savedAt: state.savedAt } : {}) });

@@ -133,6 +133,8 @@ export const ChatState = z.object({
   threadId: z.string().nullable().default(null),
   /** The history list, as the host last sent it. */
   threads: z.array(ChatThreadSummary).default([]),
+  /** When the view last saved this state (its own clock); the host compares it with its copy's. */
+  savedAt: z.number().nonnegative().default(0),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -158,6 +160,7 @@ export function initialState(): ChatState {
     announced: [],
     threadId: null,
     threads: [],
+    savedAt: 0,
   };
 }
 

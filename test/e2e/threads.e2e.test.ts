@@ -177,7 +177,9 @@ describe('Chat history list in a real VS Code', function () {
     await history().waitFor({ state: 'visible', timeout: 30_000 });
     await waitForTitles(['open notes.md']);
     await history().locator('button.history-close').click();
-    assert.deepEqual(await userMessages(), ['open notes.md', 'list the files again']);
+    await waitUntil(async () => JSON.stringify(await userMessages()) === JSON.stringify(['open notes.md', 'list the files again']), {
+      describe: async () => `after the reload the transcript shows ${JSON.stringify(await userMessages())}`,
+    });
   });
 
   it('the list in the other theme (dark after light, or light after dark)', async () => {

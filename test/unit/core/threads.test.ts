@@ -34,7 +34,7 @@ describe('ThreadIndex (the chat\'s thread list, in a real folder)', () => {
     const first = index.current.id;
     index.noteUserMessage(first, '  How does the\nconnection reconnect?');
     index.noteUserMessage(first, 'a follow-up does not rename it');
-    assert.deepEqual(index.saveTranscript(first, JSON.stringify({ items: ['one'] })), []);
+    assert.deepEqual(index.saveTranscript(first, JSON.stringify({ items: ['one'] }), 1_234), []);
     clock = 2_000;
     const { thread: second } = index.create();
     assert.notEqual(second.id, first);
@@ -45,6 +45,7 @@ describe('ThreadIndex (the chat\'s thread list, in a real folder)', () => {
     assert.deepEqual(again.list().map((t) => t.title), ['Second topic', 'How does the']);
     assert.deepEqual(again.list().map((t) => [t.createdAt, t.updatedAt]), [[2_000, 2_000], [1_000, 1_000]]);
     assert.deepEqual(await again.loadTranscript(first), { items: ['one'] });
+    assert.equal(again.get(first)?.transcriptSavedAt, 1_234, 'the host knows how fresh its copy is');
     assert.equal(await again.loadTranscript(second.id), undefined);
   });
 

@@ -108,8 +108,9 @@ describe('chat state: threads', () => {
     assert.ok(!WebviewToHost.safeParse({ type: 'deleteThread', threadId: '../index' }).success);
     assert.ok(!WebviewToHost.safeParse({ type: 'renameThread', threadId: A, title: '   ' }).success);
     assert.ok(!WebviewToHost.safeParse({ type: 'renameThread', threadId: A, title: 'x'.repeat(81) }).success);
-    assert.ok(!WebviewToHost.safeParse({ type: 'saveTranscript', threadId: A, transcript: 'x'.repeat(4_000_001) }).success);
-    assert.deepEqual(WebviewToHost.parse({ type: 'ready', threadId: A }), { type: 'ready', threadId: A });
+    assert.ok(!WebviewToHost.safeParse({ type: 'saveTranscript', threadId: A, transcript: 'x'.repeat(4_000_001), savedAt: 1 }).success);
+    assert.deepEqual(WebviewToHost.parse({ type: 'ready', threadId: A, savedAt: 5 }), { type: 'ready', threadId: A, savedAt: 5 });
+    assert.ok(!WebviewToHost.safeParse({ type: 'saveTranscript', threadId: A, transcript: '{}' }).success, 'a transcript says when it was saved');
   });
 
   it('formatThreadDate: the time today, "Yesterday" and the time, else the date', () => {
