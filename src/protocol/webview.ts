@@ -76,6 +76,21 @@ export const ChatStatus = z.object({
   detail: z.string().max(1000).optional(),
 });
 
+const threadId = z.string().uuid();
+/** Most threads the history list shows (the extension keeps at most this many). */
+export const MAX_LISTED_THREADS = 500;
+export const MAX_THREAD_TITLE = 80;
+/** Characters of a saved transcript the host accepts (JSON text). */
+export const MAX_TRANSCRIPT_CHARS = 4_000_000;
+
+/** One row of the chat's history list. Dates are milliseconds since the epoch. */
+export const ChatThreadSummary = z.object({
+  id: threadId,
+  title: z.string().min(1).max(MAX_THREAD_TITLE),
+  createdAt: z.number().int().nonnegative(),
+  updatedAt: z.number().int().nonnegative(),
+});
+
 // ── host → webview ────────────────────────────────────────────────────
 export const HostRunEvent = z.object({ type: z.literal('runEvent'), event: ChatRunEvent });
 /** A call the extension executed changed (pending, awaiting permission, running, ended). */
@@ -108,13 +123,38 @@ export const HostSync = z.object({
   openCallIds: z.array(z.string().max(200)).max(5000).optional(),
 });
 
+/** The history list changed; `notice` says why threads were dropped (the caps), shown in the transcript. */
+export const HostThreads = z.object({
+  type: z.literal('threads'),
+  currentId: threadId,
+  threads: z.array(ChatThreadSummary).max(MAX_LISTED_THREADS),
+  notice: z.string().min(1).max(1000).optional(),
+});
+/**
+ * Show thread `threadId` (New Chat, a switch, a deletion, or a view that restored another thread).
+ * `transcript` is what the view saved for it (absent: empty); the view parses it as its own state.
+ */
+export const HostShowThread = z.object({ type: z.literal('showThread'), threadId, transcript: z.unknown().optional() });
+/** Open the history list (the view title's History button). */
+export const HostShowHistory = z.object({ type: z.literal('showHistory') });
+
 export const HostToWebview = z.discriminatedUnion('type', [
   HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
+  HostThreads, HostShowThread, HostShowHistory,
 ]);
 
 // ── webview → host ────────────────────────────────────────────────────
 /** The view's script is running and listening; the host flushes its queue. */
-export const WebviewReady = z.object({ type: z.literal('ready') });
+export const WebviewReady = z.object({
+  type: z.literal('ready'),
+  /** The thread the view shows from its saved state; the host sends `showThread` when it is not the current one. */
+  threadId: threadId.optional(),
+  /**
+   * When the view saved the state it restored. A restored state can be older than the host's copy
+   * (the page went away before VS Code kept its last `setState`); then the host sends its copy.
+   */
+  savedAt: z.number().nonnegative().optional(),
+});
 export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
 export const WebviewStop = z.object({ type: z.literal('stop') });
 export const WebviewNewChat = z.object({ type: z.literal('newChat') });
@@ -123,8 +163,16 @@ export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string(
 /** Copy a code block to the clipboard. */
 export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().max(MAX_COPY_TEXT) });
 
+export const WebviewSwitchThread = z.object({ type: z.literal('switchThread'), threadId });
+export const WebviewRenameThread = z.object({ type: z.literal('renameThread'), threadId, title: z.string().trim().min(1).max(MAX_THREAD_TITLE) });
+/** The user confirmed deleting the thread in the view. */
+export const WebviewDeleteThread = z.object({ type: z.literal('deleteThread'), threadId });
+/** The view's transcript of `threadId` changed; the host keeps it (JSON text) to show it again later. */
+export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS), savedAt: z.number().nonnegative() });
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,
+  WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
@@ -133,6 +181,7 @@ export type ChatRunEvent = z.infer<typeof ChatRunEvent>;
 export type ChatCallRecord = z.infer<typeof ChatCallRecord>;
 export type ChatStatus = z.infer<typeof ChatStatus>;
 export type ConnectionState = z.infer<typeof ConnectionState>;
+export type ChatThreadSummary = z.infer<typeof ChatThreadSummary>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import { assertNever, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatStatus, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { Views } from './ids';
@@ -11,6 +11,11 @@ import { Views } from './ids';
 const MAX_ERROR_TEXT = 10_000;
 
 const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+/** What the view asks of the thread index (src/vscode/threads.ts answers). */
+export type ThreadRequest =
+  | { type: 'shown'; threadId: string | undefined; savedAt: number | undefined }
+  | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'saveTranscript' }>;
 
 /**
  * The sidebar chat (`clientTools.chat`). It renders what it is told and reports what the user does;
@@ -36,8 +41,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   readonly onDidNewChat = this.newChatEmitter.event;
   /** The user pressed Retry on an error: re-send this text, the last user message the view shows. */
   readonly onDidRetry = this.retryEmitter.event;
+  private readonly threadEmitter = new vscode.EventEmitter<ThreadRequest>();
+  /**
+   * The view asked about threads: switch, rename, delete (confirmed in the view), keep a transcript,
+   * or `shown`: a (re)built view shows this thread (undefined: none), to be corrected if it is not current.
+   */
+  readonly onDidThreadRequest = this.threadEmitter.event;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter];
+  private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
+  /** History was asked for while the view was not listening: opened once it is. */
+  private historyRequested = false;
   private viewDisposables: vscode.Disposable[] = [];
   private view: vscode.WebviewView | undefined;
   private ready = false;
@@ -132,6 +146,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'reset' });
   }
 
+  /** The history list changed; `notice` (threads dropped by the caps) is shown in the transcript. */
+  setThreads(currentId: string, threads: ChatThreadSummary[], notice?: string): void {
+    this.threads = { currentId, threads };
+    if (this.ready || notice) this.post({ type: 'threads', currentId, threads, ...(notice ? { notice: notice.slice(0, 1000) } : {}) });
+  }
+
+  /** Replaces the transcript with thread `threadId`'s saved one (undefined: an empty thread). */
+  showThread(threadId: string, transcript: unknown): void {
+    this.post({ type: 'showThread', threadId, ...(transcript !== undefined ? { transcript } : {}) });
+  }
+
+  /** Opens the history list in the view (the view title's History button). */
+  showHistory(): void {
+    this.post({ type: 'showHistory' });
+  }
+
   private receive(raw: unknown): void {
     const parsed = WebviewToHost.safeParse(raw);
     if (!parsed.success) {
@@ -144,6 +174,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'ready':
         this.ready = true;
         this.flush();
+        this.threadEmitter.fire({ type: 'shown', threadId: message.threadId, savedAt: message.savedAt });
+        break;
+      case 'switchThread':
+      case 'renameThread':
+      case 'deleteThread':
+      case 'saveTranscript':
+        this.threadEmitter.fire(message);
         break;
       case 'send':
         this.post({ type: 'userMessage', text: message.text });
@@ -172,7 +209,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     // Status and the awaiting-input flag are sent fresh on `ready`; everything else waits in order.
-    if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync') return;
+    if (message.type === 'showHistory') this.historyRequested = true;
+    if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync' || message.type === 'showHistory') return;
+    if (message.type === 'threads' && !message.notice) return;
     const droppedBefore = this.queue.dropped;
     this.queue.push(message);
     if (droppedBefore === 0 && this.queue.dropped > 0) {
@@ -186,9 +225,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const messages: HostToWebview[] = [
       { type: 'status', status: this.status },
       { type: 'awaitingInput', open: this.awaitingInput },
+      ...(this.threads ? [{ type: 'threads', ...this.threads } as const] : []),
       ...this.queue.take(),
       { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },
+      ...(this.historyRequested ? [{ type: 'showHistory' } as const] : []),
     ];
+    this.historyRequested = false;
     for (const m of messages) void view.webview.postMessage(m);
   }
 

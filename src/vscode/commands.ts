@@ -13,7 +13,8 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return [
     reg(Commands.focusChat, () => vscode.commands.executeCommand(`${Views.chat}.focus`)),
-    reg(Commands.newChat, () => ctx.newChat(true)),
+    reg(Commands.newChat, () => ctx.newChat()),
+    reg(Commands.showChatHistory, () => ctx.showHistory()),
     reg(Commands.askAboutSelection, (question) => askAboutSelection(ctx, question)),
     reg(Commands.connect, () => ctx.connect()),
     reg(Commands.disconnect, () => ctx.disconnect()),

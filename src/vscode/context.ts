@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ClientCore, type ConnectionState, type PermissionStore } from '../core';
 import type { ClientTool, Grant, ToolGroupSpec } from '../core';
@@ -16,9 +16,11 @@ import { VsCodeIdeHost } from './ideHost';
 import { LmToolsBridge } from './lmToolsBridge';
 import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
+import { ChatThreads } from './threads';
 import { ToolGroupsView } from './toolGroupsView';
 import * as ui from './ui';
 
+/** Where versions before the history list kept the one thread id; adopted as the first thread. */
 const THREAD_KEY = 'clientTools.threadId';
 const PERMISSIONS_KEY = 'clientTools.rememberedPermissions';
 
@@ -45,18 +47,16 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly host = new VsCodeIdeHost();
   readonly toolGroups = new ToolGroupsView();
   readonly chat: ChatViewProvider;
+  readonly threads: ChatThreads;
   readonly core: ClientCore;
   private embedded: EmbeddedBackend | undefined;
   private endpointLabel = '';
-  private threadId: string;
   /** Counts `connect()` calls; see there. */
   private connectGeneration = 0;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
     const config = readConfig();
-    this.threadId = extension.workspaceState.get<string>(THREAD_KEY) ?? randomUUID();
-    void extension.workspaceState.update(THREAD_KEY, this.threadId);
     this.chat = ChatViewProvider.register(extension.extensionUri, this.log);
     const pkg = extension.extension.packageJSON as { version?: string };
     this.core = new ClientCore({
@@ -74,8 +74,23 @@ export class ClientToolsContext implements vscode.Disposable {
         backgroundCalls: config.permissions.backgroundCalls,
       },
     });
+    const adoptId = extension.workspaceState.get<string>(THREAD_KEY);
+    this.threads = new ChatThreads({
+      // Per workspace when there is one; windows without a folder share the global list.
+      dir: path.join((extension.storageUri ?? extension.globalStorageUri).fsPath, 'threads'),
+      chat: this.chat,
+      log: this.log,
+      forgetThread: (threadId) => {
+        try {
+          this.core.resetThread(threadId);
+        } catch {
+          // Not connected: the backend drops the thread with the session.
+        }
+      },
+      ...(adoptId !== undefined ? { adoptId } : {}),
+    });
     this.disposables.push(
-      this.log, this.statusBar, this.host, this.toolGroups, this.chat,
+      this.log, this.statusBar, this.host, this.toolGroups, this.chat, this.threads,
       ...registerBuiltinGroups(this.core.registry),
       new LmToolsBridge(this.core.registry, this.log),
       new EditorContextPusher(this.core, this.host),
@@ -94,7 +109,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.chat.onDidSend((text) => this.send(text, undefined, false)),
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),
-      this.chat.onDidNewChat(() => this.newChat(false)),
+      this.chat.onDidNewChat(() => this.newChat()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.core.setWorkspaceTrusted(true)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('clientTools.permissions.rememberScope')) this.core.permissions.setRememberScope(readConfig().permissions.rememberScope);
@@ -201,7 +216,8 @@ export class ClientToolsContext implements vscode.Disposable {
   send(text: string, context: EditorContext | undefined, echo: boolean): void {
     try {
       if (echo) this.chat.showUserMessage(text);
-      this.core.sendUserMessage(this.threadId, text, context);
+      this.core.sendUserMessage(this.threads.currentId, text, context);
+      this.threads.noteUserMessage(text);
     } catch (e) {
       const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
       const message = code === ErrorCode.Disconnected ? 'Not connected to the agent backend. Use "Client Tools: Connect" or check the log.' : (e as Error).message;
@@ -211,23 +227,24 @@ export class ClientToolsContext implements vscode.Disposable {
 
   stopRun(): void {
     try {
-      this.core.cancel(this.threadId);
+      this.core.cancel(this.threads.currentId);
     } catch (e) {
       this.log.warn(`Stop: ${(e as Error).message}`);
     }
   }
 
-  /** Starts a fresh thread; the backend forgets the old one's history and tool state. */
-  newChat(resetView: boolean): void {
-    const old = this.threadId;
-    this.threadId = randomUUID();
-    void this.extension.workspaceState.update(THREAD_KEY, this.threadId);
-    if (resetView) this.chat.reset();
-    try {
-      this.core.resetThread(old);
-    } catch {
-      // Not connected: the backend drops the old thread with the session.
-    }
+  /**
+   * Starts a fresh thread and shows it; the old one stays in the history list, and in the backend,
+   * to be switched back to.
+   */
+  newChat(): void {
+    this.threads.newChat();
+  }
+
+  /** Opens the chat with its history list showing. */
+  async showHistory(): Promise<void> {
+    await vscode.commands.executeCommand(`${Views.chat}.focus`);
+    this.chat.showHistory();
   }
 
   private onState(s: ConnectionState): void {

@@ -4,6 +4,7 @@ export const EXTENSION_ID = 'client-tools.client-tools';
 export const Commands = {
   focusChat: 'clientTools.focusChat',
   newChat: 'clientTools.newChat',
+  showChatHistory: 'clientTools.showChatHistory',
   askAboutSelection: 'clientTools.askAboutSelection',
   connect: 'clientTools.connect',
   disconnect: 'clientTools.disconnect',

@@ -7,7 +7,7 @@ export const MAX_QUEUED_IMAGE_CHARS = 4_000_000;
 
 /**
  * Host → webview messages waiting for the view's `ready`, bounded in count and image bytes.
- * Text deltas of one run merge into one message; a reset drops everything queued before it.
+ * Text deltas of one run merge into one message; a reset or showThread drops everything queued before it.
  */
 export class PendingHostMessages {
   private items: HostToWebview[] = [];
@@ -19,7 +19,8 @@ export class PendingHostMessages {
   }
 
   push(message: HostToWebview): void {
-    if (message.type === 'reset') this.items = [];
+    // Both replace the transcript: what was queued for the one shown before no longer matters.
+    if (message.type === 'reset' || message.type === 'showThread') this.items = [];
     if (message.type === 'callRecord') {
       // A record is the call's whole state: a newer one replaces the queued one, in its place.
       const i = this.items.findIndex((m) => m.type === 'callRecord' && m.record.requestId === message.record.requestId);

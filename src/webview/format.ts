@@ -68,3 +68,16 @@ export function describeExpansion(group: string, tools: string[], skill?: string
   const more = tools.length > MAX_LISTED_TOOLS ? `, +${tools.length - MAX_LISTED_TOOLS} more` : '';
   return `${head}: ${listed}${more}`;
 }
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A thread's date in the history list, in local time: "14:05" today, "Yesterday 09:30", else "Nov 3, 2026". */
+export function formatThreadDate(ms: number, now: number): string {
+  const d = new Date(ms);
+  const time = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  const startOfToday = new Date(now).setHours(0, 0, 0, 0);
+  if (ms >= startOfToday) return time;
+  if (ms >= startOfToday - DAY_MS) return `Yesterday ${time}`;
+  return `${MONTHS[d.getMonth()]} ${d.getDate()}, ${d.getFullYear()}`;
+}

@@ -7,7 +7,7 @@
 import './jitless'; // Must stay first: configures zod before any schema is built.
 import { HostToWebview, type WebviewToHost } from '../protocol/webview';
 import { ChatView } from './render';
-import { initialState, reduce, type ChatAction } from './state';
+import { initialState, reduce, transcriptOf, type ChatAction, type ChatState } from './state';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -17,6 +17,8 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const SAVE_DELAY_MS = 200;
+/** The host's copy of the transcript (to show the thread again later) is sent less often. */
+const SAVE_TRANSCRIPT_DELAY_MS = 1000;
 
 const api = acquireVsCodeApi();
 const post = (message: WebviewToHost): void => api.postMessage(message);
@@ -24,6 +26,9 @@ const post = (message: WebviewToHost): void => api.postMessage(message);
 let state = reduce(initialState(), { type: 'restore', saved: api.getState() });
 let renderScheduled = false;
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
+let transcriptTimer: ReturnType<typeof setTimeout> | undefined;
+/** What the host was last sent, so a status change alone sends nothing. */
+let savedTranscript: Pick<ChatState, 'threadId' | 'items'> = { threadId: state.threadId, items: state.items };
 
 function dispatch(action: ChatAction): void {
   const next = reduce(state, action);
@@ -31,6 +36,18 @@ function dispatch(action: ChatAction): void {
   state = next;
   scheduleRender();
   scheduleSave();
+  if (state.threadId !== null && (state.items !== savedTranscript.items || state.threadId !== savedTranscript.threadId)) {
+    transcriptTimer ??= setTimeout(saveTranscriptNow, SAVE_TRANSCRIPT_DELAY_MS);
+  }
+}
+
+/** Sends the transcript of the thread shown now to the host; called before leaving the thread too. */
+function saveTranscriptNow(): void {
+  if (transcriptTimer !== undefined) clearTimeout(transcriptTimer);
+  transcriptTimer = undefined;
+  if (state.threadId === null || (state.items === savedTranscript.items && state.threadId === savedTranscript.threadId)) return;
+  savedTranscript = { threadId: state.threadId, items: state.items };
+  post({ type: 'saveTranscript', threadId: state.threadId, transcript: transcriptOf(state), savedAt: Date.now() });
 }
 
 // Deltas arrive faster than frames; render at most once per frame.
@@ -50,7 +67,7 @@ function scheduleSave(): void {
 function saveNow(): void {
   if (saveTimer !== undefined) clearTimeout(saveTimer);
   saveTimer = undefined;
-  api.setState(state);
+  api.setState({ ...state, savedAt: Date.now() } satisfies ChatState);
 }
 
 const root = document.getElementById('app');
@@ -62,8 +79,18 @@ const view = new ChatView(root, {
     post({ type: 'stop' });
   },
   newChat: () => {
+    saveTranscriptNow();
     dispatch({ type: 'newChatRequested' });
     post({ type: 'newChat' });
+  },
+  switchThread: (threadId) => {
+    saveTranscriptNow();
+    post({ type: 'switchThread', threadId });
+  },
+  renameThread: (threadId, title) => post({ type: 'renameThread', threadId, title }),
+  deleteThread: (threadId) => {
+    saveTranscriptNow();
+    post({ type: 'deleteThread', threadId });
   },
   retry: () => {
     if (state.lastUserText) post({ type: 'retry', text: state.lastUserText });
@@ -79,12 +106,21 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     console.warn('chat view: ignored an invalid message from the host', parsed.error.issues.slice(0, 3));
     return;
   }
+  if (parsed.data.type === 'showHistory') view.openHistory();
+  // The transcript being left is the host's to keep before another one replaces it.
+  if (parsed.data.type === 'showThread') saveTranscriptNow();
   dispatch(parsed.data);
 });
 // The document may be thrown away as soon as it is hidden; save what is pending first.
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'hidden') saveNow();
+  if (document.visibilityState === 'hidden') {
+    saveNow();
+    saveTranscriptNow();
+  }
 });
-window.addEventListener('pagehide', saveNow);
+window.addEventListener('pagehide', () => {
+  saveNow();
+  saveTranscriptNow();
+});
 
-post({ type: 'ready' });
+post({ type: 'ready', ...(state.threadId !== null ? { threadId: state.threadId, savedAt: state.savedAt } : {}) });

@@ -9,11 +9,15 @@ import { describeBinary, describeExpansion, describeUsage, describeUsageInWords,
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
 import { isTerminal } from './state';
+import { ThreadList } from './threadList';
 
 export interface ChatActions {
   send(text: string): void;
   stop(): void;
   newChat(): void;
+  switchThread(threadId: string): void;
+  renameThread(threadId: string, title: string): void;
+  deleteThread(threadId: string): void;
   retry(): void;
   copy(text: string): void;
   toggleCard(id: string, open: boolean): void;
@@ -95,18 +99,34 @@ export class ChatView {
   private readonly sendButton = h('button', { type: 'submit', class: 'send' }, 'Send');
   private readonly stopButton = h('button', { type: 'button', class: 'stop', hidden: true }, 'Stop');
   private readonly newChatButton = h('button', { type: 'button', class: 'secondary new-chat', title: 'Start a new conversation' }, 'New Chat');
+  private readonly historyButton = h('button', {
+    type: 'button', class: 'secondary history-toggle', title: 'Earlier conversations: switch, rename, delete, search', 'aria-expanded': 'false',
+  }, 'History');
   private readonly composer = h('form', { class: 'composer', 'aria-label': 'Compose a message' },
     this.input,
-    h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.newChatButton));
+    h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.historyButton, this.newChatButton));
   private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
 
   private readonly rendered = new Map<string, Rendered>();
+  private readonly threadList: ThreadList;
   private state: ChatState | undefined;
   private inputHadFocus = false;
 
   constructor(root: HTMLElement, private readonly actions: ChatActions) {
+    this.threadList = new ThreadList({
+      newChat: () => this.actions.newChat(),
+      switchThread: (id) => this.actions.switchThread(id),
+      renameThread: (id, title) => this.actions.renameThread(id, title),
+      deleteThread: (id) => this.actions.deleteThread(id),
+      closed: () => {
+        this.transcript.hidden = false;
+        this.historyButton.setAttribute('aria-expanded', 'false');
+        this.input.focus();
+      },
+    });
     root.classList.add('chat');
-    root.append(this.statusLine, this.transcript, this.banner, this.composer, this.announcer);
+    root.append(this.statusLine, this.threadList.root, this.transcript, this.banner, this.composer, this.announcer);
+    this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 
     this.composer.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -139,14 +159,29 @@ export class ChatView {
   }
 
   update(state: ChatState): void {
-    const prev = this.state;
+    let prev = this.state;
     this.state = state;
-    const stick = this.nearBottom() || this.endsWithNewUserMessage(prev, state);
+    const switched = prev !== undefined && prev.threadId !== state.threadId;
+    if (switched) {
+      // Another thread's transcript: build it afresh, and do not read it out as if it were new.
+      this.list.replaceChildren();
+      this.rendered.clear();
+      prev = undefined;
+    }
+    const stick = switched || this.nearBottom() || this.endsWithNewUserMessage(prev, state);
     this.renderStatus(state);
     this.renderItems(state);
     this.renderComposer(state);
+    this.threadList.update(state);
     this.announceChanges(prev, state);
     if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
+  }
+
+  /** Opens the history list in the transcript's place (the History button, or the view title's). */
+  openHistory(): void {
+    this.transcript.hidden = true;
+    this.historyButton.setAttribute('aria-expanded', 'true');
+    this.threadList.open();
   }
 
   private trySend(): void {

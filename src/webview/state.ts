@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
-import { ChatStatus, isInlineImageType } from '../protocol/webview';
+import { ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
@@ -133,6 +133,15 @@ export const ChatState = z.object({
   announced: z.array(z.object({ callId: z.string(), toolName: z.string() })).max(MAX_ANNOUNCED).default([]),
   /** The conversation's token totals as its last finished run reported them; null until one did. */
   threadUsage: TokenCounts.nullable().default(null),
+  /**
+   * The thread this transcript belongs to; null until the host says (`showThread`), and after New
+   * Chat cleared the view, so nothing is saved under a thread the view no longer shows.
+   */
+  threadId: z.string().nullable().default(null),
+  /** The history list, as the host last sent it. */
+  threads: z.array(ChatThreadSummary).default([]),
+  /** When the view last saved this state (its own clock); the host compares it with its copy's. */
+  savedAt: z.number().nonnegative().default(0),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -157,6 +166,9 @@ export function initialState(): ChatState {
     closedRunIds: [],
     announced: [],
     threadUsage: null,
+    threadId: null,
+    threads: [],
+    savedAt: 0,
   };
 }
 
@@ -188,7 +200,18 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         awaitingInput: state.awaitingInput,
         nextId: state.nextId,
         closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
+        threadId: action.type === 'reset' ? state.threadId : null,
+        threads: state.threads,
       };
+    case 'threads': {
+      const next = { ...state, threads: action.threads };
+      return action.notice ? bound(append(next, { kind: 'notice', text: action.notice })) : next;
+    }
+    case 'showThread':
+      return showThread(state, action.threadId, action.transcript);
+    case 'showHistory':
+      // Opening the list is the renderer's business; the state does not change.
+      return state;
     case 'sync':
       return closeStaleCalls(onSync(state, action.activeRunId), action.openCallIds);
     case 'restore':
@@ -202,6 +225,44 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     default:
       // A message type this build does not know (a saved or foreign action): ignore it rather than break the view.
       return assertNeverOr(action, state);
+  }
+}
+
+/**
+ * Replaces the transcript with thread `threadId`'s saved one (parsed like any saved state; absent
+ * or invalid means empty). What belongs to the window, not the thread, stays: connection, the
+ * awaiting-input flag, the list, and item ids keep counting up so the renderer never reuses one.
+ */
+function showThread(state: ChatState, threadId: string, saved: unknown): ChatState {
+  // A view with no thread yet that already shows something (a transcript saved before threads
+  // existed, or messages the host queued before the view first opened) keeps it for this thread.
+  if ((saved === undefined || saved === null) && state.threadId === null && state.items.length > 0) return { ...state, threadId };
+  const loaded = saved === undefined || saved === null ? initialState() : restoreState(saved);
+  return {
+    ...loaded,
+    connection: state.connection,
+    awaitingInput: state.awaitingInput,
+    run: null,
+    nextId: Math.max(loaded.nextId, state.nextId),
+    closedRunIds: state.run ? remember(loaded.closedRunIds, state.run.runId) : loaded.closedRunIds,
+    threadId,
+    threads: state.threads,
+  };
+}
+
+/**
+ * The transcript of the state as JSON text for the host to keep: without the list, the run or image
+ * bytes (the card says the image is no longer kept), and without the oldest items while it is over
+ * `maxChars`.
+ */
+export function transcriptOf(state: ChatState, maxChars = MAX_TRANSCRIPT_CHARS): string {
+  let items = state.items.map((it) => it.kind === 'tool' && it.result.some((p) => p.kind === 'image' && p.data !== null)
+    ? { ...it, result: it.result.map((p) => (p.kind === 'image' ? { ...p, data: null } : p)) }
+    : it);
+  for (;;) {
+    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, announced: [] } satisfies ChatState);
+    if (text.length <= maxChars || items.length === 0) return text;
+    items = items.slice(Math.max(1, Math.ceil(items.length / 10)));
   }
 }
 

@@ -112,10 +112,18 @@ describe('the extension against a scripted backend', function () {
     assert.equal(msg.context?.file, 'hello.txt');
   });
 
-  it('New Chat tells the backend to reset the thread', async () => {
-    const before = backend.received.filter((m) => m.type === 'resetThread').length;
+  it('New Chat starts a new thread and keeps the old one: later messages carry a new thread id, no resetThread is sent', async () => {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspace, 'hello.txt')));
+    const editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(0, 0, 0, 5);
+    await vscode.commands.executeCommand('clientTools.askAboutSelection', 'Before New Chat?');
+    const before = await backend.first('userMessage', (m) => m.text === 'Before New Chat?');
+    const resets = backend.received.filter((m) => m.type === 'resetThread').length;
     await vscode.commands.executeCommand('clientTools.newChat');
-    await until('resetThread', () => backend.received.filter((m) => m.type === 'resetThread').length > before);
+    await vscode.commands.executeCommand('clientTools.askAboutSelection', 'After New Chat?');
+    const after = await backend.first('userMessage', (m) => m.text === 'After New Chat?');
+    assert.notEqual(after.threadId, before.threadId);
+    assert.equal(backend.received.filter((m) => m.type === 'resetThread').length, resets, 'the old thread stays in the history list and in the backend');
   });
 
   it('Disconnect and Reconnect change the connection and the status bar', async () => {

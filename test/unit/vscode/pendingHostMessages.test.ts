@@ -34,6 +34,15 @@ describe('messages queued until the view is ready', () => {
     assert.deepEqual(q.take(), [{ type: 'reset' }, { type: 'userMessage', text: 'new' }]);
   });
 
+  it('drops what was queued before another thread is shown', () => {
+    const q = new PendingHostMessages();
+    const show: HostToWebview = { type: 'showThread', threadId: '0b0b6b1e-2f0c-4c8e-9d1a-3a5b7c9d1e2f', transcript: undefined };
+    q.push({ type: 'userMessage', text: 'old thread' });
+    q.push(show);
+    q.push({ type: 'userMessage', text: 'new thread' });
+    assert.deepEqual(q.take(), [show, { type: 'userMessage', text: 'new thread' }]);
+  });
+
   it('keeps at most MAX_QUEUED_MESSAGES, dropping the oldest and counting them', () => {
     const q = new PendingHostMessages();
     for (let i = 0; i < MAX_QUEUED_MESSAGES + 3; i++) q.push({ type: 'userMessage', text: `m${i}` });
