@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import type { Backend, BackendOptions, DisconnectStrategy, LogLevel } from './index';
 import { createBackend, DISCONNECT_STRATEGIES, stderrLogger } from './index';
 import { DEFAULT_MODEL_NAME } from './model/openai';
+import { VISION_SETTINGS, type VisionSetting } from './model/images';
 
 export const USAGE = `Usage: client-tools-backend [options]
 
@@ -28,6 +29,9 @@ Options:
   --base-url <url>            OpenAI-compatible endpoint (default: env OPENAI_BASE_URL, else OpenAI).
   --offline                   Use the offline demo model. It is also used when neither a model nor a
                               base URL is given.
+  --vision <mode>             auto | on | off (default auto): send images from tools to the model as images;
+                              auto does for known vision models (gpt-4o, gpt-4.1, gpt-5, claude, gemini, llava...).
+  --image-max-side <px>       Longest side images are scaled down to before they are sent (default 1568).
   --invoke-timeout <ms>       Client tool timeout in milliseconds, or with a unit: 30s, 2m (default 30000).
                               Time spent waiting for the user's permission does not count.
   --disconnect-strategy <s>   failFast | retryWithBackoff | fallbackMessage | suspend (default retryWithBackoff).
@@ -77,6 +81,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         model: { type: 'string' },
         'base-url': { type: 'string' },
         offline: { type: 'boolean' },
+        vision: { type: 'string' },
+        'image-max-side': { type: 'string' },
         'invoke-timeout': { type: 'string' },
         'disconnect-strategy': { type: 'string' },
         'max-retries': { type: 'string' },
@@ -103,6 +109,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     throw new UsageError(`--disconnect-strategy must be one of ${DISCONNECT_STRATEGIES.join(', ')}`);
   }
 
+  const vision = values.vision as VisionSetting | undefined;
+  if (vision !== undefined && !VISION_SETTINGS.includes(vision)) throw new UsageError(`--vision must be auto, on or off, got "${vision}"`);
+  const imageMaxSide = values['image-max-side'] !== undefined ? integer('--image-max-side', values['image-max-side'], 16, 16_384) : undefined;
+
   const token = values.token ?? (env.CLIENT_TOOLS_TOKEN || undefined);
   const baseURL = values['base-url'] ?? (env.OPENAI_BASE_URL || undefined);
   const modelName = values.model ?? (env.CLIENT_TOOLS_MODEL || undefined);
@@ -113,7 +123,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     port: values.port !== undefined ? integer('--port', values.port, 0, 65535) : undefined,
     token,
     discoveryFile: values['discovery-file'] ?? (token ? undefined : path.join(os.homedir(), '.client-tools', 'backends', `${process.pid}.json`)),
-    model: offline ? 'offline' : { model: modelName ?? DEFAULT_MODEL_NAME, baseURL, apiKey: env.OPENAI_API_KEY || undefined },
+    model: offline ? 'offline' : { model: modelName ?? DEFAULT_MODEL_NAME, baseURL, apiKey: env.OPENAI_API_KEY || undefined, ...(vision ? { vision } : {}), ...(imageMaxSide ? { imageMaxSide } : {}) },
     invokeTimeoutMs: values['invoke-timeout'] !== undefined ? duration('--invoke-timeout', values['invoke-timeout']) : undefined,
     disconnectStrategy: strategy as DisconnectStrategy | undefined,
     maxRetries: values['max-retries'] !== undefined ? integer('--max-retries', values['max-retries'], 0, 100) : undefined,

@@ -5,7 +5,7 @@ import type { BackgroundCallPolicy } from '../core/callRecord';
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
 export interface ClientToolsConfig {
   backendUrl: string;
-  model: { baseUrl: string; name: string };
+  model: { baseUrl: string; name: string; vision: 'auto' | 'on' | 'off'; imageMaxSide: number };
   invokeTimeoutSeconds: number;
   disconnectStrategy: 'failFast' | 'retryWithBackoff' | 'fallbackMessage' | 'suspend';
   permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number; backgroundCalls: BackgroundCallPolicy };
@@ -19,7 +19,12 @@ export function readConfig(): ClientToolsConfig {
   const c = vscode.workspace.getConfiguration(ROOT);
   return {
     backendUrl: machineValue(c, 'backendUrl', ''),
-    model: { baseUrl: machineValue(c, 'model.baseUrl', ''), name: machineValue(c, 'model.name', '') },
+    model: {
+      baseUrl: machineValue(c, 'model.baseUrl', ''),
+      name: machineValue(c, 'model.name', ''),
+      vision: oneOf(c, 'model.vision', ['auto', 'on', 'off'] as const, 'auto'),
+      imageMaxSide: num(c, 'model.imageMaxSide', 1568, 16, 16_384),
+    },
     invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds', 30, 1, 3600),
     disconnectStrategy: oneOf(c, 'disconnectStrategy', ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const, 'retryWithBackoff'),
     permissions: {
@@ -73,7 +78,7 @@ function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPo
 }
 
 export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['backendUrl', 'model.baseUrl', 'model.name', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
+  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.vision', 'model.imageMaxSide', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
     .some((k) => e.affectsConfiguration(`${ROOT}.${k}`));
 }
 

@@ -153,6 +153,8 @@ export class ClientToolsContext implements vscode.Disposable {
             baseUrl: config.model.baseUrl,
             model: config.model.name,
             apiKey,
+            vision: config.model.vision,
+            imageMaxSide: config.model.imageMaxSide,
             invokeTimeoutSeconds: config.invokeTimeoutSeconds,
             disconnectStrategy: config.disconnectStrategy,
             log: this.log,

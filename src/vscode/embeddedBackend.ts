@@ -9,6 +9,9 @@ export interface EmbeddedBackendOptions {
   baseUrl: string;
   model: string;
   apiKey: string | undefined;
+  /** `clientTools.model.vision` and `.imageMaxSide`: whether and how large tool images go to the model. */
+  vision: string;
+  imageMaxSide: number;
   invokeTimeoutSeconds: number;
   disconnectStrategy: string;
   log: vscode.LogOutputChannel;
@@ -58,6 +61,7 @@ export class EmbeddedBackend implements vscode.Disposable {
     else {
       if (options.baseUrl) args.push('--base-url', options.baseUrl);
       if (options.model) args.push('--model', options.model);
+      args.push('--vision', options.vision, '--image-max-side', String(options.imageMaxSide));
     }
     // Secrets travel by environment, never on the command line (visible in `ps`) or in the log.
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', CLIENT_TOOLS_TOKEN: token };
