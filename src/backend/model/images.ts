@@ -4,11 +4,13 @@
  * longest side and re-encoded, or else a reason the model reads instead. Adapter-neutral: the
  * chat-completions adapter (openai.ts) and any other adapter call `prepareImage`.
  */
-import { PNG } from 'pngjs';
-import * as jpeg from 'jpeg-js';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { ContentItem } from '../../protocol';
 import { IMAGE_MIME_TYPES, readImageHeader } from './imageHeader';
-import { downscale, fitWithin, type Rgba } from './imageScale';
+import { fitWithin } from './imageScale';
+import type { ImageJob, ImageJobResult } from './imageWorker';
 
 export type VisionSetting = 'auto' | 'on' | 'off';
 export const VISION_SETTINGS: readonly VisionSetting[] = ['auto', 'on', 'off'];
@@ -17,7 +19,10 @@ export const VISION_SETTINGS: readonly VisionSetting[] = ['auto', 'on', 'off'];
 export const DEFAULT_IMAGE_MAX_SIDE = 1568;
 /** Pixels an image may claim before it is decoded: 25 MP is 100 MB of RGBA, the most we hold at once. */
 export const DEFAULT_IMAGE_MAX_PIXELS = 25_000_000;
-const JPEG_QUALITY = 85;
+/** Images waiting for the worker beyond the one it is on; more get a placeholder at once. */
+export const DEFAULT_IMAGE_MAX_QUEUED = 16;
+/** How long the worker may spend on one image (a 25 MP JPEG takes about 25 s on a slow machine). */
+export const DEFAULT_IMAGE_TIMEOUT_MS = 60_000;
 
 /**
  * Model names known to accept image input, matched against the name without a provider prefix
@@ -75,21 +80,33 @@ export function isModelImage(item: ContentItem): item is Binary {
   return item.type === 'binary' && /^image\/(png|jpeg|jpg|gif|webp)$/i.test(item.mimeType);
 }
 
-// A thread's history is sent again every turn: each image is decoded once per size limit.
-const prepared = new WeakMap<Uint8Array, Map<string, PreparedImage>>();
+// A thread's history is sent again every turn: each image is decoded once per size limit. The
+// promise is kept, so a turn that asks while the worker is still on the image waits for the same job.
+const prepared = new WeakMap<Uint8Array, Map<string, Promise<PreparedImage>>>();
 
-export function prepareImage(bytes: Uint8Array, limits: ImageLimits): PreparedImage {
+/**
+ * The image ready for the model, or the reason it is not sent. Header checks run here; decoding,
+ * downscaling and re-encoding run on a worker thread, never on the backend's event loop.
+ */
+export function prepareImage(bytes: Uint8Array, limits: ImageLimits): Promise<PreparedImage> {
   const key = `${limits.maxSide}/${limits.maxPixels}`;
-  let byLimits = prepared.get(bytes);
+  const byLimits = prepared.get(bytes);
   const hit = byLimits?.get(key);
   if (hit) return hit;
-  const result = prepareUncached(bytes, limits);
-  if (!byLimits) prepared.set(bytes, (byLimits = new Map()));
-  byLimits.set(key, result);
+  const cache = byLimits ?? new Map<string, Promise<PreparedImage>>();
+  if (!byLimits) prepared.set(bytes, cache);
+  const result = prepareUncached(bytes, limits).then((image) => {
+    // A full queue says nothing about the image: the next turn tries again.
+    if (!image.ok && 'transient' in image) cache.delete(key);
+    return image.ok ? image : { ok: false as const, reason: image.reason };
+  });
+  cache.set(key, result);
   return result;
 }
 
-function prepareUncached(bytes: Uint8Array, limits: ImageLimits): PreparedImage {
+type Prepared = PreparedImage | { ok: false; reason: string; transient: true };
+
+async function prepareUncached(bytes: Uint8Array, limits: ImageLimits): Promise<Prepared> {
   const header = readImageHeader(bytes);
   if (!header) return { ok: false, reason: 'not a PNG, JPEG, GIF or WebP image (unreadable header)' };
   const { format, width, height } = header;
@@ -104,35 +121,127 @@ function prepareUncached(bytes: Uint8Array, limits: ImageLimits): PreparedImage 
     if (target.width === width && target.height === height) return { ok: true, mimeType: IMAGE_MIME_TYPES[format], bytes, width, height, original };
     return { ok: false, reason: `${width}x${height} ${format.toUpperCase()} is larger than ${limits.maxSide} px and only PNG and JPEG can be downscaled` };
   }
-  let pixels: Rgba;
-  try {
-    pixels = decode(format, bytes, limits.maxPixels);
-  } catch (e) {
-    return { ok: false, reason: `the ${format.toUpperCase()} could not be decoded: ${e instanceof Error ? e.message : String(e)}` };
-  }
-  if (pixels.width !== width || pixels.height !== height) return { ok: false, reason: `the ${format.toUpperCase()} decodes to a size its header does not claim` };
-  if (target.width === width && target.height === height) return { ok: true, mimeType: IMAGE_MIME_TYPES[format], bytes, width, height, original };
-  const small = downscale(pixels, target.width, target.height);
-  return { ok: true, mimeType: IMAGE_MIME_TYPES[format], bytes: encode(format, small), width: small.width, height: small.height, original };
+  const done = await imageWorker.run({ format, bytes, width, height, target, maxPixels: limits.maxPixels });
+  if (!done.ok) return done;
+  return { ok: true, mimeType: IMAGE_MIME_TYPES[format], bytes: done.bytes ?? bytes, width: done.width, height: done.height, original };
 }
 
-function decode(format: 'png' | 'jpeg', bytes: Uint8Array, maxPixels: number): Rgba {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (format === 'png') {
-    const png = PNG.sync.read(buffer);
-    return { width: png.width, height: png.height, data: png.data };
-  }
-  const maxMegapixels = maxPixels / 1_000_000;
-  const image = jpeg.decode(buffer, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: maxMegapixels, maxMemoryUsageInMB: Math.ceil(maxMegapixels * 4 * 2) + 64 });
-  return { width: image.width, height: image.height, data: image.data };
+type JobOutcome = Exclude<ImageJobResult, { ok: false }> | { ok: false; reason: string; transient?: true };
+
+interface Pending {
+  job: ImageJob;
+  resolve: (outcome: JobOutcome) => void;
 }
 
-function encode(format: 'png' | 'jpeg', image: Rgba): Uint8Array {
-  if (format === 'jpeg') return new Uint8Array(jpeg.encode({ width: image.width, height: image.height, data: Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength) }, JPEG_QUALITY).data);
-  const png = new PNG({ width: image.width, height: image.height });
-  png.data = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength);
-  return new Uint8Array(PNG.sync.write(png, { colorType: 6 }));
+/** Where the worker's entry is: beside the bundle (dist/backend/imageWorker.js), or the source run through tsx. */
+function workerEntry(): { file: string; options: ConstructorParameters<typeof Worker>[1] } | undefined {
+  const bundled = path.join(__dirname, 'imageWorker.js');
+  if (existsSync(bundled)) return { file: bundled, options: {} };
+  const source = path.join(__dirname, 'imageWorker.ts');
+  // Tests run the backend from source with tsx's CommonJS hook; the worker registers it too.
+  if (existsSync(source)) return { file: `require('tsx/cjs'); require(${JSON.stringify(source)});`, options: { eval: true } };
+  return undefined;
 }
+
+/**
+ * One long-lived worker, started at the first image, working through a bounded queue one image at
+ * a time. An image over its time limit or a worker that dies gets a placeholder; the worker is then
+ * replaced at the next image. Nothing here throws to the caller.
+ */
+export class ImageWorker {
+  private worker: Worker | undefined;
+  private current: (Pending & { timer: NodeJS.Timeout }) | undefined;
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+
+  constructor(readonly options: { maxQueued: number; timeoutMs: number }) {}
+
+  run(job: Omit<ImageJob, 'id'>): Promise<JobOutcome> {
+    if (this.queue.length >= this.options.maxQueued) {
+      return Promise.resolve({ ok: false, reason: `too many images are waiting to be downscaled (${this.options.maxQueued}); try again later`, transient: true });
+    }
+    return new Promise((resolve) => {
+      this.queue.push({ job: { ...job, id: this.nextId++ }, resolve });
+      this.pump();
+    });
+  }
+
+  /** Stops the worker; images still waiting get a placeholder. */
+  async close(): Promise<void> {
+    for (const p of this.queue.splice(0)) p.resolve({ ok: false, reason: 'the backend is shutting down' });
+    this.finish({ ok: false, reason: 'the backend is shutting down' });
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+
+  private pump(): void {
+    if (this.current) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    const worker = this.worker ?? this.start();
+    if (!worker) {
+      next.resolve({ ok: false, reason: 'the image worker could not be started (imageWorker.js is missing beside the backend)' });
+      this.pump();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.discard(worker);
+      const limit = this.options.timeoutMs >= 1000 ? `${Math.round(this.options.timeoutMs / 1000)} s` : `${this.options.timeoutMs} ms`;
+      this.finish({ ok: false, reason: `the image took too long to downscale (over ${limit})` });
+    }, this.options.timeoutMs);
+    this.current = { ...next, timer };
+    // A copy: the caller's bytes stay usable (and cached) while the worker owns the copy.
+    const bytes = new Uint8Array(next.job.bytes);
+    worker.postMessage({ ...next.job, bytes }, [bytes.buffer]);
+  }
+
+  private start(): Worker | undefined {
+    const entry = workerEntry();
+    if (!entry) return undefined;
+    let worker: Worker;
+    try {
+      worker = new Worker(entry.file, entry.options);
+    } catch {
+      return undefined;
+    }
+    worker.on('message', (result: ImageJobResult) => {
+      if (worker === this.worker && this.current?.job.id === result.id) this.finish(result);
+    });
+    worker.on('error', (e) => {
+      if (worker !== this.worker) return;
+      this.discard(worker);
+      this.finish({ ok: false, reason: `the image worker failed: ${e.message}` });
+    });
+    worker.on('exit', (code) => {
+      if (worker !== this.worker) return;
+      this.worker = undefined;
+      this.finish({ ok: false, reason: `the image worker stopped (exit code ${code})` });
+    });
+    // After the listeners (adding one refs the worker again): an idle worker must not keep the
+    // process alive; the job's timer does while it works.
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+
+  private discard(worker: Worker): void {
+    if (this.worker === worker) this.worker = undefined;
+    void worker.terminate().catch(() => undefined);
+  }
+
+  private finish(outcome: JobOutcome): void {
+    const current = this.current;
+    if (!current) return;
+    this.current = undefined;
+    clearTimeout(current.timer);
+    current.resolve(outcome);
+    this.pump();
+  }
+}
+
+/** The backend's one image worker. Tests may change its options. */
+export const imageWorker = new ImageWorker({ maxQueued: DEFAULT_IMAGE_MAX_QUEUED, timeoutMs: DEFAULT_IMAGE_TIMEOUT_MS });
 
 /** What the model reads in the tool result beside the image's label: where the image went, or why it did not. */
 export function imageNote(image: PreparedImage, index: number): string {

@@ -82,7 +82,7 @@ export class OpenAIChatModel implements ChatModel {
       const stream = await this.client.chat.completions.create(
         {
           model: this.config.model,
-          messages: toOpenAIMessages(request.messages, this.images),
+          messages: await toOpenAIMessages(request.messages, this.images),
           ...(request.tools.length ? { tools: request.tools.map(toOpenAITool) } : {}),
           stream: true,
           stream_options: { include_usage: true },
@@ -160,7 +160,7 @@ function toOpenAITool(f: FunctionSpec): ChatCompletionTool {
  * message says in text where its images went, and the images of a batch of tool results follow the
  * batch as one user message. `images` undefined (or false) sends none; true uses the default limits.
  */
-export function toOpenAIMessages(messages: readonly ChatMessage[], images: ImageLimits | boolean | undefined): ChatCompletionMessageParam[] {
+export async function toOpenAIMessages(messages: readonly ChatMessage[], images: ImageLimits | boolean | undefined): Promise<ChatCompletionMessageParam[]> {
   const limits = images === true ? { maxSide: DEFAULT_IMAGE_MAX_SIDE, maxPixels: DEFAULT_IMAGE_MAX_PIXELS } : images || undefined;
   const out: ChatCompletionMessageParam[] = [];
   let parts: ChatCompletionContentPart[] = [];
@@ -189,7 +189,7 @@ export function toOpenAIMessages(messages: readonly ChatMessage[], images: Image
         if (limits) {
           for (const c of m.content) {
             if (!isModelImage(c)) continue;
-            const image = prepareImage(c.bytes, limits);
+            const image = await prepareImage(c.bytes, limits);
             if (image.ok) parts.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${Buffer.from(image.bytes).toString('base64')}` } });
             notes.set(c, imageNote(image, parts.length));
           }

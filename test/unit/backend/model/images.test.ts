@@ -4,7 +4,7 @@ import * as jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { readImageHeader } from '../../../../src/backend/model/imageHeader';
 import { downscale, fitWithin } from '../../../../src/backend/model/imageScale';
-import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, isKnownVisionModel, prepareImage, visionEnabled } from '../../../../src/backend/model/images';
+import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, ImageWorker, isKnownVisionModel, prepareImage, visionEnabled } from '../../../../src/backend/model/images';
 import { makePng } from '../../../support/png';
 
 const limits = { maxSide: DEFAULT_IMAGE_MAX_SIDE, maxPixels: DEFAULT_IMAGE_MAX_PIXELS };
@@ -95,9 +95,9 @@ describe('images for the model', () => {
       assert.deepEqual([...out.data], [200, 100, 50, 128]);
     });
 
-    it('scales a wide PNG down to the longest side, still a PNG with the same picture', () => {
+    it('scales a wide PNG down to the longest side, still a PNG with the same picture', async () => {
       const bytes = pngOf(2400, 800);
-      const image = prepareImage(bytes, limits);
+      const image = await prepareImage(bytes, limits);
       assert.ok(image.ok);
       assert.equal(image.mimeType, 'image/png');
       assert.deepEqual([image.width, image.height, image.original], [1568, 523, { width: 2400, height: 800 }]);
@@ -109,8 +109,8 @@ describe('images for the model', () => {
       assert.ok(image.bytes.length < bytes.length);
     });
 
-    it('scales a tall JPEG down to a given longest side, still a JPEG', () => {
-      const image = prepareImage(jpegOf(600, 900), { ...limits, maxSide: 300 });
+    it('scales a tall JPEG down to a given longest side, still a JPEG', async () => {
+      const image = await prepareImage(jpegOf(600, 900), { ...limits, maxSide: 300 });
       assert.ok(image.ok);
       assert.equal(image.mimeType, 'image/jpeg');
       const decoded = jpeg.decode(image.bytes, { useTArray: true });
@@ -118,54 +118,84 @@ describe('images for the model', () => {
       assert.deepEqual([...decoded.data.subarray(0, 3)].map((v) => Math.round(v / 16)), [16, 0, 0], 'left edge still red');
     });
 
-    it('honours a smaller longest side', () => {
-      const image = prepareImage(pngOf(640, 480), { ...limits, maxSide: 320 });
+    it('honours a smaller longest side', async () => {
+      const image = await prepareImage(pngOf(640, 480), { ...limits, maxSide: 320 });
       assert.ok(image.ok);
       assert.deepEqual([image.width, image.height], [320, 240]);
     });
 
-    it('sends an image that already fits as it is, and labels it by its bytes, not the MIME type it came with', () => {
+    it('sends an image that already fits as it is, and labels it by its bytes, not the MIME type it came with', async () => {
       const bytes = jpegOf(40, 30);
-      const image = prepareImage(bytes, limits);
+      const image = await prepareImage(bytes, limits);
       assert.ok(image.ok);
       assert.equal(image.bytes, bytes);
       assert.equal(image.mimeType, 'image/jpeg');
     });
 
-    it('decodes each image once, however many turns send the history again', () => {
+    it('decodes each image once, however many turns send the history again', async () => {
       const bytes = pngOf(400, 100);
       const small = { ...limits, maxSide: 200 };
-      assert.equal(prepareImage(bytes, small), prepareImage(bytes, small));
+      const first = prepareImage(bytes, small);
+      assert.ok(first === prepareImage(bytes, small), 'a second turn waits for the same job');
+      await first;
+      assert.equal(await prepareImage(bytes, small), await prepareImage(bytes, small));
     });
   });
 
   describe('what is not sent', () => {
-    it('refuses a PNG whose header claims 100000x100000 pixels, before decoding it', () => {
-      const image = prepareImage(pngClaiming(100_000, 100_000), limits);
+    it('refuses a PNG whose header claims 100000x100000 pixels, before decoding it', async () => {
+      const image = await prepareImage(pngClaiming(100_000, 100_000), limits);
       assert.deepEqual(image, { ok: false, reason: '100000x100000 pixels is over the 25000000-pixel limit for images sent to the model' });
     });
 
-    it('refuses a JPEG whose header claims 65535x65535 pixels', () => {
+    it('refuses a JPEG whose header claims 65535x65535 pixels', async () => {
       const bytes = Buffer.from(jpegOf(8, 8));
       const sof = bytes.indexOf(Buffer.from([0xff, 0xc0]));
       bytes.writeUInt16BE(65535, sof + 5);
       bytes.writeUInt16BE(65535, sof + 7);
-      const image = prepareImage(new Uint8Array(bytes), limits);
+      const image = await prepareImage(new Uint8Array(bytes), limits);
       assert.equal(image.ok, false);
       assert.match(image.ok ? '' : image.reason, /^65535x65535 pixels is over the 25000000-pixel limit/);
     });
 
-    it('gives the reason for bytes that are no image, a corrupt PNG, and a large GIF it cannot shrink', () => {
-      assert.deepEqual(prepareImage(new Uint8Array([1, 2, 3]), limits), { ok: false, reason: 'not a PNG, JPEG, GIF or WebP image (unreadable header)' });
+    it('gives the reason for bytes that are no image, a corrupt PNG, and a large GIF it cannot shrink', async () => {
+      assert.deepEqual(await prepareImage(new Uint8Array([1, 2, 3]), limits), { ok: false, reason: 'not a PNG, JPEG, GIF or WebP image (unreadable header)' });
       const corrupt = Buffer.from(makePng(4, 4));
       corrupt.fill(0x55, 41, corrupt.length - 12); // the compressed pixel data
-      const bad = prepareImage(new Uint8Array(corrupt), limits);
+      const bad = await prepareImage(new Uint8Array(corrupt), limits);
       assert.equal(bad.ok, false);
       assert.match(bad.ok ? '' : bad.reason, /^the PNG could not be decoded: /);
       const gif = Buffer.from('GIF89a\xd0\x07\x10\x00', 'latin1');
-      assert.deepEqual(prepareImage(gif, limits), { ok: false, reason: '2000x16 GIF is larger than 1568 px and only PNG and JPEG can be downscaled' });
+      assert.deepEqual(await prepareImage(gif, limits), { ok: false, reason: '2000x16 GIF is larger than 1568 px and only PNG and JPEG can be downscaled' });
       const smallGif = Buffer.from('GIF89a\x10\x00\x10\x00', 'latin1');
-      assert.equal(prepareImage(smallGif, limits).ok, true);
+      assert.equal((await prepareImage(smallGif, limits)).ok, true);
+    });
+  });
+
+  describe('the image worker', () => {
+    const job = { format: 'png' as const, bytes: pngOf(2400, 800), width: 2400, height: 800, target: { width: 1568, height: 523 }, maxPixels: DEFAULT_IMAGE_MAX_PIXELS };
+    let worker: ImageWorker | undefined;
+    afterEach(async () => {
+      await worker?.close();
+      worker = undefined;
+    });
+
+    it('gives an image over its time limit the placeholder "took too long", then works again with a new worker', async () => {
+      worker = new ImageWorker({ maxQueued: 4, timeoutMs: 1 });
+      assert.deepEqual(await worker.run(job), { ok: false, reason: 'the image took too long to downscale (over 1 ms)' });
+      worker.options.timeoutMs = 60_000;
+      const again = await worker.run(job);
+      assert.ok(again.ok);
+      assert.deepEqual([again.width, again.height], [1568, 523]);
+    });
+
+    it('answers past the queue bound at once with a placeholder and the reason', async () => {
+      worker = new ImageWorker({ maxQueued: 1, timeoutMs: 60_000 });
+      const first = worker.run(job); // on the worker
+      const second = worker.run(job); // waiting
+      assert.deepEqual(await worker.run(job), { ok: false, reason: 'too many images are waiting to be downscaled (1); try again later', transient: true });
+      assert.ok((await first).ok);
+      assert.ok((await second).ok);
     });
   });
 });

@@ -68,7 +68,7 @@ describe('backend OpenAI chat model', () => {
     assert.deepEqual(await done, []);
   });
 
-  it('converts history to chat-completions messages; images go to the model only when enabled', () => {
+  it('converts history to chat-completions messages; images go to the model only when enabled', async () => {
     const bytes = new Uint8Array(makePng(2, 2));
     const png = { type: 'binary' as const, mimeType: 'image/png', filename: 'logo.png', bytes };
     const history = [
@@ -77,13 +77,13 @@ describe('backend OpenAI chat model', () => {
       { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'ReadFile', arguments: '{"path":"logo.png"}' }] },
       { role: 'tool' as const, toolCallId: 'c1', toolName: 'ReadFile', content: [png] },
     ];
-    assert.deepEqual(toOpenAIMessages(history, false), [
+    assert.deepEqual(await toOpenAIMessages(history, false), [
       { role: 'system', content: 'sys' },
       { role: 'user', content: 'read logo' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ReadFile', arguments: '{"path":"logo.png"}' } }] },
       { role: 'tool', tool_call_id: 'c1', content: `[logo.png: image/png, ${bytes.length} bytes]` },
     ]);
-    const withImages = toOpenAIMessages(history, true);
+    const withImages = await toOpenAIMessages(history, true);
     assert.deepEqual(withImages.at(-2), { role: 'tool', tool_call_id: 'c1', content: `[logo.png: image/png, ${bytes.length} bytes; image 1 below, 2x2]` });
     assert.deepEqual(withImages.at(-1), {
       role: 'user',
