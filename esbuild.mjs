@@ -2,6 +2,7 @@
 //   dist/extension.js        the VS Code extension (CJS, Node, `vscode` external)
 //   dist/backend/cli.js      the backend CLI (`client-tools-backend`)
 //   dist/backend/index.js    the backend library API for other Node agents
+//   dist/backend/imageWorker.js  the worker thread that downscales images (found beside cli.js/index.js)
 //   dist/conformance/cli.js  the conformance kit (`client-tools-conformance`)
 //   media/chat.js            the sidebar chat webview (browser IIFE)
 //   out/test/vscode/index.js the suite that runs inside a real extension host
@@ -45,6 +46,15 @@ const nodeTargets = [
     // cli.js is the package's `bin`; Node ignores the line when index.js is required.
     banner: { js: '#!/usr/bin/env node' },
     plugins: [forbid(['vscode'])],
+  },
+  {
+    ...common,
+    // images.ts starts it by path from __dirname: it must sit beside cli.js and index.js.
+    entryPoints: { imageWorker: 'src/backend/model/imageWorker.ts' },
+    outdir: 'dist/backend',
+    platform: 'node',
+    format: 'cjs',
+    plugins: [forbid(['vscode', 'openai'])],
   },
   {
     ...common,
@@ -95,7 +105,7 @@ const testTargets = Object.keys(testEntries).length
 const benchTargets = [{
   ...common,
   sourcemap: 'inline',
-  entryPoints: { run: 'bench/run.ts', profile: 'bench/profile.ts', 'flood-client': 'bench/flood-client.ts', 'backend-child': 'bench/backend-child.ts', resilience: 'bench/resilience.ts' },
+  entryPoints: { run: 'bench/run.ts', profile: 'bench/profile.ts', 'flood-client': 'bench/flood-client.ts', 'backend-child': 'bench/backend-child.ts', resilience: 'bench/resilience.ts', imageWorker: 'src/backend/model/imageWorker.ts' },
   outdir: 'bench/.out',
   platform: 'node',
   format: 'cjs',

@@ -16,6 +16,7 @@ import type { ModelApi, ModelProvider } from './model/endpoint';
 import { DEFAULT_AZURE_API_VERSION, MODEL_APIS, MODEL_PROVIDERS } from './model/endpoint';
 import type { OpenAIModelConfig } from './model/openai';
 import { DEFAULT_MODEL_NAME } from './model/openai';
+import { VISION_SETTINGS, type VisionSetting } from './model/images';
 
 export const USAGE = `Usage: client-tools-backend [options]
 
@@ -38,6 +39,9 @@ Options:
                               AZURE_OPENAI_ENDPOINT).
   --azure-deployment <name>   Azure deployment to call (default: the model name).
   --azure-api-version <v>     Azure api-version (default: env OPENAI_API_VERSION, else ${DEFAULT_AZURE_API_VERSION}).
+  --vision <mode>             auto | on | off (default auto): send images from tools to the model as images;
+                              auto does for known vision models (gpt-4o, gpt-4.1, gpt-5, claude, gemini, llava...).
+  --image-max-side <px>       Longest side images are scaled down to before they are sent (default 1568).
   --invoke-timeout <ms>       Client tool timeout in milliseconds, or with a unit: 30s, 2m (default 30000).
                               Time spent waiting for the user's permission does not count.
   --disconnect-strategy <s>   failFast | retryWithBackoff | fallbackMessage | suspend (default retryWithBackoff).
@@ -100,6 +104,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'azure-endpoint': { type: 'string' },
         'azure-deployment': { type: 'string' },
         'azure-api-version': { type: 'string' },
+        vision: { type: 'string' },
+        'image-max-side': { type: 'string' },
         'invoke-timeout': { type: 'string' },
         'disconnect-strategy': { type: 'string' },
         'max-retries': { type: 'string' },
@@ -131,6 +137,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
 
   const compaction = values.compaction;
   if (compaction !== undefined && compaction !== 'summarize' && compaction !== 'elide') throw new UsageError('--compaction must be summarize or elide');
+  const vision = values.vision as VisionSetting | undefined;
+  if (vision !== undefined && !VISION_SETTINGS.includes(vision)) throw new UsageError(`--vision must be auto, on or off, got "${vision}"`);
+  const imageMaxSide = values['image-max-side'] !== undefined ? integer('--image-max-side', values['image-max-side'], 16, 16_384) : undefined;
+
   const token = values.token ?? (env.CLIENT_TOOLS_TOKEN || undefined);
   const baseURL = values['base-url'] ?? (env.OPENAI_BASE_URL || undefined);
   const modelName = values.model ?? (env.CLIENT_TOOLS_MODEL || undefined);
@@ -143,7 +153,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     port: values.port !== undefined ? integer('--port', values.port, 0, 65535) : undefined,
     token,
     discoveryFile: values['discovery-file'] ?? (token ? undefined : path.join(os.homedir(), '.client-tools', 'backends', `${process.pid}.json`)),
-    model: offline ? 'offline' : modelConfig(modelName ?? DEFAULT_MODEL_NAME, baseURL, endpoint, env),
+    model: offline ? 'offline' : { ...modelConfig(modelName ?? DEFAULT_MODEL_NAME, baseURL, endpoint, env), ...(vision ? { vision } : {}), ...(imageMaxSide ? { imageMaxSide } : {}) },
     invokeTimeoutMs: values['invoke-timeout'] !== undefined ? duration('--invoke-timeout', values['invoke-timeout']) : undefined,
     disconnectStrategy: strategy as DisconnectStrategy | undefined,
     maxRetries: values['max-retries'] !== undefined ? integer('--max-retries', values['max-retries'], 0, 100) : undefined,

@@ -5,7 +5,7 @@ import type { BackgroundCallPolicy } from '../core/callRecord';
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
 export interface ClientToolsConfig {
   backendUrl: string;
-  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number };
+  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number; vision: 'auto' | 'on' | 'off'; imageMaxSide: number };
   invokeTimeoutSeconds: number;
   disconnectStrategy: 'failFast' | 'retryWithBackoff' | 'fallbackMessage' | 'suspend';
   permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number; backgroundCalls: BackgroundCallPolicy };
@@ -26,6 +26,8 @@ export function readConfig(): ClientToolsConfig {
       provider: machineValue(c, 'model.provider', 'openai') === 'azure' ? 'azure' : 'openai',
       azure: { endpoint: machineValue(c, 'model.azure.endpoint', ''), deployment: machineValue(c, 'model.azure.deployment', ''), apiVersion: machineValue(c, 'model.azure.apiVersion', '') },
       contextWindow: contextWindowValue(c),
+      vision: oneOf(c, 'model.vision', ['auto', 'on', 'off'] as const, 'auto'),
+      imageMaxSide: num(c, 'model.imageMaxSide', 1568, 16, 16_384),
     },
     invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds', 30, 1, 3600),
     disconnectStrategy: oneOf(c, 'disconnectStrategy', ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const, 'retryWithBackoff'),
@@ -86,7 +88,7 @@ function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPo
 }
 
 export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'model.contextWindow', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
+  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'model.contextWindow', 'model.vision', 'model.imageMaxSide', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
     .some((k) => e.affectsConfiguration(`${ROOT}.${k}`));
 }
 

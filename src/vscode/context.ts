@@ -172,6 +172,8 @@ export class ClientToolsContext implements vscode.Disposable {
             azure: config.model.azure,
             contextWindow: config.model.contextWindow,
             apiKey,
+            vision: config.model.vision,
+            imageMaxSide: config.model.imageMaxSide,
             invokeTimeoutSeconds: config.invokeTimeoutSeconds,
             disconnectStrategy: config.disconnectStrategy,
             dataDir: vscode.Uri.joinPath(this.extension.globalStorageUri, 'conversations').fsPath,

@@ -15,6 +15,9 @@ export interface EmbeddedBackendOptions {
   /** The model's context window in tokens; 0 or absent: the backend's default for the model. */
   contextWindow?: number;
   apiKey: string | undefined;
+  /** `clientTools.model.vision` and `.imageMaxSide`: whether and how large tool images go to the model. */
+  vision: string;
+  imageMaxSide: number;
   invokeTimeoutSeconds: number;
   disconnectStrategy: string;
   /** Where the backend saves conversations (the extension's global storage), so they survive restarts. */
@@ -70,6 +73,7 @@ export class EmbeddedBackend implements vscode.Disposable {
       if (options.api !== 'chat') args.push('--api', options.api);
       if (options.provider === 'azure') args.push(...azureArgs(options.azure));
       if (options.contextWindow) args.push('--context-window', String(options.contextWindow));
+      args.push('--vision', options.vision, '--image-max-side', String(options.imageMaxSide));
     }
     // Secrets travel by environment, never on the command line (visible in `ps`) or in the log.
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', CLIENT_TOOLS_TOKEN: token };

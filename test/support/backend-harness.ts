@@ -2,7 +2,7 @@
  * One backend test setup: the fake OpenAI endpoint, a backend whose model is the real `openai` SDK
  * pointed at it, and a scripted client that has completed its handshake.
  */
-import type { Backend, BackendOptions } from '../../src/backend';
+import type { Backend, BackendOptions, OpenAIModelConfig } from '../../src/backend';
 import { createBackend } from '../../src/backend';
 import type { Hello, RunEvent } from '../../src/protocol';
 import { TestClient } from './backend-client';
@@ -28,13 +28,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(options: BackendOptions = {}, hello: Partial<Hello> = {}, modelOptions: { maxRetries?: number; api?: 'chat' | 'responses' } = {}): Promise<Harness> {
+export async function harness(options: BackendOptions = {}, hello: Partial<Hello> = {}, modelOptions: { maxRetries?: number; api?: 'chat' | 'responses'; model?: string; vision?: OpenAIModelConfig['vision'] } = {}): Promise<Harness> {
   const fake = await startFakeOpenAI();
   const logs: string[] = [];
   const events: RunEvent[] = [];
   const backend = await createBackend({
     token: TOKEN,
-    model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: API_KEY, maxRetries: modelOptions.maxRetries ?? 2, api: modelOptions.api },
+    model: { baseURL: fake.baseURL, model: modelOptions.model ?? 'gpt-test', apiKey: API_KEY, maxRetries: modelOptions.maxRetries ?? 2, api: modelOptions.api, vision: modelOptions.vision },
     log: (level, message) => logs.push(`${level} ${message}`),
     ...options,
   });

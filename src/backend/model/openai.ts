@@ -14,6 +14,7 @@ import { createOpenAIClient, safeJson } from './client';
 import type { EndpointChoice } from './endpoint';
 import { toModelFailure } from './failure';
 import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
+import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, imageNote, isModelImage, prepareImage, visionEnabled, type ImageLimits, type VisionSetting } from './images';
 
 export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
 
@@ -28,7 +29,14 @@ export interface OpenAIModelConfig extends EndpointChoice {
   maxRetries?: number;
   /** Per-request timeout, default 10 minutes. */
   timeoutMs?: number;
-  /** Send images returned by tools to the model (it must accept image input). Default false. */
+  /**
+   * Send images returned by tools to the model as image parts: `auto` (the default) when the model
+   * is in the table of known vision models (images.ts), `on`, or `off` (the model reads a text label).
+   */
+  vision?: VisionSetting;
+  /** Longest side, in pixels, images are scaled down to before they are sent (default 1568). */
+  imageMaxSide?: number;
+  /** The option before `vision`: true is `vision: 'on'`, false `'off'`; `vision` wins when both are given. */
   imageInputs?: boolean;
   /**
    * The fetch the SDK sends requests with; default the global one. For a proxy-aware or
@@ -39,7 +47,6 @@ export interface OpenAIModelConfig extends EndpointChoice {
 }
 
 const TEXT_MIME = /^(text\/[\w.+-]+|application\/(json|xml|javascript|x-yaml|yaml|x-sh)|[\w.+-]+\/[\w.+-]+\+(json|xml))$/;
-const IMAGE_MIME = /^image\/(png|jpeg|gif|webp)$/;
 /** Largest binary result decoded as text for the model. */
 const MAX_TEXT_BINARY = 256 * 1024;
 
@@ -48,9 +55,15 @@ export class OpenAIChatModel implements ChatModel {
   readonly offline = false;
   private readonly client: OpenAI;
   private readonly log: Logger;
+  /** Where tool images go: undefined sends none. */
+  private readonly images: ImageLimits | undefined;
 
   constructor(private readonly config: OpenAIModelConfig) {
     this.name = config.model;
+    const vision = config.vision ?? (config.imageInputs === undefined ? 'auto' : config.imageInputs ? 'on' : 'off');
+    const maxSide = config.imageMaxSide ?? DEFAULT_IMAGE_MAX_SIDE;
+    if (!(Number.isInteger(maxSide) && maxSide >= 1)) throw new RangeError(`imageMaxSide must be a positive integer, got ${maxSide}`);
+    this.images = visionEnabled(vision, config.model) ? { maxSide, maxPixels: DEFAULT_IMAGE_MAX_PIXELS } : undefined;
     this.log = toLogger(config.log ?? silentLogger);
     this.client = createOpenAIClient(config, this.log);
   }
@@ -62,7 +75,7 @@ export class OpenAIChatModel implements ChatModel {
       const stream = await this.client.chat.completions.create(
         {
           model: this.config.model,
-          messages: toOpenAIMessages(request.messages, this.config.imageInputs === true),
+          messages: await toOpenAIMessages(request.messages, this.images),
           ...(request.tools.length ? { tools: request.tools.map(toOpenAITool) } : {}),
           stream: true,
           stream_options: { include_usage: true },
@@ -122,13 +135,19 @@ function toOpenAITool(f: FunctionSpec): ChatCompletionTool {
   return { type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } };
 }
 
-/** Converts the agent's messages to chat-completions messages; images from tools follow as one user message. */
-export function toOpenAIMessages(messages: readonly ChatMessage[], imageInputs: boolean): ChatCompletionMessageParam[] {
+/**
+ * Converts the agent's messages to chat-completions messages. Chat Completions takes image parts only
+ * in user messages, and a tool message must follow its assistant message directly: so each tool
+ * message says in text where its images went, and the images of a batch of tool results follow the
+ * batch as one user message. `images` undefined (or false) sends none; true uses the default limits.
+ */
+export async function toOpenAIMessages(messages: readonly ChatMessage[], images: ImageLimits | boolean | undefined): Promise<ChatCompletionMessageParam[]> {
+  const limits = images === true ? { maxSide: DEFAULT_IMAGE_MAX_SIDE, maxPixels: DEFAULT_IMAGE_MAX_PIXELS } : images || undefined;
   const out: ChatCompletionMessageParam[] = [];
-  let images: ChatCompletionContentPart[] = [];
+  let parts: ChatCompletionContentPart[] = [];
   const flushImages = () => {
-    if (images.length) out.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...images] });
-    images = [];
+    if (parts.length) out.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...parts] });
+    parts = [];
   };
   for (const m of messages) {
     if (m.role !== 'tool') flushImages();
@@ -146,24 +165,30 @@ export function toOpenAIMessages(messages: readonly ChatMessage[], imageInputs: 
             : {}),
         });
         break;
-      case 'tool':
-        out.push({ role: 'tool', tool_call_id: m.toolCallId, content: toolResultText(m.content) });
-        if (imageInputs) {
+      case 'tool': {
+        const notes = new Map<ContentItem, string>();
+        if (limits) {
           for (const c of m.content) {
-            if (c.type === 'binary' && IMAGE_MIME.test(c.mimeType)) {
-              images.push({ type: 'image_url', image_url: { url: `data:${c.mimeType};base64,${Buffer.from(c.bytes).toString('base64')}` } });
-            }
+            if (!isModelImage(c)) continue;
+            const image = await prepareImage(c.bytes, limits);
+            if (image.ok) parts.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${Buffer.from(image.bytes).toString('base64')}` } });
+            notes.set(c, imageNote(image, parts.length));
           }
         }
+        out.push({ role: 'tool', tool_call_id: m.toolCallId, content: toolResultText(m.content, notes) });
         break;
+      }
     }
   }
   flushImages();
   return out;
 }
 
-/** A tool result as the text a chat model reads (the agent already put any error sentence into `content`). */
-export function toolResultText(content: readonly ContentItem[]): string {
+/**
+ * A tool result as the text a chat model reads (the agent already put any error sentence into
+ * `content`). `notes` adds a sentence to a binary item's label, e.g. where its image went.
+ */
+export function toolResultText(content: readonly ContentItem[], notes?: ReadonlyMap<ContentItem, string>): string {
   const parts = content.map((c) => {
     switch (c.type) {
       case 'text':
@@ -171,7 +196,8 @@ export function toolResultText(content: readonly ContentItem[]): string {
       case 'json':
         return safeJson(c.value);
       case 'binary': {
-        const label = `[${c.filename ? `${c.filename}: ` : ''}${c.mimeType}, ${c.bytes.byteLength} bytes]`;
+        const note = notes?.get(c);
+        const label = `[${c.filename ? `${c.filename}: ` : ''}${c.mimeType}, ${c.bytes.byteLength} bytes${note ? `; ${note}` : ''}]`;
         if (TEXT_MIME.test(c.mimeType) && c.bytes.byteLength <= MAX_TEXT_BINARY) return `${label}\n${Buffer.from(c.bytes).toString('utf8')}`;
         return label;
       }

@@ -115,6 +115,14 @@ describe('backend CLI', function () {
       assert.deepEqual(parseCli([], { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).options.model, { model: DEFAULT_MODEL_NAME, baseURL: 'http://127.0.0.1:11434/v1', apiKey: undefined });
     });
 
+    it('passes --vision and --image-max-side to the model, and refuses values it does not know', () => {
+      const env = { CLIENT_TOOLS_MODEL: 'llama3.1' };
+      assert.deepEqual(parseCli(['--vision', 'on', '--image-max-side', '1024'], env).options.model, { model: 'llama3.1', baseURL: undefined, apiKey: undefined, vision: 'on', imageMaxSide: 1024 });
+      assert.deepEqual(parseCli(['--vision', 'off'], env).options.model, { model: 'llama3.1', baseURL: undefined, apiKey: undefined, vision: 'off' });
+      assert.throws(() => parseCli(['--vision', 'maybe'], env), /--vision must be auto, on or off, got "maybe"/);
+      assert.throws(() => parseCli(['--image-max-side', '0'], env), /--image-max-side must be an integer from 16 to 16384/);
+    });
+
     it('reads durations, strategies and the token', () => {
       const c = parseCli(['--invoke-timeout', '45s', '--disconnect-strategy', 'suspend', '--max-retries', '5', '--token', 'from-flag-0123456789'], { CLIENT_TOOLS_TOKEN: 'from-env-0123456789' });
       assert.equal(c.options.invokeTimeoutMs, 45_000);

@@ -6,6 +6,7 @@ import { toOpenAIMessages, toolResultText } from '../../../../src/backend/model/
 import { ErrorCode } from '../../../../src/protocol';
 import type { FakeOpenAI } from '../../../support/fake-openai';
 import { startFakeOpenAI } from '../../../support/fake-openai';
+import { makePng } from '../../../support/png';
 
 async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]> {
   const out: ModelChunk[] = [];
@@ -75,24 +76,26 @@ describe('backend OpenAI chat model', () => {
     assert.deepEqual(await done, []);
   });
 
-  it('converts history to chat-completions messages; images go to the model only when enabled', () => {
-    const png = { type: 'binary' as const, mimeType: 'image/png', filename: 'logo.png', bytes: new Uint8Array([1, 2, 3]) };
+  it('converts history to chat-completions messages; images go to the model only when enabled', async () => {
+    const bytes = new Uint8Array(makePng(2, 2));
+    const png = { type: 'binary' as const, mimeType: 'image/png', filename: 'logo.png', bytes };
     const history = [
       { role: 'system' as const, content: 'sys' },
       { role: 'user' as const, content: 'read logo' },
       { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'ReadFile', arguments: '{"path":"logo.png"}' }] },
       { role: 'tool' as const, toolCallId: 'c1', toolName: 'ReadFile', content: [png] },
     ];
-    assert.deepEqual(toOpenAIMessages(history, false), [
+    assert.deepEqual(await toOpenAIMessages(history, false), [
       { role: 'system', content: 'sys' },
       { role: 'user', content: 'read logo' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ReadFile', arguments: '{"path":"logo.png"}' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: '[logo.png: image/png, 3 bytes]' },
+      { role: 'tool', tool_call_id: 'c1', content: `[logo.png: image/png, ${bytes.length} bytes]` },
     ]);
-    const withImages = toOpenAIMessages(history, true);
+    const withImages = await toOpenAIMessages(history, true);
+    assert.deepEqual(withImages.at(-2), { role: 'tool', tool_call_id: 'c1', content: `[logo.png: image/png, ${bytes.length} bytes; image 1 below, 2x2]` });
     assert.deepEqual(withImages.at(-1), {
       role: 'user',
-      content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AQID' } }],
+      content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${Buffer.from(bytes).toString('base64')}` } }],
     });
   });
 
