@@ -1,7 +1,7 @@
 /** ShowMessage: a notification with optional buttons; answers which button the user clicked. */
 import { CodedError, ErrorCode } from '../../protocol';
 import { jsonResult } from '../../core/tool';
-import { sanitizeForNotification } from '../support/format';
+import { sanitizeForNotification } from '../../core/uiText';
 import { defineIdeTool } from '../support/toolGroup';
 
 interface ShowMessageArgs {
@@ -41,7 +41,7 @@ export const ShowMessage = defineIdeTool<ShowMessageArgs>({
   async run(args, ctx) {
     const text = sanitizeForNotification(args.message, MAX_MESSAGE_CHARS);
     if (text.trim() === '') throw new CodedError(ErrorCode.InvalidArguments, 'message: is empty once control characters and links are removed');
-    const labels = (args.buttons ?? []).map((b) => sanitizeForNotification(b, 100));
+    const labels: string[] = (args.buttons ?? []).map((b) => sanitizeForNotification(b, 100));
     if (labels.some((l) => l.trim() === '')) throw new CodedError(ErrorCode.InvalidArguments, 'buttons: a label is empty once sanitised');
     if (new Set(labels).size !== labels.length) throw new CodedError(ErrorCode.InvalidArguments, 'buttons: two labels are the same once sanitised');
     const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels);

@@ -7,7 +7,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { verifyTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ToolHost } from '../../core/host';
 import type { ToolContext } from '../../core/tool';
-import { sanitizeForNotification } from './format';
+import { sanitizeForNotification } from '../../core/uiText';
 
 /**
  * Runs `check` (by default: the target and its folders are the objects the user approved); on

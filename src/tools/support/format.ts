@@ -1,5 +1,4 @@
 /** Small text helpers shared by the IDE tools. */
-import { sanitizeForNotification as notificationText } from '../../core/uiText';
 
 /** 1234 → "1.2 KB"; 1024-based, one decimal below 10 units. */
 export function formatBytes(bytes: number): string {
@@ -18,6 +17,3 @@ export function formatBytes(bytes: number): string {
 export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
-
-/** Moved to the UI text door (src/core/uiText.ts); re-exported, typed as before, so existing callers keep compiling. */
-export const sanitizeForNotification: (text: string, maxLength?: number) => string = notificationText;

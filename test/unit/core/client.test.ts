@@ -268,13 +268,19 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
     assert.ok(logger.entries.some((e) => e.fields?.code === ErrorCode.Disconnected));
   });
 
-  it('setEndpoint switches to another backend and connects there', async () => {
-    await connected();
+  /** Starts a second scripted backend, points the core at it and waits until it is connected there. */
+  async function switchToAnotherBackend(): Promise<ScriptedBackend> {
     const other = await ScriptedBackend.start({ token: b.token });
     extraBackends.push(other);
     const there = stateOf('connected', (s) => s.kind === 'connected' && s.target.endsWith(`:${other.port}`));
     core.setEndpoint(other.url, other.token);
     await there;
+    return other;
+  }
+
+  it('setEndpoint switches to another backend and connects there', async () => {
+    await connected();
+    const other = await switchToAnotherBackend();
     assert.equal(other.hellos.length, 1);
     assert.equal(other.hellos[0].resumeSession, undefined, 'a new backend gets a new session');
   });
@@ -291,11 +297,7 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
       welcomes.push(w.sessionId);
     });
     await connected();
-    const other = await ScriptedBackend.start({ token: b.token });
-    extraBackends.push(other);
-    const there = stateOf('connected', (s) => s.kind === 'connected' && s.target.endsWith(`:${other.port}`));
-    core.setEndpoint(other.url, other.token);
-    await there;
+    await switchToAnotherBackend();
     await until(() => welcomes.length === 2);
     assert.deepEqual(kinds, ['connecting', 'connected', 'idle', 'connecting', 'connected']);
     assert.notEqual(welcomes[0], welcomes[1], 'a welcome from each backend');

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { ErrorCode } from '../../../../src/protocol';
-import { sanitizeForNotification } from '../../../../src/tools/support/format';
+import { sanitizeForNotification } from '../../../../src/core/uiText';
 import { IDE_GROUP, IDE_TOOLS } from '../../../../src/tools/ide/group';
 import { DispatchHarness } from '../../../support/dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from '../../../support/fake-host';
