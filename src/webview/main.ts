@@ -50,14 +50,22 @@ function saveTranscriptNow(): void {
   post({ type: 'saveTranscript', threadId: state.threadId, transcript: transcriptOf(state), savedAt: Date.now() });
 }
 
-// Deltas arrive faster than frames; render at most once per frame.
+// Deltas arrive faster than frames; render at most once per frame. Chromium runs no animation
+// frames in a webview frame it throttles (hidden, or not yet laid out after a window reload), so a
+// timer renders too if no frame came: without it the page kept showing the restored state while
+// the host's messages piled up unseen (a reload brought back an old transcript and an old list).
+const RENDER_FALLBACK_MS = 100;
+
 function scheduleRender(): void {
   if (renderScheduled) return;
   renderScheduled = true;
-  requestAnimationFrame(() => {
+  const render = (): void => {
+    if (!renderScheduled) return;
     renderScheduled = false;
     view.update(state);
-  });
+  };
+  requestAnimationFrame(render);
+  setTimeout(render, RENDER_FALLBACK_MS);
 }
 
 function scheduleSave(): void {
@@ -106,10 +114,18 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     console.warn('chat view: ignored an invalid message from the host', parsed.error.issues.slice(0, 3));
     return;
   }
-  if (parsed.data.type === 'showHistory') view.openHistory();
+  const message = parsed.data;
+  if (message.type === 'showHistory') view.openHistory();
   // The transcript being left is the host's to keep before another one replaces it.
-  if (parsed.data.type === 'showThread') saveTranscriptNow();
-  dispatch(parsed.data);
+  if (message.type === 'showThread') saveTranscriptNow();
+  dispatch(message);
+  // A finished turn is kept at once, not after the usual delay: a window reload right after the
+  // answer would otherwise bring back the transcript without it (the page may not get to run its
+  // pagehide handler, and a message it posts then may not reach the host).
+  if (message.type === 'runEvent' && (message.event.type === 'runFinished' || message.event.type === 'runError')) {
+    saveNow();
+    saveTranscriptNow();
+  }
 });
 // The document may be thrown away as soon as it is hidden; save what is pending first.
 document.addEventListener('visibilitychange', () => {

@@ -365,6 +365,38 @@ describe('chat webview in Chromium', function () {
     assert.equal(await page.locator('.msg.answer strong').textContent(), 'there');
   });
 
+  it('a finished turn is saved at once, to the host and to the webview state, not after the save delay', async () => {
+    const threadId = '3b241101-e2bb-4255-8caf-4136c566a962';
+    await host({ type: 'showThread', threadId });
+    await host({ type: 'userMessage', text: 'remember me' }, ev.started(), ev.text('Remembered.'));
+    const before = (await posted()).filter((m) => m.type === 'saveTranscript').length;
+    // No timer has run yet (the transcript waits a second, the state 200 ms): only the end of the run saves here.
+    await page.evaluate((finished) => window.postMessage(finished, '*'), ev.finished() as unknown as HostToWebview);
+    const saved = await page.evaluate(() => ({
+      transcripts: window.__posted.filter((m) => m.type === 'saveTranscript') as unknown as { threadId: string; transcript: string }[],
+      state: sessionStorage.getItem('vscodeState') ?? '',
+    }));
+    assert.equal(saved.transcripts.length, before + 1, 'one save, right after runFinished');
+    const last = saved.transcripts.at(-1)!;
+    assert.equal(last.threadId, threadId);
+    assert.match(last.transcript, /remember me/);
+    assert.match(last.transcript, /Remembered\./);
+    assert.match(saved.state, /Remembered\./);
+  });
+
+  it('renders in a frame that gets no animation frames (hidden, or restored after a reload, in Chromium)', async () => {
+    const frameless = await context.newPage();
+    await frameless.addInitScript({ content: `${pageSetup(DARK_THEME)}\nwindow.requestAnimationFrame = () => 0;` });
+    await frameless.goto(`${baseUrl}/`);
+    await frameless.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
+    for (const m of [{ type: 'userMessage', text: 'still drawn' }, ev.started(), ev.text('Drawn without frames.'), ev.finished()]) {
+      await frameless.evaluate((msg) => window.postMessage(msg, '*'), m as unknown as HostToWebview);
+    }
+    await frameless.locator('.msg.user .user-text', { hasText: 'still drawn' }).waitFor({ timeout: 5_000 });
+    await frameless.locator('.msg.answer .markdown', { hasText: 'Drawn without frames.' }).waitFor({ timeout: 5_000 });
+    await frameless.close();
+  });
+
   it('builds client tool cards from the extension\'s record: background calls, remembered grants, a call announced as another tool; the backend\'s word alone makes no card', async () => {
     await host({ type: 'status', status: { connection: 'connected', model: 'gpt-4.1-mini' } });
     // While idle, the backend reads a file: a background call, asked for.
