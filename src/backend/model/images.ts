@@ -133,8 +133,14 @@ interface Pending {
   resolve: (outcome: JobOutcome) => void;
 }
 
+/** A worker thread's script and its options (`eval: true` when `file` is code). */
+export interface WorkerEntry {
+  file: string;
+  options: ConstructorParameters<typeof Worker>[1];
+}
+
 /** Where the worker's entry is: beside the bundle (dist/backend/imageWorker.js), or the source run through tsx. */
-function workerEntry(): { file: string; options: ConstructorParameters<typeof Worker>[1] } | undefined {
+export function workerEntry(): WorkerEntry | undefined {
   const bundled = path.join(__dirname, 'imageWorker.js');
   if (existsSync(bundled)) return { file: bundled, options: {} };
   const source = path.join(__dirname, 'imageWorker.ts');
@@ -154,7 +160,7 @@ export class ImageWorker {
   private readonly queue: Pending[] = [];
   private nextId = 1;
 
-  constructor(readonly options: { maxQueued: number; timeoutMs: number }) {}
+  constructor(readonly options: { maxQueued: number; timeoutMs: number; entry?: WorkerEntry }) {}
 
   run(job: Omit<ImageJob, 'id'>): Promise<JobOutcome> {
     if (this.queue.length >= this.options.maxQueued) {
@@ -197,7 +203,7 @@ export class ImageWorker {
   }
 
   private start(): Worker | undefined {
-    const entry = workerEntry();
+    const entry = this.options.entry ?? workerEntry();
     if (!entry) return undefined;
     let worker: Worker;
     try {

@@ -1,10 +1,13 @@
 import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import * as jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { readImageHeader } from '../../../../src/backend/model/imageHeader';
 import { downscale, fitWithin } from '../../../../src/backend/model/imageScale';
-import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, ImageWorker, isKnownVisionModel, prepareImage, visionEnabled } from '../../../../src/backend/model/images';
+import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, ImageWorker, isKnownVisionModel, prepareImage, visionEnabled, workerEntry } from '../../../../src/backend/model/images';
 import { makePng } from '../../../support/png';
 
 const limits = { maxSide: DEFAULT_IMAGE_MAX_SIDE, maxPixels: DEFAULT_IMAGE_MAX_PIXELS };
@@ -187,6 +190,35 @@ describe('images for the model', () => {
       const again = await worker.run(job);
       assert.ok(again.ok);
       assert.deepEqual([again.width, again.height], [1568, 523]);
+    });
+
+    it('a worker that dies mid-image gives that image a placeholder with the exit code; the next image gets a new worker and works', async () => {
+      const real = workerEntry();
+      assert.ok(real, 'the image worker entry is found');
+      const dir = mkdtempSync(path.join(tmpdir(), 'image-worker-'));
+      const marker = path.join(dir, 'crashed');
+      // The first worker dies on its first job, as one killed by the OOM killer or a native fault would;
+      // later workers are the real one.
+      const script = `
+        const fs = require('node:fs');
+        const { parentPort } = require('node:worker_threads');
+        if (!fs.existsSync(${JSON.stringify(marker)})) {
+          fs.writeFileSync(${JSON.stringify(marker)}, '');
+          parentPort.once('message', () => process.exit(3));
+        } else if (${JSON.stringify(real.options?.eval === true)}) {
+          eval(${JSON.stringify(real.file)});
+        } else {
+          require(${JSON.stringify(real.file)});
+        }`;
+      try {
+        worker = new ImageWorker({ maxQueued: 4, timeoutMs: 60_000, entry: { file: script, options: { eval: true } } });
+        assert.deepEqual(await worker.run(job), { ok: false, reason: 'the image worker stopped (exit code 3)' });
+        const again = await worker.run(job);
+        assert.ok(again.ok, JSON.stringify(again));
+        assert.deepEqual([again.width, again.height], [1568, 523]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('answers past the queue bound at once with a placeholder and the reason', async () => {
