@@ -172,8 +172,10 @@ describe('Chat history list in a real VS Code', function () {
     await history().waitFor({ state: 'hidden', timeout: 10_000 });
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await palette('Client Tools: Show Chat History');
+    // The side bar comes back with the chat; once it is connected the extension host is up and the
+    // palette lists the extension's commands (on a loaded machine that took over 10 s).
     await chat.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 60_000 });
+    await palette('Client Tools: Show Chat History');
     await history().waitFor({ state: 'visible', timeout: 30_000 });
     await waitForTitles(['open notes.md']);
     await history().locator('button.history-close').click();
