@@ -250,6 +250,17 @@ export class ImageWorker {
 export const imageWorker = new ImageWorker({ maxQueued: DEFAULT_IMAGE_MAX_QUEUED, timeoutMs: DEFAULT_IMAGE_TIMEOUT_MS });
 
 /** What the model reads in the tool result beside the image's label: where the image went, or why it did not. */
+/**
+ * Where a model's tool images go, from its config: the limits to send them with, or undefined to
+ * send none (the model reads a text label). Both wires (Chat Completions, Responses) decide here.
+ */
+export function imageLimitsFor(config: { model: string; vision?: VisionSetting; imageInputs?: boolean; imageMaxSide?: number }): ImageLimits | undefined {
+  const vision = config.vision ?? (config.imageInputs === undefined ? 'auto' : config.imageInputs ? 'on' : 'off');
+  const maxSide = config.imageMaxSide ?? DEFAULT_IMAGE_MAX_SIDE;
+  if (!(Number.isInteger(maxSide) && maxSide >= 1)) throw new RangeError(`imageMaxSide must be a positive integer, got ${maxSide}`);
+  return visionEnabled(vision, config.model) ? { maxSide, maxPixels: DEFAULT_IMAGE_MAX_PIXELS } : undefined;
+}
+
 export function imageNote(image: PreparedImage, index: number): string {
   if (!image.ok) return `not shown to the model: ${image.reason}`;
   const { width, height, original } = image;

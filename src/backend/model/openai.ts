@@ -14,7 +14,7 @@ import { createOpenAIClient, safeJson } from './client';
 import type { EndpointChoice } from './endpoint';
 import { toModelFailure } from './failure';
 import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
-import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, imageNote, isModelImage, prepareImage, visionEnabled, type ImageLimits, type VisionSetting } from './images';
+import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, imageLimitsFor, imageNote, isModelImage, prepareImage, type ImageLimits, type VisionSetting } from './images';
 
 export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
 
@@ -60,10 +60,7 @@ export class OpenAIChatModel implements ChatModel {
 
   constructor(private readonly config: OpenAIModelConfig) {
     this.name = config.model;
-    const vision = config.vision ?? (config.imageInputs === undefined ? 'auto' : config.imageInputs ? 'on' : 'off');
-    const maxSide = config.imageMaxSide ?? DEFAULT_IMAGE_MAX_SIDE;
-    if (!(Number.isInteger(maxSide) && maxSide >= 1)) throw new RangeError(`imageMaxSide must be a positive integer, got ${maxSide}`);
-    this.images = visionEnabled(vision, config.model) ? { maxSide, maxPixels: DEFAULT_IMAGE_MAX_PIXELS } : undefined;
+    this.images = imageLimitsFor(config);
     this.log = toLogger(config.log ?? silentLogger);
     this.client = createOpenAIClient(config, this.log);
   }

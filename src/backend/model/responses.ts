@@ -13,19 +13,22 @@ import type { FunctionSpec } from '../toolState';
 import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
 import { createOpenAIClient } from './client';
 import { toModelFailure } from './failure';
+import { imageLimitsFor, imageNote, isModelImage, prepareImage, type ImageLimits } from './images';
 import type { OpenAIModelConfig } from './openai';
 import { toolResultText } from './openai';
-
-const IMAGE_MIME = /^image\/(png|jpeg|gif|webp)$/;
+import type { ContentItem } from '../../protocol';
 
 export class ResponsesChatModel implements ChatModel {
   readonly name: string;
   readonly offline = false;
   private readonly client: OpenAI;
   private readonly log: Logger;
+  /** Where tool images go: undefined sends none (the same decision as on Chat Completions). */
+  private readonly images: ImageLimits | undefined;
 
   constructor(private readonly config: OpenAIModelConfig) {
     this.name = config.model;
+    this.images = imageLimitsFor(config);
     this.log = toLogger(config.log ?? silentLogger);
     this.client = createOpenAIClient(config, this.log);
   }
@@ -39,7 +42,7 @@ export class ResponsesChatModel implements ChatModel {
         {
           // Azure routes Responses requests by the deployment named in `model`.
           model: this.config.provider === 'azure' ? this.config.azure?.deployment || this.config.model : this.config.model,
-          input: toResponsesInput(request.messages, this.config.imageInputs === true),
+          input: await toResponsesInput(request.messages, this.images),
           ...(request.tools.length ? { tools: request.tools.map(toResponsesTool) } : {}),
           store: false,
           stream: true,
@@ -109,13 +112,16 @@ function toResponsesTool(f: FunctionSpec): FunctionTool {
   return { type: 'function', name: f.name, description: f.description, parameters: f.parameters, strict: false };
 }
 
-/** The agent's messages as Responses input items; images from tools follow as one user message, as on Chat Completions. */
-export function toResponsesInput(messages: readonly ChatMessage[], imageInputs: boolean): ResponseInputItem[] {
+/**
+ * The agent's messages as Responses input items; images from tools follow as one user message, as on
+ * Chat Completions, scaled down to `images` (undefined sends none, the model reads a text label).
+ */
+export async function toResponsesInput(messages: readonly ChatMessage[], images: ImageLimits | undefined): Promise<ResponseInputItem[]> {
   const out: ResponseInputItem[] = [];
-  let images: ResponseInputContent[] = [];
+  let parts: ResponseInputContent[] = [];
   const flushImages = () => {
-    if (images.length) out.push({ role: 'user', content: [{ type: 'input_text', text: 'Images returned by the tool calls above:' }, ...images] });
-    images = [];
+    if (parts.length) out.push({ role: 'user', content: [{ type: 'input_text', text: 'Images returned by the tool calls above:' }, ...parts] });
+    parts = [];
   };
   for (const m of messages) {
     if (m.role !== 'tool') flushImages();
@@ -128,16 +134,19 @@ export function toResponsesInput(messages: readonly ChatMessage[], imageInputs: 
         if (m.content) out.push({ role: 'assistant', content: m.content });
         for (const c of m.toolCalls ?? []) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments });
         break;
-      case 'tool':
-        out.push({ type: 'function_call_output', call_id: m.toolCallId, output: toolResultText(m.content) });
-        if (imageInputs) {
+      case 'tool': {
+        const notes = new Map<ContentItem, string>();
+        if (images) {
           for (const c of m.content) {
-            if (c.type === 'binary' && IMAGE_MIME.test(c.mimeType)) {
-              images.push({ type: 'input_image', detail: 'auto', image_url: `data:${c.mimeType};base64,${Buffer.from(c.bytes).toString('base64')}` });
-            }
+            if (!isModelImage(c)) continue;
+            const image = await prepareImage(c.bytes, images);
+            if (image.ok) parts.push({ type: 'input_image', detail: 'auto', image_url: `data:${image.mimeType};base64,${Buffer.from(image.bytes).toString('base64')}` });
+            notes.set(c, imageNote(image, parts.length));
           }
         }
+        out.push({ type: 'function_call_output', call_id: m.toolCallId, output: toolResultText(m.content, notes) });
         break;
+      }
     }
   }
   flushImages();

@@ -6,6 +6,7 @@ import { toResponsesInput } from '../../../../src/backend/model/responses';
 import { ErrorCode } from '../../../../src/protocol';
 import type { FakeOpenAI } from '../../../support/fake-openai';
 import { startFakeOpenAI } from '../../../support/fake-openai';
+import { makePng } from '../../../support/png';
 
 async function collect(stream: AsyncIterable<ModelChunk>): Promise<ModelChunk[]> {
   const out: ModelChunk[] = [];
@@ -143,19 +144,40 @@ describe('backend Responses API model (real openai SDK against the fake endpoint
     assert.deepEqual(await done, []);
   });
 
-  it('sends tool images as input_image parts in a following user message only when enabled', () => {
-    const png = { type: 'binary' as const, mimeType: 'image/png', filename: 'logo.png', bytes: new Uint8Array([1, 2, 3]) };
+  describe('tool images', () => {
+    const png = { type: 'binary' as const, mimeType: 'image/png', filename: 'logo.png', bytes: new Uint8Array(makePng(32, 8)) };
     const history = [
       { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'ReadFile', arguments: '{"path":"logo.png"}' }] },
       { role: 'tool' as const, toolCallId: 'c1', toolName: 'ReadFile', content: [png] },
     ];
-    assert.deepEqual(toResponsesInput(history, false), [
-      { type: 'function_call', call_id: 'c1', name: 'ReadFile', arguments: '{"path":"logo.png"}' },
-      { type: 'function_call_output', call_id: 'c1', output: '[logo.png: image/png, 3 bytes]' },
-    ]);
-    assert.deepEqual(toResponsesInput(history, true).at(-1), {
-      role: 'user',
-      content: [{ type: 'input_text', text: 'Images returned by the tool calls above:' }, { type: 'input_image', detail: 'auto', image_url: 'data:image/png;base64,AQID' }],
+    const imagesIn = (input: unknown[]) => input.flatMap((item) => {
+      const content = (item as { content?: unknown }).content;
+      return Array.isArray(content) ? content.filter((p: { type: string }) => p.type === 'input_image') : [];
+    }) as { image_url: string }[];
+
+    it('without vision: a label in the function_call_output, no image', async () => {
+      assert.deepEqual(await toResponsesInput(history, undefined), [
+        { type: 'function_call', call_id: 'c1', name: 'ReadFile', arguments: '{"path":"logo.png"}' },
+        { type: 'function_call_output', call_id: 'c1', output: `[logo.png: image/png, ${png.bytes.byteLength} bytes]` },
+      ]);
+    });
+
+    it('with vision: scaled down to the longest side, as input_image parts in a following user message, the output saying where it went', async () => {
+      const input = await toResponsesInput(history, { maxSide: 16, maxPixels: 1_000_000 });
+      assert.deepEqual(input[1], { type: 'function_call_output', call_id: 'c1', output: `[logo.png: image/png, ${png.bytes.byteLength} bytes; image 1 below, downscaled from 32x8 to 16x4]` });
+      const [image] = imagesIn(input);
+      const sent = Buffer.from(image.image_url.replace(/^data:image\/png;base64,/, ''), 'base64');
+      assert.deepEqual([sent.readUInt32BE(16), sent.readUInt32BE(20)], [16, 4], 'the PNG sent is 16x4');
+    });
+
+    it('the model follows the vision setting as Chat Completions does: auto sends images to a known vision model, off sends none', async () => {
+      const call = { ...request, messages: [...request.messages, ...history] };
+      fake.enqueue({ text: 'a logo' }, { text: 'a logo' }, { text: 'a logo' });
+      await collect(model({ model: 'gpt-4o' }).stream(call, signal()));
+      await collect(model({ model: 'gpt-4o', vision: 'off' }).stream(call, signal()));
+      await collect(model({ model: 'gpt-test', imageMaxSide: 16, vision: 'on' }).stream(call, signal()));
+      const sent = fake.requests.map((r) => imagesIn(r.body.input as unknown[]).length);
+      assert.deepEqual(sent, [1, 0, 1]);
     });
   });
 
