@@ -148,7 +148,17 @@ describe('the extended catalog in a real VS Code', function () {
       assert.ok(await vscode.workspace.applyEdit(edit));
       assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff'), true);
       const v = json(await response(id));
-      assert.deepEqual(v, { path: target, decision: 'accepted', content: 'export const value = 2;\n// reviewed\n', editedByUser: true });
+      assert.deepEqual(v, {
+        path: target,
+        decision: 'accepted',
+        hunks: [{ hunk: 1, lines: (v.hunks as { lines: string }[])[0].lines, decision: 'edited' }],
+        keptHunks: [],
+        rejectedHunks: [],
+        content: 'export const value = 2;\n// reviewed\n',
+        editedByUser: true,
+        userEdits: v.userEdits,
+      });
+      assert.match(String(v.userEdits), /^\+\/\/ reviewed$/m);
       assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 2;\n// reviewed\n');
       assert.equal(vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file(target))?.isDirty ?? false, false);
       await until('the diff closed', () => diffTabs().length === 0);
@@ -239,7 +249,15 @@ describe('the extended catalog in a real VS Code', function () {
         assert.notEqual(againUri.toString(), srcUri.toString());
         assert.equal((await vscode.workspace.openTextDocument(againUri)).getText(), 'second proposal\n');
         assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff', againUri), true);
-        assert.deepEqual(json(await response(again)), { path: 'src/twin.txt', decision: 'accepted', content: 'second proposal\n', editedByUser: false });
+        assert.deepEqual(json(await response(again)), {
+          path: 'src/twin.txt',
+          decision: 'accepted',
+          hunks: [{ hunk: 1, lines: '@@ -1 +1 @@', decision: 'kept' }],
+          keptHunks: [1],
+          rejectedHunks: [],
+          content: 'second proposal\n',
+          editedByUser: false,
+        });
         assert.equal(await vscode.commands.executeCommand('clientTools.rejectDiff', otherUri), true);
         assert.equal(json(await response(inOther)).decision, 'rejected');
         assert.equal(fs.readFileSync(file('other/twin.txt'), 'utf8'), 'other twin\n');
