@@ -207,11 +207,17 @@ describe('the extended catalog in a real VS Code', function () {
       assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 1;\n');
     });
 
-    it('a new file is created when its proposal is accepted', async () => {
+    it('a new file opens as a new file (a plain editor on the proposal, not a diff against an empty line) and is created when accepted', async () => {
       const id = send('OpenDiff', { path: 'src/brand-new.ts', newContent: 'export {};\n' });
-      await until('the diff editor', () => diffTabs()[0]);
+      const proposalTab = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+        .find((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === DIFF_SCHEME && t.input.uri.path === '/src/brand-new.ts');
+      await until('the proposal in its own editor', proposalTab);
+      assert.equal(diffTabs().length, 0, 'the new file opened as a diff');
       await vscode.commands.executeCommand('clientTools.acceptDiff');
-      assert.equal(json(await response(id)).decision, 'accepted');
+      const v = json(await response(id));
+      assert.equal(v.decision, 'accepted');
+      assert.equal(v.newFile, true);
+      await until('the proposal\'s editor closed', () => proposalTab() === undefined);
       assert.equal(fs.readFileSync(file('src/brand-new.ts'), 'utf8'), 'export {};\n');
     });
 
