@@ -151,14 +151,14 @@ describe('the extended catalog in a real VS Code', function () {
       assert.deepEqual(v, {
         path: target,
         decision: 'accepted',
-        hunks: [{ hunk: 1, lines: (v.hunks as { lines: string }[])[0].lines, decision: 'edited' }],
-        keptHunks: [],
+        // The proposal's one hunk is kept as proposed; the line the user added is their own edit.
+        hunks: [{ hunk: 1, lines: '@@ -1 +1 @@', decision: 'kept' }],
+        keptHunks: [1],
         rejectedHunks: [],
         content: 'export const value = 2;\n// reviewed\n',
         editedByUser: true,
-        userEdits: v.userEdits,
+        userEdits: '@@ -1,0 +2 @@\n export const value = 2;\n+// reviewed',
       });
-      assert.match(String(v.userEdits), /^\+\/\/ reviewed$/m);
       assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 2;\n// reviewed\n');
       assert.equal(vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file(target))?.isDirty ?? false, false);
       await until('the diff closed', () => diffTabs().length === 0);
