@@ -184,12 +184,18 @@ export interface DiffRequest {
   title: string;
   /** One sentence saying what is proposed, e.g. "The agent proposes changes to src/a.ts."; the host adds how to decide. */
   message: string;
+  /** The file's text as the review read it (empty for a new file): the hunks are the proposal's changes to it. */
+  current: string;
+  /** The call this review answers, so the chat can show the review on the call's card. */
+  requestId: string;
 }
 
 export interface DiffOutcome {
   decision: 'accepted' | 'rejected';
   /** With `accepted`: the right side's final text, including the user's own edits. */
   content?: string;
+  /** Why, in the user's words, when they gave a reason (the chat's review card has a field for it). */
+  reason?: string;
 }
 
 export interface RunCommandRequest {

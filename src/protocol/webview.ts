@@ -138,9 +138,37 @@ export const HostShowThread = z.object({ type: z.literal('showThread'), threadId
 /** Open the history list (the view title's History button). */
 export const HostShowHistory = z.object({ type: z.literal('showHistory') });
 
+/** Most hunks a review card lists, and characters of each side of a hunk it shows. */
+export const MAX_REVIEW_HUNKS = 200;
+export const MAX_HUNK_PREVIEW = 4000;
+export const MAX_REVIEW_REASON = 2000;
+const reviewId = z.string().min(1).max(200);
+
+/** An OpenDiff review as the extension reads it from the reviewed text (src/vscode/diffReview.ts). */
+export const ChatReview = z.object({
+  /** The call's record this review belongs to (its card). */
+  requestId: z.string().min(1).max(200),
+  reviewId,
+  path: z.string().max(1000),
+  newFile: z.boolean(),
+  /** False once the review ended, however it ended; the call's record then says how. */
+  open: z.boolean(),
+  hunks: z.array(z.object({
+    header: z.string().max(100),
+    removed: z.string().max(MAX_HUNK_PREVIEW + 100),
+    added: z.string().max(MAX_HUNK_PREVIEW + 100),
+    state: z.enum(['kept', 'rejected', 'edited']),
+  })).max(MAX_REVIEW_HUNKS),
+  /** Hunks beyond MAX_REVIEW_HUNKS, not listed (the diff editor shows them). */
+  moreHunks: z.number().int().nonnegative(),
+});
+/** An OpenDiff review opened, changed (a hunk kept or taken back, the user typed) or ended. */
+export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: ChatReview });
+
 export const HostToWebview = z.discriminatedUnion('type', [
   HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
   HostThreads, HostShowThread, HostShowHistory,
+  HostDiffReview,
 ]);
 
 // ── webview → host ────────────────────────────────────────────────────
@@ -170,9 +198,20 @@ export const WebviewDeleteThread = z.object({ type: z.literal('deleteThread'), t
 /** The view's transcript of `threadId` changed; the host keeps it (JSON text) to show it again later. */
 export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS), savedAt: z.number().nonnegative() });
 
+/** Accept or Reject on an OpenDiff review card, with the user's optional reason for the agent. */
+export const WebviewDecideReview = z.object({
+  type: z.literal('decideReview'),
+  reviewId,
+  accept: z.boolean(),
+  reason: z.string().trim().max(MAX_REVIEW_REASON).optional(),
+});
+/** Keep (as proposed) or take back one hunk of an open review; `hunk` counts from 0. */
+export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), reviewId, hunk: z.number().int().nonnegative().max(MAX_REVIEW_HUNKS), keep: z.boolean() });
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript,
+  WebviewDecideReview, WebviewReviewHunk,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
@@ -182,6 +221,7 @@ export type ChatCallRecord = z.infer<typeof ChatCallRecord>;
 export type ChatStatus = z.infer<typeof ChatStatus>;
 export type ConnectionState = z.infer<typeof ConnectionState>;
 export type ChatThreadSummary = z.infer<typeof ChatThreadSummary>;
+export type ChatReview = z.infer<typeof ChatReview>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

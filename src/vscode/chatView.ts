@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import { assertNever, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { Views } from './ids';
@@ -16,6 +16,9 @@ const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.
 export type ThreadRequest =
   | { type: 'shown'; threadId: string | undefined; savedAt: number | undefined }
   | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'saveTranscript' }>;
+
+/** What a review card asks of the diff reviews. */
+export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'reviewHunk' }>;
 
 /**
  * The sidebar chat (`clientTools.chat`). It renders what it is told and reports what the user does;
@@ -47,6 +50,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    * or `shown`: a (re)built view shows this thread (undefined: none), to be corrected if it is not current.
    */
   readonly onDidThreadRequest = this.threadEmitter.event;
+  private readonly reviewEmitter = new vscode.EventEmitter<ReviewRequest>();
+  /** Accept, Reject or a hunk kept or taken back on an OpenDiff review card (src/vscode/reviewBridge.ts answers). */
+  readonly onDidReviewRequest = this.reviewEmitter.event;
 
   private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
@@ -157,6 +163,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'showThread', threadId, ...(transcript !== undefined ? { transcript } : {}) });
   }
 
+  /** An OpenDiff review opened, changed or ended: its card shows it. */
+  postReview(review: ChatReview): void {
+    this.post({ type: 'diffReview', review });
+  }
+
   /** Opens the history list in the view (the view title's History button). */
   showHistory(): void {
     this.post({ type: 'showHistory' });
@@ -197,6 +208,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'copy':
         void vscode.env.clipboard.writeText(message.text);
+        break;
+      case 'decideReview':
+      case 'reviewHunk':
+        this.reviewEmitter.fire(message);
         break;
       default:
         assertNever(message, 'message from the chat view');
@@ -245,5 +260,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.releaseView();
     for (const d of this.disposables) d.dispose();
     this.disposables.length = 0;
+    this.reviewEmitter.dispose();
   }
 }

@@ -8,6 +8,7 @@ import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './api';
 import { ChatViewProvider } from './chatView';
+import { showReviewsInChat } from './reviewBridge';
 import { affectsConnection, readConfig } from './config';
 import { EditorContextPusher } from './editorContext';
 import { EmbeddedBackend } from './embeddedBackend';
@@ -98,6 +99,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.core.onDidChangeState((s) => this.onState(s)),
       this.core.onRunEvent((e) => this.chat.postRunEvent(e)),
       this.core.onCallRecord((r) => this.chat.postCallRecord(r)),
+      ...showReviewsInChat(this.host.diffs, this.chat),
       this.core.onToolGroupState((s) => this.toolGroups.setState(s)),
       this.core.onServerError((e) => {
         this.log.warn(`backend error ${e.code}: ${e.message}`);

@@ -104,6 +104,8 @@ const view = new ChatView(root, {
     if (state.lastUserText) post({ type: 'retry', text: state.lastUserText });
   },
   copy: (text) => post({ type: 'copy', text }),
+  decideReview: (reviewId, accept, reason) => post({ type: 'decideReview', reviewId, accept, ...(reason !== undefined ? { reason } : {}) }),
+  reviewHunk: (reviewId, hunk, keep) => post({ type: 'reviewHunk', reviewId, hunk, keep }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
 });
 view.update(state);

@@ -9,6 +9,8 @@ import { describeBinary, describeExpansion, describeUsage, describeUsageInWords,
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
 import { isTerminal } from './state';
+import { renderReview } from './reviewCard';
+import { reviewClass, reviewLabel } from './reviewLabel';
 import { ThreadList } from './threadList';
 
 export interface ChatActions {
@@ -21,6 +23,8 @@ export interface ChatActions {
   retry(): void;
   copy(text: string): void;
   toggleCard(id: string, open: boolean): void;
+  decideReview(reviewId: string, accept: boolean, reason: string | undefined): void;
+  reviewHunk(reviewId: string, hunk: number, keep: boolean): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -111,6 +115,8 @@ export class ChatView {
   private readonly threadList: ThreadList;
   private state: ChatState | undefined;
   private inputHadFocus = false;
+  /** What the user typed as a review's reason, kept while its card is rebuilt. */
+  private readonly reviewReasons = new Map<string, string>();
 
   constructor(root: HTMLElement, private readonly actions: ChatActions) {
     this.threadList = new ThreadList({
@@ -341,6 +347,8 @@ export class ChatView {
 
   private patchTool(el: HTMLElement, prev: ToolItem | undefined, item: ToolItem): void {
     el.className = `tool-card status-${item.status}${item.requestId !== undefined ? ' recorded' : ''}${item.background ? ' background' : ''}`;
+    const review = reviewLabel(item);
+    el.className += reviewClass(review);
     const set = (selector: string, text: string, title?: string): void => {
       const part = el.querySelector<HTMLElement>(selector);
       if (!part) return;
@@ -348,21 +356,26 @@ export class ChatView {
       if (title !== undefined) part.title = title;
     };
     set('.tool-name', item.toolName, item.group ? `${item.toolName} (group ${item.group})` : item.toolName);
-    set('.tool-status', STATUS_LABEL[item.status]);
+    set('.tool-status', review ?? STATUS_LABEL[item.status]);
     set('.tool-args', item.argsSummary || '(no arguments)', item.argsSummary);
     const executor = executorLabel(item);
     const meta = item.durationMs !== undefined ? `${executor} · ${formatDuration(item.durationMs)}` : executor;
     set('.tool-meta', meta, executorTitle(item));
     const badge = el.querySelector<HTMLElement>('.background-badge');
     if (badge) badge.hidden = item.background !== true;
+    // The state opened the card (an OpenDiff review arrived): show its body.
+    if (prev && !prev.expanded && item.expanded && el instanceof HTMLDetailsElement) el.open = true;
     if (prev && prev.result === item.result && prev.details === item.details && prev.argsJson === item.argsJson && prev.status === item.status
-      && prev.permissionNote === item.permissionNote && prev.announcedAs === item.announcedAs && prev.target === item.target) return;
+      && prev.permissionNote === item.permissionNote && prev.announcedAs === item.announcedAs && prev.target === item.target
+      && prev.review === item.review) return;
     const body = el.querySelector<HTMLElement>('.card-body');
     body?.replaceChildren(...this.toolBody(item));
   }
 
   private toolBody(item: ToolItem): Node[] {
     const nodes: Node[] = [];
+    const review = renderReview(item, this.actions, this.reviewReasons);
+    if (review) nodes.push(review);
     if (item.announcedAs !== undefined) {
       nodes.push(h('p', { class: 'announced-mismatch' }, `The backend announced this call as ${item.announcedAs}; your editor ran ${item.toolName}.`));
     }

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
-import { ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
+import { ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
@@ -91,6 +91,8 @@ const ToolItem = z.object({
   permissionNote: z.string().optional(),
   /** The tool the backend's display event named for this call, when it is not the one that ran. */
   announcedAs: z.string().optional(),
+  /** An OpenDiff review of this call, as the extension last described it (src/webview/reviewCard.ts). */
+  review: ChatReview.optional(),
 });
 const ExpansionItem = z.object({
   kind: z.literal('expansion'),
@@ -212,6 +214,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'showHistory':
       // Opening the list is the renderer's business; the state does not change.
       return state;
+    case 'diffReview':
+      return onReview(state, action.review);
     case 'sync':
       return closeStaleCalls(onSync(state, action.activeRunId), action.openCallIds);
     case 'restore':
@@ -423,6 +427,13 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   next = withOptional(next, 'target', record.target ?? card.target);
   next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) : card.permissionNote);
   return next;
+}
+
+/** An OpenDiff review opened or changed: its call's card shows it, opened the first time so the choices are in sight. */
+function onReview(state: ChatState, review: ChatReview): ChatState {
+  return mapItem(state, (it) => it.kind === 'tool' && it.requestId === review.requestId
+    ? { ...it, review, expanded: it.review === undefined ? true : it.expanded }
+    : it);
 }
 
 /** The permission decision in the user's words. */

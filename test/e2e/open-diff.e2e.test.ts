@@ -2,13 +2,15 @@
  * OpenDiff as a user meets it, in a real VS Code (code-server) driven by a real Chromium: the
  * extension with default settings starts its bundled backend with the offline demo model, the user
  * asks in the chat for a change to hello.txt, VS Code's diff editor opens with the file on the left
- * and the proposal on the right, its breadcrumb naming the file, and a notification names the file and
- * says how to decide. Accepting (the ✓ in the diff editor's title bar) writes the proposal to disk;
- * rejecting (the ✗ there, or the notification's Cancel) leaves the file as it was. However the review
- * ends, its notification is gone with it. One VS Code for all cases, on a copy of the fixture
- * workspace; they run in order.
+ * and the proposal on the right, its breadcrumb naming the file; a notification names the file with
+ * labelled Accept and Reject, the diff editor's title bar has them as words (not bare icons), and the
+ * call's card in the chat lists the hunks with Keep/Reject for each, a reason field, Accept and Reject.
+ * The card ends as "Accepted", "Partly accepted" or "Rejected" (never a green "Succeeded" for a
+ * rejection), and the model's result names the hunks kept and the user's reason. A new file opens
+ * as a new file (a plain editor), not as a diff against an empty line. One VS Code for all cases,
+ * on a copy of the fixture workspace; they run in order.
  *
- * Screenshots go to test-results/open-diff-*.png.
+ * Screenshots go to test-results/open-diff-*.png (the chat alone: open-diff-*.chat.png).
  *
  * Run alone: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/open-diff.e2e.test.ts
  * (with --config test/e2e/.mocharc.json, mocha adds the file to the config's spec and runs every UI test).
@@ -37,33 +39,37 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
   const diffTab = (fileName: string): Locator =>
     page.locator('.tabs-container div.tab.active', { hasText: `${fileName} ↔ Proposed changes` });
 
-  /** The review's notification, as a toast or in the notification center. */
-  const reviewNotification = (): Locator => page.locator('.notification-list-item', { hasText: 'The agent proposes changes to hello.txt' });
   const titleBarButton = (name: 'Accept Proposed Changes' | 'Reject Proposed Changes'): Locator =>
     page.locator('.part.editor .editor-actions').getByRole('button', { name });
 
-  /** The review's notification is on screen, whole, naming the file and how to decide. */
-  async function waitForReviewNotification(): Promise<Locator> {
-    const toast = page.locator('.notification-toast', { hasText: 'The agent proposes changes to hello.txt' });
-    const cancel = toast.getByRole('button', { name: 'Cancel', exact: true });
-    await cancel.waitFor({ state: 'visible', timeout: 30_000 });
+  /** The review's toast, on screen, whole, naming the file, with labelled Accept and Reject and no Cancel. */
+  async function waitForReviewNotification(text: string): Promise<Locator> {
+    const toast = page.locator('.notification-toast', { hasText: text });
+    const reject = toast.getByRole('button', { name: 'Reject', exact: true });
+    await reject.waitFor({ state: 'visible', timeout: 30_000 });
     // A toast slides in from the bottom: wait until it has stopped moving with its button inside the window.
     await waitUntil(async () => {
       const before = await toast.boundingBox();
       await new Promise((r) => setTimeout(r, 150));
-      const box = await cancel.boundingBox();
+      const box = await reject.boundingBox();
       const after = await toast.boundingBox();
       return box !== null && before !== null && after !== null && before.y === after.y && box.y + box.height <= page.viewportSize()!.height;
-    }, { timeoutMs: 30_000, describe: async () => `the toast is at ${JSON.stringify(await toast.boundingBox())}, its Cancel button at ${JSON.stringify(await cancel.boundingBox())}` });
-    assert.match(await toast.innerText(), /✓ Accept or ✗ Reject it in the diff editor's title bar or the palette; Cancel rejects\./);
+    }, { timeoutMs: 30_000, describe: async () => `the toast is at ${JSON.stringify(await toast.boundingBox())}, its Reject button at ${JSON.stringify(await reject.boundingBox())}` });
+    await toast.getByRole('button', { name: 'Accept', exact: true }).waitFor({ state: 'visible', timeout: 5_000 });
+    assert.equal(await toast.getByRole('button', { name: 'Cancel', exact: true }).count(), 0, 'the review notification offers Cancel');
+    assert.match(await toast.innerText(), /Accept or Reject it here, in the editor's title bar, or in the chat(, where you can also keep or reject each hunk)?\./);
     return toast;
   }
 
-  /** Once the review has ended its notification is nowhere in the workbench, neither a toast nor in the center. */
-  async function assertReviewNotificationGone(): Promise<void> {
-    await waitUntil(async () => (await reviewNotification().count()) === 0, {
-      timeoutMs: 10_000,
-      describe: async () => `the review notification is still there: ${JSON.stringify(await reviewNotification().allInnerTexts())}`,
+  /** The review part of a card in the chat. */
+  const reviewOf = (card: Locator): Locator => card.locator('section.review');
+  /** The card's status label (the summary line's right end). */
+  const statusLabel = async (card: Locator): Promise<string> => (await card.locator('.tool-status').innerText()).trim();
+
+  async function waitForLabel(card: Locator, label: string): Promise<void> {
+    await waitUntil(async () => (await statusLabel(card)) === label, {
+      timeoutMs: 30_000,
+      describe: async () => `the card says ${JSON.stringify(await statusLabel(card))}, not ${JSON.stringify(label)}: ${await card.innerText()}`,
     });
   }
 
@@ -75,8 +81,8 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
     assert.deepEqual(texts, ['hello.txt'], `the breadcrumb shows ${JSON.stringify(texts)}`);
   }
 
-  /** Waits until the diff for hello.txt is open, with `current` on its left and `proposed` on its right, marked as a change. */
-  async function waitForDiff(current: string, proposed: string): Promise<void> {
+  /** Waits until the diff for hello.txt is open, with `current` on its left and `proposed` on its right, marked as a change (with deleted lines unless told). */
+  async function waitForDiff(current: string, proposed: string, { deletes = true } = {}): Promise<void> {
     await diffTab('hello.txt').waitFor({ timeout: 60_000 });
     const editor = diffEditor();
     await editor.waitFor({ state: 'visible', timeout: 30_000 });
@@ -84,7 +90,7 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
     await editor.locator('.editor.original .view-lines', { hasText: current }).waitFor({ timeout: 30_000 });
     await editor.locator('.editor.modified .view-lines', { hasText: proposed }).waitFor({ timeout: 30_000 });
     await editor.locator('.editor.modified .line-insert').first().waitFor({ timeout: 30_000 });
-    await editor.locator('.editor.original .line-delete').first().waitFor({ timeout: 30_000 });
+    if (deletes) await editor.locator('.editor.original .line-delete').first().waitFor({ timeout: 30_000 });
   }
 
   before(() => {
@@ -94,16 +100,22 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
     assert.equal(readHello(), ORIGINAL, 'the fixture hello.txt changed; update ORIGINAL');
   });
 
-  it('accepted with the ✓ in the diff editor\'s title bar: hello.txt gets the new text, the chat says accepted, the notification is gone', async () => {
+  it('accepted with the labelled Accept in the diff editor\'s title bar: hello.txt gets the new text, the card says Accepted', async () => {
     const proposed = 'Hello from the accepted proposal.';
     const turn = await chat.send(`propose changing hello.txt to ${proposed}`, ['OpenDiff']);
 
     await waitForDiff('Hello from the Client Tools fixture workspace.', proposed);
-    // The call waits for the user while the diff is open.
-    await chat.waitForCardStatus(turn.card('OpenDiff'), 'running', 30_000);
-    await waitForReviewNotification();
+    // The call waits for the user while the diff is open, and its card says so.
+    const card = turn.card('OpenDiff');
+    await chat.waitForCardStatus(card, 'running', 30_000);
+    await waitForLabel(card, 'Awaiting your review');
+    await waitForReviewNotification('The agent proposes changes to hello.txt (1 hunk).');
     await assertBreadcrumbIsTheFile();
+    // Words, not bare ✓/✗ icons.
+    assert.equal((await titleBarButton('Accept Proposed Changes').innerText()).trim(), 'Accept Proposed Changes');
+    assert.equal((await titleBarButton('Reject Proposed Changes').innerText()).trim(), 'Reject Proposed Changes');
     await screenshot('1-diff-open');
+    await chat.screenshot('open-diff-1-card-open');
     assert.equal(readHello(), ORIGINAL, 'hello.txt changed before the user decided');
 
     await titleBarButton('Accept Proposed Changes').click({ timeout: 30_000 });
@@ -112,51 +124,125 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
       timeoutMs: 30_000,
       describe: () => `hello.txt on disk is ${JSON.stringify(readHello())}`,
     });
-    assert.match(await chat.waitForCardStatus(turn.card('OpenDiff'), 'succeeded'), /Succeeded/);
+    await chat.waitForCardStatus(card, 'succeeded');
+    await waitForLabel(card, 'Accepted');
+    assert.equal(await reviewOf(card).count(), 0, 'the ended review still offers its choices');
     assert.match(await chat.waitForAnswer(turn.answer()), /You accepted the change to hello\.txt, and it is saved\./);
     await diffTab('hello.txt').waitFor({ state: 'detached', timeout: 30_000 });
-    await assertReviewNotificationGone();
     await chat.waitForIdle();
     await screenshot('2-accepted');
   });
 
-  it('rejected with the ✗ in the diff editor\'s title bar: hello.txt stays as it was, the chat says rejected, the notification is gone', async () => {
+  it('rejected with the notification\'s Reject: the diff closes, hello.txt stays as it was, the card says Rejected (not Succeeded)', async () => {
     const onDisk = readHello();
     const proposed = 'This proposal will be rejected.';
     const turn = await chat.send(`propose changing hello.txt to ${proposed}`, ['OpenDiff']);
 
     await waitForDiff(onDisk.trim(), proposed);
-    await chat.waitForCardStatus(turn.card('OpenDiff'), 'running', 30_000);
-    await waitForReviewNotification();
-    await assertBreadcrumbIsTheFile();
-    await screenshot('3-diff-open-again');
-    await titleBarButton('Reject Proposed Changes').click({ timeout: 30_000 });
+    const card = turn.card('OpenDiff');
+    await waitForLabel(card, 'Awaiting your review');
+    const toast = await waitForReviewNotification('The agent proposes changes to hello.txt (1 hunk).');
+    await screenshot('3-notification');
+    await toast.getByRole('button', { name: 'Reject', exact: true }).click();
 
-    assert.match(await chat.waitForCardStatus(turn.card('OpenDiff'), 'succeeded'), /Succeeded/);
+    await chat.waitForCardStatus(card, 'succeeded');
+    await waitForLabel(card, 'Rejected');
+    assert.ok((await card.getAttribute('class'))?.split(/\s+/).includes('review-rejected'), 'the rejected card is not marked as rejected');
     assert.match(await chat.waitForAnswer(turn.answer()), /You rejected the change to hello\.txt, so it is unchanged\./);
     await diffTab('hello.txt').waitFor({ state: 'detached', timeout: 30_000 });
     await chat.waitForIdle();
     assert.equal(readHello(), onDisk, 'hello.txt changed although the user rejected the proposal');
-    await assertReviewNotificationGone();
-    await screenshot('4-rejected');
+    await toast.waitFor({ state: 'detached', timeout: 10_000 });
+    await chat.screenshot('open-diff-4-rejected');
   });
 
-  it('rejected with the notification\'s Cancel: the diff closes, hello.txt stays as it was, the chat says rejected', async () => {
+  it('per hunk in the chat: one hunk rejected, the other kept, with a reason; the file gets the kept hunk and the result names it', async () => {
     const onDisk = readHello();
-    const proposed = 'This proposal will be cancelled.';
-    const turn = await chat.send(`propose changing hello.txt to ${proposed}`, ['OpenDiff']);
+    const middle = onDisk.trim();
+    const turn = await chat.send(`propose changing hello.txt to First added line.\n${middle}\nLast added line.`, ['OpenDiff']);
 
-    await waitForDiff(onDisk.trim(), proposed);
-    await chat.waitForCardStatus(turn.card('OpenDiff'), 'running', 30_000);
-    const toast = await waitForReviewNotification();
-    await toast.getByRole('button', { name: 'Cancel', exact: true }).click();
+    // Two insertions, nothing deleted.
+    await waitForDiff(middle, 'Last added line.', { deletes: false });
+    const card = turn.card('OpenDiff');
+    const review = reviewOf(card);
+    await review.waitFor({ timeout: 30_000 });
+    assert.equal(await review.locator('li.hunk').count(), 2, await review.innerText());
+    assert.match(await review.locator('.review-title').innerText(), /Proposed changes to hello\.txt: 2 hunks, 2 kept\./);
+    assert.match(await review.locator('li.hunk').nth(0).innerText(), /\+ First added line\./);
+    await screenshot('5-two-hunks');
+    await chat.screenshot('open-diff-5-two-hunks');
 
-    assert.match(await chat.waitForCardStatus(turn.card('OpenDiff'), 'succeeded'), /Succeeded/);
-    assert.match(await chat.waitForAnswer(turn.answer()), /You rejected the change to hello\.txt, so it is unchanged\./);
+    await review.getByRole('button', { name: 'Reject hunk 1', exact: true }).click();
+    // The card and the diff editor both show the hunk taken back.
+    await review.locator('li.hunk-rejected').waitFor({ timeout: 30_000 });
+    await review.getByRole('button', { name: 'Keep hunk 1', exact: true }).waitFor({ timeout: 30_000 });
+    await waitUntil(async () => !(await diffEditor().locator('.editor.modified .view-lines').innerText()).includes('First added line.'), {
+      timeoutMs: 30_000,
+      describe: async () => `the proposed side still shows hunk 1: ${await diffEditor().locator('.editor.modified .view-lines').innerText()}`,
+    });
+    await review.locator('input.review-reason').fill('keep the greeting as the first line');
+    await screenshot('6-hunk-rejected');
+    await chat.screenshot('open-diff-6-hunk-rejected');
+    await review.getByRole('button', { name: 'Accept', exact: true }).click();
+
+    await waitUntil(() => readHello() === `${middle}\nLast added line.\n`, {
+      timeoutMs: 30_000,
+      describe: () => `hello.txt on disk is ${JSON.stringify(readHello())}`,
+    });
+    await chat.waitForCardStatus(card, 'succeeded');
+    await waitForLabel(card, 'Partly accepted');
+    const shown = await card.innerText();
+    assert.match(shown, /"decision": "partial"/);
+    assert.match(shown, /"keptHunks": \[\s*2\s*\]/);
+    assert.match(shown, /"rejectedHunks": \[\s*1\s*\]/);
+    assert.match(shown, /"reason": "keep the greeting as the first line"/);
+    assert.match(await chat.waitForAnswer(turn.answer()), /You accepted part of the change to hello\.txt \(kept hunks: 2; rejected: 1\), and it is saved\./);
     await diffTab('hello.txt').waitFor({ state: 'detached', timeout: 30_000 });
-    await assertReviewNotificationGone();
     await chat.waitForIdle();
-    assert.equal(readHello(), onDisk, 'hello.txt changed although the user cancelled the review');
-    await screenshot('5-cancelled');
+    await chat.screenshot('open-diff-7-partly-accepted');
+  });
+
+  it('rejected on the card with a reason: nothing written, the reason reaches the model\'s result', async () => {
+    const onDisk = readHello();
+    const turn = await chat.send('propose changing hello.txt to Not this one.', ['OpenDiff']);
+    await waitForDiff(onDisk.split('\n')[0], 'Not this one.');
+    const card = turn.card('OpenDiff');
+    const review = reviewOf(card);
+    await review.waitFor({ timeout: 30_000 });
+    await review.locator('input.review-reason').fill('wrong greeting');
+    await review.getByRole('button', { name: 'Reject', exact: true }).click();
+
+    await waitForLabel(card, 'Rejected');
+    assert.match(await card.innerText(), /"reason": "wrong greeting"/);
+    await diffTab('hello.txt').waitFor({ state: 'detached', timeout: 30_000 });
+    await chat.waitForIdle();
+    assert.equal(readHello(), onDisk, 'hello.txt changed although the user rejected the proposal on the card');
+  });
+
+  it('a new file opens as a new file, not a diff against an empty line; Accept on the card creates it', async () => {
+    const newFile = path.join(session.workspace, 'brand-new.txt');
+    assert.equal(fs.existsSync(newFile), false);
+    const turn = await chat.send('propose changing brand-new.txt to Fresh content.', ['OpenDiff']);
+
+    const tab = page.locator('.tabs-container div.tab.active', { hasText: 'brand-new.txt' });
+    await tab.waitFor({ timeout: 60_000 });
+    await page.locator('.part.editor .editor-container .view-lines', { hasText: 'Fresh content.' }).waitFor({ timeout: 30_000 });
+    assert.equal(await diffEditor().count(), 0, 'the new file opened as a diff');
+    const card = turn.card('OpenDiff');
+    const review = reviewOf(card);
+    await review.waitFor({ timeout: 30_000 });
+    assert.match(await review.locator('.review-title').innerText(), /New file brand-new\.txt: it is created only if you accept\./);
+    await waitForReviewNotification('The agent proposes a new file brand-new.txt.');
+    await screenshot('8-new-file');
+    await chat.screenshot('open-diff-8-new-file');
+    await review.getByRole('button', { name: 'Accept (create the file)', exact: true }).click();
+
+    await waitUntil(() => fs.existsSync(newFile) && fs.readFileSync(newFile, 'utf8') === 'Fresh content.\n', {
+      timeoutMs: 30_000,
+      describe: () => `brand-new.txt: ${fs.existsSync(newFile) ? JSON.stringify(fs.readFileSync(newFile, 'utf8')) : 'missing'}`,
+    });
+    await waitForLabel(card, 'Accepted');
+    assert.match(await card.innerText(), /"newFile": true/);
+    await chat.waitForIdle();
   });
 });

@@ -45,7 +45,8 @@ describe('backend text in notifications renders no link (real VS Code)', functio
   it('the OpenDiff review notification names a path holding [Accept](command:…) as text, with no anchor', async () => {
     const call = backend.startCall('OpenDiff', { path: ROGUE_NAME, newContent: 'proposed\n' });
     const review = toast('The agent proposes changes to');
-    const cancel = review.getByRole('button', { name: 'Cancel', exact: true });
+    // The review's own Reject (it was a progress notification's Cancel before issue 16).
+    const cancel = review.getByRole('button', { name: 'Reject', exact: true });
     await cancel.waitFor({ state: 'visible', timeout: 60_000 });
     // Before the fix VS Code rendered "Accept" here as a link running the command ("aAccept.txt" on screen).
     assert.deepEqual(await anchors(review), [], 'the toast renders a link');

@@ -26,8 +26,8 @@ import { globToRegExp } from '../../src/core/globs';
 export interface HeldDiff {
   request: DiffRequest;
   signal: AbortSignal;
-  accept(content?: string): void;
-  reject(): void;
+  accept(content?: string, reason?: string): void;
+  reject(reason?: string): void;
   /** Resolves when the diff closed, saying how. */
   closed: Promise<'accepted' | 'rejected' | 'aborted'>;
 }
@@ -175,8 +175,8 @@ export class FakeCatalog {
         request,
         signal,
         closed,
-        accept: (content) => finish('accepted', { decision: 'accepted', content: content ?? request.proposed }),
-        reject: () => finish('rejected', { decision: 'rejected' }),
+        accept: (content, reason) => finish('accepted', { decision: 'accepted', content: content ?? request.proposed, ...(reason ? { reason } : {}) }),
+        reject: (reason) => finish('rejected', { decision: 'rejected', ...(reason ? { reason } : {}) }),
       };
       signal.addEventListener('abort', () => finish('aborted', { decision: 'rejected' }), { once: true });
       this.diffs.push(held);

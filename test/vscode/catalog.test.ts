@@ -148,7 +148,17 @@ describe('the extended catalog in a real VS Code', function () {
       assert.ok(await vscode.workspace.applyEdit(edit));
       assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff'), true);
       const v = json(await response(id));
-      assert.deepEqual(v, { path: target, decision: 'accepted', content: 'export const value = 2;\n// reviewed\n', editedByUser: true });
+      assert.deepEqual(v, {
+        path: target,
+        decision: 'accepted',
+        // The proposal's one hunk is kept as proposed; the line the user added is their own edit.
+        hunks: [{ hunk: 1, lines: '@@ -1 +1 @@', decision: 'kept' }],
+        keptHunks: [1],
+        rejectedHunks: [],
+        content: 'export const value = 2;\n// reviewed\n',
+        editedByUser: true,
+        userEdits: '@@ -1,0 +2 @@\n export const value = 2;\n+// reviewed',
+      });
       assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 2;\n// reviewed\n');
       assert.equal(vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file(target))?.isDirty ?? false, false);
       await until('the diff closed', () => diffTabs().length === 0);
@@ -197,11 +207,17 @@ describe('the extended catalog in a real VS Code', function () {
       assert.equal(fs.readFileSync(file(target), 'utf8'), 'export const value = 1;\n');
     });
 
-    it('a new file is created when its proposal is accepted', async () => {
+    it('a new file opens as a new file (a plain editor on the proposal, not a diff against an empty line) and is created when accepted', async () => {
       const id = send('OpenDiff', { path: 'src/brand-new.ts', newContent: 'export {};\n' });
-      await until('the diff editor', () => diffTabs()[0]);
+      const proposalTab = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+        .find((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === DIFF_SCHEME && t.input.uri.path === '/src/brand-new.ts');
+      await until('the proposal in its own editor', proposalTab);
+      assert.equal(diffTabs().length, 0, 'the new file opened as a diff');
       await vscode.commands.executeCommand('clientTools.acceptDiff');
-      assert.equal(json(await response(id)).decision, 'accepted');
+      const v = json(await response(id));
+      assert.equal(v.decision, 'accepted');
+      assert.equal(v.newFile, true);
+      await until('the proposal\'s editor closed', () => proposalTab() === undefined);
       assert.equal(fs.readFileSync(file('src/brand-new.ts'), 'utf8'), 'export {};\n');
     });
 
@@ -239,7 +255,15 @@ describe('the extended catalog in a real VS Code', function () {
         assert.notEqual(againUri.toString(), srcUri.toString());
         assert.equal((await vscode.workspace.openTextDocument(againUri)).getText(), 'second proposal\n');
         assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff', againUri), true);
-        assert.deepEqual(json(await response(again)), { path: 'src/twin.txt', decision: 'accepted', content: 'second proposal\n', editedByUser: false });
+        assert.deepEqual(json(await response(again)), {
+          path: 'src/twin.txt',
+          decision: 'accepted',
+          hunks: [{ hunk: 1, lines: '@@ -1 +1 @@', decision: 'kept' }],
+          keptHunks: [1],
+          rejectedHunks: [],
+          content: 'second proposal\n',
+          editedByUser: false,
+        });
         assert.equal(await vscode.commands.executeCommand('clientTools.rejectDiff', otherUri), true);
         assert.equal(json(await response(inOther)).decision, 'rejected');
         assert.equal(fs.readFileSync(file('other/twin.txt'), 'utf8'), 'other twin\n');

@@ -359,6 +359,10 @@ function describeDiffDecision(path: string, v: Json): string {
     return v.editedByUser === true ? `You accepted the change to ${file}, with your own edits, and it is saved.` : `You accepted the change to ${file}, and it is saved.`;
   }
   if (v.decision === 'rejected') return `You rejected the change to ${file}, so it is unchanged.`;
+  if (v.decision === 'partial') {
+    const hunks = (key: string) => (Array.isArray(v[key]) ? (v[key] as unknown[]).join(', ') : '');
+    return `You accepted part of the change to ${file} (kept hunks: ${hunks('keptHunks') || 'none'}; rejected: ${hunks('rejectedHunks') || 'none'}), and it is saved.`;
+  }
   return `The review of ${file} ended: ${summarizeJson(v)}.`;
 }
 

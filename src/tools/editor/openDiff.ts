@@ -5,6 +5,7 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
+import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
 import { KeyedQueue } from '../../core/keyedQueue';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
@@ -23,6 +24,8 @@ interface DiffPreparation extends Preparation {
 }
 
 export const MAX_PROPOSED_CHARS = 5_000_000;
+/** Longest `userEdits` diff in a result; the whole written text is in `content` anyway. */
+const MAX_USER_EDITS_CHARS = 20_000;
 
 /** One review at a time per file, across every call of this tool. */
 const reviews = new KeyedQueue();
@@ -30,9 +33,11 @@ const reviews = new KeyedQueue();
 export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
   name: 'OpenDiff',
   description:
-    'Propose new content for a workspace file: the user sees a diff of the current file against newContent, may edit the proposal, ' +
-    'and accepts or rejects it. Blocks until then. Returns {"decision": "accepted", "content": <what was written>, "editedByUser": bool} ' +
-    'or {"decision": "rejected"}. A missing file is created when accepted. Pass the complete file content, not a patch.',
+    'Propose new content for a workspace file: the user sees a diff of the current file against newContent, may keep or reject each hunk, ' +
+    'may edit the proposal, and accepts or rejects it. Blocks until then. Returns {"decision": "accepted" | "partial" | "rejected", ' +
+    '"hunks": [{"hunk": n, "lines": "@@ … @@", "decision": "kept" | "rejected" | "edited"}], "keptHunks": [n], "rejectedHunks": [n], ' +
+    '"content": <what was written>, "editedByUser": bool, "userEdits": <unified diff of the user\'s own edits>, "reason": <the user\'s words, if any>}; ' +
+    'nothing is written when rejected. A missing file is created when accepted. Pass the complete file content, not a patch.',
   parameters: {
     type: 'object',
     properties: {
@@ -81,6 +86,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
         if (exists && sameText(current, args.newContent)) {
           return jsonResult({ path: target.relative, decision: 'rejected', unchanged: true, message: 'The proposed content is the same as the file; nothing to review.' });
         }
+        const review = hunkReview(current, args.newContent);
         const outcome = await ctx.host.openDiff(
           {
             path: target.absolute,
@@ -89,12 +95,22 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
             proposed: args.newContent,
             title: `${target.relative} ↔ Proposed changes`,
             message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}.`,
+            current,
+            requestId: ctx.requestId,
           },
           ctx.signal,
         );
-        if (outcome.decision !== 'accepted') return jsonResult({ path: target.relative, decision: 'rejected' });
-        if (ctx.signal.aborted) throw new CodedError(ErrorCode.Cancelled, 'the call was cancelled before the accepted change was written');
+        const why = outcome.reason ? { reason: outcome.reason } : {};
         const content = outcome.content ?? args.newContent;
+        const { states, editedByUser } = readReviewedText(review, content);
+        const hunks = states.map((decision, i) => ({ hunk: i + 1, lines: headerOf(review, i), decision }));
+        const numbers = (state: string) => hunks.filter((h) => h.decision === state).map((h) => h.hunk);
+        // Accept with every hunk taken back and nothing typed writes nothing: that is a rejection.
+        const nothingLeft = exists && sameText(content, current);
+        if (outcome.decision !== 'accepted' || nothingLeft) {
+          return jsonResult({ path: target.relative, decision: 'rejected', ...(nothingLeft ? { rejectedHunks: numbers('rejected') } : {}), ...why });
+        }
+        if (ctx.signal.aborted) throw new CodedError(ErrorCode.Cancelled, 'the call was cancelled before the accepted change was written');
         // The file written must be the file reviewed: same object on the same path, same text (the
         // user's edits to the proposed side are the new content, not a change of the target).
         // The content is pinned by the text's hash (the editor's buffer when it is open), not by the
@@ -108,7 +124,18 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
           await ensureUnchanged(ctx, bound, 'write', sameObject);
         }
         await ctx.host.writeDocument(target.absolute, content);
-        return jsonResult({ path: target.relative, decision: 'accepted', content, editedByUser: !sameText(content, args.newContent) });
+        return jsonResult({
+          path: target.relative,
+          decision: states.includes('rejected') ? 'partial' : 'accepted',
+          ...(exists ? {} : { newFile: true }),
+          hunks,
+          keptHunks: numbers('kept'),
+          rejectedHunks: numbers('rejected'),
+          content,
+          editedByUser,
+          ...(editedByUser ? { userEdits: userEditsOf(review, content, states, MAX_USER_EDITS_CHARS) } : {}),
+          ...why,
+        });
       },
       waiting,
     );

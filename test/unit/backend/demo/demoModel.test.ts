@@ -251,6 +251,12 @@ describe('backend offline demo model', () => {
       assert.match(r.answer, /^You rejected the change to hello\.txt, so it is unchanged\./);
     });
 
+    it('"propose changing hello.txt to …" partly accepted: names the hunks kept and rejected', async () => {
+      answers.OpenDiff = () => json({ path: 'hello.txt', decision: 'partial', keptHunks: [2], rejectedHunks: [1, 3], content: 'x\n', editedByUser: false });
+      const r = await ask('propose changing hello.txt to Hi');
+      assert.match(r.answer, /^You accepted part of the change to hello\.txt \(kept hunks: 2; rejected: 1, 3\), and it is saved\./);
+    });
+
     it('"replace line 1 of notes.md with …": reads that line, then replaces exactly it with ApplyEdit', async () => {
       const r = await ask('replace line 1 of notes.md with # Notes');
       assert.deepEqual(r.called, ['IDE', 'ReadFile', 'Editor', 'ApplyEdit']);

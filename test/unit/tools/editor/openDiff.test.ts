@@ -34,7 +34,17 @@ describe('tool OpenDiff', () => {
     assert.match(diff.request.message, /src\/a\.ts/);
     diff.accept('const a = 3; // mine\n');
     const v = value(await h.response(id));
-    assert.deepEqual(v, { path: 'src/a.ts', decision: 'accepted', content: 'const a = 3; // mine\n', editedByUser: true });
+    // The user's own edit replaced the one hunk: it is named as edited, and the edit itself is in the result.
+    assert.deepEqual(v, {
+      path: 'src/a.ts',
+      decision: 'accepted',
+      hunks: [{ hunk: 1, lines: '@@ -1 +1 @@', decision: 'edited' }],
+      keptHunks: [],
+      rejectedHunks: [],
+      content: 'const a = 3; // mine\n',
+      editedByUser: true,
+      userEdits: '@@ -1 +1 @@\n-const a = 2;\n+const a = 3; // mine',
+    });
     assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 3; // mine\n');
     assert.equal(h.progress(id)[0]?.status, 'running');
   });
@@ -60,6 +70,39 @@ describe('tool OpenDiff', () => {
     assert.deepEqual(ws.host.catalog.writes, []);
   });
 
+  it('per hunk: the result names the hunks kept and rejected, and carries the user\'s reason', async () => {
+    await writeFile(ws.file('src/a.ts'), 'one\ntwo\nthree\nfour\nfive\n');
+    const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'ONE\ntwo\nthree\nfour\nFIVE\n' });
+    const diff = await ws.host.catalog.nextDiff();
+    assert.equal(diff.request.current, 'one\ntwo\nthree\nfour\nfive\n');
+    assert.equal(diff.request.requestId, id);
+    diff.accept('one\ntwo\nthree\nfour\nFIVE\n', 'keep the first line lower case');
+    assert.deepEqual(value(await h.response(id)), {
+      path: 'src/a.ts',
+      decision: 'partial',
+      hunks: [{ hunk: 1, lines: '@@ -1 +1 @@', decision: 'rejected' }, { hunk: 2, lines: '@@ -5 +5 @@', decision: 'kept' }],
+      keptHunks: [2],
+      rejectedHunks: [1],
+      content: 'one\ntwo\nthree\nfour\nFIVE\n',
+      editedByUser: false,
+      reason: 'keep the first line lower case',
+    });
+    assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'one\ntwo\nthree\nfour\nFIVE\n');
+  });
+
+  it('Accept with every hunk taken back writes nothing and says rejected', async () => {
+    const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'const a = 2;\n' });
+    (await ws.host.catalog.nextDiff()).accept('const a = 1;\n');
+    assert.deepEqual(value(await h.response(id)), { path: 'src/a.ts', decision: 'rejected', rejectedHunks: [1] });
+    assert.deepEqual(ws.host.catalog.writes, []);
+  });
+
+  it('a rejection carries the user\'s reason to the model', async () => {
+    const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'nope\n' });
+    (await ws.host.catalog.nextDiff()).reject('wrong file');
+    assert.deepEqual(value(await h.response(id)), { path: 'src/a.ts', decision: 'rejected', reason: 'wrong file' });
+  });
+
   it('a rejected diff changes nothing and says rejected', async () => {
     const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'nope\n' });
     (await ws.host.catalog.nextDiff()).reject();
@@ -73,7 +116,10 @@ describe('tool OpenDiff', () => {
     const diff = await ws.host.catalog.nextDiff();
     assert.equal(diff.request.exists, false);
     diff.accept();
-    assert.equal(value(await h.response(id)).editedByUser, false);
+    const v = value(await h.response(id));
+    assert.equal(v.editedByUser, false);
+    assert.equal(v.newFile, true);
+    assert.equal(v.decision, 'accepted');
     assert.equal(await readFile(ws.file('src/new.ts'), 'utf8'), 'export {};\n');
   });
 

@@ -1,0 +1,89 @@
+/**
+ * OpenDiff's per-hunk review, worked out from text alone: the proposal's hunks against the file, which
+ * of them the reviewed text now holds (kept, rejected, or edited by the user), and the text with one
+ * hunk taken back or put back. The reviewed text is the only state: whether the user rejected a hunk
+ * in the chat, with the diff editor's own "revert block" arrow or by typing, the answer is read from
+ * the text, so every way of deciding gives the model the same account.
+ */
+import { diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
+
+export type HunkState = 'kept' | 'rejected' | 'edited';
+
+export interface HunkReview {
+  readonly original: readonly string[];
+  readonly proposal: readonly string[];
+  /** The proposal's hunks against the original, numbered from 1 in what the model and the user see. */
+  readonly hunks: readonly Hunk[];
+}
+
+export interface ReviewedText {
+  /** One per hunk, in order. */
+  states: HunkState[];
+  /** The text is not just the original with some of the proposal's hunks: the user typed something. */
+  editedByUser: boolean;
+}
+
+export function hunkReview(original: string, proposal: string): HunkReview {
+  const o = splitLines(original);
+  const p = splitLines(proposal);
+  return { original: o, proposal: p, hunks: diffLines(o, p) };
+}
+
+export function headerOf(review: HunkReview, index: number): string {
+  return hunkHeader(review.hunks[index]);
+}
+
+/** Which hunks `text` holds as proposed, holds as the original had it, or holds changed. */
+export function readReviewedText(review: HunkReview, text: string): ReviewedText {
+  const lines = splitLines(text);
+  const fromProposal = diffLines(review.proposal, lines);
+  const fromOriginal = diffLines(review.original, lines);
+  const states = review.hunks.map((h): HunkState => {
+    if (!fromProposal.some((c) => touches(c, h.bStart, h.bEnd))) return 'kept';
+    if (!fromOriginal.some((c) => touches(c, h.aStart, h.aEnd))) return 'rejected';
+    return 'edited';
+  });
+  const editedByUser = states.includes('edited') || compose(review, states).join('') !== lines.join('');
+  return { states, editedByUser };
+}
+
+/** `text` with hunk `index` as proposed (`keep`) or as the original had it; undefined when the user edited that hunk. */
+export function withHunk(review: HunkReview, text: string, index: number, keep: boolean): string | undefined {
+  const h = review.hunks[index];
+  if (!h) return undefined;
+  const state = readReviewedText(review, text).states[index];
+  if (state === (keep ? 'kept' : 'rejected')) return text;
+  if (state === 'edited') return undefined;
+  const lines = splitLines(text);
+  // Where the hunk sits in `text`: its place in the side it now matches, moved by the changes before it.
+  const [base, start, end] = state === 'kept' ? [review.proposal, h.bStart, h.bEnd] : [review.original, h.aStart, h.aEnd];
+  let shift = 0;
+  for (const c of diffLines(base, lines)) if (c.aEnd <= start) shift += (c.bEnd - c.bStart) - (c.aEnd - c.aStart);
+  const replacement = keep ? review.proposal.slice(h.bStart, h.bEnd) : review.original.slice(h.aStart, h.aEnd);
+  lines.splice(start + shift, end - start, ...replacement);
+  return lines.join('');
+}
+
+/** The user's own edits: what they typed on top of their hunk choices, as a unified diff. */
+export function userEditsOf(review: HunkReview, text: string, states: readonly HunkState[], maxChars: number): string {
+  return unifiedDiff(compose(review, states), splitLines(text), maxChars);
+}
+
+/** The original with the hunks that are not rejected taken from the proposal. */
+function compose(review: HunkReview, states: readonly HunkState[]): string[] {
+  const out: string[] = [];
+  let at = 0;
+  review.hunks.forEach((h, i) => {
+    out.push(...review.original.slice(at, h.aStart));
+    out.push(...(states[i] === 'rejected' ? review.original.slice(h.aStart, h.aEnd) : review.proposal.slice(h.bStart, h.bEnd)));
+    at = h.aEnd;
+  });
+  out.push(...review.original.slice(at));
+  return out;
+}
+
+/** Whether change `c` (on the base side) reaches into lines [start, end) or, for an empty range, lands on its spot. */
+function touches(c: Hunk, start: number, end: number): boolean {
+  if (start < end) return c.aStart < end && c.aEnd > start;
+  return (c.aStart === c.aEnd && c.aStart === start) || (c.aStart < start && c.aEnd > start);
+}

@@ -1,0 +1,62 @@
+import * as assert from 'node:assert/strict';
+import { headerOf, hunkReview, readReviewedText, userEditsOf, withHunk } from '../../../src/core/hunkReview';
+import { diffLines, MAX_TABLE_CELLS, splitLines } from '../../../src/core/lineDiff';
+
+const ORIGINAL = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
+/** Two hunks: line 2 changed, a line added after line 6. */
+const PROPOSAL = 'one\nTWO\nthree\nfour\nfive\nsix\nsix and a half\nseven\n';
+
+describe('per-hunk review of a proposal (core/hunkReview)', () => {
+  it('numbers the proposal\'s hunks against the file, with unified-diff headers', () => {
+    const review = hunkReview(ORIGINAL, PROPOSAL);
+    assert.equal(review.hunks.length, 2);
+    assert.equal(headerOf(review, 0), '@@ -2 +2 @@');
+    assert.equal(headerOf(review, 1), '@@ -6,0 +7 @@');
+  });
+
+  it('reads every hunk as kept in the proposal itself and as rejected in the original', () => {
+    const review = hunkReview(ORIGINAL, PROPOSAL);
+    assert.deepEqual(readReviewedText(review, PROPOSAL), { states: ['kept', 'kept'], editedByUser: false });
+    assert.deepEqual(readReviewedText(review, ORIGINAL), { states: ['rejected', 'rejected'], editedByUser: false });
+  });
+
+  it('takes one hunk back and puts it back again, leaving the other as it was', () => {
+    const review = hunkReview(ORIGINAL, PROPOSAL);
+    const secondRejected = withHunk(review, PROPOSAL, 1, false);
+    assert.equal(secondRejected, 'one\nTWO\nthree\nfour\nfive\nsix\nseven\n');
+    assert.deepEqual(readReviewedText(review, secondRejected!), { states: ['kept', 'rejected'], editedByUser: false });
+    const firstRejectedToo = withHunk(review, secondRejected!, 0, false);
+    assert.equal(firstRejectedToo, ORIGINAL);
+    assert.equal(withHunk(review, firstRejectedToo!, 1, true), 'one\ntwo\nthree\nfour\nfive\nsix\nsix and a half\nseven\n');
+  });
+
+  it('keeps the user\'s own typing elsewhere when a hunk is taken back, and reports it as their edit', () => {
+    const review = hunkReview(ORIGINAL, PROPOSAL);
+    const typed = PROPOSAL.replace('four\n', 'four (mine)\n');
+    const next = withHunk(review, typed, 0, false);
+    assert.equal(next, 'one\ntwo\nthree\nfour (mine)\nfive\nsix\nsix and a half\nseven\n');
+    const read = readReviewedText(review, next!);
+    assert.deepEqual(read, { states: ['rejected', 'kept'], editedByUser: true });
+    assert.equal(userEditsOf(review, next!, read.states, 10_000), '@@ -4 +4 @@\n two\n three\n-four\n+four (mine)\n five\n six');
+  });
+
+  it('calls a hunk the user typed into "edited" and will not overwrite it', () => {
+    const review = hunkReview(ORIGINAL, PROPOSAL);
+    const typed = PROPOSAL.replace('TWO\n', 'Two, said the user\n');
+    assert.deepEqual(readReviewedText(review, typed).states, ['edited', 'kept']);
+    assert.equal(withHunk(review, typed, 0, false), undefined);
+  });
+
+  it('treats CRLF and LF alike and a missing final newline as a line', () => {
+    assert.deepEqual(splitLines('a\r\nb'), ['a\n', 'b']);
+    assert.deepEqual(diffLines(splitLines('a\r\nb\r\n'), splitLines('a\nb\n')), []);
+  });
+
+  it('makes a middle too large to align one hunk instead of spending time and memory on it', () => {
+    const side = Math.ceil(Math.sqrt(MAX_TABLE_CELLS)) + 1;
+    const a = Array.from({ length: side }, (_, i) => `a${i}\n`);
+    const b = Array.from({ length: side }, (_, i) => (i % 2 ? `a${i}\n` : `b${i}\n`));
+    assert.deepEqual(diffLines(a, b), [{ aStart: 0, aEnd: side, bStart: 0, bEnd: side }]);
+    assert.equal(diffLines(a.slice(0, 100), b.slice(0, 100)).length, 50);
+  });
+});

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { HostToWebview, type ChatReview } from '../../../src/protocol/webview';
+import { reviewLabel } from '../../../src/webview/reviewLabel';
+import { initialState, reduce, restoreState, transcriptOf, type ChatAction, type ChatState, type ToolItem } from '../../../src/webview/state';
+import { ev, record } from './fixtures';
+
+const play = (actions: ChatAction[], from: ChatState = initialState()): ChatState => actions.reduce(reduce, from);
+const card = (s: ChatState): ToolItem => s.items.find((i): i is ToolItem => i.kind === 'tool')!;
+
+function review(change: Partial<ChatReview> = {}): ChatAction {
+  return HostToWebview.parse({
+    type: 'diffReview',
+    review: {
+      requestId: 'r1',
+      reviewId: 'rev-1',
+      path: 'hello.txt',
+      newFile: false,
+      open: true,
+      hunks: [
+        { header: 'Hunk 1', removed: '', added: 'First\n', state: 'kept' },
+        { header: 'Hunk 2', removed: 'old\n', added: 'new\n', state: 'rejected' },
+      ],
+      moreHunks: 0,
+      ...change,
+    },
+  });
+}
+
+const openDiff = (change: Parameters<typeof record>[2] = {}) => record('r1', 'OpenDiff', { groupName: 'Editor', arguments: { path: 'hello.txt', newContent: 'x' }, ...change });
+const ended = (value: Record<string, unknown>) => openDiff({ status: 'succeeded', durationMs: 5, content: [{ type: 'json', value }] });
+
+describe('chat state: OpenDiff review cards', () => {
+  it('a review goes on its call\'s card, which opens so the choices are in sight, and says it awaits the review', () => {
+    const before = play([ev.started(), openDiff({ status: 'running' })]);
+    assert.equal(card(before).expanded, false);
+    const c = card(reduce(before, review()));
+    assert.equal(c.review?.reviewId, 'rev-1');
+    assert.deepEqual(c.review?.hunks.map((h) => h.state), ['kept', 'rejected']);
+    assert.equal(c.expanded, true);
+    assert.equal(reviewLabel(c), 'Awaiting your review');
+  });
+
+  it('a review for no card changes nothing', () => {
+    const before = play([ev.started(), openDiff({ status: 'running' })]);
+    assert.equal(reduce(before, review({ requestId: 'other' })), before);
+  });
+
+  it('the ended card says Accepted, Partly accepted or Rejected from the extension\'s own result, never Succeeded for a rejection', () => {
+    const label = (value: Record<string, unknown>) => reviewLabel(card(play([ev.started(), openDiff({ status: 'running' }), review(), review({ open: false }), ended(value)])));
+    assert.equal(label({ path: 'hello.txt', decision: 'accepted' }), 'Accepted');
+    assert.equal(label({ path: 'hello.txt', decision: 'partial', keptHunks: [1], rejectedHunks: [2] }), 'Partly accepted');
+    assert.equal(label({ path: 'hello.txt', decision: 'rejected' }), 'Rejected');
+    assert.equal(label({ path: 'hello.txt', decision: 'rejected', unchanged: true }), 'Unchanged');
+  });
+
+  it('other tools and failed reviews keep their usual status words', () => {
+    const failed = card(play([ev.started(), openDiff({ status: 'failed', errorCode: 'TARGET_CHANGED', errorMessage: 'changed' })]));
+    assert.equal(reviewLabel(failed), undefined);
+    const read = card(play([ev.started(), record('r2', 'ReadFile', { status: 'succeeded', content: [{ type: 'json', value: { decision: 'rejected' } }] })]));
+    assert.equal(reviewLabel(read), undefined);
+  });
+
+  it('a saved transcript keeps the review and restores it', () => {
+    const s = play([ev.started(), openDiff({ status: 'running' }), review()]);
+    assert.equal(card(restoreState(JSON.parse(transcriptOf(s)))).review?.path, 'hello.txt');
+  });
+});
