@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
-import { ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
+import { ChatAttachment, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
@@ -142,6 +142,8 @@ export const ChatState = z.object({
   threads: z.array(ChatThreadSummary).default([]),
   /** When the view last saved this state (its own clock); the host compares it with its copy's. */
   savedAt: z.number().nonnegative().default(0),
+  /** Editor text attached to the next message (Ask About Selection), shown as a removable chip. */
+  attachment: ChatAttachment.nullable().default(null),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -150,7 +152,8 @@ export type LocalAction =
   | { type: 'restore'; saved: unknown }
   | { type: 'toggleCard'; id: string; open: boolean }
   | { type: 'stopRequested' }
-  | { type: 'newChatRequested' };
+  | { type: 'newChatRequested' }
+  | { type: 'removeAttachment' };
 
 export type ChatAction = HostToWebview | LocalAction;
 
@@ -169,6 +172,7 @@ export function initialState(): ChatState {
     threadId: null,
     threads: [],
     savedAt: 0,
+    attachment: null,
   };
 }
 
@@ -202,6 +206,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
         threadId: action.type === 'reset' ? state.threadId : null,
         threads: state.threads,
+        attachment: state.attachment,
       };
     case 'threads': {
       const next = { ...state, threads: action.threads };
@@ -212,6 +217,12 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'showHistory':
       // Opening the list is the renderer's business; the state does not change.
       return state;
+    case 'focusInput':
+      return state;
+    case 'attachSelection':
+      return { ...state, attachment: action.attachment };
+    case 'removeAttachment':
+      return state.attachment === null ? state : { ...state, attachment: null };
     case 'sync':
       return closeStaleCalls(onSync(state, action.activeRunId), action.openCallIds);
     case 'restore':
@@ -247,6 +258,7 @@ function showThread(state: ChatState, threadId: string, saved: unknown): ChatSta
     closedRunIds: state.run ? remember(loaded.closedRunIds, state.run.runId) : loaded.closedRunIds,
     threadId,
     threads: state.threads,
+    attachment: state.attachment,
   };
 }
 

@@ -26,6 +26,7 @@ interface StubWindow {
 declare const window: StubWindow;
 declare const document: { activeElement: { className: string; tagName: string } | null };
 declare function requestAnimationFrame(callback: () => void): number;
+declare const sessionStorage: { getItem(key: string): string | null };
 declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineColor: string };
 
 const ROOT = path.resolve(__dirname, '../..');
