@@ -473,7 +473,8 @@ export class ChatView {
    * once it ends, the rest. At most MAX_ANNOUNCED_CHARS per answer in all.
    */
   private announceStreamed(id: string, finished: boolean): void {
-    const text = this.rendered.get(id)?.el.querySelector('.markdown')?.textContent ?? '';
+    // Without the rendered markdown's trailing newline, which would count as a finished line.
+    const text = (this.rendered.get(id)?.el.querySelector('.markdown')?.textContent ?? '').trimEnd();
     const from = this.streamAnnounced.get(id) ?? 0;
     if (finished) this.streamAnnounced.delete(id);
     if (from >= MAX_ANNOUNCED_CHARS) return;
