@@ -30,11 +30,12 @@ const THEMES = [
 ] as const;
 
 /** What the contrast check reads, and the least WCAG contrast each must have (4.5:1 for text). */
-const CHECKED_TEXT: { what: string; selector: string }[] = [
+const CHECKED_TEXT: { what: string; selector: string; hover?: boolean }[] = [
   { what: 'answer text', selector: '.msg.answer .markdown p' },
   { what: 'code block text', selector: '.msg.answer .markdown pre code' },
   { what: 'inline code', selector: '.msg.answer .markdown p > code' },
   { what: 'file path', selector: '.msg.answer .file-link code' },
+  { what: 'file path under the mouse', selector: '.msg.answer .file-link code', hover: true },
   { what: 'user message', selector: '.msg.user .user-text' },
   { what: 'header', selector: '.conn-text' },
   { what: 'Copy button', selector: '.copy-answer' },
@@ -218,8 +219,14 @@ describe('chat keyboard and accessibility in a real VS Code', function () {
       // The view's colours follow the theme's variables a moment after the workbench repaints.
       await waitUntil(async () => {
         failures.length = 0;
-        for (const { what, selector } of CHECKED_TEXT) {
+        await page.mouse.move(0, 0);
+        for (const { what, selector, hover } of CHECKED_TEXT) {
           const el = chat.frame.locator(selector).last();
+          if ((await el.count()) === 0) {
+            failures.push(`${what}: nothing matches ${selector}`);
+            continue;
+          }
+          if (hover) await el.hover();
           const c = (await el.evaluate(contrastInPage)) as { ratio: number; color: string; background: string };
           if (c.ratio < MIN_CONTRAST) failures.push(`${what}: ${c.color} on ${c.background} is ${c.ratio.toFixed(2)}:1`);
         }
