@@ -10,7 +10,7 @@
  * `toChatRunEvent` (src/vscode/chatBridge.ts) before they are posted: the view shows a summary, not a file dump.
  */
 import { z } from 'zod';
-import { JsonContent, Messages, TextContent, unionOf } from './schemas';
+import { EditorContext, JsonContent, Messages, TextContent, unionOf } from './schemas';
 
 /** Raster image types the view shows inline via a `data:` URL. SVG is deliberately absent. */
 export const INLINE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -137,6 +137,11 @@ export const HostThreads = z.object({
 export const HostShowThread = z.object({ type: z.literal('showThread'), threadId, transcript: z.unknown().optional() });
 /** Open the history list (the view title's History button). */
 export const HostShowHistory = z.object({ type: z.literal('showHistory') });
+/** Put the keyboard in the message box (Focus Chat). */
+export const HostFocusInput = z.object({ type: z.literal('focusInput') });
+/** Editor text attached to the next message (Ask About Selection): a chip the user can remove. */
+export const ChatAttachment = z.object({ label: z.string().min(1).max(300), context: EditorContext });
+export const HostAttachSelection = z.object({ type: z.literal('attachSelection'), attachment: ChatAttachment });
 
 /** Most hunks a review card lists, and characters of each side of a hunk it shows. */
 export const MAX_REVIEW_HUNKS = 200;
@@ -169,6 +174,7 @@ export const HostToWebview = z.discriminatedUnion('type', [
   HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
   HostThreads, HostShowThread, HostShowHistory,
   HostDiffReview,
+  HostFocusInput, HostAttachSelection,
 ]);
 
 // ── webview → host ────────────────────────────────────────────────────
@@ -183,7 +189,7 @@ export const WebviewReady = z.object({
    */
   savedAt: z.number().nonnegative().optional(),
 });
-export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
+export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_USER_TEXT), context: EditorContext.optional() });
 export const WebviewStop = z.object({ type: z.literal('stop') });
 export const WebviewNewChat = z.object({ type: z.literal('newChat') });
 /** Re-send the last user message the view shows (it survives a window reload, unlike host memory). */
@@ -196,6 +202,8 @@ export const WebviewRenameThread = z.object({ type: z.literal('renameThread'), t
 /** The user confirmed deleting the thread in the view. */
 export const WebviewDeleteThread = z.object({ type: z.literal('deleteThread'), threadId });
 /** The view's transcript of `threadId` changed; the host keeps it (JSON text) to show it again later. */
+/** A file path in an answer was clicked; the host checks it against the workspace like OpenFile before opening it. */
+export const WebviewOpenPath = z.object({ type: z.literal('openPath'), path: z.string().min(1).max(4096), line: z.number().int().positive().optional() });
 export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS), savedAt: z.number().nonnegative() });
 
 /** Accept or Reject on an OpenDiff review card, with the user's optional reason for the agent. */
@@ -212,6 +220,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript,
   WebviewDecideReview, WebviewReviewHunk,
+  WebviewOpenPath,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
@@ -222,6 +231,7 @@ export type ChatStatus = z.infer<typeof ChatStatus>;
 export type ConnectionState = z.infer<typeof ConnectionState>;
 export type ChatThreadSummary = z.infer<typeof ChatThreadSummary>;
 export type ChatReview = z.infer<typeof ChatReview>;
+export type ChatAttachment = z.infer<typeof ChatAttachment>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

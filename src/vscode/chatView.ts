@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
-import { assertNever, type RunEvent } from '../protocol';
+import { assertNever, type EditorContext, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
+import { openPathFromChat } from './openPathFromChat';
 import { Views } from './ids';
 
 const MAX_ERROR_TEXT = 10_000;
@@ -32,11 +33,11 @@ export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'rev
  * `onDidSend` fires, and New Chat in the view clears the view itself before `onDidNewChat` fires.
  */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
-  private readonly sendEmitter = new vscode.EventEmitter<string>();
+  private readonly sendEmitter = new vscode.EventEmitter<{ text: string; context: EditorContext | undefined }>();
   private readonly stopEmitter = new vscode.EventEmitter<void>();
   private readonly newChatEmitter = new vscode.EventEmitter<void>();
   private readonly retryEmitter = new vscode.EventEmitter<string>();
-  /** The user sent a message (already echoed in the view). */
+  /** The user sent a message (already echoed in the view), with the selection attached to it if any. */
   readonly onDidSend = this.sendEmitter.event;
   /** The user pressed Stop: cancel the current run. */
   readonly onDidStop = this.stopEmitter.event;
@@ -168,6 +169,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'diffReview', review });
   }
 
+  /** Puts the keyboard in the view's message box (Focus Chat); waits for the view to be listening. */
+  focusInput(): void {
+    this.post({ type: 'focusInput' });
+  }
+
+  /** Attaches editor text to the next message as a chip in the view (Ask About Selection). */
+  attachSelection(attachment: ChatAttachment): void {
+    this.post({ type: 'attachSelection', attachment });
+  }
+
   /** Opens the history list in the view (the view title's History button). */
   showHistory(): void {
     this.post({ type: 'showHistory' });
@@ -195,7 +206,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'send':
         this.post({ type: 'userMessage', text: message.text });
-        this.sendEmitter.fire(message.text);
+        this.sendEmitter.fire({ text: message.text, context: message.context });
         break;
       case 'stop':
         this.stopEmitter.fire();
@@ -212,6 +223,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'decideReview':
       case 'reviewHunk':
         this.reviewEmitter.fire(message);
+        break;
+      case 'openPath':
+        void openPathFromChat(message.path, message.line);
         break;
       default:
         assertNever(message, 'message from the chat view');

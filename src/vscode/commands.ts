@@ -12,7 +12,7 @@ const MAX_SELECTION_CHARS = 20_000;
 export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return [
-    reg(Commands.focusChat, () => vscode.commands.executeCommand(`${Views.chat}.focus`)),
+    reg(Commands.focusChat, () => focusChat(ctx)),
     reg(Commands.newChat, () => ctx.newChat()),
     reg(Commands.showChatHistory, () => ctx.showHistory()),
     reg(Commands.askAboutSelection, (question) => askAboutSelection(ctx, question)),
@@ -46,22 +46,39 @@ export function editorContext(editor: vscode.TextEditor | undefined): EditorCont
   };
 }
 
-/** Asks the chat about the selection; the question is typed, or given as the command's argument. */
+/** Opens the chat with the keyboard in its message box. */
+async function focusChat(ctx: ClientToolsContext): Promise<void> {
+  await vscode.commands.executeCommand(`${Views.chat}.focus`);
+  ctx.chat.focusInput();
+}
+
+/**
+ * Ask About Selection: the selection goes to the chat's message box as a chip the user can remove,
+ * and the question is typed there. A question given as the command's argument (automation) is sent
+ * at once with the selection.
+ */
 async function askAboutSelection(ctx: ClientToolsContext, given: unknown): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.selection.isEmpty) {
     void ui.showInfo(safe`Select some text in an editor first.`);
     return;
   }
-  const question = typeof given === 'string' && given.trim() ? given.trim() : await ui.askForText({
-    title: safe`Ask About Selection`,
-    prompt: safe`Your question about the selected text`,
-    value: 'What does this do?',
-  });
-  if (!question) return;
   const context = editorContext(editor);
+  if (!context) return;
   await vscode.commands.executeCommand(`${Views.chat}.focus`);
-  ctx.send(question, context, true);
+  if (typeof given === 'string' && given.trim()) {
+    ctx.send(given.trim(), context, true);
+    return;
+  }
+  ctx.chat.attachSelection({ label: selectionLabel(editor), context });
+}
+
+/** `src/a.ts:3-7` (lines as the editor numbers them). */
+export function selectionLabel(editor: vscode.TextEditor): string {
+  const { start, end } = editor.selection;
+  const last = end.character === 0 && end.line > start.line ? end.line - 1 : end.line;
+  const lines = last > start.line ? `${start.line + 1}-${last + 1}` : `${start.line + 1}`;
+  return `${vscode.workspace.asRelativePath(editor.document.uri, false)}:${lines}`.slice(-300);
 }
 
 interface GrantItem extends ui.SafeQuickPickItem {

@@ -108,7 +108,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.core.registry.onDidChange(() => this.toolGroups.setDefinitions(this.core.registry.definitions())),
       this.core.permissions.onDidChangeActivity((a) => this.chat.setAwaitingInput(a.open > 0)),
       this.host.onDidChangePrompt((p) => (p.open ? this.statusBar.permissionPromptOpened() : this.statusBar.permissionPromptClosed())),
-      this.chat.onDidSend((text) => this.send(text, undefined, false)),
+      this.chat.onDidSend(({ text, context }) => this.send(text, context, false)),
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),
       this.chat.onDidNewChat(() => this.newChat()),

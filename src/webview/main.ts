@@ -81,7 +81,10 @@ function saveNow(): void {
 const root = document.getElementById('app');
 if (!root) throw new Error('chat view: #app is missing');
 const view = new ChatView(root, {
-  send: (text) => post({ type: 'send', text }),
+  send: (text) => {
+    post({ type: 'send', text, ...(state.attachment ? { context: state.attachment.context } : {}) });
+    dispatch({ type: 'removeAttachment' });
+  },
   stop: () => {
     dispatch({ type: 'stopRequested' });
     post({ type: 'stop' });
@@ -107,6 +110,8 @@ const view = new ChatView(root, {
   decideReview: (reviewId, accept, reason) => post({ type: 'decideReview', reviewId, accept, ...(reason !== undefined ? { reason } : {}) }),
   reviewHunk: (reviewId, hunk, keep) => post({ type: 'reviewHunk', reviewId, hunk, keep }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
+  removeAttachment: () => dispatch({ type: 'removeAttachment' }),
+  openPath: (path, line) => post({ type: 'openPath', path, ...(line !== undefined ? { line } : {}) }),
 });
 view.update(state);
 
@@ -118,6 +123,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   }
   const message = parsed.data;
   if (message.type === 'showHistory') view.openHistory();
+  if (message.type === 'focusInput' || message.type === 'attachSelection') view.focusInput();
   // The transcript being left is the host's to keep before another one replaces it.
   if (message.type === 'showThread') saveTranscriptNow();
   dispatch(message);

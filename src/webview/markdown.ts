@@ -4,8 +4,11 @@
  * `javascript:`, `data:` or relative URLs), bare URLs are linkified only with an explicit scheme,
  * and images are not loaded (a remote image would be a tracking beacon; the CSP blocks it anyway).
  * Output never carries `style` attributes, which the view's CSP would refuse.
+ * An inline code span that looks like a file path becomes a button, never a link: the view asks the
+ * host to open it, and the host checks it against the workspace the way OpenFile does.
  */
 import markdownIt, { type MarkdownIt } from 'markdown-it';
+import { filePathIn } from './filePaths';
 
 const ALLOWED_LINK = /^(?:https?:|mailto:)/i;
 
@@ -39,6 +42,18 @@ export function createMarkdown(): MarkdownIt {
     const href = token.attrGet('href');
     if (href !== null) token.attrSet('title', String(href));
     return renderLinkOpen(tokens, idx, options, env, self);
+  };
+
+  // `src/a.ts:12` in an answer opens the file: a button carrying the path as data, not an href.
+  const renderCodeInline = md.renderer.rules.code_inline
+    ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+  md.renderer.rules.code_inline = (tokens, idx, options, env, self) => {
+    const code = renderCodeInline(tokens, idx, options, env, self);
+    const file = filePathIn(tokens[idx].content);
+    if (!file) return code;
+    const esc = md.utils.escapeHtml;
+    const line = file.line !== undefined ? ` data-line="${file.line}"` : '';
+    return `<button type="button" class="file-link" data-path="${esc(file.path)}"${line} title="Open ${esc(file.path)}">${code}</button>`;
   };
 
   // Code blocks get a Copy button; the view handles its click (it posts `copy` to the host).

@@ -5,6 +5,7 @@
  * open/closed state and keyboard focus survive status changes.
  */
 import { isInlineImageType } from '../protocol/webview';
+import { attachmentChip, ComposerKeys } from './composer';
 import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
@@ -25,6 +26,9 @@ export interface ChatActions {
   toggleCard(id: string, open: boolean): void;
   decideReview(reviewId: string, accept: boolean, reason: string | undefined): void;
   reviewHunk(reviewId: string, hunk: number, keep: boolean): void;
+  removeAttachment(): void;
+  /** A file path in an answer was clicked; the host decides whether it may be opened. */
+  openPath(path: string, line: number | undefined): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -66,6 +70,8 @@ function executorTitle(item: ToolItem): string {
 
 const AWAITING_TEXT = 'Awaiting your input: answer the permission prompt in the editor.';
 const MAX_ANNOUNCED_CHARS = 2000;
+/** While an answer streams, whole sentences or lines are read out once this much new text ended in one. */
+const STREAM_ANNOUNCE_MIN_CHARS = 20;
 
 interface Rendered {
   item: ChatItem;
@@ -106,7 +112,9 @@ export class ChatView {
   private readonly historyButton = h('button', {
     type: 'button', class: 'secondary history-toggle', title: 'Earlier conversations: switch, rename, delete, search', 'aria-expanded': 'false',
   }, 'History');
+  private readonly attachments = h('div', { class: 'attachments', hidden: true });
   private readonly composer = h('form', { class: 'composer', 'aria-label': 'Compose a message' },
+    this.attachments,
     this.input,
     h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.historyButton, this.newChatButton));
   private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
@@ -117,6 +125,9 @@ export class ChatView {
   private inputHadFocus = false;
   /** What the user typed as a review's reason, kept while its card is rebuilt. */
   private readonly reviewReasons = new Map<string, string>();
+  private readonly keys: ComposerKeys;
+  /** Characters of the streaming answer (its text as shown) already read out, by item id. */
+  private readonly streamAnnounced = new Map<string, number>();
 
   constructor(root: HTMLElement, private readonly actions: ChatActions) {
     this.threadList = new ThreadList({
@@ -138,6 +149,8 @@ export class ChatView {
       e.preventDefault();
       this.trySend();
     });
+    this.keys = new ComposerKeys(this.input, () => this.state, { stop: () => this.actions.stop() });
+    root.addEventListener('keydown', (e) => this.keys.onViewKey(e));
     this.input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
         e.preventDefault();
@@ -153,6 +166,10 @@ export class ChatView {
       const target = e.target instanceof Element ? e.target.closest('button') : null;
       if (!target) return;
       if (target.classList.contains('retry')) this.actions.retry();
+      if (target.classList.contains('file-link') && target.dataset.path) {
+        this.actions.openPath(target.dataset.path, target.dataset.line ? Number(target.dataset.line) : undefined);
+      }
+      if (target.classList.contains('copy-answer')) this.copyAnswer(target);
       if (target.classList.contains('copy-code')) {
         const code = target.closest('.code-block')?.querySelector('code');
         if (code) {
@@ -190,6 +207,21 @@ export class ChatView {
     this.threadList.open();
   }
 
+  /** Puts the keyboard in the message box (Focus Chat). */
+  focusInput(): void {
+    if (this.threadList.isOpen) this.threadList.close();
+    this.input.focus();
+  }
+
+  private copyAnswer(button: HTMLButtonElement): void {
+    const id = button.closest<HTMLElement>('.msg.answer')?.dataset.itemId;
+    const item = this.state?.items.find((it) => it.id === id);
+    if (item?.kind !== 'answer') return;
+    this.actions.copy(item.text);
+    button.textContent = 'Copied';
+    setTimeout(() => { button.textContent = 'Copy'; }, 1500);
+  }
+
   private trySend(): void {
     const s = this.state;
     if (!s || s.run || s.awaitingInput) return;
@@ -197,6 +229,7 @@ export class ChatView {
     if (!text.trim()) return;
     this.actions.send(text);
     this.input.value = '';
+    this.keys.reset();
   }
 
   private nearBottom(): boolean {
@@ -247,8 +280,20 @@ export class ChatView {
     this.stopButton.disabled = state.run?.stopRequested === true;
     this.stopButton.textContent = state.run?.stopRequested ? 'Stopping…' : 'Stop';
     this.transcript.setAttribute('aria-busy', String(running));
+    this.renderAttachment(state);
     const retryDisabled = running || state.awaitingInput || !state.lastUserText;
     for (const b of this.list.querySelectorAll<HTMLButtonElement>('button.retry')) b.disabled = retryDisabled;
+  }
+
+  private renderAttachment(state: ChatState): void {
+    const shown = this.attachments.firstElementChild?.getAttribute('aria-label');
+    const wanted = state.attachment ? `Attached selection: ${state.attachment.label}` : undefined;
+    if (shown === wanted) return;
+    this.attachments.replaceChildren(...(state.attachment ? [attachmentChip(state.attachment, () => {
+      this.actions.removeAttachment();
+      this.input.focus();
+    })] : []));
+    this.attachments.hidden = state.attachment === null;
   }
 
   // ── transcript ──────────────────────────────────────────────────────
@@ -293,7 +338,8 @@ export class ChatView {
       case 'user':
         return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), h('div', { class: 'user-text' }, item.text));
       case 'answer': {
-        const el = h('div', { class: 'msg answer' }, h('div', { class: 'who' }, 'Agent'), h('div', { class: 'markdown' }));
+        const el = h('div', { class: 'msg answer', 'data-item-id': item.id }, h('div', { class: 'who' }, 'Agent'), h('div', { class: 'markdown' }),
+          h('div', { class: 'answer-actions' }, h('button', { type: 'button', class: 'copy-answer secondary', 'aria-label': 'Copy this answer' }, 'Copy')));
         this.patchAnswer(el, undefined, item);
         return el;
       }
@@ -421,9 +467,10 @@ export class ChatView {
     for (const item of state.items) {
       const old = before.get(item.id);
       if (item === old) continue;
-      if (item.kind === 'answer' && !item.streaming && (old === undefined || (old.kind === 'answer' && old.streaming))) {
-        const text = this.rendered.get(item.id)?.el.querySelector('.markdown')?.textContent ?? item.text;
-        this.announce(text.slice(0, MAX_ANNOUNCED_CHARS));
+      if (item.kind === 'answer' && item.streaming) {
+        this.announceStreamed(item.id, false);
+      } else if (item.kind === 'answer' && !item.streaming && (old === undefined || (old.kind === 'answer' && old.streaming))) {
+        this.announceStreamed(item.id, true);
       } else if (item.kind === 'error' && !old) {
         this.announce(`Error: ${item.message}`);
       } else if (item.kind === 'tool' && (!old || (old.kind === 'tool' && old.status !== item.status))) {
@@ -431,6 +478,28 @@ export class ChatView {
       }
     }
     if (state.awaitingInput && !prev.awaitingInput) this.announce(AWAITING_TEXT);
+  }
+
+  /**
+   * Reads out what an answer added since the last time: while it streams, up to its last finished
+   * sentence or line (so a screen reader hears whole sentences as they arrive, not every delta);
+   * once it ends, the rest. At most MAX_ANNOUNCED_CHARS per answer in all.
+   */
+  private announceStreamed(id: string, finished: boolean): void {
+    // Without the rendered markdown's trailing newline, which would count as a finished line.
+    const text = (this.rendered.get(id)?.el.querySelector('.markdown')?.textContent ?? '').trimEnd();
+    const from = this.streamAnnounced.get(id) ?? 0;
+    if (finished) this.streamAnnounced.delete(id);
+    if (from >= MAX_ANNOUNCED_CHARS) return;
+    let to = text.length;
+    if (!finished) {
+      to = Math.max(text.lastIndexOf('. ', to), text.lastIndexOf('! ', to), text.lastIndexOf('? ', to), text.lastIndexOf('\n', to)) + 1;
+      if (to - from < STREAM_ANNOUNCE_MIN_CHARS) return;
+    }
+    to = Math.min(to, MAX_ANNOUNCED_CHARS);
+    const part = text.slice(from, to).trim();
+    if (!finished) this.streamAnnounced.set(id, to);
+    if (part) this.announce(part);
   }
 
   private announce(text: string): void {

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
-import { ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
+import { ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
@@ -144,6 +144,8 @@ export const ChatState = z.object({
   threads: z.array(ChatThreadSummary).default([]),
   /** When the view last saved this state (its own clock); the host compares it with its copy's. */
   savedAt: z.number().nonnegative().default(0),
+  /** Editor text attached to the next message (Ask About Selection), shown as a removable chip. */
+  attachment: ChatAttachment.nullable().default(null),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -152,7 +154,8 @@ export type LocalAction =
   | { type: 'restore'; saved: unknown }
   | { type: 'toggleCard'; id: string; open: boolean }
   | { type: 'stopRequested' }
-  | { type: 'newChatRequested' };
+  | { type: 'newChatRequested' }
+  | { type: 'removeAttachment' };
 
 export type ChatAction = HostToWebview | LocalAction;
 
@@ -171,6 +174,7 @@ export function initialState(): ChatState {
     threadId: null,
     threads: [],
     savedAt: 0,
+    attachment: null,
   };
 }
 
@@ -204,6 +208,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
         threadId: action.type === 'reset' ? state.threadId : null,
         threads: state.threads,
+        attachment: state.attachment,
       };
     case 'threads': {
       const next = { ...state, threads: action.threads };
@@ -216,6 +221,12 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return state;
     case 'diffReview':
       return onReview(state, action.review);
+    case 'focusInput':
+      return state;
+    case 'attachSelection':
+      return { ...state, attachment: action.attachment };
+    case 'removeAttachment':
+      return state.attachment === null ? state : { ...state, attachment: null };
     case 'sync':
       return closeStaleCalls(onSync(state, action.activeRunId), action.openCallIds);
     case 'restore':
@@ -251,6 +262,7 @@ function showThread(state: ChatState, threadId: string, saved: unknown): ChatSta
     closedRunIds: state.run ? remember(loaded.closedRunIds, state.run.runId) : loaded.closedRunIds,
     threadId,
     threads: state.threads,
+    attachment: state.attachment,
   };
 }
 

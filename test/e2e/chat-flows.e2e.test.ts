@@ -102,7 +102,7 @@ describe('Chat flows in a real VS Code with the offline demo model', function ()
     await chat.screenshot('1b-card-opened');
   });
 
-  it('answers "Ask About Selection" from the palette with the text selected in the editor', async () => {
+  it('answers "Ask About Selection" from the palette (the selection attached as a chip) with the text selected in the editor', async () => {
     await quickOpen(page, 'hello.txt');
     // Line 2 is "Second line."; Ctrl+Shift+Right selects its first word.
     await page.keyboard.press('Control+Home');
@@ -113,12 +113,11 @@ describe('Chat flows in a real VS Code with the offline demo model', function ()
 
     const turn = await chat.beginTurn(['GetSelection']);
     await runPaletteCommand(page, 'Client Tools: Ask About Selection');
-    const inputBox = page.locator('.quick-input-widget');
-    await inputBox.getByText('Your question about the selected text').waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Control+A');
+    // The selection is attached to the chat's message box as a chip, and the keyboard is there.
+    await chat.frame.locator('.attachment-chip', { hasText: 'hello.txt:2' }).waitFor({ timeout: 10_000 });
     await page.keyboard.type('what did I select?');
     await page.keyboard.press('Enter');
-    await inputBox.waitFor({ state: 'hidden', timeout: 10_000 });
+    await chat.frame.locator('.attachment-chip').waitFor({ state: 'detached', timeout: 10_000 });
 
     await chat.frame.locator('.msg.user', { hasText: 'what did I select?' }).waitFor({ timeout: 10_000 });
     await chat.waitForCardStatus(turn.card('GetSelection'), 'succeeded');

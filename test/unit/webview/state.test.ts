@@ -289,3 +289,20 @@ describe('chat state: restore and size bounds', () => {
     assert.equal(RUN, s.run?.runId);
   });
 });
+
+describe('chat state: attached selection', () => {
+  const attachment = { label: 'hello.txt:1', context: { file: 'hello.txt', selectedText: 'Hello' } };
+
+  it('keeps the attachment until removed, across New Chat, a thread switch and a restore', () => {
+    let s = reduce(initialState(), { type: 'attachSelection', attachment });
+    assert.deepEqual(s.attachment, attachment);
+    s = reduce(s, { type: 'newChatRequested' });
+    assert.deepEqual(s.attachment, attachment);
+    s = reduce(s, { type: 'showThread', threadId: '3b241101-e2bb-4255-8caf-4136c566a962' });
+    assert.deepEqual(s.attachment, attachment);
+    s = reduce(initialState(), { type: 'restore', saved: JSON.parse(JSON.stringify(s)) });
+    assert.deepEqual(s.attachment, attachment);
+    s = reduce(s, { type: 'removeAttachment' });
+    assert.equal(s.attachment, null);
+  });
+});
