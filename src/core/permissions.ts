@@ -20,7 +20,7 @@
 import { ErrorCode } from '../protocol';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
-import type { PermissionAnswer, PermissionChoice, PermissionPrompt } from './host';
+import { MAX_DENY_REASON_CHARS, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from './timers';
@@ -34,7 +34,7 @@ export type { BarragePolicy } from './promptBarrage';
 
 /** Anything that can show a prompt; `IdeHost` is one. */
 export interface PermissionPrompter {
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
+  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined>;
 }
 
 /** Durable memory for grants when the remember scope is `workspace` (e.g. workspaceState). */
@@ -73,7 +73,8 @@ export type PermissionDecision =
   | { kind: 'allowed'; via: 'remembered'; grant: { label: string } }
   /** `remembered` here: the user chose a grant on this prompt. */
   | { kind: 'allowed'; via: 'prompt'; remembered?: { label: string } }
-  | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error' }
+  /** `reason`: what the user wrote with their Deny, for the model (trimmed, one line, capped). */
+  | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error'; reason?: string }
   /** Nothing was shown: too many prompts, or the user denies all from this backend for a while. */
   | { kind: 'refused'; code: typeof ErrorCode.PromptRateLimited; message: string }
   | { kind: 'cancelled' };
@@ -252,7 +253,8 @@ export class PermissionGate implements Disposable {
     const answered = this.options.prompter.confirm(prompt, close.signal).then(
       (answer) => {
         if (close.signal.aborted && !timedOut) return; // withdrawn: the abort listener settled it
-        this.settle(pending, this.decide(check, answer, choices));
+        const reply = typeof answer === 'string' ? { answer } : answer;
+        this.settle(pending, this.decide(check, reply?.answer, choices, reply?.reason));
       },
       (error: unknown) => {
         this.logger.error('permission prompt failed; counted as deny', { requestId: check.requestId, tool: check.toolName, error: String(error) });
@@ -311,7 +313,7 @@ export class PermissionGate implements Disposable {
     return choices;
   }
 
-  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined, offered: readonly PermissionChoice[]): PermissionDecision {
+  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined, offered: readonly PermissionChoice[], reason?: string): PermissionDecision {
     const wasOffered = (a: PermissionAnswer) => offered.some((c) => c.answer === a);
     if (answer === 'allow') return { kind: 'allowed', via: 'prompt' };
     if (answer === 'allowSession' || answer === 'allowFolder') {
@@ -338,7 +340,8 @@ export class PermissionGate implements Disposable {
       // only ends the calls still running or queued.
       this.timers.setTimeout(() => this.options.onDisconnect?.(), 0);
     }
-    return { kind: 'denied', via: 'user' };
+    const said = cleanReason(reason);
+    return said !== undefined ? { kind: 'denied', via: 'user', reason: said } : { kind: 'denied', via: 'user' };
   }
 
   /** `workspace` only when there is a store to keep it in; the button text follows this. */
@@ -380,4 +383,11 @@ function withDetail(check: PermissionCheck): { detail?: string } {
   if (!said) return check.detail !== undefined ? { detail: check.detail } : {};
   const quoted: SafeText = safe`The agent backend describes this call as (its words, not checked): “${uiText(said, { maxLength: MAX_PROMPT_DESCRIPTION_CHARS })}”`;
   return { detail: check.detail !== undefined ? `${check.detail}\n\n${quoted}` : quoted };
+}
+
+/** A Deny's reason as the model reads it: one line, at most MAX_DENY_REASON_CHARS; empty means none. */
+function cleanReason(reason: string | undefined): string | undefined {
+  const line = reason?.replace(/\s+/g, ' ').trim();
+  if (!line) return undefined;
+  return line.length <= MAX_DENY_REASON_CHARS ? line : `${line.slice(0, MAX_DENY_REASON_CHARS - 1)}…`;
 }

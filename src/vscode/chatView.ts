@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import { assertNever, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatApproval, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { Views } from './ids';
@@ -47,8 +47,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    * or `shown`: a (re)built view shows this thread (undefined: none), to be corrected if it is not current.
    */
   readonly onDidThreadRequest = this.threadEmitter.event;
+  private readonly approvalEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'approvalAnswer' }>>();
+  /** The user answered the approval the chat shows (src/vscode/chatPrompts.ts checks it is the open one). */
+  readonly onDidAnswerApproval = this.approvalEmitter.event;
+  private readonly visibilityEmitter = new vscode.EventEmitter<boolean>();
+  /** The view was shown (true) or hidden (false). */
+  readonly onDidChangeVisibility = this.visibilityEmitter.event;
+  /** The approval the chat shows now; sent again on every `ready`, like the status. */
+  private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -93,6 +101,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       // A hidden view's document is thrown away; queue until the rebuilt page says `ready`.
       view.onDidChangeVisibility(() => {
         if (!view.visible) this.ready = false;
+        this.visibilityEmitter.fire(view.visible);
       }),
       view.onDidDispose(() => {
         if (this.view === view) this.releaseView();
@@ -129,6 +138,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       ...(status.detail !== undefined ? { detail: status.detail.slice(0, 1000) } : {}),
     };
     if (this.ready) this.post({ type: 'status', status: this.status });
+  }
+
+  /** Whether the chat is on screen now (a prompt shown in it can be seen). */
+  get visible(): boolean {
+    return this.view?.visible === true;
+  }
+
+  /** Shows this permission prompt in the chat (null: none is open). */
+  setApproval(prompt: ChatApproval | null): void {
+    this.approval = prompt;
+    if (this.ready) this.post({ type: 'approval', prompt });
   }
 
   /** A permission prompt opened (true) or closed (false); the composer waits while it is open. */
@@ -198,6 +218,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'copy':
         void vscode.env.clipboard.writeText(message.text);
         break;
+      case 'approvalAnswer':
+        this.approvalEmitter.fire(message);
+        break;
       default:
         assertNever(message, 'message from the chat view');
     }
@@ -211,6 +234,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     // Status and the awaiting-input flag are sent fresh on `ready`; everything else waits in order.
     if (message.type === 'showHistory') this.historyRequested = true;
     if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync' || message.type === 'showHistory') return;
+    if (message.type === 'approval') return;
     if (message.type === 'threads' && !message.notice) return;
     const droppedBefore = this.queue.dropped;
     this.queue.push(message);
@@ -225,6 +249,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const messages: HostToWebview[] = [
       { type: 'status', status: this.status },
       { type: 'awaitingInput', open: this.awaitingInput },
+      { type: 'approval', prompt: this.approval },
       ...(this.threads ? [{ type: 'threads', ...this.threads } as const] : []),
       ...this.queue.take(),
       { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },

@@ -163,6 +163,11 @@ async function copyConnectionInfo(ctx: ClientToolsContext): Promise<void> {
 }
 
 async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
+  // While a prompt waits in the chat, the status bar's "awaiting permission" leads straight to it.
+  if (ctx.chatPrompts.isOpen) {
+    await vscode.commands.executeCommand(`${Views.chat}.focus`);
+    return;
+  }
   const s = ctx.connectionState.kind;
   const items: (ui.SafeQuickPickItem & { command: string })[] = [
     { label: safe`$(comment-discussion) Focus Chat`, command: Commands.focusChat },

@@ -7,6 +7,7 @@ import { CodedError, ErrorCode, type EditorContext } from '../protocol';
 import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './api';
+import { ChatPrompts } from './chatPrompts';
 import { ChatViewProvider } from './chatView';
 import { affectsConnection, readConfig } from './config';
 import { EditorContextPusher } from './editorContext';
@@ -47,6 +48,8 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly host = new VsCodeIdeHost();
   readonly toolGroups = new ToolGroupsView();
   readonly chat: ChatViewProvider;
+  /** Permission prompts shown in the chat (`promptStyle: chat`). */
+  readonly chatPrompts: ChatPrompts;
   readonly threads: ChatThreads;
   readonly core: ClientCore;
   private embedded: EmbeddedBackend | undefined;
@@ -58,6 +61,8 @@ export class ClientToolsContext implements vscode.Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     const config = readConfig();
     this.chat = ChatViewProvider.register(extension.extensionUri, this.log);
+    this.chatPrompts = new ChatPrompts(this.chat, this.log);
+    this.host.chatPrompts = this.chatPrompts;
     const pkg = extension.extension.packageJSON as { version?: string };
     this.core = new ClientCore({
       url: '',
@@ -121,6 +126,8 @@ export class ClientToolsContext implements vscode.Disposable {
         if (e.key === SecretKeys.apiKey || e.key === SecretKeys.backendToken) void this.reconnect();
       }),
     );
+    // Pushed last, so disposed first: open prompts are withdrawn while the chat still exists.
+    this.disposables.push(this.chatPrompts);
     this.toolGroups.setDefinitions(this.core.registry.definitions());
   }
 

@@ -105,6 +105,7 @@ const view = new ChatView(root, {
   },
   copy: (text) => post({ type: 'copy', text }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
+  answerApproval: (requestId, answer, reason) => post({ type: 'approvalAnswer', requestId, answer, ...(reason !== undefined ? { reason } : {}) }),
 });
 view.update(state);
 

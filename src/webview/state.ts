@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
-import { ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
+import { ChatApproval, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
@@ -125,6 +125,8 @@ export const ChatState = z.object({
   run: z.object({ runId: z.string(), threadId: z.string(), model: z.string(), stopRequested: z.boolean() }).nullable(),
   /** A permission prompt is open in the editor. */
   awaitingInput: z.boolean(),
+  /** The permission prompt shown in the chat (promptStyle `chat`); the window's, not the thread's. */
+  approval: ChatApproval.nullable().default(null),
   /** What Retry re-sends. */
   lastUserText: z.string().nullable(),
   nextId: z.number().int().nonnegative(),
@@ -161,6 +163,7 @@ export function initialState(): ChatState {
     connection: { connection: 'disconnected' },
     run: null,
     awaitingInput: false,
+    approval: null,
     lastUserText: null,
     nextId: 1,
     closedRunIds: [],
@@ -190,6 +193,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text }));
     case 'awaitingInput':
       return state.awaitingInput === action.open ? state : { ...state, awaitingInput: action.open };
+    case 'approval':
+      return { ...state, approval: action.prompt };
     case 'error':
       return bound(append(state, { kind: 'error', message: action.message, code: action.code, retryable: action.retryable }));
     case 'reset':
@@ -198,6 +203,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         ...initialState(),
         connection: state.connection,
         awaitingInput: state.awaitingInput,
+        approval: state.approval,
         nextId: state.nextId,
         closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
         threadId: action.type === 'reset' ? state.threadId : null,
@@ -242,6 +248,7 @@ function showThread(state: ChatState, threadId: string, saved: unknown): ChatSta
     ...loaded,
     connection: state.connection,
     awaitingInput: state.awaitingInput,
+    approval: state.approval,
     run: null,
     nextId: Math.max(loaded.nextId, state.nextId),
     closedRunIds: state.run ? remember(loaded.closedRunIds, state.run.runId) : loaded.closedRunIds,
@@ -260,7 +267,7 @@ export function transcriptOf(state: ChatState, maxChars = MAX_TRANSCRIPT_CHARS):
     ? { ...it, result: it.result.map((p) => (p.kind === 'image' ? { ...p, data: null } : p)) }
     : it);
   for (;;) {
-    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, announced: [] } satisfies ChatState);
+    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, approval: null, announced: [] } satisfies ChatState);
     if (text.length <= maxChars || items.length === 0) return text;
     items = items.slice(Math.max(1, Math.ceil(items.length / 10)));
   }
