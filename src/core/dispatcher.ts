@@ -340,10 +340,13 @@ export class Dispatcher implements Disposable {
       });
       this.notePermission(call, decision);
       if (decision.kind === 'cancelled') throw abortReason(call);
+      if (decision.kind === 'denied' && decision.via === 'policy') {
+        return { response: errorResponse(id, ErrorCode.PermissionDenied, `the user set ${tool.name} to Deny in the Tool Groups view; it was not run`), outcome: 'denied' };
+      }
       if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout', decision.reason);
       if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
       ctx.grant();
-      const grant = decision.via === 'remembered' ? decision.grant.label : decision.remembered?.label;
+      const grant = decision.via === 'remembered' ? decision.grant.label : decision.via === 'prompt' ? decision.remembered?.label : undefined;
       this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via, ...(grant !== undefined ? { grant } : {}) });
     }
     if (call.abortedBy) throw call.abortedBy;

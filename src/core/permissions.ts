@@ -32,6 +32,18 @@ export const MAX_PROMPT_DESCRIPTION_CHARS = 300;
 export type { Grant, GrantTarget, RememberScope } from './grants';
 export type { BarragePolicy } from './promptBarrage';
 
+/**
+ * A tool's policy, set by the user in the Tool Groups view: `ask` (the default), `allow` (answers
+ * the prompts a remembered grant could answer; protected paths, commands and background requests
+ * still ask), `deny` (refused without a prompt).
+ */
+export type ToolPolicy = 'ask' | 'allow' | 'deny';
+
+/** Where the gate reads each tool's policy (src/vscode/toolPolicies.ts keeps them). */
+export interface ToolPolicies {
+  get(toolName: string): ToolPolicy | undefined;
+}
+
 /** Anything that can show a prompt; `IdeHost` is one. */
 export interface PermissionPrompter {
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined>;
@@ -73,8 +85,10 @@ export type PermissionDecision =
   | { kind: 'allowed'; via: 'remembered'; grant: { label: string } }
   /** `remembered` here: the user chose a grant on this prompt. */
   | { kind: 'allowed'; via: 'prompt'; remembered?: { label: string } }
+  /** The tool's policy in the Tool Groups view is Allow. */
+  | { kind: 'allowed'; via: 'policy' }
   /** `reason`: what the user wrote with their Deny, for the model (trimmed, one line, capped). */
-  | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error'; reason?: string }
+  | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error' | 'policy'; reason?: string }
   /** Nothing was shown: too many prompts, or the user denies all from this backend for a while. */
   | { kind: 'refused'; code: typeof ErrorCode.PromptRateLimited; message: string }
   | { kind: 'cancelled' };
@@ -117,6 +131,7 @@ export class PermissionGate implements Disposable {
   private active: Pending | undefined;
   private scope: RememberScope;
   private promptTimeoutMs: number;
+  private policies: ToolPolicies | undefined;
   private readonly closeGraceMs: number;
   private readonly logger: Logger;
   private readonly timers: Timers;
@@ -138,6 +153,11 @@ export class PermissionGate implements Disposable {
     this.promptTimeoutMs = ms;
   }
 
+  /** The user's per-tool policies (Tool Groups view), read at every check. */
+  setToolPolicies(policies: ToolPolicies): void {
+    this.policies = policies;
+  }
+
   setRememberScope(scope: RememberScope): void {
     this.scope = scope;
   }
@@ -148,6 +168,8 @@ export class PermissionGate implements Disposable {
     // "Deny all" outranks remembered grants: the user said no to everything from this backend.
     const refused = this.refusal(check, this.barrage.denyingAll);
     if (refused) return Promise.resolve(refused);
+    const byPolicy = this.policyFor(check);
+    if (byPolicy) return Promise.resolve(byPolicy);
     const remembered = this.rememberedFor(check);
     if (remembered) return Promise.resolve(remembered);
     const limited = this.refusal(check, true);
@@ -222,7 +244,7 @@ export class PermissionGate implements Disposable {
     const { check } = pending;
     // While this call waited, the user may have chosen "deny all", or a grant that covers it, or
     // the backend may have used up its prompts.
-    const decided = this.refusal(check, this.barrage.denyingAll) ?? this.rememberedFor(check) ?? this.refusal(check, true);
+    const decided = this.refusal(check, this.barrage.denyingAll) ?? this.policyFor(check) ?? this.rememberedFor(check) ?? this.refusal(check, true);
     if (decided) {
       this.settle(pending, decided);
       return;
@@ -286,6 +308,20 @@ export class PermissionGate implements Disposable {
     if (message === undefined) return undefined;
     this.logger.warn('permission prompt refused without asking', { requestId: check.requestId, tool: check.toolName, reason: message });
     return { kind: 'refused', code: ErrorCode.PromptRateLimited, message: `${check.toolName}: ${message}` };
+  }
+
+  /** Deny always applies; Allow only where a remembered grant could (never to a forced prompt). */
+  private policyFor(check: PermissionCheck): PermissionDecision | undefined {
+    const policy = this.policies?.get(check.toolName);
+    if (policy === 'deny') {
+      this.logger.info('permission denied by the tool policy', { requestId: check.requestId, tool: check.toolName });
+      return { kind: 'denied', via: 'policy' };
+    }
+    if (policy === 'allow' && check.rememberable) {
+      this.logger.info('permission granted by the tool policy', { requestId: check.requestId, tool: check.toolName });
+      return { kind: 'allowed', via: 'policy' };
+    }
+    return undefined;
   }
 
   private rememberedFor(check: PermissionCheck): PermissionDecision | undefined {

@@ -19,6 +19,7 @@ import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
 import { ChatThreads } from './threads';
 import { ToolGroupsView } from './toolGroupsView';
+import { ToolPolicyStore } from './toolPolicies';
 import * as ui from './ui';
 
 /** Where versions before the history list kept the one thread id; adopted as the first thread. */
@@ -50,6 +51,8 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly chat: ChatViewProvider;
   /** Permission prompts shown in the chat (`promptStyle: chat`). */
   readonly chatPrompts: ChatPrompts;
+  /** Allow / Ask / Deny per tool, set in the Tool Groups view. */
+  readonly toolPolicies: ToolPolicyStore;
   readonly threads: ChatThreads;
   readonly core: ClientCore;
   private embedded: EmbeddedBackend | undefined;
@@ -128,6 +131,10 @@ export class ClientToolsContext implements vscode.Disposable {
     );
     // Pushed last, so disposed first: open prompts are withdrawn while the chat still exists.
     this.disposables.push(this.chatPrompts);
+    this.toolPolicies = new ToolPolicyStore(extension.workspaceState);
+    this.core.permissions.setToolPolicies(this.toolPolicies);
+    this.toolGroups.setPolicies(this.toolPolicies);
+    this.disposables.push(this.toolPolicies, this.toolPolicies.onDidChange(() => this.toolGroups.refresh()));
     this.toolGroups.setDefinitions(this.core.registry.definitions());
   }
 

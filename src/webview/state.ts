@@ -436,10 +436,12 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
 export function describePermission(p: NonNullable<ChatCallRecord['permission']>): string {
   if (p.decision === 'allowed') {
     if (p.via === 'remembered') return p.grantLabel ? `Allowed by your earlier choice: ${p.grantLabel}` : 'Allowed by your earlier choice';
+    if (p.via === 'policy') return 'Allowed by your tool policy (Tool Groups view)';
     return 'Allowed by you';
   }
   switch (p.via) {
     case 'user': return 'Denied by you';
+    case 'policy': return 'Denied by your tool policy (Tool Groups view)';
     case 'dismissed': return 'Denied: the prompt was dismissed';
     case 'timeout': return 'Denied: the prompt was not answered in time';
     case 'backgroundCalls': return 'Refused: background calls are off (clientTools.permissions.backgroundCalls)';
