@@ -340,10 +340,13 @@ export class Dispatcher implements Disposable {
       });
       this.notePermission(call, decision);
       if (decision.kind === 'cancelled') throw abortReason(call);
-      if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout');
+      if (decision.kind === 'denied' && decision.via === 'policy') {
+        return { response: errorResponse(id, ErrorCode.PermissionDenied, `the user set ${tool.name} to Deny in the Tool Groups view; it was not run`), outcome: 'denied' };
+      }
+      if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout', decision.reason);
       if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
       ctx.grant();
-      const grant = decision.via === 'remembered' ? decision.grant.label : decision.remembered?.label;
+      const grant = decision.via === 'remembered' ? decision.grant.label : decision.via === 'prompt' ? decision.remembered?.label : undefined;
       this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via, ...(grant !== undefined ? { grant } : {}) });
     }
     if (call.abortedBy) throw call.abortedBy;
@@ -384,21 +387,23 @@ export class Dispatcher implements Disposable {
    * a skip is the user's choice, not a failure, so the run goes on and the model is told plainly that
    * nothing happened; the code lets the backend record the outcome as `skipped`.
    */
-  private declined(call: Call, tool: ClientTool, timedOut: boolean): { response: ClientToolInvokeResponse; outcome: Outcome } {
+  private declined(call: Call, tool: ClientTool, timedOut: boolean, reason?: string): { response: ClientToolInvokeResponse; outcome: Outcome } {
     const why = timedOut ? 'did not answer the permission prompt in time' : 'declined';
+    // The user's own words, so the model need not guess why (quoted: they are the user's, not ours).
+    const said = reason !== undefined ? `; the user's reason: "${reason}"` : '';
     if (tool.declineStrategy === 'skip') {
       return {
         response: {
           type: 'clientToolInvokeResponse',
           requestId: call.requestId,
           success: true,
-          content: [{ type: 'text', text: `The user ${why} and skipped this call to ${tool.name}; nothing was done. Continue without it.` }],
+          content: [{ type: 'text', text: `The user ${why} and skipped this call to ${tool.name}; nothing was done${said}. Continue without it.` }],
           errorCode: ErrorCode.Skipped,
         },
         outcome: 'skipped',
       };
     }
-    return { response: errorResponse(call.requestId, ErrorCode.PermissionDenied, `the user ${why} to run ${tool.name}`), outcome: 'denied' };
+    return { response: errorResponse(call.requestId, ErrorCode.PermissionDenied, `the user ${why} to run ${tool.name}${said}`), outcome: 'denied' };
   }
 
   private checkResult(tool: ClientTool, result: ToolResult): { checked: ToolResult; bytes: number } {

@@ -78,6 +78,15 @@ export interface FileStat {
  */
 export type PermissionAnswer = 'allow' | 'allowSession' | 'allowFolder' | 'deny' | 'denyAll' | 'disconnect';
 
+/** Most characters of a user's reason for a Deny that reach the model. */
+export const MAX_DENY_REASON_CHARS = 500;
+
+/** An answer with the user's own words: a Deny's optional reason, which the model reads in the tool result. */
+export interface PermissionReply {
+  answer: PermissionAnswer;
+  reason?: string;
+}
+
 /** A button beyond Deny and Allow, with text written by the permission gate to say exactly what it does. */
 export interface PermissionChoice {
   answer: Exclude<PermissionAnswer, 'allow' | 'deny'>;
@@ -243,9 +252,9 @@ export interface PermissionHost {
   /**
    * Asks the user to allow a tool call. Resolves undefined when the prompt was dismissed. When
    * `signal` aborts (the call was cancelled or the prompt timed out) the host closes the prompt and
-   * resolves undefined.
+   * resolves undefined. A prompt that lets the user say why (the chat card) resolves a `PermissionReply`.
    */
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
+  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined>;
 }
 
 /**

@@ -20,7 +20,7 @@
 import { ErrorCode } from '../protocol';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
-import type { PermissionAnswer, PermissionChoice, PermissionPrompt } from './host';
+import { MAX_DENY_REASON_CHARS, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from './timers';
@@ -32,9 +32,21 @@ export const MAX_PROMPT_DESCRIPTION_CHARS = 300;
 export type { Grant, GrantTarget, RememberScope } from './grants';
 export type { BarragePolicy } from './promptBarrage';
 
+/**
+ * A tool's policy, set by the user in the Tool Groups view: `ask` (the default), `allow` (answers
+ * the prompts a remembered grant could answer; protected paths, commands and background requests
+ * still ask), `deny` (refused without a prompt).
+ */
+export type ToolPolicy = 'ask' | 'allow' | 'deny';
+
+/** Where the gate reads each tool's policy (src/vscode/toolPolicies.ts keeps them). */
+export interface ToolPolicies {
+  get(toolName: string): ToolPolicy | undefined;
+}
+
 /** Anything that can show a prompt; `IdeHost` is one. */
 export interface PermissionPrompter {
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined>;
+  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined>;
 }
 
 /** Durable memory for grants when the remember scope is `workspace` (e.g. workspaceState). */
@@ -73,7 +85,10 @@ export type PermissionDecision =
   | { kind: 'allowed'; via: 'remembered'; grant: { label: string } }
   /** `remembered` here: the user chose a grant on this prompt. */
   | { kind: 'allowed'; via: 'prompt'; remembered?: { label: string } }
-  | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error' }
+  /** The tool's policy in the Tool Groups view is Allow. */
+  | { kind: 'allowed'; via: 'policy' }
+  /** `reason`: what the user wrote with their Deny, for the model (trimmed, one line, capped). */
+  | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error' | 'policy'; reason?: string }
   /** Nothing was shown: too many prompts, or the user denies all from this backend for a while. */
   | { kind: 'refused'; code: typeof ErrorCode.PromptRateLimited; message: string }
   | { kind: 'cancelled' };
@@ -116,6 +131,7 @@ export class PermissionGate implements Disposable {
   private active: Pending | undefined;
   private scope: RememberScope;
   private promptTimeoutMs: number;
+  private policies: ToolPolicies | undefined;
   private readonly closeGraceMs: number;
   private readonly logger: Logger;
   private readonly timers: Timers;
@@ -137,6 +153,11 @@ export class PermissionGate implements Disposable {
     this.promptTimeoutMs = ms;
   }
 
+  /** The user's per-tool policies (Tool Groups view), read at every check. */
+  setToolPolicies(policies: ToolPolicies): void {
+    this.policies = policies;
+  }
+
   setRememberScope(scope: RememberScope): void {
     this.scope = scope;
   }
@@ -147,6 +168,8 @@ export class PermissionGate implements Disposable {
     // "Deny all" outranks remembered grants: the user said no to everything from this backend.
     const refused = this.refusal(check, this.barrage.denyingAll);
     if (refused) return Promise.resolve(refused);
+    const byPolicy = this.policyFor(check);
+    if (byPolicy) return Promise.resolve(byPolicy);
     const remembered = this.rememberedFor(check);
     if (remembered) return Promise.resolve(remembered);
     const limited = this.refusal(check, true);
@@ -221,7 +244,7 @@ export class PermissionGate implements Disposable {
     const { check } = pending;
     // While this call waited, the user may have chosen "deny all", or a grant that covers it, or
     // the backend may have used up its prompts.
-    const decided = this.refusal(check, this.barrage.denyingAll) ?? this.rememberedFor(check) ?? this.refusal(check, true);
+    const decided = this.refusal(check, this.barrage.denyingAll) ?? this.policyFor(check) ?? this.rememberedFor(check) ?? this.refusal(check, true);
     if (decided) {
       this.settle(pending, decided);
       return;
@@ -252,7 +275,8 @@ export class PermissionGate implements Disposable {
     const answered = this.options.prompter.confirm(prompt, close.signal).then(
       (answer) => {
         if (close.signal.aborted && !timedOut) return; // withdrawn: the abort listener settled it
-        this.settle(pending, this.decide(check, answer, choices));
+        const reply = typeof answer === 'string' ? { answer } : answer;
+        this.settle(pending, this.decide(check, reply?.answer, choices, reply?.reason));
       },
       (error: unknown) => {
         this.logger.error('permission prompt failed; counted as deny', { requestId: check.requestId, tool: check.toolName, error: String(error) });
@@ -286,6 +310,20 @@ export class PermissionGate implements Disposable {
     return { kind: 'refused', code: ErrorCode.PromptRateLimited, message: `${check.toolName}: ${message}` };
   }
 
+  /** Deny always applies; Allow only where a remembered grant could (never to a forced prompt). */
+  private policyFor(check: PermissionCheck): PermissionDecision | undefined {
+    const policy = this.policies?.get(check.toolName);
+    if (policy === 'deny') {
+      this.logger.info('permission denied by the tool policy', { requestId: check.requestId, tool: check.toolName });
+      return { kind: 'denied', via: 'policy' };
+    }
+    if (policy === 'allow' && check.rememberable) {
+      this.logger.info('permission granted by the tool policy', { requestId: check.requestId, tool: check.toolName });
+      return { kind: 'allowed', via: 'policy' };
+    }
+    return undefined;
+  }
+
   private rememberedFor(check: PermissionCheck): PermissionDecision | undefined {
     if (!check.rememberable) return undefined;
     const grant = this.grantFor(check.toolName, check.target);
@@ -311,7 +349,7 @@ export class PermissionGate implements Disposable {
     return choices;
   }
 
-  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined, offered: readonly PermissionChoice[]): PermissionDecision {
+  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined, offered: readonly PermissionChoice[], reason?: string): PermissionDecision {
     const wasOffered = (a: PermissionAnswer) => offered.some((c) => c.answer === a);
     if (answer === 'allow') return { kind: 'allowed', via: 'prompt' };
     if (answer === 'allowSession' || answer === 'allowFolder') {
@@ -338,7 +376,8 @@ export class PermissionGate implements Disposable {
       // only ends the calls still running or queued.
       this.timers.setTimeout(() => this.options.onDisconnect?.(), 0);
     }
-    return { kind: 'denied', via: 'user' };
+    const said = cleanReason(reason);
+    return said !== undefined ? { kind: 'denied', via: 'user', reason: said } : { kind: 'denied', via: 'user' };
   }
 
   /** `workspace` only when there is a store to keep it in; the button text follows this. */
@@ -380,4 +419,11 @@ function withDetail(check: PermissionCheck): { detail?: string } {
   if (!said) return check.detail !== undefined ? { detail: check.detail } : {};
   const quoted: SafeText = safe`The agent backend describes this call as (its words, not checked): “${uiText(said, { maxLength: MAX_PROMPT_DESCRIPTION_CHARS })}”`;
   return { detail: check.detail !== undefined ? `${check.detail}\n\n${quoted}` : quoted };
+}
+
+/** A Deny's reason as the model reads it: one line, at most MAX_DENY_REASON_CHARS; empty means none. */
+function cleanReason(reason: string | undefined): string | undefined {
+  const line = reason?.replace(/\s+/g, ' ').trim();
+  if (!line) return undefined;
+  return line.length <= MAX_DENY_REASON_CHARS ? line : `${line.slice(0, MAX_DENY_REASON_CHARS - 1)}…`;
 }

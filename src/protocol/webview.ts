@@ -107,6 +107,26 @@ export const HostError = z.object({
   code: z.string().min(1).max(64),
   retryable: z.boolean(),
 });
+/** Characters of a Deny's reason the view may send (the extension keeps fewer for the model). */
+export const MAX_APPROVAL_REASON = 1000;
+/** The buttons an approval offers beyond Allow and Deny (src/core/host.ts `PermissionChoice`). */
+export const ApprovalChoiceAnswer = z.enum(['allowSession', 'allowFolder', 'denyAll', 'disconnect']);
+/**
+ * A permission prompt shown in the chat (`clientTools.permissions.promptStyle: chat`): the texts
+ * the modal would show, already through the extension's sanitiser, shown whole as plain text.
+ */
+export const ChatApproval = z.object({
+  requestId: z.string().min(1).max(200),
+  toolName: z.string().min(1).max(200),
+  groupName: z.string().max(200),
+  /** The one line naming the exact target, e.g. "Delete hello.txt (12 B)?". */
+  message: z.string().min(1).max(2000),
+  /** Everything else the user consents to (the whole change, the exact command). */
+  detail: z.string().max(25_000),
+  choices: z.array(z.object({ answer: ApprovalChoiceAnswer, label: z.string().min(1).max(1000) })).max(8),
+});
+/** The permission prompt the chat shows now, or null when none is open (sent again on every `ready`). */
+export const HostApproval = z.object({ type: z.literal('approval'), prompt: ChatApproval.nullable() });
 /** Clear the transcript (New Chat). */
 export const HostReset = z.object({ type: z.literal('reset') });
 /**
@@ -172,7 +192,7 @@ export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: 
 
 export const HostToWebview = z.discriminatedUnion('type', [
   HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
-  HostThreads, HostShowThread, HostShowHistory,
+  HostThreads, HostShowThread, HostShowHistory, HostApproval,
   HostDiffReview,
   HostFocusInput, HostAttachSelection,
 ]);
@@ -197,6 +217,14 @@ export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string(
 /** Copy a code block to the clipboard. */
 export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().max(MAX_COPY_TEXT) });
 
+/** The user answered the approval for `requestId`; `reason` only with a Deny. */
+export const WebviewApprovalAnswer = z.object({
+  type: z.literal('approvalAnswer'),
+  requestId: z.string().min(1).max(200),
+  answer: z.union([z.enum(['allow', 'deny']), ApprovalChoiceAnswer]),
+  reason: z.string().max(MAX_APPROVAL_REASON).optional(),
+});
+
 export const WebviewSwitchThread = z.object({ type: z.literal('switchThread'), threadId });
 export const WebviewRenameThread = z.object({ type: z.literal('renameThread'), threadId, title: z.string().trim().min(1).max(MAX_THREAD_TITLE) });
 /** The user confirmed deleting the thread in the view. */
@@ -218,7 +246,7 @@ export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), revie
 
 export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,
-  WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript,
+  WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript, WebviewApprovalAnswer,
   WebviewDecideReview, WebviewReviewHunk,
   WebviewOpenPath,
 ]);
@@ -232,6 +260,7 @@ export type ConnectionState = z.infer<typeof ConnectionState>;
 export type ChatThreadSummary = z.infer<typeof ChatThreadSummary>;
 export type ChatReview = z.infer<typeof ChatReview>;
 export type ChatAttachment = z.infer<typeof ChatAttachment>;
+export type ChatApproval = z.infer<typeof ChatApproval>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import { assertNever, type EditorContext, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { openPathFromChat } from './openPathFromChat';
@@ -54,8 +54,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly reviewEmitter = new vscode.EventEmitter<ReviewRequest>();
   /** Accept, Reject or a hunk kept or taken back on an OpenDiff review card (src/vscode/reviewBridge.ts answers). */
   readonly onDidReviewRequest = this.reviewEmitter.event;
+  private readonly approvalEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'approvalAnswer' }>>();
+  /** The user answered the approval the chat shows (src/vscode/chatPrompts.ts checks it is the open one). */
+  readonly onDidAnswerApproval = this.approvalEmitter.event;
+  private readonly visibilityEmitter = new vscode.EventEmitter<boolean>();
+  /** The view was shown (true) or hidden (false). */
+  readonly onDidChangeVisibility = this.visibilityEmitter.event;
+  /** The approval the chat shows now; sent again on every `ready`, like the status. */
+  private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -100,6 +108,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       // A hidden view's document is thrown away; queue until the rebuilt page says `ready`.
       view.onDidChangeVisibility(() => {
         if (!view.visible) this.ready = false;
+        this.visibilityEmitter.fire(view.visible);
       }),
       view.onDidDispose(() => {
         if (this.view === view) this.releaseView();
@@ -136,6 +145,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       ...(status.detail !== undefined ? { detail: status.detail.slice(0, 1000) } : {}),
     };
     if (this.ready) this.post({ type: 'status', status: this.status });
+  }
+
+  /** Whether the chat is on screen now (a prompt shown in it can be seen). */
+  get visible(): boolean {
+    return this.view?.visible === true;
+  }
+
+  /** Shows this permission prompt in the chat (null: none is open). */
+  setApproval(prompt: ChatApproval | null): void {
+    this.approval = prompt;
+    if (this.ready) this.post({ type: 'approval', prompt });
   }
 
   /** A permission prompt opened (true) or closed (false); the composer waits while it is open. */
@@ -227,6 +247,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'openPath':
         void openPathFromChat(message.path, message.line);
         break;
+      case 'approvalAnswer':
+        this.approvalEmitter.fire(message);
+        break;
       default:
         assertNever(message, 'message from the chat view');
     }
@@ -240,6 +263,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     // Status and the awaiting-input flag are sent fresh on `ready`; everything else waits in order.
     if (message.type === 'showHistory') this.historyRequested = true;
     if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync' || message.type === 'showHistory') return;
+    if (message.type === 'approval') return;
     if (message.type === 'threads' && !message.notice) return;
     const droppedBefore = this.queue.dropped;
     this.queue.push(message);
@@ -254,6 +278,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const messages: HostToWebview[] = [
       { type: 'status', status: this.status },
       { type: 'awaitingInput', open: this.awaitingInput },
+      { type: 'approval', prompt: this.approval },
       ...(this.threads ? [{ type: 'threads', ...this.threads } as const] : []),
       ...this.queue.take(),
       { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Grant } from '../core';
+import type { ToolPolicy } from '../core/permissions';
 import type { EditorContext } from '../protocol';
 import type { ClientToolsContext } from './context';
 import { safe, uiText, type SafeText } from '../core/uiText';
@@ -27,6 +28,11 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.showLog, () => ctx.log.show()),
     reg(Commands.copyConnectionInfo, () => copyConnectionInfo(ctx)),
     reg(Commands.statusBarActions, () => statusBarActions(ctx)),
+    // From the Tool Groups view's context menu VS Code passes the tree's node.
+    reg(Commands.allowTool, (node) => setToolPolicy(ctx, node, 'allow')),
+    reg(Commands.askTool, (node) => setToolPolicy(ctx, node, 'ask')),
+    reg(Commands.denyTool, (node) => setToolPolicy(ctx, node, 'deny')),
+    reg(Commands.refreshToolGroups, () => ctx.toolGroups.refresh()),
     // From the diff editor's title bar VS Code passes the proposed document's URI.
     reg(Commands.acceptDiff, (uri) => decideDiff(ctx, uri, true)),
     reg(Commands.rejectDiff, (uri) => decideDiff(ctx, uri, false)),
@@ -180,6 +186,11 @@ async function copyConnectionInfo(ctx: ClientToolsContext): Promise<void> {
 }
 
 async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
+  // While a prompt waits in the chat, the status bar's "awaiting permission" leads straight to it.
+  if (ctx.chatPrompts.isOpen) {
+    await vscode.commands.executeCommand(`${Views.chat}.focus`);
+    return;
+  }
   const s = ctx.connectionState.kind;
   const items: (ui.SafeQuickPickItem & { command: string })[] = [
     { label: safe`$(comment-discussion) Focus Chat`, command: Commands.focusChat },
@@ -191,6 +202,14 @@ async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
   ];
   const pick = await ui.pickOne(items, { title: safe`Client Tools` });
   if (pick) await vscode.commands.executeCommand(pick.command);
+}
+
+/** A tool's policy from the Tool Groups view; only for a tool node of a tool that asks permission. */
+async function setToolPolicy(ctx: ClientToolsContext, node: unknown, policy: ToolPolicy): Promise<void> {
+  const name = node !== null && typeof node === 'object' && (node as { kind?: unknown }).kind === 'tool' ? (node as { name?: unknown }).name : undefined;
+  if (typeof name !== 'string' || !ctx.core.registry.definitions().some((g) => g.tools.some((t) => t.name === name && t.requiresPermission))) return;
+  await ctx.toolPolicies.set(name, policy);
+  ctx.log.info(`Tool policy of ${name}: ${policy}`);
 }
 
 /** Accept or Reject for an OpenDiff review: the one named, the active diff, or the only one open. */

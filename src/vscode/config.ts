@@ -122,6 +122,14 @@ export function readEditorContextEnabled(): boolean {
 const MAX_PROTECTED_PATTERNS = 200;
 
 /**
+ * `clientTools.permissions.promptStyle`: permission prompts in the chat (default) or in a modal
+ * dialog. Either way the prompt shows the same texts and the same choices.
+ */
+export function readPromptStyle(): 'chat' | 'modal' {
+  return vscode.workspace.getConfiguration(ROOT).get<string>('permissions.promptStyle') === 'modal' ? 'modal' : 'chat';
+}
+
+/**
  * `clientTools.permissions.protectedPatterns`: the user's own globs for files that always prompt,
  * added to the built-in list. An application setting, and only the user (global) value is read: a
  * workspace could otherwise shrink it (to nothing) or widen it (to annoy into "Allow").

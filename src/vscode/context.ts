@@ -7,6 +7,7 @@ import { CodedError, ErrorCode, type EditorContext } from '../protocol';
 import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './api';
+import { ChatPrompts } from './chatPrompts';
 import { ChatViewProvider } from './chatView';
 import { showReviewsInChat } from './reviewBridge';
 import { affectsConnection, readConfig } from './config';
@@ -19,6 +20,7 @@ import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
 import { ChatThreads } from './threads';
 import { ToolGroupsView } from './toolGroupsView';
+import { ToolPolicyStore } from './toolPolicies';
 import * as ui from './ui';
 
 /** Where versions before the history list kept the one thread id; adopted as the first thread. */
@@ -48,6 +50,10 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly host = new VsCodeIdeHost();
   readonly toolGroups = new ToolGroupsView();
   readonly chat: ChatViewProvider;
+  /** Permission prompts shown in the chat (`promptStyle: chat`). */
+  readonly chatPrompts: ChatPrompts;
+  /** Allow / Ask / Deny per tool, set in the Tool Groups view. */
+  readonly toolPolicies: ToolPolicyStore;
   readonly threads: ChatThreads;
   readonly core: ClientCore;
   private embedded: EmbeddedBackend | undefined;
@@ -59,6 +65,8 @@ export class ClientToolsContext implements vscode.Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     const config = readConfig();
     this.chat = ChatViewProvider.register(extension.extensionUri, this.log);
+    this.chatPrompts = new ChatPrompts(this.chat, this.log);
+    this.host.chatPrompts = this.chatPrompts;
     const pkg = extension.extension.packageJSON as { version?: string };
     this.core = new ClientCore({
       url: '',
@@ -123,6 +131,12 @@ export class ClientToolsContext implements vscode.Disposable {
         if (e.key === SecretKeys.apiKey || e.key === SecretKeys.backendToken) void this.reconnect();
       }),
     );
+    // Pushed last, so disposed first: open prompts are withdrawn while the chat still exists.
+    this.disposables.push(this.chatPrompts);
+    this.toolPolicies = new ToolPolicyStore(extension.workspaceState);
+    this.core.permissions.setToolPolicies(this.toolPolicies);
+    this.toolGroups.setPolicies(this.toolPolicies);
+    this.disposables.push(this.toolPolicies, this.toolPolicies.onDidChange(() => this.toolGroups.refresh()));
     this.toolGroups.setDefinitions(this.core.registry.definitions());
   }
 

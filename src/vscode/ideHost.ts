@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import type {
   DeleteOptions, DiffOutcome, DiffRequest, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
-  PermissionPrompt, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
+  PermissionPrompt, PermissionReply, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
 } from '../core/host';
-import { safe, uiText } from '../core/uiText';
-import { readProtectedPatterns } from './config';
+import { safe, uiText, type SafeText } from '../core/uiText';
+import type { ChatPrompts } from './chatPrompts';
+import { readPromptStyle, readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
 import * as editorHost from './editorHost';
 import { TerminalRunner } from './terminalRunner';
@@ -24,6 +25,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   private readonly promptEmitter = new vscode.EventEmitter<{ open: boolean; prompt: PermissionPrompt }>();
   /** Fires when a permission prompt opens and when it closes (answered, dismissed or cancelled). */
   readonly onDidChangePrompt = this.promptEmitter.event;
+  /** Where prompts go with `promptStyle: chat`; until it is set (activation), the modal. */
+  chatPrompts: ChatPrompts | undefined;
 
   workspaceFolders(): readonly WorkspaceFolder[] {
     return (vscode.workspace.workspaceFolders ?? [])
@@ -109,14 +112,29 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   }
 
   /**
+   * The prompt in the chat (`clientTools.permissions.promptStyle: chat`, src/vscode/chatPrompts.ts),
+   * or the modal. Both show the same texts, through the door the same way (verbatim: a dialog and
+   * the chat render plain text, so the command or change approved reads as it runs).
+   */
+  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {
+    if (signal.aborted) return Promise.resolve(undefined);
+    const message = uiText(prompt.message, { verbatim: true });
+    const detailText = [`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n');
+    const detail = uiText(detailText, { multiline: true, verbatim: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS });
+    const chat = readPromptStyle() === 'chat' ? this.chatPrompts : undefined;
+    this.promptEmitter.fire({ open: true, prompt });
+    const answered = chat ? chat.ask(prompt, message, detail, signal) : this.confirmInModal(prompt, message, detail, signal);
+    return answered.finally(() => this.promptEmitter.fire({ open: false, prompt }));
+  }
+
+  /**
    * A modal dialog: the tool, the exact target, and Deny / Allow, then the gate's choices (grants
    * whose text says exactly what they cover, and after repeated denials "Deny All from This Backend
    * for N Minutes" and "Disconnect"). Dismissing it (Escape, Cancel) means deny. VS Code's API cannot
    * close a modal dialog from code, so when the call is cancelled this resolves at once and the
    * dialog's later answer is ignored.
    */
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
-    if (signal.aborted) return Promise.resolve(undefined);
+  private confirmInModal(prompt: PermissionPrompt, message: SafeText, detail: SafeText, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
     // Deny comes first so it is the focused default: Enter on a prompt never runs the tool. Items,
     // not strings, so two labels that read alike can never be confused. Grant labels name paths the
     // backend chose: through the door like any text of the backend's.
@@ -125,22 +143,17 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
       { title: ALLOW, value: 'allow' },
       ...prompt.choices.map((c) => ({ title: uiText(c.label, { maxLength: 200 }), value: c.answer })),
     ];
-    const detail = [`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n');
-    this.promptEmitter.fire({ open: true, prompt });
     return new Promise<PermissionAnswer | undefined>((resolve) => {
       let settled = false;
       const finish = (answer: PermissionAnswer | undefined) => {
         if (settled) return;
         settled = true;
         signal.removeEventListener('abort', onAbort);
-        this.promptEmitter.fire({ open: false, prompt });
         resolve(answer);
       };
       const onAbort = () => finish(undefined);
       signal.addEventListener('abort', onAbort);
-      // The prompt's message and detail name peer-chosen paths and tool names: through the door,
-      // verbatim (a dialog renders plain text), so the command or change approved reads as it runs.
-      ui.showModalItems(uiText(prompt.message, { verbatim: true }), uiText(detail, { multiline: true, verbatim: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS }), buttons).then(
+      ui.showModalItems(message, detail, buttons).then(
         (choice) => finish(choice?.value),
         () => finish(undefined),
       );

@@ -19,6 +19,10 @@ export const Commands = {
   setBackendToken: 'clientTools.setBackendToken',
   acceptDiff: 'clientTools.acceptDiff',
   rejectDiff: 'clientTools.rejectDiff',
+  allowTool: 'clientTools.allowTool',
+  askTool: 'clientTools.askTool',
+  denyTool: 'clientTools.denyTool',
+  refreshToolGroups: 'clientTools.refreshToolGroups',
 } as const;
 
 export const Views = {

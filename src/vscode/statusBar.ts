@@ -52,7 +52,7 @@ export class StatusBar implements vscode.Disposable {
     const s = this.state;
     const warning = new vscode.ThemeColor('statusBarItem.warningBackground');
     if (this.awaitingPermission > 0) {
-      this.item.set(safe`$(shield) Client Tools: awaiting permission`, safe`An agent asks to run a tool. Answer the prompt in the editor.`, warning);
+      this.item.set(safe`$(shield) Client Tools: awaiting permission`, safe`An agent asks to run a tool. Click to answer it in the chat (or in the dialog, with promptStyle "modal").`, warning);
       return;
     }
     switch (s.kind) {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { ToolPolicies } from '../core/permissions';
 import type { ToolGroupDefinition, ToolGroupState } from '../protocol';
 import { safe, uiText } from '../core/uiText';
 import * as ui from './ui';
@@ -18,6 +19,18 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   private state: ToolGroupState | undefined;
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private policies: ToolPolicies | undefined;
+
+  /** The user's tool policies, shown on the tools that ask permission. */
+  setPolicies(policies: ToolPolicies): void {
+    this.policies = policies;
+    this.changed.fire(undefined);
+  }
+
+  /** Draws the tree again (the view title's refresh). */
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
 
   setDefinitions(groups: ToolGroupDefinition[]): void {
     this.definitions = groups;
@@ -30,11 +43,11 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   }
 
   /** A plain snapshot of what the tree shows, for tests and for "Show Tool Groups". */
-  snapshot(): { name: string; status: string; tools: { name: string; status: string; permission: boolean }[] }[] {
+  snapshot(): { name: string; status: string; tools: { name: string; status: string; permission: boolean; policy: string }[] }[] {
     return this.definitions.map((g) => ({
       name: g.name,
       status: this.groupStatus(g.name),
-      tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true })),
+      tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true, policy: this.policies?.get(t.name) ?? 'ask' })),
     }));
   }
 
@@ -74,10 +87,17 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
     const status = this.toolStatus(node.group, node.name);
     return ui.treeItem(uiText(node.name), vscode.TreeItemCollapsibleState.None, {
       id: `tool:${node.group}/${node.name}`,
-      description: uiText([def?.requiresPermission ? 'asks permission' : '', status].filter(Boolean).join(' · ')),
+      description: uiText([def?.requiresPermission ? this.permissionText(node.name) : '', status].filter(Boolean).join(' · ')),
       tooltip: def?.description === undefined ? undefined : uiText(def.description),
       iconPath: new vscode.ThemeIcon(def?.requiresPermission ? 'shield' : status === 'hidden' ? 'eye-closed' : 'tools'),
+      // Policies (Allow / Ask / Deny in the context menu) apply where the gate asks: tools that ask permission.
+      contextValue: def?.requiresPermission ? 'tool-asks' : 'tool',
     });
+  }
+
+  private permissionText(tool: string): string {
+    const policy = this.policies?.get(tool);
+    return policy === 'allow' ? 'allowed by your policy' : policy === 'deny' ? 'denied by your policy' : 'asks permission';
   }
 
   private groupStatus(name: string): string {

@@ -112,6 +112,7 @@ const view = new ChatView(root, {
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
   removeAttachment: () => dispatch({ type: 'removeAttachment' }),
   openPath: (path, line) => post({ type: 'openPath', path, ...(line !== undefined ? { line } : {}) }),
+  answerApproval: (requestId, answer, reason) => post({ type: 'approvalAnswer', requestId, answer, ...(reason !== undefined ? { reason } : {}) }),
 });
 view.update(state);
 

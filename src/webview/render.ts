@@ -7,6 +7,7 @@
 import { isInlineImageType } from '../protocol/webview';
 import { attachmentChip, ComposerKeys } from './composer';
 import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
+import { ApprovalCard, type AnswerApproval } from './approvalCard';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
 import { isTerminal } from './state';
@@ -29,6 +30,7 @@ export interface ChatActions {
   removeAttachment(): void;
   /** A file path in an answer was clicked; the host decides whether it may be opened. */
   openPath(path: string, line: number | undefined): void;
+  answerApproval: AnswerApproval;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -118,6 +120,7 @@ export class ChatView {
     this.input,
     h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.historyButton, this.newChatButton));
   private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
+  private readonly approval: ApprovalCard;
 
   private readonly rendered = new Map<string, Rendered>();
   private readonly threadList: ThreadList;
@@ -142,7 +145,8 @@ export class ChatView {
       },
     });
     root.classList.add('chat');
-    root.append(this.statusLine, this.threadList.root, this.transcript, this.banner, this.composer, this.announcer);
+    this.approval = new ApprovalCard((requestId, answer, reason) => this.actions.answerApproval(requestId, answer, reason));
+    root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.composer, this.announcer);
     this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 
     this.composer.addEventListener('submit', (e) => {
@@ -195,6 +199,7 @@ export class ChatView {
     this.renderStatus(state);
     this.renderItems(state);
     this.renderComposer(state);
+    this.approval.update(state.approval);
     this.threadList.update(state);
     this.announceChanges(prev, state);
     if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
@@ -272,7 +277,8 @@ export class ChatView {
       this.inputHadFocus = false;
       this.input.focus();
     }
-    this.banner.hidden = !state.awaitingInput;
+    // A prompt shown in the chat is its own notice; the banner is for one in the editor (modal).
+    this.banner.hidden = !state.awaitingInput || state.approval !== null;
     // During a run Stop takes Send's place.
     this.sendButton.hidden = running;
     this.sendButton.disabled = running || state.awaitingInput;
@@ -477,7 +483,11 @@ export class ChatView {
         this.announce(`${item.toolName}: ${STATUS_LABEL[item.status]}`);
       }
     }
-    if (state.awaitingInput && !prev.awaitingInput) this.announce(AWAITING_TEXT);
+    if (state.approval && state.approval.requestId !== prev.approval?.requestId) {
+      this.announce(`${state.approval.toolName} asks for your permission: ${state.approval.message}`);
+    } else if (state.awaitingInput && !prev.awaitingInput && !state.approval) {
+      this.announce(AWAITING_TEXT);
+    }
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
-import { ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
+import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
@@ -127,6 +127,8 @@ export const ChatState = z.object({
   run: z.object({ runId: z.string(), threadId: z.string(), model: z.string(), stopRequested: z.boolean() }).nullable(),
   /** A permission prompt is open in the editor. */
   awaitingInput: z.boolean(),
+  /** The permission prompt shown in the chat (promptStyle `chat`); the window's, not the thread's. */
+  approval: ChatApproval.nullable().default(null),
   /** What Retry re-sends. */
   lastUserText: z.string().nullable(),
   nextId: z.number().int().nonnegative(),
@@ -166,6 +168,7 @@ export function initialState(): ChatState {
     connection: { connection: 'disconnected' },
     run: null,
     awaitingInput: false,
+    approval: null,
     lastUserText: null,
     nextId: 1,
     closedRunIds: [],
@@ -196,6 +199,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text }));
     case 'awaitingInput':
       return state.awaitingInput === action.open ? state : { ...state, awaitingInput: action.open };
+    case 'approval':
+      return { ...state, approval: action.prompt };
     case 'error':
       return bound(append(state, { kind: 'error', message: action.message, code: action.code, retryable: action.retryable }));
     case 'reset':
@@ -204,6 +209,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         ...initialState(),
         connection: state.connection,
         awaitingInput: state.awaitingInput,
+        approval: state.approval,
         nextId: state.nextId,
         closedRunIds: state.run ? remember(state.closedRunIds, state.run.runId) : state.closedRunIds,
         threadId: action.type === 'reset' ? state.threadId : null,
@@ -257,6 +263,7 @@ function showThread(state: ChatState, threadId: string, saved: unknown): ChatSta
     ...loaded,
     connection: state.connection,
     awaitingInput: state.awaitingInput,
+    approval: state.approval,
     run: null,
     nextId: Math.max(loaded.nextId, state.nextId),
     closedRunIds: state.run ? remember(loaded.closedRunIds, state.run.runId) : loaded.closedRunIds,
@@ -276,7 +283,7 @@ export function transcriptOf(state: ChatState, maxChars = MAX_TRANSCRIPT_CHARS):
     ? { ...it, result: it.result.map((p) => (p.kind === 'image' ? { ...p, data: null } : p)) }
     : it);
   for (;;) {
-    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, announced: [] } satisfies ChatState);
+    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, approval: null, announced: [] } satisfies ChatState);
     if (text.length <= maxChars || items.length === 0) return text;
     items = items.slice(Math.max(1, Math.ceil(items.length / 10)));
   }
@@ -452,10 +459,12 @@ function onReview(state: ChatState, review: ChatReview): ChatState {
 export function describePermission(p: NonNullable<ChatCallRecord['permission']>): string {
   if (p.decision === 'allowed') {
     if (p.via === 'remembered') return p.grantLabel ? `Allowed by your earlier choice: ${p.grantLabel}` : 'Allowed by your earlier choice';
+    if (p.via === 'policy') return 'Allowed by your tool policy (Tool Groups view)';
     return 'Allowed by you';
   }
   switch (p.via) {
     case 'user': return 'Denied by you';
+    case 'policy': return 'Denied by your tool policy (Tool Groups view)';
     case 'dismissed': return 'Denied: the prompt was dismissed';
     case 'timeout': return 'Denied: the prompt was not answered in time';
     case 'backgroundCalls': return 'Refused: background calls are off (clientTools.permissions.backgroundCalls)';

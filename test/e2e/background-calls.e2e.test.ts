@@ -12,14 +12,14 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { ChatDriver, modalDialog } from './support/chat-driver';
+import { ChatDriver, MODAL_PROMPTS, modalDialog } from './support/chat-driver';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { RESULTS, useScriptedVSCode } from './support/scripted-vscode';
 
 describe('background calls in a real VS Code, default settings', function () {
   this.timeout(120_000);
   // Default settings: background calls ask first.
-  const session = useScriptedVSCode({ name: 'background' });
+  const session = useScriptedVSCode({ name: 'background', settings: MODAL_PROMPTS });
   let backend: ScriptedBackend;
   let page: Page;
   let chat: ChatDriver;

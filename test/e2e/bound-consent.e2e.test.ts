@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { ClientToolInvokeResponse } from '../../src/protocol';
-import { modalDialog } from './support/chat-driver';
+import { MODAL_PROMPTS, modalDialog } from './support/chat-driver';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { useScriptedVSCode } from './support/scripted-vscode';
 
@@ -31,6 +31,7 @@ describe('consent bound to the object in a real VS Code: swaps while the user de
   const session = useScriptedVSCode({
     name: 'bound-consent',
     allowBackgroundCalls: true,
+    settings: MODAL_PROMPTS,
     prepare: (ws) => {
       // Next to the workspace folder, where a redirected delete or write would land.
       outside = path.join(ws, '..', 'outside');

@@ -14,6 +14,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { ClientToolInvokeResponse, ContentItem } from '../../src/protocol';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { useScriptedVSCode } from './support/scripted-vscode';
+import { MODAL_PROMPTS } from './support/chat-driver';
 import { waitUntil, type Harness } from './support/vscode';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -34,7 +35,7 @@ describe('IDE tools in a real VS Code, called by a scripted backend', function (
   // The scripted backend calls tools with no chat run: background calls, which these tests let
   // through (background-calls.e2e.test.ts covers the default, ask). outside.txt lies next to the
   // workspace folder, so a path escape would find a real file.
-  const session = useScriptedVSCode({ name: 'ide', allowBackgroundCalls: true, prepare: (ws) => fs.writeFileSync(path.join(ws, '..', 'outside.txt'), 'not for the agent\n') });
+  const session = useScriptedVSCode({ name: 'ide', allowBackgroundCalls: true, settings: MODAL_PROMPTS, prepare: (ws) => fs.writeFileSync(path.join(ws, '..', 'outside.txt'), 'not for the agent\n') });
   let backend: ScriptedBackend;
   let vscode: Harness;
   let page: Page;

@@ -15,12 +15,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { modalDialog } from './support/chat-driver';
+import { MODAL_PROMPTS, modalDialog } from './support/chat-driver';
 import { useDemoChatSession } from './support/demo-session';
 
 describe('Permission prompts: grants that say what they cover, and Deny All after repeated denials (offline demo model)', function () {
   this.timeout(300_000);
-  const session = useDemoChatSession('permission-grants');
+  const session = useDemoChatSession('permission-grants', MODAL_PROMPTS);
   const dialog = (): Locator => modalDialog(session.page);
   const buttonLabels = async (): Promise<string[]> => (await dialog().locator('.dialog-buttons a.monaco-button, .dialog-buttons .monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
   const file = (rel: string): string => path.join(session.workspace, rel);

@@ -18,14 +18,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { modalDialog, waitUntil } from './support/chat-driver';
+import { MODAL_PROMPTS, modalDialog, waitUntil } from './support/chat-driver';
 import { useDemoChatSession } from './support/demo-session';
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('RunInTerminal through the permission modal and its own terminal, asked for in the chat (offline demo model)', function () {
   this.timeout(300_000);
-  const session = useDemoChatSession('run-in-terminal', { 'terminal.integrated.gpuAcceleration': 'off' });
+  const session = useDemoChatSession('run-in-terminal', { 'terminal.integrated.gpuAcceleration': 'off', ...MODAL_PROMPTS });
   const dialog = (): Locator => modalDialog(session.page);
   const terminalRows = (): Locator => session.page.locator('.part.panel .xterm-rows');
   /** The text of the terminal panel's visible rows. */

@@ -18,6 +18,7 @@ import type { Locator, Page } from 'playwright-core';
 import { describeWholeChange, MAX_PREVIEW_ROWS, previewRows } from '../../src/tools/support/editPreview';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { useScriptedVSCode } from './support/scripted-vscode';
+import { MODAL_PROMPTS } from './support/chat-driver';
 import { waitUntil } from './support/vscode';
 
 /** A file name that is a notification link to a command if shown verbatim. */
@@ -27,7 +28,7 @@ const ROGUE_REASON = 'Session expired. [Retry](command:workbench.action.terminal
 describe('backend text in notifications renders no link (real VS Code)', function () {
   this.timeout(240_000);
   // The scripted backend calls without a chat run: background calls, which would otherwise ask first.
-  const session = useScriptedVSCode({ name: 'ui-text', allowBackgroundCalls: true, prepare: (ws) => fs.writeFileSync(path.join(ws, ROGUE_NAME), 'original\n') });
+  const session = useScriptedVSCode({ name: 'ui-text', allowBackgroundCalls: true, settings: MODAL_PROMPTS, prepare: (ws) => fs.writeFileSync(path.join(ws, ROGUE_NAME), 'original\n') });
   let backend: ScriptedBackend;
   let page: Page;
   let workspace: string;

@@ -22,6 +22,7 @@ import type {
   PermissionAnswer,
   OpenEditorInfo,
   PermissionPrompt,
+  PermissionReply,
   RunCommandRequest,
   RunCommandResult,
   SaveOutcome,
@@ -40,7 +41,7 @@ export interface HeldPrompt {
   closed: Promise<'answered' | 'aborted'>;
 }
 
-type PromptHandler = (prompt: PermissionPrompt, signal: AbortSignal) => Promise<PermissionAnswer | undefined>;
+type PromptHandler = (prompt: PermissionPrompt, signal: AbortSignal) => Promise<PermissionAnswer | PermissionReply | undefined>;
 
 const LANGUAGES: Record<string, string> = { '.ts': 'typescript', '.js': 'javascript', '.json': 'json', '.md': 'markdown', '.py': 'python', '.txt': 'plaintext' };
 
@@ -71,7 +72,7 @@ export class FakeHost implements IdeHost {
   // ── scripting ──────────────────────────────────────────────────────
 
   /** Every prompt is answered at once with `answer`. */
-  answerPrompts(answer: PermissionAnswer | undefined): void {
+  answerPrompts(answer: PermissionAnswer | PermissionReply | undefined): void {
     this.promptHandler = async () => answer;
   }
 
@@ -187,7 +188,7 @@ export class FakeHost implements IdeHost {
     return Math.min(count, limit);
   }
 
-  async confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
+  async confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {
     this.prompts.push(prompt);
     this.openPrompts++;
     this.maxOpenPrompts = Math.max(this.maxOpenPrompts, this.openPrompts);

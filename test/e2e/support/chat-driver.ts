@@ -41,6 +41,8 @@ export class ChatDriver {
   readonly stopButton: Locator;
   readonly banner: Locator;
   readonly runState: Locator;
+  /** The permission prompt shown in the chat (src/webview/approvalCard.ts). */
+  readonly approval: Locator;
 
   constructor(readonly page: Page) {
     this.frame = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
@@ -49,6 +51,7 @@ export class ChatDriver {
     this.stopButton = this.frame.locator('button.stop');
     this.banner = this.frame.locator('.banner');
     this.runState = this.frame.locator('.run-state');
+    this.approval = this.frame.locator('section.approval');
   }
 
   /** Opens the chat from the activity bar and waits until it is connected to the bundled backend. */
@@ -116,6 +119,11 @@ export class ChatDriver {
     return (await answer.locator('.markdown').innerText()).trim();
   }
 
+  /** A button of the permission prompt in the chat, by its label. */
+  approvalButton(label: string): Locator {
+    return this.approval.getByRole('button', { name: label, exact: true });
+  }
+
   /** Waits until no run is active: Send is back in Stop's place. */
   async waitForIdle(timeoutMs = 30_000): Promise<void> {
     await this.sendButton.waitFor({ state: 'visible', timeout: timeoutMs });
@@ -141,7 +149,13 @@ export function backgroundColor(locator: Locator): Promise<string> {
   });
 }
 
-/** The workbench's modal dialog (the permission prompt). */
+/**
+ * Settings for the UI tests of the permission dialog itself: prompts in a modal, as with
+ * `clientTools.permissions.promptStyle: modal` (the default shows them in the chat).
+ */
+export const MODAL_PROMPTS: Record<string, unknown> = { 'clientTools.permissions.promptStyle': 'modal' };
+
+/** The workbench's modal dialog (the permission prompt with promptStyle `modal`). */
 export function modalDialog(page: Page): Locator {
   return page.locator('.monaco-dialog-box');
 }

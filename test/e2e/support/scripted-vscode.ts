@@ -24,6 +24,8 @@ export interface ScriptedVSCodeOptions {
   allowBackgroundCalls?: boolean;
   /** Prepares the workspace copy (files in it or next to it) before VS Code opens it. */
   prepare?: (workspace: string) => void;
+  /** More user settings (e.g. `clientTools.permissions.promptStyle: modal` for tests of the dialog). */
+  settings?: Record<string, unknown>;
   /** Where the workbench's log goes; by default into `workbenchLog`, shown when a test fails. */
   onAutomationLog?: (type: string, message: string) => void;
 }
@@ -58,7 +60,7 @@ export async function startScriptedVSCode(options: ScriptedVSCodeOptions): Promi
     assert.ok(fs.existsSync(scripts.EXTENSION_ENTRY), 'dist/extension.js is missing: run `npm run build` first');
     options.prepare?.(copy.workspace);
     const workbenchLog: string[] = [];
-    const settings: Record<string, unknown> = { 'clientTools.backendUrl': backend.url };
+    const settings: Record<string, unknown> = { ...options.settings, 'clientTools.backendUrl': backend.url };
     if (options.allowBackgroundCalls) settings['clientTools.permissions.backgroundCalls'] = 'allow';
     vscode = await startVSCode({
       workspace: copy.workspace,

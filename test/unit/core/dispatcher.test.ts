@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { CodedError, ErrorCode } from '../../../src/protocol';
 import { defineTool, jsonResult, textResult, type ClientTool, type ToolContext } from '../../../src/core/tool';
+import { MAX_DENY_REASON_CHARS } from '../../../src/core/host';
 import { DispatchHarness, delay, until } from '../../support/dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';
 
@@ -218,6 +219,29 @@ describe('dispatcher', () => {
       const r = await h.call('Guarded', {});
       assert.deepEqual([r.success, r.errorCode], [false, ErrorCode.PermissionDenied]);
       assert.equal(t.runs.Guarded, undefined);
+    });
+
+    it('a Deny with a reason (the chat prompt) tells the model the reason in the result; without one, the old sentence', async () => {
+      ws.host.answerPrompts({ answer: 'deny', reason: '  keep it,\n  I still need it ' });
+      const r = await h.call('Guarded', {});
+      assert.deepEqual([r.success, r.errorCode], [false, ErrorCode.PermissionDenied]);
+      assert.equal(r.errorMessage, 'the user declined to run Guarded; the user\'s reason: "keep it, I still need it"');
+      assert.equal(t.runs.Guarded, undefined);
+      ws.host.answerPrompts({ answer: 'deny', reason: '   ' });
+      assert.equal((await h.call('Guarded', {})).errorMessage, 'the user declined to run Guarded');
+      ws.host.answerPrompts({ answer: 'deny', reason: 'x'.repeat(2000) });
+      const long = (await h.call('Guarded', {})).errorMessage ?? '';
+      assert.ok(long.length < 600 && long.endsWith('…"'), `the reason is capped at ${MAX_DENY_REASON_CHARS} characters: ${long.length}`);
+      ws.host.answerPrompts({ answer: 'deny', reason: 'not now' });
+      const skipped = await h.call('Skippable', {});
+      assert.match((skipped.content[0] as { text: string }).text, /skipped this call to Skippable; nothing was done; the user's reason: "not now"\. Continue without it\./);
+    });
+
+    it('a reason given with Allow is not passed on; the tool runs', async () => {
+      ws.host.answerPrompts({ answer: 'allow', reason: 'ignored' });
+      const r = await h.call('Guarded', {});
+      assert.equal(r.success, true);
+      assert.equal(t.runs.Guarded, 1);
     });
 
     it('dismissing the prompt counts as deny', async () => {
