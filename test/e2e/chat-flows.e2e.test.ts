@@ -167,9 +167,9 @@ describe('Chat flows in a real VS Code with the offline demo model', function ()
   });
 
   it('Stop ends a run that waits for the user: the card shows cancelled and the chat is usable again', async () => {
-    // ShowMessage waits until the user closes the notification: a run that waits without a modal.
-    const turn = await chat.send('show a warning saying hi', ['ShowMessage']);
-    const toast = page.locator('.notification-toast', { has: page.locator('.notification-list-item-message', { hasText: /^hi$/ }) });
+    // A ShowMessage question (with buttons) waits for the user's answer: a run that waits without a modal.
+    const turn = await chat.send('ask me whether to continue', ['ShowMessage']);
+    const toast = page.locator('.notification-toast', { has: page.locator('.notification-list-item-message', { hasText: /^Should I continue\?$/ }) });
     await toast.waitFor({ state: 'visible', timeout: 30_000 });
     await chat.waitForCardStatus(turn.card('ShowMessage'), 'running');
     const noticesBefore = await chat.notices().count();

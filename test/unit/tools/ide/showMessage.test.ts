@@ -26,10 +26,21 @@ describe('tool ShowMessage', () => {
     assert.deepEqual(ws.host.messages, [{ text: 'Tests failed. Rerun?', severity: 'warning', buttons: ['Rerun', 'Ignore'] }]);
   });
 
-  it('answers chosen:null when dismissed, and defaults to info', async () => {
-    const r = await h.call('ShowMessage', { message: 'Done.' });
+  it('answers chosen:null when a question is dismissed, and defaults to info', async () => {
+    const r = await h.call('ShowMessage', { message: 'Go on?', buttons: ['Yes'] });
     assert.equal(chosen(r), null);
     assert.equal(ws.host.messages[0].severity, 'info');
+  });
+
+  it('without buttons answers {"shown": true} at once, while the notification is still open', async () => {
+    // A toast nobody closes: the host's promise never settles (VS Code hides it after a while and the old tool waited for minutes).
+    ws.host.showMessage = (text, severity, buttons) => {
+      ws.host.messages.push({ text, severity, buttons: [...buttons] });
+      return new Promise<string | undefined>(() => undefined);
+    };
+    const r = await h.call('ShowMessage', { message: 'hi', severity: 'warning' });
+    assert.deepEqual([r.success, r.content], [true, [{ type: 'json', value: { shown: true } }]]);
+    assert.deepEqual(ws.host.messages, [{ text: 'hi', severity: 'warning', buttons: [] }]);
   });
 
   it('neutralises command: links and markdown links so backend text cannot run a command', async () => {
