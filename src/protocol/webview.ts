@@ -162,6 +162,12 @@ export const WebviewNewChat = z.object({ type: z.literal('newChat') });
 export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
 /** Copy a code block to the clipboard. */
 export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().max(MAX_COPY_TEXT) });
+/**
+ * A button of the chat's own (never model text): the empty state's "Use a real model" runs Select
+ * Model, a disconnected error's "Connect" connects. The view names an action, never a command id.
+ */
+export const ChatAction = z.enum(['selectModel', 'connect']);
+export const WebviewAction = z.object({ type: z.literal('action'), action: ChatAction });
 
 export const WebviewSwitchThread = z.object({ type: z.literal('switchThread'), threadId });
 export const WebviewRenameThread = z.object({ type: z.literal('renameThread'), threadId, title: z.string().trim().min(1).max(MAX_THREAD_TITLE) });
@@ -171,7 +177,7 @@ export const WebviewDeleteThread = z.object({ type: z.literal('deleteThread'), t
 export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS), savedAt: z.number().nonnegative() });
 
 export const WebviewToHost = z.discriminatedUnion('type', [
-  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,
+  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction,
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript,
 ]);
 
@@ -182,6 +188,7 @@ export type ChatCallRecord = z.infer<typeof ChatCallRecord>;
 export type ChatStatus = z.infer<typeof ChatStatus>;
 export type ConnectionState = z.infer<typeof ConnectionState>;
 export type ChatThreadSummary = z.infer<typeof ChatThreadSummary>;
+export type ChatAction = z.infer<typeof ChatAction>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

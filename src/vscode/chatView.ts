@@ -3,12 +3,18 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import { assertNever, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
-import { Views } from './ids';
+import { Commands, Views } from './ids';
 
 const MAX_ERROR_TEXT = 10_000;
+
+/** The commands the chat's own buttons may run, by the action the view names. */
+const ACTION_COMMANDS: Record<ChatAction, string> = {
+  selectModel: Commands.selectModel,
+  connect: Commands.connect,
+};
 
 const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
@@ -197,6 +203,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'copy':
         void vscode.env.clipboard.writeText(message.text);
+        break;
+      case 'action':
+        void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);
         break;
       default:
         assertNever(message, 'message from the chat view');

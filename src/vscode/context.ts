@@ -222,7 +222,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.threads.noteUserMessage(text);
     } catch (e) {
       const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
-      const message = code === ErrorCode.Disconnected ? 'Not connected to the agent backend. Use "Client Tools: Connect" or check the log.' : (e as Error).message;
+      const message = code === ErrorCode.Disconnected ? 'Not connected to the agent backend: Connect, or see the log (Client Tools: Show Log).' : (e as Error).message;
       this.chat.showError(message, code, true);
     }
   }

@@ -104,6 +104,7 @@ const view = new ChatView(root, {
     if (state.lastUserText) post({ type: 'retry', text: state.lastUserText });
   },
   copy: (text) => post({ type: 'copy', text }),
+  runAction: (action) => post({ type: 'action', action }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
 });
 view.update(state);

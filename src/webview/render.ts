@@ -4,7 +4,8 @@
  * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
  * open/closed state and keyboard focus survive status changes.
  */
-import { isInlineImageType } from '../protocol/webview';
+import { isInlineImageType, type ChatAction } from '../protocol/webview';
+import { EmptyState } from './emptyState';
 import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
@@ -21,6 +22,8 @@ export interface ChatActions {
   retry(): void;
   copy(text: string): void;
   toggleCard(id: string, open: boolean): void;
+  /** A button of the chat's own: Use a real model, Connect. */
+  runAction(action: ChatAction): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -84,9 +87,8 @@ export class ChatView {
     this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText);
 
   private readonly list = h('div', { class: 'items' });
-  private readonly empty = h('div', { class: 'empty' },
-    h('p', {}, 'Ask the agent about your code.'),
-    h('p', {}, 'It can use tools in your editor; anything that changes files asks for your permission first.'));
+  private readonly emptyState = new EmptyState({ send: (text) => this.actions.send(text), runAction: (action) => this.actions.runAction(action) });
+  private readonly empty = this.emptyState.root;
   private readonly transcript = h('main', { class: 'transcript', 'aria-label': 'Conversation', tabindex: '0' }, this.empty, this.list);
 
   private readonly banner = h('div', { class: 'banner', hidden: true }, AWAITING_TEXT);
@@ -147,6 +149,7 @@ export class ChatView {
       const target = e.target instanceof Element ? e.target.closest('button') : null;
       if (!target) return;
       if (target.classList.contains('retry')) this.actions.retry();
+      if (target.classList.contains('connect-backend')) this.actions.runAction('connect');
       if (target.classList.contains('copy-code')) {
         const code = target.closest('.code-block')?.querySelector('code');
         if (code) {
@@ -247,7 +250,7 @@ export class ChatView {
 
   // ── transcript ──────────────────────────────────────────────────────
   private renderItems(state: ChatState): void {
-    this.empty.hidden = state.items.length > 0;
+    this.emptyState.update(state);
     const ids = new Set(state.items.map((it) => it.id));
     for (const [id, r] of this.rendered) {
       if (!ids.has(id)) {
@@ -309,6 +312,7 @@ export class ChatView {
           h('div', { class: 'error-text' }, h('span', { class: 'error-title' }, 'Error: '), item.message),
           h('div', { class: 'error-footer' },
             h('code', { class: 'error-code' }, item.code),
+            item.code === 'DISCONNECTED' && h('button', { type: 'button', class: 'connect-backend' }, 'Connect'),
             item.retryable && h('button', { type: 'button', class: 'retry secondary' }, 'Retry')));
     }
   }

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import type { ChatDriver } from './support/chat-driver';
+import { activeTab, runPaletteCommand, type ChatDriver } from './support/chat-driver';
 import { useDemoChatSession } from './support/demo-session';
 
 describe('First run in a real VS Code: never hang silently, examples, the demo label (offline demo model)', function () {
@@ -27,6 +27,28 @@ describe('First run in a real VS Code: never hang silently, examples, the demo l
     chat = session.chat;
   });
 
+  it('an empty chat offers example requests; clicking "open notes.md" runs it; the demo label is in the header once, not under the answer', async () => {
+    const empty = chat.frame.locator('.empty');
+    await empty.waitFor({ state: 'visible', timeout: 10_000 });
+    const examples = await empty.locator('button.example').allInnerTexts();
+    assert.ok(examples.includes('open notes.md') && examples.length >= 4, `examples shown: ${examples.join(' | ')}`);
+    assert.ok(await empty.locator('button.use-real-model', { hasText: 'Use a real model' }).isVisible(), 'the demo offers a way to a real model');
+    await session.screenshot('0-empty-state');
+
+    const turn = await chat.beginTurn(['OpenFile']);
+    await empty.locator('button.example', { hasText: /^open notes\.md$/ }).click();
+    assert.match(await chat.waitForCardStatus(turn.card('OpenFile'), 'succeeded'), /Succeeded/);
+    assert.match(await chat.waitForAnswer(turn.answer()), /^I opened notes\.md in the editor\./);
+    await activeTab(page, 'notes.md').waitFor({ timeout: 10_000 });
+    await chat.waitForIdle();
+    assert.equal(await chat.frame.locator('.msg.user .user-text').last().innerText(), 'open notes.md');
+    assert.equal(await empty.isVisible(), false, 'the empty state goes once the chat has a message');
+    // The header says it once; the answer itself carries no demo note.
+    assert.equal(await chat.frame.getByText('Offline demo model', { exact: true }).count(), 1);
+    assert.doesNotMatch(await turn.answer().innerText(), /demo model/i);
+    await session.screenshot('0-example-ran');
+  });
+
   it('"show a warning saying hi" ends the run while the warning is still on screen: nobody has to close it', async () => {
     const turn = await chat.send('show a warning saying hi', ['ShowMessage']);
     assert.match(await chat.waitForCardStatus(turn.card('ShowMessage'), 'succeeded'), /Succeeded/);
@@ -37,5 +59,34 @@ describe('First run in a real VS Code: never hang silently, examples, the demo l
     await session.screenshot('1-warning-not-waited-for');
     await toast('hi').hover();
     await toast('hi').locator('.codicon-notifications-clear').click();
+  });
+
+  it('"Use a real model" in the empty state opens Select Model', async () => {
+    await chat.frame.locator('button.new-chat').click();
+    await chat.frame.locator('.empty').waitFor({ state: 'visible', timeout: 10_000 });
+    await chat.frame.locator('button.use-real-model').click();
+    const picker = page.locator('.quick-input-widget');
+    await picker.locator('.quick-input-title', { hasText: 'Select Model' }).waitFor({ timeout: 10_000 });
+    assert.ok(await picker.locator('.monaco-list-row', { hasText: 'Ollama' }).count() > 0);
+    await session.screenshot('2-use-real-model');
+    await page.keyboard.press('Escape');
+    await picker.waitFor({ state: 'hidden', timeout: 10_000 });
+  });
+
+  it('a message sent while disconnected fails with an error that offers Connect, and Connect connects', async () => {
+    await runPaletteCommand(page, 'Client Tools: Disconnect');
+    await chat.frame.locator('.conn-dot.conn-disconnected').waitFor({ timeout: 30_000 });
+    await chat.send('which files are open?', []);
+    const error = chat.frame.locator('.msg.error-item').last();
+    await error.waitFor({ timeout: 30_000 });
+    assert.match(await error.innerText(), /Not connected to the agent backend/);
+    const connect = error.locator('button.connect-backend', { hasText: 'Connect' });
+    assert.ok(await connect.isVisible(), 'the error offers Connect');
+    await session.screenshot('3-disconnected-error');
+    await connect.click();
+    await chat.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 60_000 });
+    const turn = await chat.beginTurn(['GetOpenEditors']);
+    await error.locator('button.retry').click();
+    assert.match(await chat.waitForCardStatus(turn.card('GetOpenEditors'), 'succeeded'), /Succeeded/);
   });
 });
