@@ -74,6 +74,8 @@ export const ChatStatus = z.object({
   offline: z.boolean().optional(),
   /** A short reason, e.g. why the connection dropped. */
   detail: z.string().max(1000).optional(),
+  /** Why the model endpoint failed its connection test (the backend is connected, its model is not usable). */
+  modelUnreachable: z.string().max(1000).optional(),
 });
 
 const threadId = z.string().uuid();

@@ -133,6 +133,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       ...(status.model !== undefined ? { model: status.model.slice(0, 200) } : {}),
       ...(status.offline !== undefined ? { offline: status.offline } : {}),
       ...(status.detail !== undefined ? { detail: status.detail.slice(0, 1000) } : {}),
+      ...(status.modelUnreachable !== undefined ? { modelUnreachable: status.modelUnreachable.slice(0, 1000) } : {}),
     };
     if (this.ready) this.post({ type: 'status', status: this.status });
   }

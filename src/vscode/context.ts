@@ -4,6 +4,7 @@ import { ClientCore, type ConnectionState, type PermissionStore } from '../core'
 import type { ClientTool, Grant, ToolGroupSpec } from '../core';
 import { grantKey, parseStoredGrant } from '../core/grants';
 import { CodedError, ErrorCode, type EditorContext } from '../protocol';
+import type { ChatStatus } from '../protocol/webview';
 import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './api';
@@ -14,6 +15,7 @@ import { EmbeddedBackend } from './embeddedBackend';
 import { ContextKeys, SecretKeys, Views } from './ids';
 import { VsCodeIdeHost } from './ideHost';
 import { LmToolsBridge } from './lmToolsBridge';
+import { ModelEndpointCheck } from './modelEndpoint';
 import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
 import { ChatThreads } from './threads';
@@ -46,6 +48,8 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly statusBar = new StatusBar();
   readonly host = new VsCodeIdeHost();
   readonly toolGroups = new ToolGroupsView();
+  /** The bundled backend's model endpoint as its connection test found it (the chat header shows it). */
+  readonly modelEndpoint = new ModelEndpointCheck();
   readonly chat: ChatViewProvider;
   readonly threads: ChatThreads;
   readonly core: ClientCore;
@@ -110,6 +114,11 @@ export class ClientToolsContext implements vscode.Disposable {
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),
       this.chat.onDidNewChat(() => this.newChat()),
+      this.modelEndpoint,
+      this.modelEndpoint.onDidChange(() => {
+        const s = this.core.state;
+        if (s.kind === 'connected') this.chat.setStatus(this.connectedStatus(s.welcome.server.model));
+      }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.core.setWorkspaceTrusted(true)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('clientTools.permissions.rememberScope')) this.core.permissions.setRememberScope(readConfig().permissions.rememberScope);
@@ -163,6 +172,7 @@ export class ClientToolsContext implements vscode.Disposable {
         if (!this.embedded) {
           const apiKey = await this.extension.secrets.get(SecretKeys.apiKey);
           if (stale()) return;
+          void this.modelEndpoint.check(config.model, apiKey);
           this.embedded = new EmbeddedBackend({
             extensionPath: this.extension.extensionPath,
             baseUrl: config.model.baseUrl,
@@ -249,6 +259,12 @@ export class ClientToolsContext implements vscode.Disposable {
     this.chat.showHistory();
   }
 
+  /** Connected to the backend, and whether its model endpoint answered its connection test. */
+  private connectedStatus(model: { name: string; offline: boolean }): ChatStatus {
+    const unreachable = model.offline ? undefined : this.modelEndpoint.unreachableReason;
+    return { connection: 'connected', model: model.name, offline: model.offline, ...(unreachable ? { modelUnreachable: unreachable } : {}) };
+  }
+
   private onState(s: ConnectionState): void {
     void vscode.commands.executeCommand('setContext', ContextKeys.connectionState, s.kind);
     void vscode.commands.executeCommand('setContext', ContextKeys.connected, s.kind === 'connected');
@@ -265,7 +281,7 @@ export class ClientToolsContext implements vscode.Disposable {
       case 'connected': {
         const model = s.welcome.server.model;
         this.statusBar.set({ kind: 'connected', target: this.endpointLabel, model: model.name, offline: model.offline });
-        this.chat.setStatus({ connection: 'connected', model: model.name, offline: model.offline });
+        this.chat.setStatus(this.connectedStatus(model));
         this.log.info(`Connected to ${this.endpointLabel} (session ${s.sessionId}${s.resumed ? ', resumed' : ''}; model ${model.name}${model.offline ? ', offline demo' : ''})`);
         break;
       }

@@ -219,6 +219,15 @@ export class ChatView {
     this.detailText.textContent = c.detail && c.connection !== 'connected' ? c.detail : '';
     this.detailText.hidden = !this.detailText.textContent;
     this.statusLine.title = c.detail ?? '';
+    // The backend is up but its model endpoint failed its connection test: say so, never a green "Connected".
+    const modelDown = c.connection === 'connected' && c.modelUnreachable !== undefined;
+    this.connDot.classList.toggle('model-down', modelDown);
+    if (modelDown) {
+      this.connText.textContent = 'Model unreachable';
+      this.detailText.textContent = c.modelUnreachable ?? '';
+      this.detailText.hidden = false;
+      this.statusLine.title = c.modelUnreachable ?? '';
+    }
     this.runText.textContent = state.awaitingInput ? 'Awaiting your input' : state.run ? 'Working…' : '';
     this.runText.classList.toggle('awaiting', state.awaitingInput);
     const usage = state.threadUsage;

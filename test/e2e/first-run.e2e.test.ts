@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { activeTab, runPaletteCommand, type ChatDriver } from './support/chat-driver';
+import { activeTab, backgroundColor, runPaletteCommand, type ChatDriver } from './support/chat-driver';
 import { useDemoChatSession } from './support/demo-session';
 
 describe('First run in a real VS Code: never hang silently, examples, the demo label (offline demo model)', function () {
@@ -88,5 +88,47 @@ describe('First run in a real VS Code: never hang silently, examples, the demo l
     const turn = await chat.beginTurn(['GetOpenEditors']);
     await error.locator('button.retry').click();
     assert.match(await chat.waitForCardStatus(turn.card('GetOpenEditors'), 'succeeded'), /Succeeded/);
+  });
+
+  /** Runs Select Model and picks `preset`, then answers the model-name box with `name`. */
+  async function selectModel(preset: string, name: string): Promise<Locator> {
+    await runPaletteCommand(page, 'Client Tools: Select Model');
+    const picker = page.locator('.quick-input-widget');
+    await picker.locator('.quick-input-title', { hasText: 'Select Model' }).waitFor({ timeout: 10_000 });
+    await picker.locator('input').fill(preset);
+    await picker.locator('.monaco-list-row.focused', { hasText: preset }).waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await picker.locator('.quick-input-title', { hasText: 'Model name' }).waitFor({ timeout: 10_000 });
+    await picker.locator('input').fill(name);
+    await page.keyboard.press('Enter');
+    return picker;
+  }
+
+  it('Select Model → OpenAI asks for the API key (a password box) before the connection test', async () => {
+    const picker = await selectModel('OpenAI', 'gpt-4.1-mini');
+    await picker.locator('.quick-input-message, .quick-input-header', { hasText: /API key for OpenAI/ }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await picker.locator('input').getAttribute('type'), 'password');
+    await session.screenshot('4-openai-asks-for-key');
+    await page.keyboard.press('Escape');
+    await picker.waitFor({ state: 'hidden', timeout: 10_000 });
+  });
+
+  it('Select Model → Ollama with nothing listening: the connection test says so and the header is not a green "Connected"', async () => {
+    await selectModel('Ollama', 'llama3.2');
+    const warning = page.locator('.notifications-toasts .notification-toast', { hasText: 'cannot reach http://127.0.0.1:11434/v1' });
+    await warning.waitFor({ timeout: 60_000 });
+    assert.match(await warning.innerText(), /connection refused/);
+    // The bundled backend restarts with the new model; its header then tells the endpoint's real state.
+    await chat.frame.locator('.model-name', { hasText: 'llama3.2' }).waitFor({ timeout: 60_000 });
+    await chat.frame.locator('.conn-dot.model-down').waitFor({ timeout: 30_000 });
+    assert.equal(await chat.frame.locator('.conn-text').innerText(), 'Model unreachable');
+    assert.match(await chat.frame.locator('.conn-detail').innerText(), /cannot reach http:\/\/127\.0\.0\.1:11434\/v1: connection refused/);
+    const dot = chat.frame.locator('.conn-dot');
+    const shown = await backgroundColor(dot);
+    await dot.evaluate((el) => el.classList.remove('model-down'));
+    const connectedGreen = await backgroundColor(dot);
+    await dot.evaluate((el) => el.classList.add('model-down'));
+    assert.notEqual(shown, connectedGreen, 'the dot is not the connected colour');
+    await session.screenshot('5-model-unreachable');
   });
 });
