@@ -170,6 +170,12 @@ export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().
  */
 export const ChatAction = z.enum(['selectModel', 'connect']);
 export const WebviewAction = z.object({ type: z.literal('action'), action: ChatAction });
+/** The chat's answer to a ShowMessage question the extension is running: a button by its position, or null to give up. */
+export const WebviewAnswerQuestion = z.object({
+  type: z.literal('answerQuestion'),
+  requestId: z.string().min(1).max(200),
+  index: z.number().int().min(0).max(4).nullable(),
+});
 
 export const WebviewSwitchThread = z.object({ type: z.literal('switchThread'), threadId });
 export const WebviewRenameThread = z.object({ type: z.literal('renameThread'), threadId, title: z.string().trim().min(1).max(MAX_THREAD_TITLE) });
@@ -179,7 +185,7 @@ export const WebviewDeleteThread = z.object({ type: z.literal('deleteThread'), t
 export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS), savedAt: z.number().nonnegative() });
 
 export const WebviewToHost = z.discriminatedUnion('type', [
-  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction,
+  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction, WebviewAnswerQuestion,
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript,
 ]);
 

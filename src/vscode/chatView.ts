@@ -39,6 +39,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly stopEmitter = new vscode.EventEmitter<void>();
   private readonly newChatEmitter = new vscode.EventEmitter<void>();
   private readonly retryEmitter = new vscode.EventEmitter<string>();
+  private readonly answerEmitter = new vscode.EventEmitter<{ requestId: string; index: number | null }>();
   /** The user sent a message (already echoed in the view). */
   readonly onDidSend = this.sendEmitter.event;
   /** The user pressed Stop: cancel the current run. */
@@ -47,6 +48,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   readonly onDidNewChat = this.newChatEmitter.event;
   /** The user pressed Retry on an error: re-send this text, the last user message the view shows. */
   readonly onDidRetry = this.retryEmitter.event;
+  /** The user answered (or gave up) a ShowMessage question in the chat. */
+  readonly onDidAnswerQuestion = this.answerEmitter.event;
   private readonly threadEmitter = new vscode.EventEmitter<ThreadRequest>();
   /**
    * The view asked about threads: switch, rename, delete (confirmed in the view), keep a transcript,
@@ -54,7 +57,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    */
   readonly onDidThreadRequest = this.threadEmitter.event;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.answerEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -204,6 +207,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'copy':
         void vscode.env.clipboard.writeText(message.text);
+        break;
+      case 'answerQuestion':
+        this.answerEmitter.fire({ requestId: message.requestId, index: message.index });
         break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);

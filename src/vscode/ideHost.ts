@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
 import type {
   DeleteOptions, DiffOutcome, DiffRequest, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
-  PermissionPrompt, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
+  PermissionPrompt, QuestionCall, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
 } from '../core/host';
 import { safe, uiText } from '../core/uiText';
 import { readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
+import { PendingQuestions } from './pendingQuestions';
 import * as editorHost from './editorHost';
 import { TerminalRunner } from './terminalRunner';
 import * as ui from './ui';
@@ -24,6 +25,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   private readonly promptEmitter = new vscode.EventEmitter<{ open: boolean; prompt: PermissionPrompt }>();
   /** Fires when a permission prompt opens and when it closes (answered, dismissed or cancelled). */
   readonly onDidChangePrompt = this.promptEmitter.event;
+  /** ShowMessage questions waiting for an answer; the chat answers them too. */
+  readonly questions = new PendingQuestions();
 
   workspaceFolders(): readonly WorkspaceFolder[] {
     return (vscode.workspace.workspaceFolders ?? [])
@@ -61,9 +64,11 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     };
   }
 
-  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined> {
+  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[], question?: QuestionCall): Promise<string | undefined> {
     // ShowMessage sanitised already; the door again (idempotent) because IdeHost speaks plain strings.
-    return ui.notify(severity, uiText(text), ...buttons.map((b) => uiText(b)));
+    const shown = ui.notify(severity, uiText(text), ...buttons.map((b) => uiText(b)));
+    // A question may also be answered (or given up) in the chat, and ends with its call.
+    return question && buttons.length > 0 ? this.questions.ask(question, buttons, shown) : shown;
   }
 
   async stat(absPath: string): Promise<FileStat | undefined> {

@@ -105,6 +105,7 @@ const view = new ChatView(root, {
   },
   copy: (text) => post({ type: 'copy', text }),
   runAction: (action) => post({ type: 'action', action }),
+  answerQuestion: (requestId, index) => post({ type: 'answerQuestion', requestId, index }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
 });
 view.update(state);

@@ -6,6 +6,7 @@
  */
 import { isInlineImageType, type ChatAction } from '../protocol/webview';
 import { EmptyState } from './emptyState';
+import { QuestionBanner } from './questionBanner';
 import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
@@ -24,6 +25,8 @@ export interface ChatActions {
   toggleCard(id: string, open: boolean): void;
   /** A button of the chat's own: Use a real model, Connect. */
   runAction(action: ChatAction): void;
+  /** A ShowMessage question answered in the chat: a button by position, or null to give up. */
+  answerQuestion(requestId: string, index: number | null): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -92,6 +95,7 @@ export class ChatView {
   private readonly transcript = h('main', { class: 'transcript', 'aria-label': 'Conversation', tabindex: '0' }, this.empty, this.list);
 
   private readonly banner = h('div', { class: 'banner', hidden: true }, AWAITING_TEXT);
+  private readonly question = new QuestionBanner((requestId, index) => this.actions.answerQuestion(requestId, index));
   private readonly input = h('textarea', {
     class: 'input',
     rows: '2',
@@ -127,7 +131,7 @@ export class ChatView {
       },
     });
     root.classList.add('chat');
-    root.append(this.statusLine, this.threadList.root, this.transcript, this.banner, this.composer, this.announcer);
+    root.append(this.statusLine, this.threadList.root, this.transcript, this.banner, this.question.root, this.composer, this.announcer);
     this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 
     this.composer.addEventListener('submit', (e) => {
@@ -260,6 +264,7 @@ export class ChatView {
   // ── transcript ──────────────────────────────────────────────────────
   private renderItems(state: ChatState): void {
     this.emptyState.update(state);
+    this.question.update(state);
     const ids = new Set(state.items.map((it) => it.id));
     for (const [id, r] of this.rendered) {
       if (!ids.has(id)) {

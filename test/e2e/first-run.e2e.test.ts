@@ -61,6 +61,32 @@ describe('First run in a real VS Code: never hang silently, examples, the demo l
     await toast('hi').locator('.codicon-notifications-clear').click();
   });
 
+  it('a question waiting on the user shows in the chat with its buttons and Give up; answering there ends the wait', async () => {
+    const question = chat.frame.locator('.question-banner');
+    const turn = await chat.send('ask me whether to continue', ['ShowMessage']);
+    await question.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await question.locator('.question-text').innerText(), 'Should I continue?');
+    assert.deepEqual(await question.locator('button').allInnerTexts(), ['Yes', 'No', 'Give up']);
+    await chat.waitForCardStatus(turn.card('ShowMessage'), 'running');
+    await session.screenshot('1-question-in-chat');
+    await question.locator('button', { hasText: /^No$/ }).click();
+    assert.match(await chat.waitForCardStatus(turn.card('ShowMessage'), 'succeeded'), /Succeeded/);
+    assert.equal(await chat.waitForAnswer(turn.answer()), 'I asked "Should I continue?" and you answered "No".');
+    await question.waitFor({ state: 'hidden', timeout: 10_000 });
+    await chat.waitForIdle();
+
+    const again = await chat.send('ask me whether to continue', ['ShowMessage']);
+    await question.waitFor({ state: 'visible', timeout: 30_000 });
+    await question.locator('button', { hasText: 'Give up' }).click();
+    assert.equal(await chat.waitForAnswer(again.answer()), 'I asked "Should I continue?" and you gave no answer.');
+    await question.waitFor({ state: 'hidden', timeout: 10_000 });
+    await chat.waitForIdle();
+    // The toasts of both questions may still be up: clicking one now changes nothing.
+    const leftover = page.locator('.notifications-toasts .notification-toast', { hasText: 'Should I continue?' }).first();
+    if (await leftover.isVisible()) await leftover.locator('.monaco-button', { hasText: 'Yes' }).click();
+    assert.match(await again.answer().innerText(), /you gave no answer/);
+  });
+
   it('"Use a real model" in the empty state opens Select Model', async () => {
     await chat.frame.locator('button.new-chat').click();
     await chat.frame.locator('.empty').waitFor({ state: 'visible', timeout: 10_000 });

@@ -21,7 +21,7 @@ export const ShowMessage = defineIdeTool<ShowMessageArgs>({
   name: 'ShowMessage',
   description:
     'Show the user a notification in the editor, optionally with up to 5 buttons. Without buttons it returns {"shown": true} at once. ' +
-    'With buttons it waits for the answer: {"chosen": "<button label>"}, or {"chosen": null} when the user dismissed it. Plain text only: links are not clickable.',
+    'With buttons it waits for the answer, given in the notification or in the chat: {"chosen": "<button label>"}, or {"chosen": null} when the user dismissed it or gave up. Plain text only: links are not clickable.',
   parameters: {
     type: 'object',
     properties: {
@@ -53,7 +53,8 @@ export const ShowMessage = defineIdeTool<ShowMessageArgs>({
       void ctx.host.showMessage(text, args.severity ?? 'info', labels).then(undefined, () => undefined);
       return jsonResult({ shown: true });
     }
-    const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels);
+    // A question: the chat shows it too, with its buttons and Give up, so a hidden toast never leaves the run waiting unseen.
+    const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels, { requestId: ctx.requestId, signal: ctx.signal });
     // Map back to the label the model sent; a host answer that is not one of the buttons counts as none.
     const index = chosen === undefined ? -1 : labels.indexOf(chosen);
     return jsonResult({ chosen: index >= 0 ? (args.buttons ?? [])[index] : null });
