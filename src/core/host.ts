@@ -247,6 +247,12 @@ export interface WorkspaceInfo {
   protectedPatterns?(): readonly string[];
 }
 
+/** The tool call a ShowMessage question belongs to: the chat answers it by this id. */
+export interface QuestionCall {
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+}
+
 /** The permission gate's part: the prompt. */
 export interface PermissionHost {
   /**
@@ -267,9 +273,11 @@ export interface ToolHost extends WorkspaceInfo {
   stat(absPath: string): Promise<FileStat | undefined>;
   /**
    * Shows a notification with optional buttons and resolves with the clicked button's label, or
-   * undefined when it was dismissed. `text` is already sanitised by the caller.
+   * undefined when it was dismissed. `text` is already sanitised by the caller. With `question`
+   * (a tool call that waits for the answer) the host may also take the answer elsewhere (the chat)
+   * and resolves undefined when the call's signal aborts.
    */
-  showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined>;
+  showMessage(text: string, severity: MessageSeverity, buttons: readonly string[], question?: QuestionCall): Promise<string | undefined>;
 }
 
 /** Reading a file's bytes from disk (the IDE group's ReadFile, the Workspace group's `.gitignore`). */

@@ -74,6 +74,8 @@ export const ChatStatus = z.object({
   offline: z.boolean().optional(),
   /** A short reason, e.g. why the connection dropped. */
   detail: z.string().max(1000).optional(),
+  /** Why the model endpoint failed its connection test (the backend is connected, its model is not usable). */
+  modelUnreachable: z.string().max(1000).optional(),
 });
 
 const threadId = z.string().uuid();
@@ -216,6 +218,18 @@ export const WebviewNewChat = z.object({ type: z.literal('newChat') });
 export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
 /** Copy a code block to the clipboard. */
 export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().max(MAX_COPY_TEXT) });
+/**
+ * A button of the chat's own (never model text): the empty state's "Use a real model" runs Select
+ * Model, a disconnected error's "Connect" connects. The view names an action, never a command id.
+ */
+export const ChatAction = z.enum(['selectModel', 'connect']);
+export const WebviewAction = z.object({ type: z.literal('action'), action: ChatAction });
+/** The chat's answer to a ShowMessage question the extension is running: a button by its position, or null to give up. */
+export const WebviewAnswerQuestion = z.object({
+  type: z.literal('answerQuestion'),
+  requestId: z.string().min(1).max(200),
+  index: z.number().int().min(0).max(4).nullable(),
+});
 
 /** The user answered the approval for `requestId`; `reason` only with a Deny. */
 export const WebviewApprovalAnswer = z.object({
@@ -245,7 +259,7 @@ export const WebviewDecideReview = z.object({
 export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), reviewId, hunk: z.number().int().nonnegative().max(MAX_REVIEW_HUNKS), keep: z.boolean() });
 
 export const WebviewToHost = z.discriminatedUnion('type', [
-  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy,
+  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction, WebviewAnswerQuestion,
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript, WebviewApprovalAnswer,
   WebviewDecideReview, WebviewReviewHunk,
   WebviewOpenPath,
@@ -261,6 +275,7 @@ export type ChatThreadSummary = z.infer<typeof ChatThreadSummary>;
 export type ChatReview = z.infer<typeof ChatReview>;
 export type ChatAttachment = z.infer<typeof ChatAttachment>;
 export type ChatApproval = z.infer<typeof ChatApproval>;
+export type ChatAction = z.infer<typeof ChatAction>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

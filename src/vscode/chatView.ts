@@ -3,13 +3,19 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import { assertNever, type EditorContext, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { openPathFromChat } from './openPathFromChat';
-import { Views } from './ids';
+import { Commands, Views } from './ids';
 
 const MAX_ERROR_TEXT = 10_000;
+
+/** The commands the chat's own buttons may run, by the action the view names. */
+const ACTION_COMMANDS: Record<ChatAction, string> = {
+  selectModel: Commands.selectModel,
+  connect: Commands.connect,
+};
 
 const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
@@ -37,6 +43,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly stopEmitter = new vscode.EventEmitter<void>();
   private readonly newChatEmitter = new vscode.EventEmitter<void>();
   private readonly retryEmitter = new vscode.EventEmitter<string>();
+  private readonly answerEmitter = new vscode.EventEmitter<{ requestId: string; index: number | null }>();
   /** The user sent a message (already echoed in the view), with the selection attached to it if any. */
   readonly onDidSend = this.sendEmitter.event;
   /** The user pressed Stop: cancel the current run. */
@@ -45,6 +52,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   readonly onDidNewChat = this.newChatEmitter.event;
   /** The user pressed Retry on an error: re-send this text, the last user message the view shows. */
   readonly onDidRetry = this.retryEmitter.event;
+  /** The user answered (or gave up) a ShowMessage question in the chat. */
+  readonly onDidAnswerQuestion = this.answerEmitter.event;
   private readonly threadEmitter = new vscode.EventEmitter<ThreadRequest>();
   /**
    * The view asked about threads: switch, rename, delete (confirmed in the view), keep a transcript,
@@ -63,7 +72,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The approval the chat shows now; sent again on every `ready`, like the status. */
   private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -143,6 +152,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       ...(status.model !== undefined ? { model: status.model.slice(0, 200) } : {}),
       ...(status.offline !== undefined ? { offline: status.offline } : {}),
       ...(status.detail !== undefined ? { detail: status.detail.slice(0, 1000) } : {}),
+      ...(status.modelUnreachable !== undefined ? { modelUnreachable: status.modelUnreachable.slice(0, 1000) } : {}),
     };
     if (this.ready) this.post({ type: 'status', status: this.status });
   }
@@ -249,6 +259,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'approvalAnswer':
         this.approvalEmitter.fire(message);
+        break;
+      case 'answerQuestion':
+        this.answerEmitter.fire({ requestId: message.requestId, index: message.index });
+        break;
+      case 'action':
+        void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);
         break;
       default:
         assertNever(message, 'message from the chat view');

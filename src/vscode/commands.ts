@@ -4,6 +4,7 @@ import type { ToolPolicy } from '../core/permissions';
 import type { EditorContext } from '../protocol';
 import type { ClientToolsContext } from './context';
 import { safe, uiText, type SafeText } from '../core/uiText';
+import { readConfig } from './config';
 import { Commands, SecretKeys, Views } from './ids';
 import * as ui from './ui';
 
@@ -24,7 +25,7 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.resetPermissions, () => resetPermissions(ctx)),
     reg(Commands.setApiKey, (value) => setSecret(ctx, SecretKeys.apiKey, safe`API key for the OpenAI-compatible endpoint`, safe`sk-…`, value)),
     reg(Commands.setBackendToken, (value) => setSecret(ctx, SecretKeys.backendToken, safe`Token of the agent backend set in clientTools.backendUrl`, safe``, value)),
-    reg(Commands.selectModel, () => selectModel()),
+    reg(Commands.selectModel, () => selectModel(ctx)),
     reg(Commands.showLog, () => ctx.log.show()),
     reg(Commands.copyConnectionInfo, () => copyConnectionInfo(ctx)),
     reg(Commands.statusBarActions, () => statusBarActions(ctx)),
@@ -134,12 +135,32 @@ async function setSecret(ctx: ClientToolsContext, key: string, prompt: SafeText,
   void ui.showInfo(value === '' ? safe`Client Tools: secret removed.` : safe`Client Tools: secret saved in the secret store.`);
 }
 
-async function selectModel(): Promise<void> {
+/** Select Model, then the key where the endpoint needs one, then a connection test that says how it went. */
+async function selectModel(ctx: ClientToolsContext): Promise<void> {
+  const chosen = await chooseModel();
+  if (!chosen) return;
+  if (chosen.needsKey && !(await ctx.extension.secrets.get(SecretKeys.apiKey))) {
+    await setSecret(ctx, SecretKeys.apiKey, safe`API key for ${chosen.label} (kept in VS Code's secret store)`, safe`sk-…`, undefined);
+  }
+  const config = readConfig();
+  const probe = await ui.withNotificationProgress(safe`Client Tools: testing the connection to the model…`, false,
+    async () => ctx.modelEndpoint.check(config.model, await ctx.extension.secrets.get(SecretKeys.apiKey)));
+  // The URL and name come from settings, which the user just typed: through the door all the same.
+  const where = uiText(config.model.baseUrl);
+  const name = uiText(config.model.name);
+  if (!probe) return;
+  if (!probe.reachable) void ui.showWarning(safe`Client Tools: ${uiText(probe.reason)}. The chat shows "Model unreachable" until it answers.`);
+  else if (probe.modelListed === false) void ui.showWarning(safe`Client Tools: ${where} answered, but does not list the model ${name}.`);
+  else void ui.showInfo(safe`Client Tools: ${where} answered; the chat now uses ${name}.`);
+}
+
+/** The picker and the questions that follow it; writes the settings. Undefined when the user gave up. */
+async function chooseModel(): Promise<{ label: SafeText; needsKey: boolean } | undefined> {
   const config = vscode.workspace.getConfiguration('clientTools');
   const current = config.get<string>('model.name', '');
   const presets = [
     { label: safe`$(circle-slash) Offline demo model`, description: safe`no endpoint, works without a key`, baseUrl: '', name: '' },
-    { label: safe`OpenAI`, description: safe`api.openai.com (set the API key)`, baseUrl: 'https://api.openai.com/v1', name: 'gpt-4.1-mini' },
+    { label: safe`OpenAI`, description: safe`api.openai.com (asks for the API key)`, baseUrl: 'https://api.openai.com/v1', name: 'gpt-4.1-mini', needsKey: true },
     { label: safe`Ollama`, description: safe`http://127.0.0.1:11434/v1`, baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.1' },
     { label: safe`LM Studio`, description: safe`http://127.0.0.1:1234/v1`, baseUrl: 'http://127.0.0.1:1234/v1', name: '' },
     { label: safe`vLLM`, description: safe`http://127.0.0.1:8000/v1`, baseUrl: 'http://127.0.0.1:8000/v1', name: '' },
@@ -147,29 +168,31 @@ async function selectModel(): Promise<void> {
   ];
   // The current name comes from settings, which a workspace can set: through the door.
   const pick = await ui.pickOne(presets, { title: safe`Select Model`, placeHolder: current ? safe`Current: ${uiText(current)}` : safe`Current: offline demo model` });
-  if (!pick) return;
-  if ('azure' in pick) return selectAzureModel(config, current);
+  if (!pick) return undefined;
+  if ('azure' in pick) return (await selectAzureModel(config, current)) ? { label: safe`Azure OpenAI`, needsKey: true } : undefined;
   let name = pick.name;
   if (pick.baseUrl) {
     const typed = await ui.askForText({ title: safe`Model name`, value: name || current, prompt: safe`Model served by ${pick.description}` });
-    if (typed === undefined) return;
+    if (typed === undefined) return undefined;
     name = typed.trim();
   }
   await config.update('model.baseUrl', pick.baseUrl, vscode.ConfigurationTarget.Global);
   await config.update('model.name', name, vscode.ConfigurationTarget.Global);
   await config.update('model.provider', undefined, vscode.ConfigurationTarget.Global);
+  return { label: pick.label, needsKey: 'needsKey' in pick };
 }
 
 /** Azure routes by resource and deployment, not base URL and model: ask for those two. */
-async function selectAzureModel(config: vscode.WorkspaceConfiguration, current: string): Promise<void> {
+async function selectAzureModel(config: vscode.WorkspaceConfiguration, current: string): Promise<boolean> {
   const endpoint = await ui.askForText({ title: safe`Azure OpenAI resource`, value: config.get<string>('model.azure.endpoint', ''), prompt: safe`e.g. https://my-resource.openai.azure.com/`, ignoreFocusOut: true });
-  if (!endpoint?.trim()) return;
+  if (!endpoint?.trim()) return false;
   const deployment = await ui.askForText({ title: safe`Azure OpenAI deployment`, value: current, prompt: safe`The deployment name (it is also sent as the model name)`, ignoreFocusOut: true });
-  if (!deployment?.trim()) return;
+  if (!deployment?.trim()) return false;
   await config.update('model.baseUrl', '', vscode.ConfigurationTarget.Global);
   await config.update('model.provider', 'azure', vscode.ConfigurationTarget.Global);
   await config.update('model.azure.endpoint', endpoint.trim(), vscode.ConfigurationTarget.Global);
   await config.update('model.name', deployment.trim(), vscode.ConfigurationTarget.Global);
+  return true;
 }
 
 async function copyConnectionInfo(ctx: ClientToolsContext): Promise<void> {

@@ -4,6 +4,7 @@ import { ClientCore, type ConnectionState, type PermissionStore } from '../core'
 import type { ClientTool, Grant, ToolGroupSpec } from '../core';
 import { grantKey, parseStoredGrant } from '../core/grants';
 import { CodedError, ErrorCode, type EditorContext } from '../protocol';
+import type { ChatStatus } from '../protocol/webview';
 import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './api';
@@ -16,6 +17,7 @@ import { EmbeddedBackend } from './embeddedBackend';
 import { ContextKeys, SecretKeys, Views } from './ids';
 import { VsCodeIdeHost } from './ideHost';
 import { LmToolsBridge } from './lmToolsBridge';
+import { ModelEndpointCheck } from './modelEndpoint';
 import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
 import { ChatThreads } from './threads';
@@ -49,6 +51,8 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly statusBar = new StatusBar();
   readonly host = new VsCodeIdeHost();
   readonly toolGroups = new ToolGroupsView();
+  /** The bundled backend's model endpoint as its connection test found it (the chat header shows it). */
+  readonly modelEndpoint = new ModelEndpointCheck();
   readonly chat: ChatViewProvider;
   /** Permission prompts shown in the chat (`promptStyle: chat`). */
   readonly chatPrompts: ChatPrompts;
@@ -120,6 +124,12 @@ export class ClientToolsContext implements vscode.Disposable {
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),
       this.chat.onDidNewChat(() => this.newChat()),
+      this.chat.onDidAnswerQuestion((a) => this.host.questions.answer(a.requestId, a.index)),
+      this.modelEndpoint,
+      this.modelEndpoint.onDidChange(() => {
+        const s = this.core.state;
+        if (s.kind === 'connected') this.chat.setStatus(this.connectedStatus(s.welcome.server.model));
+      }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.core.setWorkspaceTrusted(true)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('clientTools.permissions.rememberScope')) this.core.permissions.setRememberScope(readConfig().permissions.rememberScope);
@@ -179,6 +189,7 @@ export class ClientToolsContext implements vscode.Disposable {
         if (!this.embedded) {
           const apiKey = await this.extension.secrets.get(SecretKeys.apiKey);
           if (stale()) return;
+          void this.modelEndpoint.check(config.model, apiKey);
           this.embedded = new EmbeddedBackend({
             extensionPath: this.extension.extensionPath,
             baseUrl: config.model.baseUrl,
@@ -238,7 +249,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.threads.noteUserMessage(text);
     } catch (e) {
       const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
-      const message = code === ErrorCode.Disconnected ? 'Not connected to the agent backend. Use "Client Tools: Connect" or check the log.' : (e as Error).message;
+      const message = code === ErrorCode.Disconnected ? 'Not connected to the agent backend: Connect, or see the log (Client Tools: Show Log).' : (e as Error).message;
       this.chat.showError(message, code, true);
     }
   }
@@ -265,6 +276,12 @@ export class ClientToolsContext implements vscode.Disposable {
     this.chat.showHistory();
   }
 
+  /** Connected to the backend, and whether its model endpoint answered its connection test. */
+  private connectedStatus(model: { name: string; offline: boolean }): ChatStatus {
+    const unreachable = model.offline ? undefined : this.modelEndpoint.unreachableReason;
+    return { connection: 'connected', model: model.name, offline: model.offline, ...(unreachable ? { modelUnreachable: unreachable } : {}) };
+  }
+
   private onState(s: ConnectionState): void {
     void vscode.commands.executeCommand('setContext', ContextKeys.connectionState, s.kind);
     void vscode.commands.executeCommand('setContext', ContextKeys.connected, s.kind === 'connected');
@@ -281,7 +298,7 @@ export class ClientToolsContext implements vscode.Disposable {
       case 'connected': {
         const model = s.welcome.server.model;
         this.statusBar.set({ kind: 'connected', target: this.endpointLabel, model: model.name, offline: model.offline });
-        this.chat.setStatus({ connection: 'connected', model: model.name, offline: model.offline });
+        this.chat.setStatus(this.connectedStatus(model));
         this.log.info(`Connected to ${this.endpointLabel} (session ${s.sessionId}${s.resumed ? ', resumed' : ''}; model ${model.name}${model.offline ? ', offline demo' : ''})`);
         break;
       }

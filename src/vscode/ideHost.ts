@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import type {
   DeleteOptions, DiffOutcome, DiffRequest, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
-  PermissionPrompt, PermissionReply, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
+  PermissionPrompt, PermissionReply, QuestionCall, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
 } from '../core/host';
 import { safe, uiText, type SafeText } from '../core/uiText';
 import type { ChatPrompts } from './chatPrompts';
 import { readPromptStyle, readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
+import { PendingQuestions } from './pendingQuestions';
 import * as editorHost from './editorHost';
 import { TerminalRunner } from './terminalRunner';
 import * as ui from './ui';
@@ -27,6 +28,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   readonly onDidChangePrompt = this.promptEmitter.event;
   /** Where prompts go with `promptStyle: chat`; until it is set (activation), the modal. */
   chatPrompts: ChatPrompts | undefined;
+  /** ShowMessage questions waiting for an answer; the chat answers them too. */
+  readonly questions = new PendingQuestions();
 
   workspaceFolders(): readonly WorkspaceFolder[] {
     return (vscode.workspace.workspaceFolders ?? [])
@@ -64,9 +67,11 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     };
   }
 
-  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined> {
+  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[], question?: QuestionCall): Promise<string | undefined> {
     // ShowMessage sanitised already; the door again (idempotent) because IdeHost speaks plain strings.
-    return ui.notify(severity, uiText(text), ...buttons.map((b) => uiText(b)));
+    const shown = ui.notify(severity, uiText(text), ...buttons.map((b) => uiText(b)));
+    // A question may also be answered (or given up) in the chat, and ends with its call.
+    return question && buttons.length > 0 ? this.questions.ask(question, buttons, shown) : shown;
   }
 
   async stat(absPath: string): Promise<FileStat | undefined> {

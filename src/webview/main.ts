@@ -109,6 +109,8 @@ const view = new ChatView(root, {
   copy: (text) => post({ type: 'copy', text }),
   decideReview: (reviewId, accept, reason) => post({ type: 'decideReview', reviewId, accept, ...(reason !== undefined ? { reason } : {}) }),
   reviewHunk: (reviewId, hunk, keep) => post({ type: 'reviewHunk', reviewId, hunk, keep }),
+  runAction: (action) => post({ type: 'action', action }),
+  answerQuestion: (requestId, index) => post({ type: 'answerQuestion', requestId, index }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
   removeAttachment: () => dispatch({ type: 'removeAttachment' }),
   openPath: (path, line) => post({ type: 'openPath', path, ...(line !== undefined ? { line } : {}) }),

@@ -4,8 +4,10 @@
  * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
  * open/closed state and keyboard focus survive status changes.
  */
-import { isInlineImageType } from '../protocol/webview';
+import { isInlineImageType, type ChatAction } from '../protocol/webview';
 import { attachmentChip, ComposerKeys } from './composer';
+import { EmptyState } from './emptyState';
+import { QuestionBanner } from './questionBanner';
 import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
 import { ApprovalCard, type AnswerApproval } from './approvalCard';
 import { renderMarkdown } from './markdown';
@@ -31,6 +33,10 @@ export interface ChatActions {
   /** A file path in an answer was clicked; the host decides whether it may be opened. */
   openPath(path: string, line: number | undefined): void;
   answerApproval: AnswerApproval;
+  /** A button of the chat's own: Use a real model, Connect. */
+  runAction(action: ChatAction): void;
+  /** A ShowMessage question answered in the chat: a button by position, or null to give up. */
+  answerQuestion(requestId: string, index: number | null): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -96,12 +102,12 @@ export class ChatView {
     this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText);
 
   private readonly list = h('div', { class: 'items' });
-  private readonly empty = h('div', { class: 'empty' },
-    h('p', {}, 'Ask the agent about your code.'),
-    h('p', {}, 'It can use tools in your editor; anything that changes files asks for your permission first.'));
+  private readonly emptyState = new EmptyState({ send: (text) => this.actions.send(text), runAction: (action) => this.actions.runAction(action) });
+  private readonly empty = this.emptyState.root;
   private readonly transcript = h('main', { class: 'transcript', 'aria-label': 'Conversation', tabindex: '0' }, this.empty, this.list);
 
   private readonly banner = h('div', { class: 'banner', hidden: true }, AWAITING_TEXT);
+  private readonly question = new QuestionBanner((requestId, index) => this.actions.answerQuestion(requestId, index));
   private readonly input = h('textarea', {
     class: 'input',
     rows: '2',
@@ -146,7 +152,7 @@ export class ChatView {
     });
     root.classList.add('chat');
     this.approval = new ApprovalCard((requestId, answer, reason) => this.actions.answerApproval(requestId, answer, reason));
-    root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.composer, this.announcer);
+    root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.composer, this.announcer);
     this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 
     this.composer.addEventListener('submit', (e) => {
@@ -174,6 +180,7 @@ export class ChatView {
         this.actions.openPath(target.dataset.path, target.dataset.line ? Number(target.dataset.line) : undefined);
       }
       if (target.classList.contains('copy-answer')) this.copyAnswer(target);
+      if (target.classList.contains('connect-backend')) this.actions.runAction('connect');
       if (target.classList.contains('copy-code')) {
         const code = target.closest('.code-block')?.querySelector('code');
         if (code) {
@@ -260,6 +267,15 @@ export class ChatView {
     this.detailText.textContent = c.detail && c.connection !== 'connected' ? c.detail : '';
     this.detailText.hidden = !this.detailText.textContent;
     this.statusLine.title = c.detail ?? '';
+    // The backend is up but its model endpoint failed its connection test: say so, never a green "Connected".
+    const modelDown = c.connection === 'connected' && c.modelUnreachable !== undefined;
+    this.connDot.classList.toggle('model-down', modelDown);
+    if (modelDown) {
+      this.connText.textContent = 'Model unreachable';
+      this.detailText.textContent = c.modelUnreachable ?? '';
+      this.detailText.hidden = false;
+      this.statusLine.title = c.modelUnreachable ?? '';
+    }
     this.runText.textContent = state.awaitingInput ? 'Awaiting your input' : state.run ? 'Working…' : '';
     this.runText.classList.toggle('awaiting', state.awaitingInput);
     const usage = state.threadUsage;
@@ -304,7 +320,8 @@ export class ChatView {
 
   // ── transcript ──────────────────────────────────────────────────────
   private renderItems(state: ChatState): void {
-    this.empty.hidden = state.items.length > 0;
+    this.emptyState.update(state);
+    this.question.update(state);
     const ids = new Set(state.items.map((it) => it.id));
     for (const [id, r] of this.rendered) {
       if (!ids.has(id)) {
@@ -367,6 +384,7 @@ export class ChatView {
           h('div', { class: 'error-text' }, h('span', { class: 'error-title' }, 'Error: '), item.message),
           h('div', { class: 'error-footer' },
             h('code', { class: 'error-code' }, item.code),
+            item.code === 'DISCONNECTED' && h('button', { type: 'button', class: 'connect-backend' }, 'Connect'),
             item.retryable && h('button', { type: 'button', class: 'retry secondary' }, 'Retry')));
     }
   }

@@ -301,7 +301,8 @@ describe('chat webview in Chromium', function () {
     await host({ type: 'status', status: { connection: 'connected', model: 'gpt-4.1-mini' } });
     const active = () => page.evaluate(() => `${document.activeElement?.tagName.toLowerCase()}.${document.activeElement?.className}`);
     const seen: string[] = [];
-    for (let i = 0; i < 6 && !seen.includes('button.send'); i++) {
+    // The empty state's example buttons (and Use a real model) come before the input in Tab order.
+    for (let i = 0; i < 14 && !seen.includes('button.send'); i++) {
       await page.keyboard.press('Tab');
       seen.push(await active());
     }

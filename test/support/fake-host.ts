@@ -17,6 +17,7 @@ import type {
   FindFilesOptions,
   IdeHost,
   MessageSeverity,
+  QuestionCall,
   OpenedFile,
   OpenFileOptions,
   PermissionAnswer,
@@ -143,7 +144,8 @@ export class FakeHost implements IdeHost {
     return this.selection;
   }
 
-  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[]): Promise<string | undefined> {
+  // `_question` (a ShowMessage question's call) is for hosts that let the chat answer too; this one answers from messageAnswer.
+  async showMessage(text: string, severity: MessageSeverity, buttons: readonly string[], _question?: QuestionCall): Promise<string | undefined> {
     this.messages.push({ text, severity, buttons });
     return this.messageAnswer(text, buttons);
   }

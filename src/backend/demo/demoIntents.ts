@@ -7,7 +7,7 @@
 export type Intent =
   | { kind: 'open'; path: string }
   | { kind: 'selection' }
-  | { kind: 'message'; severity: 'info' | 'warning' | 'error'; text: string }
+  | { kind: 'message'; severity: 'info' | 'warning' | 'error'; text: string; buttons?: string[] }
   | { kind: 'read'; path: string }
   | { kind: 'delete'; path: string }
   | { kind: 'findFiles'; pattern: string }
@@ -23,11 +23,12 @@ export type Intent =
 
 /** Requests the help answer lists, one per thing the demo can do. */
 export const EXAMPLES = [
-  'open README.md',
+  'open notes.md',
   'what did I select?',
   'show a warning saying hi',
+  'ask me whether to continue',
   'read logo.png',
-  'delete notes.txt',
+  'delete hello.txt',
   'find all TypeScript files',
   'which files are open?',
   'any errors?',
@@ -104,6 +105,8 @@ const FOLDERS = /\bworkspace\s+folders?\b|\b(?:which|what)\s+folders?\b|\bfolder
 const SHOW = /\b(?:show|display)\b/i;
 const SEVERITY = /\b(warning|error|info(?:rmation)?|message|notification)\b/gi;
 const SAYING = /\bsaying\s+/gi;
+/** "ask me whether to go on": a question the user answers with a button. */
+const ASK = /^(?:please\s+)?ask\s+me\s+(?:whether|if)\s+/i;
 const DIAGNOSTICS = /\b(?:diagnostics|problems|errors|warnings)\b/i;
 const DIAGNOSTICS_WHERE = new RegExp(String.raw`\b(?:for|in|of)\s+${PATH}${END}`, 'gi');
 const SELECTION = /\bselect(ed|ion)?\b/i;
@@ -148,6 +151,8 @@ export function parseRequest(t: string): Intent {
   if (open) return { kind: 'open', path: pathOf(open[1]) };
   const message = showMessage(t);
   if (message) return message;
+  const question = askQuestion(t);
+  if (question) return question;
 
   const pattern = findPattern(t);
   if (pattern) return { kind: 'findFiles', pattern };
@@ -200,6 +205,18 @@ function showMessage(t: string): Intent | undefined {
   const severity = word === 'warning' ? 'warning' : word === 'error' ? 'error' : 'info';
   const said = stripEnd(stripStart(words, '"\'`“'), '"\'`”.!');
   return { kind: 'message', severity, text: said || words };
+}
+
+/** "ask me whether to continue": ShowMessage with Yes / No, which waits for the user's answer. */
+function askQuestion(t: string): Intent | undefined {
+  const line = lastLine(t);
+  const ask = ASK.exec(line);
+  if (!ask) return undefined;
+  const said = stripEnd(line.slice(ask[0].length).trim(), '?.!');
+  // "whether to continue" asks "Should I continue?".
+  const words = /^to\s/i.test(said) ? said.slice(3).trim() : said;
+  if (words === '') return undefined;
+  return { kind: 'message', severity: 'info', text: `Should I ${words}?`, buttons: ['Yes', 'No'] };
 }
 
 /** The file of "errors in src/a.ts": the first word after for/in/of that looks like a path. */

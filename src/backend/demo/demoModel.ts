@@ -4,8 +4,8 @@
  * selection, show a message, find files, list open editors, diagnostics and workspace folders,
  * propose a change in a diff, replace a line, save, close a tab, run a command): it expands the
  * collapsed group that holds the tool it needs, calls the tool with arguments that fit the tool's
- * schema, then answers from the result in a sentence. Every answer says it is the demo and how to
- * configure a real model.
+ * schema, then answers from the result in a sentence. The help answer says it is the demo and how to
+ * configure a real model (the chat's header labels every answer as the demo's).
  */
 import type { ContentItem } from '../../protocol';
 import { ErrorCode } from '../../protocol';
@@ -15,9 +15,6 @@ import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from '../model/
 import type { FunctionSpec } from '../toolState';
 
 export const DEMO_MODEL_NAME = 'offline-demo';
-
-/** One short line under every answer: the chat is narrow and already shows an "Offline demo model" badge. */
-export const OFFLINE_NOTICE = '_(offline demo model: run **Client Tools: Select Model** for a real one)_';
 
 /** The full how-to, given with the help answer. */
 const CONFIGURE =
@@ -72,7 +69,8 @@ export class DemoModel implements ChatModel {
       yield { type: 'finish', reason: 'tool_calls' };
       return;
     }
-    for (const piece of pieces(`${step.text}\n\n${OFFLINE_NOTICE}`)) {
+    // No demo note under each answer: the chat's header says "Offline demo model" once, and the help answer says how to change it.
+    for (const piece of pieces(step.text)) {
       if (signal.aborted) return;
       await pause(this.options.chunkDelayMs ?? 0);
       yield { type: 'text', text: piece };
@@ -194,6 +192,7 @@ function argumentsFor(intent: Understood, kind: ToolKind, tool: FunctionSpec, do
         const wanted = intent.severity === 'warning' ? ['warning', 'warn'] : intent.severity === 'error' ? ['error'] : ['info', 'information'];
         args[severityKey] = Array.isArray(allowed) ? (allowed.find((v) => wanted.includes(String(v))) ?? intent.severity) : intent.severity;
       }
+      if (intent.buttons && names.includes('buttons')) args.buttons = intent.buttons;
       return args;
     }
     case 'findFiles':
@@ -276,6 +275,7 @@ function answer(intent: Understood, call: DoneCall): string {
     case 'delete':
       return `I deleted ${intent.path}.${describeExtra(content)}`;
     case 'message':
+      if (intent.buttons) return describeAnswer(intent.text, json);
       return `I showed ${intent.severity === 'info' ? 'a message' : `a${intent.severity === 'error' ? 'n' : ''} ${intent.severity}`} saying "${intent.text}".`;
     case 'selection':
       return describeSelection(content);
@@ -515,6 +515,12 @@ function plainText(content: ContentItem[]): string {
 
 function firstString(...values: unknown[]): string | undefined {
   return values.find((v): v is string => typeof v === 'string');
+}
+
+/** What the user chose in a ShowMessage with buttons ({"chosen": label | null}). */
+function describeAnswer(question: string, json: unknown): string {
+  const chosen = json && typeof json === 'object' ? (json as Record<string, unknown>).chosen : undefined;
+  return typeof chosen === 'string' ? `I asked "${question}" and you answered "${chosen}".` : `I asked "${question}" and you gave no answer.`;
 }
 
 function help(words: string): string {

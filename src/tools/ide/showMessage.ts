@@ -1,4 +1,8 @@
-/** ShowMessage: a notification with optional buttons; answers which button the user clicked. */
+/**
+ * ShowMessage: a notification with optional buttons. Without buttons it is information and the call
+ * ends once it is shown (VS Code hides a toast after a while; a run must not wait for someone to
+ * close it). With buttons it is a question and waits for the answer.
+ */
 import { CodedError, ErrorCode } from '../../protocol';
 import { jsonResult } from '../../core/tool';
 import { sanitizeForNotification } from '../../core/uiText';
@@ -16,8 +20,8 @@ export const MAX_BUTTONS = 5;
 export const ShowMessage = defineIdeTool<ShowMessageArgs>({
   name: 'ShowMessage',
   description:
-    'Show the user a notification in the editor, optionally with up to 5 buttons, and wait for the answer. ' +
-    'Returns {"chosen": "<button label>"} or {"chosen": null} when the user dismissed it. Plain text only: links are not clickable.',
+    'Show the user a notification in the editor, optionally with up to 5 buttons. Without buttons it returns {"shown": true} at once. ' +
+    'With buttons it waits for the answer, given in the notification or in the chat: {"chosen": "<button label>"}, or {"chosen": null} when the user dismissed it or gave up. Plain text only: links are not clickable.',
   parameters: {
     type: 'object',
     properties: {
@@ -44,7 +48,13 @@ export const ShowMessage = defineIdeTool<ShowMessageArgs>({
     const labels: string[] = (args.buttons ?? []).map((b) => sanitizeForNotification(b, 100));
     if (labels.some((l) => l.trim() === '')) throw new CodedError(ErrorCode.InvalidArguments, 'buttons: a label is empty once sanitised');
     if (new Set(labels).size !== labels.length) throw new CodedError(ErrorCode.InvalidArguments, 'buttons: two labels are the same once sanitised');
-    const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels);
+    if (labels.length === 0) {
+      // Nothing to answer: do not hold the run until the toast is closed or hidden.
+      void ctx.host.showMessage(text, args.severity ?? 'info', labels).then(undefined, () => undefined);
+      return jsonResult({ shown: true });
+    }
+    // A question: the chat shows it too, with its buttons and Give up, so a hidden toast never leaves the run waiting unseen.
+    const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels, { requestId: ctx.requestId, signal: ctx.signal });
     // Map back to the label the model sent; a host answer that is not one of the buttons counts as none.
     const index = chosen === undefined ? -1 : labels.indexOf(chosen);
     return jsonResult({ chosen: index >= 0 ? (args.buttons ?? [])[index] : null });

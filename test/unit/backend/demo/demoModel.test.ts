@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { Backend } from '../../../../src/backend';
 import { createBackend } from '../../../../src/backend';
-import { OFFLINE_NOTICE } from '../../../../src/backend/demo/demoModel';
 import { ToolRegistry } from '../../../../src/core/registry';
 import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ToolGroupDefinition } from '../../../../src/protocol';
 import { editorToolGroup } from '../../../../src/tools/editor/group';
@@ -15,6 +14,8 @@ const PNG = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13]);
 
 type Answer = Omit<ClientToolInvokeResponse, 'type' | 'requestId'>;
 const json = (value: unknown): Answer => ({ success: true, content: [{ type: 'json', value }] });
+/** The note that used to end every demo answer; the chat's header now says "Offline demo model" once (issue 16). */
+const DEMO_NOTE = /offline demo model: run/;
 const denied = (tool: string): Answer => ({ success: false, content: [], errorCode: 'PERMISSION_DENIED', errorMessage: `The user denied ${tool}.` });
 
 /** The groups exactly as the extension sends them in hello: the real tools' names, schemas and descriptions. */
@@ -102,7 +103,7 @@ describe('backend offline demo model', () => {
     assert.deepEqual(r.called, ['IDE', 'OpenFile']);
     assert.deepEqual(r.requests[0].arguments, { path: 'README.md' });
     assert.match(r.answer, /^I opened README\.md in the editor\./);
-    assert.ok(r.answer.endsWith(OFFLINE_NOTICE));
+    assert.doesNotMatch(r.answer, DEMO_NOTE);
     assert.ok(r.deltas >= 3, `streamed in ${r.deltas} deltas`);
   });
 
@@ -154,19 +155,29 @@ describe('backend offline demo model', () => {
     assert.match(answer, /^You asked "What does this do\?" about this part of your editor:/);
     assert.match(answer, /File: src\/a\.ts \(typescript\)/);
     assert.match(answer, /const answer = 42;/);
-    assert.ok(answer.endsWith(OFFLINE_NOTICE));
+    assert.doesNotMatch(answer, DEMO_NOTE);
   });
 
   it('answers an unknown request with the list of what it understands and how to configure a real model', async () => {
     const r = await ask('write me a sonnet');
     assert.deepEqual(r.called, []);
-    const examples = ['open README.md', 'what did I select?', 'show a warning saying hi', 'read logo.png', 'delete notes.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run `ls`'];
+    const examples = ['open notes.md', 'what did I select?', 'show a warning saying hi', 'ask me whether to continue', 'read logo.png', 'delete hello.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run `ls`'];
     for (const example of examples) assert.ok(r.answer.includes(example), example);
     assert.match(r.answer, /clientTools\.model\.baseUrl/);
     assert.match(r.answer, /clientTools\.model\.name/);
     assert.match(r.answer, /Client Tools: Set API Key/);
     assert.match(r.answer, /OPENAI_BASE_URL, CLIENT_TOOLS_MODEL and OPENAI_API_KEY/);
   });
+  it('"ask me whether to continue": ShowMessage with Yes and No, and the answer names the button the user chose', async () => {
+    answers.ShowMessage = () => json({ chosen: 'No' });
+    const r = await ask('ask me whether to continue');
+    assert.deepEqual(r.called, ['IDE', 'ShowMessage']);
+    assert.deepEqual(r.requests[0].arguments, { message: 'Should I continue?', severity: 'info', buttons: ['Yes', 'No'] });
+    assert.equal(r.answer, 'I asked "Should I continue?" and you answered "No".');
+    answers.ShowMessage = () => json({ chosen: null });
+    assert.equal((await ask('Ask me if to go on?')).answer, 'I asked "Should I go on?" and you gave no answer.');
+  });
+
   describe('the Workspace, Editor and Terminal tools', () => {
     // Each phrase, with the calls it makes (group container first: the groups start collapsed) and the tool's arguments.
     const phrases: [string, string[], Record<string, unknown>][] = [
@@ -198,7 +209,7 @@ describe('backend offline demo model', () => {
         assert.deepEqual(r.called, calls);
         assert.deepEqual(r.requests.map((q) => q.toolName), [calls[1]]);
         assert.deepEqual(r.requests[0].arguments, args);
-        assert.ok(r.answer.endsWith(OFFLINE_NOTICE));
+        assert.doesNotMatch(r.answer, DEMO_NOTE);
       });
     }
 
@@ -313,7 +324,7 @@ describe('backend offline demo model', () => {
       const r = await ask(`delete notes.txt ${'x'.repeat(10_000)}`);
       assert.deepEqual(r.called, []);
       assert.match(r.answer, /^Your message is 10,017 characters long; the offline demo model reads requests of up to 10,000 characters, so I did nothing with it\. As the offline demo model I understand only simple requests like these:/);
-      assert.ok(r.answer.endsWith(OFFLINE_NOTICE));
+      assert.doesNotMatch(r.answer, DEMO_NOTE);
     });
 
     it('"run `ls`" denied: says the command did not run', async () => {

@@ -26,13 +26,38 @@ describe('tool ShowMessage', () => {
     assert.deepEqual(ws.host.messages, [{ text: 'Tests failed. Rerun?', severity: 'warning', buttons: ['Rerun', 'Ignore'] }]);
   });
 
-  it('answers chosen:null when dismissed, and defaults to info', async () => {
-    const r = await h.call('ShowMessage', { message: 'Done.' });
+  it('answers chosen:null when a question is dismissed, and defaults to info', async () => {
+    const r = await h.call('ShowMessage', { message: 'Go on?', buttons: ['Yes'] });
     assert.equal(chosen(r), null);
     assert.equal(ws.host.messages[0].severity, 'info');
   });
 
-  it('neutralises command: links and markdown links so backend text cannot run a command', async () => {
+  it('without buttons answers {"shown": true} at once, while the notification is still open', async () => {
+    // A toast nobody closes: the host's promise never settles (VS Code hides it after a while and the old tool waited for minutes).
+    ws.host.showMessage = (text, severity, buttons) => {
+      ws.host.messages.push({ text, severity, buttons: [...buttons] });
+      return new Promise<string | undefined>(() => undefined);
+    };
+    const r = await h.call('ShowMessage', { message: 'hi', severity: 'warning' });
+    assert.deepEqual([r.success, r.content], [true, [{ type: 'json', value: { shown: true } }]]);
+    assert.deepEqual(ws.host.messages, [{ text: 'hi', severity: 'warning', buttons: [] }]);
+  });
+
+  it('a question (with buttons) passes its call to the host so the chat can answer it; information does not', async () => {
+    const calls: (string | undefined)[] = [];
+    ws.host.showMessage = async (_text, _severity, buttons, question) => {
+      calls.push(question?.requestId);
+      assert.equal(question?.signal.aborted ?? false, false);
+      return buttons[0];
+    };
+    assert.equal(chosen(await h.call('ShowMessage', { message: 'Go on?', buttons: ['Yes', 'No'] })), 'Yes');
+    await h.call('ShowMessage', { message: 'FYI' });
+    assert.equal(calls.length, 2);
+    assert.match(calls[0] ?? '', /.+/, 'the question carries its request id');
+    assert.equal(calls[1], undefined, 'information is not a question');
+  });
+
+    it('neutralises command: links and markdown links so backend text cannot run a command', async () => {
     const attack = 'Click [here](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%20-rf%20~%22%7D) or [docs](https://example.com/d) [[x](a)](command:y) COMMAND:evil';
     await h.call('ShowMessage', { message: attack, buttons: ['[ok](command:z)'] });
     const { text, buttons } = ws.host.messages[0];

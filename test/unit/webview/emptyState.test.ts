@@ -1,0 +1,27 @@
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { EXAMPLES, parseIntent } from '../../../src/backend/demo/demoIntents';
+import { EXAMPLE_PROMPTS } from '../../../src/webview/examplePrompts';
+
+/** npm start copies this folder as its sample workspace (scripts/start.mjs). */
+const SAMPLE_WORKSPACE = path.resolve(__dirname, '../../fixtures/workspace');
+
+describe('chat empty state examples', () => {
+  it('every example is a request the offline demo model understands', () => {
+    for (const prompt of EXAMPLE_PROMPTS) assert.notEqual(parseIntent(prompt).kind, 'unknown', prompt);
+  });
+
+  for (const [list, prompts] of [['the empty state', EXAMPLE_PROMPTS], ["the demo model's help answer", EXAMPLES]] as const) {
+    it(`every file an example of ${list} names exists in the sample workspace (no "open README.md" that ends in NOT_FOUND)`, () => {
+      let named = 0;
+      for (const prompt of prompts) {
+        const intent = parseIntent(prompt);
+        if (!('path' in intent) || intent.path === undefined) continue;
+        named++;
+        assert.ok(fs.existsSync(path.join(SAMPLE_WORKSPACE, intent.path)), `${prompt}: ${intent.path} is not in the sample workspace`);
+      }
+      assert.ok(named >= 3, `only ${named} examples name a file`);
+    });
+  }
+});
