@@ -71,7 +71,8 @@ describe('RunInTerminal through the permission modal and its own terminal, asked
     const answer = await session.chat.waitForAnswer(turn.answer());
     assert.ok(answer.startsWith(`Exit code 4 from ${command}:`), answer);
     // The output in a code block (with its Copy button).
-    assert.match(answer, /:\s*(?:Copy\s*)?hello-from-the-agent\s/);
+    // The answer may end there now that the demo note is in the header only.
+    assert.match(answer, /:\s*(?:Copy\s*)?hello-from-the-agent(?:\s|$)/);
     assert.equal(fs.readFileSync(path.join(session.workspace, 'answer.txt'), 'utf8'), '42\n', 'the command that ran is not the one approved');
 
     // The terminal of the call shows the command, the output and how it ended.
