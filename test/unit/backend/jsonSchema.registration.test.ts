@@ -100,8 +100,10 @@ describe('backend tool registration limits', () => {
     const before = process.memoryUsage().heapUsed;
     compileAndDrop(1, 2048);
     gc();
+    gc();
     const grown = process.memoryUsage().heapUsed - before;
     // A process-wide ajv keeps every schema it compiled: 18.5 MB for these, measured on the old code.
-    assert.ok(grown < 3 * 1024 * 1024, `the heap kept ${(grown / 1024 / 1024).toFixed(1)} MB after the schemas were dropped`);
+    // Node 24 once kept 3.6 MB of unrelated heap here (CI), so the bound sits between the two.
+    assert.ok(grown < 8 * 1024 * 1024, `the heap kept ${(grown / 1024 / 1024).toFixed(1)} MB after the schemas were dropped`);
   });
 });
