@@ -331,8 +331,11 @@ export class ChatView {
     }
     let ref = this.list.firstElementChild;
     for (const item of state.items) {
+      const before = this.rendered.get(item.id)?.el;
       const el = this.elementFor(item);
-      if (el === ref) ref = el.nextElementSibling;
+      // A replaced element leaves its new one in its place: when that place was `ref`, move past it
+      // (inserting before the detached old element threw, and every later render threw with it).
+      if (el === ref || before === ref) ref = el.nextElementSibling;
       else this.list.insertBefore(el, ref);
     }
   }

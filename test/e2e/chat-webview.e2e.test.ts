@@ -386,6 +386,20 @@ describe('chat webview in Chromium', function () {
     assert.match(saved.state, /Remembered\./);
   });
 
+  it('shows the host\'s copy of the thread it already shows (a window reload): the transcript is redrawn, nothing throws', async () => {
+    const threadId = '9d7d1c0e-5f3a-4a55-9f0e-2b1f6a8c4d21';
+    await host({ type: 'showThread', threadId });
+    await host({ type: 'userMessage', text: 'open notes.md' }, ev.started(), ev.text('Opened.'), ev.finished());
+    const saved = (await posted()).filter((m) => m.type === 'saveTranscript').at(-1) as unknown as { transcript: string };
+    // The host's copy has one turn more than the view restored, with the same item ids at the start.
+    const copy = JSON.parse(saved.transcript) as { items: { id: string }[]; nextId: number };
+    const more = { ...copy, items: [...copy.items, { kind: 'user', id: `i${copy.nextId}`, text: 'list the files again' }], nextId: copy.nextId + 1 };
+    await host({ type: 'showThread', threadId, transcript: more });
+    assert.deepEqual(await page.locator('.msg.user .user-text').allInnerTexts(), ['open notes.md', 'list the files again']);
+    assert.equal(await page.locator('.msg.answer .markdown').innerText(), 'Opened.');
+    // The afterEach hook fails the test on any page error (the old renderer threw NotFoundError here).
+  });
+
   it('renders in a frame that gets no animation frames (hidden, or restored after a reload, in Chromium)', async () => {
     const frameless = await context.newPage();
     await frameless.addInitScript({ content: `${pageSetup(DARK_THEME)}\nwindow.requestAnimationFrame = () => 0;` });
