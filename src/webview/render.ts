@@ -339,6 +339,8 @@ export class ChatView {
     let ref = this.list.firstElementChild;
     for (const item of shown) {
       const el = this.elementFor(item);
+      // An item rebuilt in place (an expansion marked as folded into a card) took `ref`'s place.
+      if (ref !== null && ref.parentNode !== this.list) ref = el;
       if (el === ref) ref = el.nextElementSibling;
       else this.list.insertBefore(el, ref);
     }
