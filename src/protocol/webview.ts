@@ -164,6 +164,12 @@ export const HostFocusInput = z.object({ type: z.literal('focusInput') });
 /** Editor text attached to the next message (Ask About Selection): a chip the user can remove. */
 export const ChatAttachment = z.object({ label: z.string().min(1).max(300), context: EditorContext });
 export const HostAttachSelection = z.object({ type: z.literal('attachSelection'), attachment: ChatAttachment });
+/** How the chat shows things, from settings; sent again on every `ready`, like the status. */
+export const HostDisplaySettings = z.object({
+  type: z.literal('displaySettings'),
+  /** `clientTools.chat.showExpansionSteps`: group expansions as their own card and line, not folded into the tool card. */
+  showExpansionSteps: z.boolean(),
+});
 
 /** Most hunks a review card lists, and characters of each side of a hunk it shows. */
 export const MAX_REVIEW_HUNKS = 200;
@@ -197,6 +203,7 @@ export const HostToWebview = z.discriminatedUnion('type', [
   HostThreads, HostShowThread, HostShowHistory, HostApproval,
   HostDiffReview,
   HostFocusInput, HostAttachSelection,
+  HostDisplaySettings,
 ]);
 
 // ── webview → host ────────────────────────────────────────────────────

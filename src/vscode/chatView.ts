@@ -8,6 +8,7 @@ import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { openPathFromChat } from './openPathFromChat';
 import { Commands, Views } from './ids';
+import { readShowExpansionSteps } from './config';
 
 const MAX_ERROR_TEXT = 10_000;
 
@@ -16,6 +17,11 @@ const ACTION_COMMANDS: Record<ChatAction, string> = {
   selectModel: Commands.selectModel,
   connect: Commands.connect,
 };
+
+/** What the chat's settings say about how it shows things; read fresh on every `ready`. */
+function displaySettings(): HostToWebview {
+  return { type: 'displaySettings', showExpansionSteps: readShowExpansionSteps() };
+}
 
 const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
@@ -96,6 +102,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const provider = new ChatViewProvider(extensionUri, log);
     provider.disposables.push(vscode.window.registerWebviewViewProvider(Views.chat, provider, {
       webviewOptions: { retainContextWhenHidden: false },
+    }));
+    provider.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('clientTools.chat.showExpansionSteps')) provider.post(displaySettings());
     }));
     return provider;
   }
@@ -280,6 +289,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (message.type === 'showHistory') this.historyRequested = true;
     if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync' || message.type === 'showHistory') return;
     if (message.type === 'approval') return;
+    if (message.type === 'displaySettings') return;
     if (message.type === 'threads' && !message.notice) return;
     const droppedBefore = this.queue.dropped;
     this.queue.push(message);
@@ -295,6 +305,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       { type: 'status', status: this.status },
       { type: 'awaitingInput', open: this.awaitingInput },
       { type: 'approval', prompt: this.approval },
+      displaySettings(),
       ...(this.threads ? [{ type: 'threads', ...this.threads } as const] : []),
       ...this.queue.take(),
       { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },

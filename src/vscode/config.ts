@@ -49,6 +49,11 @@ export function readConfig(): ClientToolsConfig {
   };
 }
 
+/** `clientTools.chat.showExpansionSteps`: group expansions as their own card and line in the chat (default: folded into the tool card). */
+export function readShowExpansionSteps(): boolean {
+  return vscode.workspace.getConfiguration(ROOT).get<unknown>('chat.showExpansionSteps', false) === true;
+}
+
 /**
  * A number setting held to the bounds package.json declares: VS Code does not enforce `minimum` and
  * `maximum`, and a 0 or negative limit would switch a safety cap off.

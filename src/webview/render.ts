@@ -16,6 +16,7 @@ import { isTerminal } from './state';
 import { renderReview } from './reviewCard';
 import { reviewClass, reviewLabel } from './reviewLabel';
 import { ThreadList } from './threadList';
+import { foldedAway, foldNote } from './expansionFold';
 
 export interface ChatActions {
   send(text: string): void;
@@ -202,6 +203,11 @@ export class ChatView {
       this.rendered.clear();
       prev = undefined;
     }
+    // Expansion steps shown or folded: rebuild, so cards and steps come and go together.
+    if (prev !== undefined && prev.showExpansionSteps !== state.showExpansionSteps) {
+      this.list.replaceChildren();
+      this.rendered.clear();
+    }
     const stick = switched || this.nearBottom() || this.endsWithNewUserMessage(prev, state);
     this.renderStatus(state);
     this.renderItems(state);
@@ -322,7 +328,8 @@ export class ChatView {
   private renderItems(state: ChatState): void {
     this.emptyState.update(state);
     this.question.update(state);
-    const ids = new Set(state.items.map((it) => it.id));
+    const shown = state.items.filter((it) => !foldedAway(it, state));
+    const ids = new Set(shown.map((it) => it.id));
     for (const [id, r] of this.rendered) {
       if (!ids.has(id)) {
         r.el.remove();
@@ -330,7 +337,7 @@ export class ChatView {
       }
     }
     let ref = this.list.firstElementChild;
-    for (const item of state.items) {
+    for (const item of shown) {
       const before = this.rendered.get(item.id)?.el;
       const el = this.elementFor(item);
       // A replaced element leaves its new one in its place: when that place was `ref`, move past it
@@ -411,7 +418,8 @@ export class ChatView {
         h('span', { class: 'card-line secondary' },
           h('span', { class: 'badge background-badge', hidden: true, title: BACKGROUND_TITLE }, 'Background'),
           h('span', { class: 'tool-args' }),
-          h('span', { class: 'tool-meta' }))),
+          h('span', { class: 'tool-meta' })),
+        h('span', { class: 'card-line fold-note', hidden: true })),
       h('div', { class: 'card-body' }));
     details.addEventListener('toggle', () => this.actions.toggleCard(item.id, details.open));
     this.patchTool(details, undefined, item);
@@ -436,6 +444,10 @@ export class ChatView {
     set('.tool-meta', meta, executorTitle(item));
     const badge = el.querySelector<HTMLElement>('.background-badge');
     if (badge) badge.hidden = item.background !== true;
+    const note = this.state ? foldNote(item, this.state) : undefined;
+    set('.fold-note', note ?? '');
+    const noteEl = el.querySelector<HTMLElement>('.fold-note');
+    if (noteEl) noteEl.hidden = note === undefined;
     // The state opened the card (an OpenDiff review arrived): show its body.
     if (prev && !prev.expanded && item.expanded && el instanceof HTMLDetailsElement) el.open = true;
     if (prev && prev.result === item.result && prev.details === item.details && prev.argsJson === item.argsJson && prev.status === item.status
@@ -493,7 +505,7 @@ export class ChatView {
     const before = new Map(prev.items.map((it) => [it.id, it]));
     for (const item of state.items) {
       const old = before.get(item.id);
-      if (item === old) continue;
+      if (item === old || foldedAway(item, state)) continue;
       if (item.kind === 'answer' && item.streaming) {
         this.announceStreamed(item.id, false);
       } else if (item.kind === 'answer' && !item.streaming && (old === undefined || (old.kind === 'answer' && old.streaming))) {

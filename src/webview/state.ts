@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
+import { foldInto, markExpansionCard } from './expansionFold';
 import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
@@ -93,6 +94,10 @@ const ToolItem = z.object({
   announcedAs: z.string().optional(),
   /** An OpenDiff review of this call, as the extension last described it (src/webview/reviewCard.ts). */
   review: ChatReview.optional(),
+  /** The backend's card for a group or skill expansion itself (src/webview/expansionFold.ts). */
+  expansionStep: z.boolean().optional(),
+  /** The expansion folded into this card, in words ("Loaded the IDE group: …"). */
+  expansionNote: z.string().optional(),
 });
 const ExpansionItem = z.object({
   kind: z.literal('expansion'),
@@ -100,6 +105,10 @@ const ExpansionItem = z.object({
   group: z.string(),
   skill: z.string().optional(),
   tools: z.array(z.string()),
+  /** The run it happened in; absent in transcripts saved before expansions were folded. */
+  runId: z.string().optional(),
+  /** A later tool card carries its note. */
+  foldedInto: z.boolean().optional(),
 });
 const ErrorItem = z.object({
   kind: z.literal('error'),
@@ -148,6 +157,8 @@ export const ChatState = z.object({
   savedAt: z.number().nonnegative().default(0),
   /** Editor text attached to the next message (Ask About Selection), shown as a removable chip. */
   attachment: ChatAttachment.nullable().default(null),
+  /** `clientTools.chat.showExpansionSteps`: the window's, as the host last sent it. */
+  showExpansionSteps: z.boolean().default(false),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -178,6 +189,7 @@ export function initialState(): ChatState {
     threads: [],
     savedAt: 0,
     attachment: null,
+    showExpansionSteps: false,
   };
 }
 
@@ -215,6 +227,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         threadId: action.type === 'reset' ? state.threadId : null,
         threads: state.threads,
         attachment: state.attachment,
+        showExpansionSteps: state.showExpansionSteps,
       };
     case 'threads': {
       const next = { ...state, threads: action.threads };
@@ -229,6 +242,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return onReview(state, action.review);
     case 'focusInput':
       return state;
+    case 'displaySettings':
+      return state.showExpansionSteps === action.showExpansionSteps ? state : { ...state, showExpansionSteps: action.showExpansionSteps };
     case 'attachSelection':
       return { ...state, attachment: action.attachment };
     case 'removeAttachment':
@@ -270,6 +285,7 @@ function showThread(state: ChatState, threadId: string, saved: unknown): ChatSta
     threadId,
     threads: state.threads,
     attachment: state.attachment,
+    showExpansionSteps: state.showExpansionSteps,
   };
 }
 
@@ -342,7 +358,7 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
       // What runs in the editor is shown from the extension's own record, never from the backend's word.
       if (ev.executor === 'client') return noteAnnouncement(state, ev.callId, ev.toolName);
       if (findCard(state, ev.runId, ev.callId) >= 0) return state;
-      return bound(append(state, {
+      return bound(appendCard(state, {
         kind: 'tool',
         runId: ev.runId,
         callId: ev.callId,
@@ -372,11 +388,12 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         return withOptional({ ...card, status, durationMs: ev.durationMs, result: ev.content.map(toResultPart) }, 'details', details);
       }));
     case 'groupExpanded':
-      return bound(append(state, {
+      return bound(append({ ...state, items: markExpansionCard(state.items, ev) }, {
         kind: 'expansion',
         group: ev.group,
         ...(ev.skill !== undefined ? { skill: ev.skill } : {}),
         tools: ev.tools.slice(0, 200),
+        runId: ev.runId,
       }));
     case 'contextCompacted':
       return bound(append(state, { kind: 'notice', text: describeCompaction(ev) }));
@@ -421,7 +438,13 @@ function onCallRecord(state: ChatState, record: ChatCallRecord): ChatState {
     ...(announcement && announcement.toolName !== record.toolName ? { announcedAs: announcement.toolName } : {}),
   });
   const { id: _id, ...item } = card;
-  return bound(append({ ...state, announced }, item));
+  return bound(appendCard({ ...state, announced }, item));
+}
+
+/** Appends a new tool card, with the expansion that loaded its tool folded into it. */
+function appendCard(state: ChatState, card: Omit<ToolItem, 'id'>): ChatState {
+  const folded = foldInto(state.items, card);
+  return append(folded.items === state.items ? state : { ...state, items: folded.items }, folded.card);
 }
 
 function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {

@@ -194,7 +194,8 @@ describe('chat webview in Chromium', function () {
   const shot = (name: string) => page.screenshot({ path: path.join(RESULTS, `chat-${name}.png`) });
 
   it('renders a run: markdown, expansion, cards through permission, denial and an image result', async () => {
-    await host({ type: 'status', status: { connection: 'connected', model: 'offline-demo', offline: true } });
+    // The expansion as its own line: clientTools.chat.showExpansionSteps on (the folded default has its own test).
+    await host({ type: 'status', status: { connection: 'connected', model: 'offline-demo', offline: true } }, { type: 'displaySettings', showExpansionSteps: true });
     await shot('empty');
     const screenshotPng = await page.screenshot({ clip: { x: 0, y: 0, width: 160, height: 90 } });
     assert.equal(await page.locator('.offline-badge').isVisible(), true);
@@ -295,6 +296,36 @@ describe('chat webview in Chromium', function () {
     await shot('run-top');
     await page.locator('.transcript').evaluate((el) => { el.scrollTop = el.scrollHeight; });
     await shot('run-bottom');
+  });
+
+  it('folds a group expansion into the first card of the group by default, and shows the steps again when the setting says so', async () => {
+    await host(
+      { type: 'status', status: { connection: 'connected', model: 'offline-demo', offline: true } },
+      { type: 'userMessage', text: 'What is selected?' },
+      ev.started(),
+      ev.toolStarted('call-ide', 'IDE', {}, { group: 'IDE' }),
+      ev.expanded('IDE', ['OpenFile', 'GetSelection', 'ShowMessage']),
+      ev.toolEnded('call-ide', 'succeeded', 0, [{ type: 'text', text: 'IDE tools are now available.' }]),
+      ev.toolStarted('call-sel', 'GetSelection', {}, { group: 'IDE', executor: 'client' }),
+      record('r1', 'GetSelection', { callId: 'call-sel', status: 'succeeded', durationMs: 3, content: [{ type: 'text', text: 'line 1' }] }),
+      record('r2', 'OpenFile', { callId: 'call-open', arguments: { path: 'README.md' }, status: 'succeeded', durationMs: 9 }),
+      ev.text('Line 1 is selected.'),
+      ev.finished('completed'),
+    );
+    const names = () => page.locator('.tool-card .tool-name').allTextContents();
+    assert.deepEqual(await names(), ['GetSelection', 'OpenFile'], 'no card for the IDE group itself');
+    assert.equal(await page.locator('.event.expansion').count(), 0, 'no "expanded" line');
+    assert.equal(await card('GetSelection').locator('.fold-note').textContent(), 'Loaded the IDE group: OpenFile, GetSelection, ShowMessage');
+    assert.equal(await card('GetSelection').locator('.fold-note').isVisible(), true);
+    assert.equal(await card('OpenFile').locator('.fold-note').isVisible(), false, 'only the first card of the group says it');
+    await shot('expansion-folded');
+
+    await host({ type: 'displaySettings', showExpansionSteps: true });
+    assert.deepEqual(await names(), ['IDE', 'GetSelection', 'OpenFile']);
+    assert.equal(await page.locator('.event.expansion').textContent(), '+IDE expanded: OpenFile, GetSelection, ShowMessage');
+    assert.equal(await card('IDE').locator('.tool-meta').textContent(), 'Backend · 0 ms');
+    assert.equal(await card('GetSelection').locator('.fold-note').isVisible(), false);
+    await shot('expansion-steps');
   });
 
   it('is keyboard reachable: Tab reaches the input and Send, Enter sends, Shift+Enter adds a line', async () => {
