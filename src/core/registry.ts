@@ -183,10 +183,11 @@ export class ToolRegistry implements Disposable {
     if (changed) this.changed.fire();
   }
 
-  /** Switches one tool off (with the reason calls will get) or back on (`undefined`). */
+  /** Switches one tool off (with the reason calls will get) or back on (`undefined`); no change, no event. */
   setDisabled(name: string, reason: DisabledReason | undefined): void {
     const e = this.tools.get(name);
     if (!e) return;
+    if (e.manualDisabled?.code === reason?.code && e.manualDisabled?.message === reason?.message) return;
     e.manualDisabled = reason;
     this.changed.fire();
   }
@@ -210,6 +211,14 @@ export class ToolRegistry implements Disposable {
     return [...this.groups.values()].map((g) => {
       const entries = g.tools.map((n) => this.tools.get(n)).filter((e): e is Entry => e !== undefined);
       return toGroupDefinition(g.spec, entries, (e) => this.disabledReason(e));
+    });
+  }
+
+  /** Every registered definition, switched-off tools included (the Tool Groups view lists them, to switch them on again). */
+  allDefinitions(): ToolGroupDefinition[] {
+    return [...this.groups.values()].map((g) => {
+      const entries = g.tools.map((n) => this.tools.get(n)).filter((e): e is Entry => e !== undefined);
+      return toGroupDefinition(g.spec, entries, () => undefined);
     });
   }
 

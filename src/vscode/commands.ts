@@ -230,7 +230,7 @@ async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
 /** A tool's policy from the Tool Groups view; only for a tool node of a tool that asks permission. */
 async function setToolPolicy(ctx: ClientToolsContext, node: unknown, policy: ToolPolicy): Promise<void> {
   const name = node !== null && typeof node === 'object' && (node as { kind?: unknown }).kind === 'tool' ? (node as { name?: unknown }).name : undefined;
-  if (typeof name !== 'string' || !ctx.core.registry.definitions().some((g) => g.tools.some((t) => t.name === name && t.requiresPermission))) return;
+  if (typeof name !== 'string' || !ctx.core.registry.allDefinitions().some((g) => g.tools.some((t) => t.name === name && t.requiresPermission))) return;
   await ctx.toolPolicies.set(name, policy);
   ctx.log.info(`Tool policy of ${name}: ${policy}`);
 }

@@ -22,7 +22,7 @@ import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
 import { ChatThreads } from './threads';
 import { ToolGroupsView } from './toolGroupsView';
-import { ToolPolicyStore } from './toolPolicies';
+import { keepSwitchedOffTools, ToolPolicyStore } from './toolPolicies';
 import * as ui from './ui';
 
 /** Where versions before the history list kept the one thread id; adopted as the first thread. */
@@ -117,7 +117,7 @@ export class ClientToolsContext implements vscode.Disposable {
         this.log.warn(`backend error ${e.code}: ${e.message}`);
         if (e.code === ErrorCode.RunBusy) this.chat.showError(e.message, e.code, false);
       }),
-      this.core.registry.onDidChange(() => this.toolGroups.setDefinitions(this.core.registry.definitions())),
+      this.core.registry.onDidChange(() => this.toolGroups.setDefinitions(this.core.registry.allDefinitions())),
       this.core.permissions.onDidChangeActivity((a) => this.chat.setAwaitingInput(a.open > 0)),
       this.host.onDidChangePrompt((p) => (p.open ? this.statusBar.permissionPromptOpened() : this.statusBar.permissionPromptClosed())),
       this.chat.onDidSend(({ text, context }) => this.send(text, context, false)),
@@ -147,7 +147,8 @@ export class ClientToolsContext implements vscode.Disposable {
     this.core.permissions.setToolPolicies(this.toolPolicies);
     this.toolGroups.setPolicies(this.toolPolicies);
     this.disposables.push(this.toolPolicies, this.toolPolicies.onDidChange(() => this.toolGroups.refresh()));
-    this.toolGroups.setDefinitions(this.core.registry.definitions());
+    this.disposables.push(keepSwitchedOffTools(this.core.registry, this.toolPolicies));
+    this.toolGroups.setDefinitions(this.core.registry.allDefinitions());
   }
 
   get api(): ClientToolsApi {

@@ -108,6 +108,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   }
 
   private toolStatus(group: string, tool: string): string {
+    if (this.policies?.get(tool) === 'deny' && this.definitions.find((d) => d.name === group)?.tools.find((t) => t.name === tool)?.requiresPermission) return 'not offered to the backend';
     const g = this.state?.groups.find((s) => s.name === group);
     const t = g?.tools.find((x) => x.name === tool);
     if (!t) return this.state ? 'not registered' : '';

@@ -5,6 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { ToolPolicies, ToolPolicy } from '../core/permissions';
+import type { ToolRegistry } from '../core/registry';
+import { ErrorCode } from '../protocol';
 
 const POLICIES_KEY = 'clientTools.toolPolicies';
 const POLICIES: readonly ToolPolicy[] = ['ask', 'allow', 'deny'];
@@ -36,4 +38,30 @@ export class ToolPolicyStore implements ToolPolicies, vscode.Disposable {
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** What a call to a tool set to Deny (Off) gets, if the backend still sends one. */
+export function switchedOffReason(toolName: string): { code: typeof ErrorCode.ToolDisabled; message: string } {
+  return { code: ErrorCode.ToolDisabled, message: `tool ${toolName} is switched off in the Tool Groups view (Deny)` };
+}
+
+/**
+ * Keeps the tools set to Deny (Off) out of what the backend is offered: each is switched off in the
+ * registry, so hello and updateToolGroups leave it out and a call that still comes gets
+ * TOOL_DISABLED; Ask or Allow switches it on again. Applied again whenever groups change (a group
+ * registered later, the workspace trusted).
+ */
+export function keepSwitchedOffTools(registry: ToolRegistry, policies: ToolPolicyStore): vscode.Disposable {
+  const apply = (): void => {
+    for (const group of registry.snapshot()) {
+      for (const tool of group.tools) {
+        const off = tool.requiresPermission && policies.get(tool.name) === 'deny';
+        const reason = switchedOffReason(tool.name);
+        if (off && tool.disabled === undefined) registry.setDisabled(tool.name, reason);
+        else if (!off && tool.disabled?.message === reason.message) registry.setDisabled(tool.name, undefined);
+      }
+    }
+  };
+  apply();
+  return vscode.Disposable.from(policies.onDidChange(apply), registry.onDidChange(apply));
 }

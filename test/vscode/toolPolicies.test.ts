@@ -1,8 +1,8 @@
 /**
  * Tool policies from the Tool Groups view (Allow / Ask / Deny in a tool's context menu), against the
  * real VS Code API with a scripted backend: the commands the menu runs, with the node the tree
- * passes, change what the permission gate does; the view title's refresh redraws the tree without
- * reconnecting.
+ * passes, change what the permission gate does, and Deny (Off) takes the tool out of what the backend
+ * is offered; the view title's refresh redraws the tree without reconnecting.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -26,6 +26,9 @@ describe('tool policies from the Tool Groups view', function () {
 
   const policyShown = () => api.toolGroups().find((g) => g.name === 'IDE')?.tools.find((t) => t.name === 'DeleteFile')?.policy;
   const askedFor = (requestId: string) => backend.received.some((m) => m.type === 'clientToolProgress' && m.requestId === requestId && m.status === 'awaiting-permission');
+  const updates = () => backend.received.filter((m) => m.type === 'updateToolGroups');
+  const offered = (update: (typeof backend.received)[number], tool: string) =>
+    JSON.stringify((update as { augmentation?: unknown }).augmentation ?? {}).includes(`"name":"${tool}"`);
   const deleteFile = async (rel: string) => {
     const id = backend.invoke('DeleteFile', { path: rel });
     return { id, response: await backend.first('clientToolInvokeResponse', (m) => m.requestId === id, 15_000) };
@@ -35,16 +38,22 @@ describe('tool policies from the Tool Groups view', function () {
     const victim = path.join(workspace, 'policy-victim.txt');
     fs.writeFileSync(victim, 'delete me\n');
 
+    const updatesBefore = updates().length;
     await vscode.commands.executeCommand('clientTools.denyTool', DELETE_FILE);
     assert.equal(policyShown(), 'deny');
+    // Off: the backend is told at once, and the tree still lists the tool (to switch it on again).
+    await until('an update without DeleteFile', () => updates().slice(updatesBefore).some((u) => !offered(u, 'DeleteFile') && offered(u, 'OpenFile')));
+    assert.equal(api.toolGroups().find((g) => g.name === 'IDE')?.tools.find((t) => t.name === 'DeleteFile')?.status, 'not offered to the backend');
     const denied = await deleteFile('policy-victim.txt');
-    assert.equal(denied.response.errorCode, 'PERMISSION_DENIED');
-    assert.match(denied.response.errorMessage ?? '', /set DeleteFile to Deny in the Tool Groups view/);
+    assert.equal(denied.response.errorCode, 'TOOL_DISABLED');
+    assert.match(denied.response.errorMessage ?? '', /DeleteFile is switched off in the Tool Groups view/);
     assert.equal(askedFor(denied.id), false, 'the user was asked although the policy is Deny');
     assert.ok(fs.existsSync(victim));
 
+    const offAt = updates().length;
     await vscode.commands.executeCommand('clientTools.allowTool', DELETE_FILE);
     assert.equal(policyShown(), 'allow');
+    await until('an update offering DeleteFile again', () => updates().slice(offAt).some((u) => offered(u, 'DeleteFile')));
     const allowed = await deleteFile('policy-victim.txt');
     assert.equal(allowed.response.success, true, `${allowed.response.errorCode}: ${allowed.response.errorMessage}`);
     assert.equal(askedFor(allowed.id), false, 'the user was asked although the policy is Allow');

@@ -124,6 +124,7 @@ describe('registry', () => {
     const sent = registry.definitions()[0].tools;
     assert.deepEqual(sent.map((t) => t.name), ['Hidden', 'Safe']);
     assert.equal(sent[0].hidden, true);
+    assert.deepEqual(registry.allDefinitions()[0].tools.map((t) => t.name), ['Hidden', 'Off', 'Untrusted', 'Safe'], 'the tree lists switched-off tools too');
     const snap = registry.snapshot()[0].tools;
     assert.equal(snap.length, 4, 'the UI snapshot keeps every tool');
     assert.equal(snap.find((t) => t.name === 'Untrusted')?.disabled?.code, ErrorCode.WorkspaceUntrusted);
@@ -132,6 +133,19 @@ describe('registry', () => {
     registry.setHidden(['Hidden'], false);
     registry.setDisabled('Off', undefined);
     for (const n of ['Hidden', 'Off', 'Untrusted', 'Safe']) assert.equal(code(n), 'ok', n);
+  });
+
+  it('switching a tool off with the reason it already has fires no change (policies are applied again on every change)', () => {
+    registry.register(group, [tool('Off')]);
+    let changes = 0;
+    registry.onDidChange(() => changes++);
+    const reason = { code: ErrorCode.ToolDisabled, message: 'switched off by the user' } as const;
+    registry.setDisabled('Off', reason);
+    registry.setDisabled('Off', { ...reason });
+    assert.equal(changes, 1);
+    registry.setDisabled('Off', undefined);
+    registry.setDisabled('Off', undefined);
+    assert.equal(changes, 2);
   });
 
   it('runtime visibility (setHidden) does not change the definitions sent to the backend; resetVisibility restores it', () => {
