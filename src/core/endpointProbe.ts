@@ -38,6 +38,12 @@ export async function probeModelEndpoint(options: ProbeOptions): Promise<Endpoin
     void response.body?.cancel();
     return { reachable: false, reason: `${options.baseUrl} refused the API key (HTTP ${response.status}); run Client Tools: Set API Key` };
   }
+  if (response.status === 404 || response.status === 405) {
+    // It answered: the server is up and took the key; it just does not list models (some proxies and
+    // compatible servers serve chat completions only). Not a reason to say "unreachable".
+    void response.body?.cancel();
+    return { reachable: true, modelListed: undefined };
+  }
   if (!response.ok) {
     void response.body?.cancel();
     return { reachable: false, reason: `${options.baseUrl} answered HTTP ${response.status} to a request for its models` };

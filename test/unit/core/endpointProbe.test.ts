@@ -58,6 +58,18 @@ describe('model endpoint probe (Select Model connection test)', () => {
     }
   });
 
+  it('an endpoint without a models route (404, 405) is reachable: it answered, it only lists no models', async () => {
+    const chatOnly = await fakeEndpoint((res) => res.writeHead(404).end('{"error":{"message":"Unknown request URL: GET /v1/models."}}'));
+    const noGet = await fakeEndpoint((res) => res.writeHead(405).end());
+    try {
+      assert.deepEqual(await probeModelEndpoint({ baseUrl: chatOnly.baseUrl, model: 'm' }), { reachable: true, modelListed: undefined });
+      assert.deepEqual(await probeModelEndpoint({ baseUrl: noGet.baseUrl, model: 'm' }), { reachable: true, modelListed: undefined });
+    } finally {
+      await chatOnly.close();
+      await noGet.close();
+    }
+  });
+
   it('an endpoint that never answers is unreachable after the time limit, not a hang', async () => {
     const silent = await fakeEndpoint(() => undefined);
     try {
