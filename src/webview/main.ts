@@ -133,7 +133,11 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   // A finished turn is kept at once, not after the usual delay: a window reload right after the
   // answer would otherwise bring back the transcript without it (the page may not get to run its
   // pagehide handler, and a message it posts then may not reach the host).
-  if (message.type === 'runEvent' && (message.event.type === 'runFinished' || message.event.type === 'runError')) {
+  // So is the moment something starts waiting on the user (a permission prompt, a question): the
+  // user may well switch away from the chat then, and a hidden view's page is thrown away at once.
+  const finished = message.type === 'runEvent' && (message.event.type === 'runFinished' || message.event.type === 'runError');
+  const waiting = (message.type === 'approval' && message.prompt !== null) || (message.type === 'awaitingInput' && message.open);
+  if (finished || waiting) {
     saveNow();
     saveTranscriptNow();
   }

@@ -417,6 +417,23 @@ describe('chat webview in Chromium', function () {
     assert.match(saved.state, /Remembered\./);
   });
 
+  it('a permission prompt saves the transcript at once: the user may hide the chat right then', async () => {
+    const threadId = '5a0f3c1e-2b7d-4c55-8e0f-1c2d3e4f5a6b';
+    await host({ type: 'showThread', threadId });
+    await host({ type: 'userMessage', text: 'delete hello.txt' }, ev.started());
+    const before = (await posted()).filter((m) => m.type === 'saveTranscript').length;
+    const prompt = { requestId: 'r1', toolName: 'DeleteFile', groupName: 'IDE', message: 'Delete hello.txt (12 B)?', detail: 'Requested by the agent.', choices: [{ answer: 'allowSession', label: 'Allow DeleteFile of hello.txt until this window closes' }] };
+    // No timer has run yet: only the prompt's arrival saves here.
+    await page.evaluate((m) => window.postMessage(m, '*'), { type: 'approval', prompt } as unknown as HostToWebview);
+    const saved = await page.evaluate(() => ({
+      transcripts: window.__posted.filter((m) => m.type === 'saveTranscript') as unknown as { transcript: string }[],
+      state: sessionStorage.getItem('vscodeState') ?? '',
+    }));
+    assert.equal(saved.transcripts.length, before + 1, 'one save, right when the prompt came');
+    assert.match(saved.transcripts.at(-1)!.transcript, /delete hello\.txt/);
+    assert.match(saved.state, /delete hello\.txt/);
+  });
+
   it('shows the host\'s copy of the thread it already shows (a window reload): the transcript is redrawn, nothing throws', async () => {
     const threadId = '9d7d1c0e-5f3a-4a55-9f0e-2b1f6a8c4d21';
     await host({ type: 'showThread', threadId });
