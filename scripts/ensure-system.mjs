@@ -15,6 +15,7 @@ export const DEBIAN_PACKAGES = [
   'pkg-config',
   'build-essential', // make and g++ for node-gyp
   'python3', // node-gyp
+  'redis-server', // the shared state of backend replicas (--redis), started per test on a random port
 ];
 
 function installed(pkg) {
