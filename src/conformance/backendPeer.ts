@@ -8,6 +8,7 @@
 import { WebSocket } from 'ws';
 import type { AnyMessage, DecodeError, ServerToClient } from '../protocol';
 import { decodeFromServer, encode, encodeInline, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
+import { Intake, MAX_FRAME_BYTES } from './intake';
 
 export interface UpgradeOptions {
   token?: string;
@@ -30,7 +31,7 @@ export function upgrade(url: string, options: UpgradeOptions): Promise<Upgrade> 
   if (options.origin !== undefined) headers.Origin = options.origin;
   if (options.host !== undefined) headers.Host = options.host;
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, options.protocols ?? [SUBPROTOCOL], { headers, perMessageDeflate: false, handshakeTimeout: options.timeoutMs, followRedirects: false });
+    const ws = new WebSocket(url, options.protocols ?? [SUBPROTOCOL], { headers, perMessageDeflate: false, handshakeTimeout: options.timeoutMs, followRedirects: false, maxPayload: MAX_FRAME_BYTES });
     ws.binaryType = 'nodebuffer';
     const peer = new BackendPeer(ws);
     ws.once('unexpected-response', (_req, res) => {
@@ -57,11 +58,21 @@ export class BackendPeer {
   readonly closed: Promise<{ code: number; reason: string }>;
   private waiters: (() => void)[] = [];
 
-  constructor(readonly ws: WebSocket) {
+  constructor(
+    readonly ws: WebSocket,
+    maxKeptBytes?: number,
+  ) {
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    const intake = new Intake(ws, maxKeptBytes);
     ws.on('message', (data, isBinary) => {
-      const decoded = decodeFromServer(data as Buffer, isBinary);
       const index = this.received.length;
+      const admitted = intake.admit((data as Buffer).length);
+      if (!admitted.ok) {
+        if (admitted.violation) this.received.push({ index, invalid: admitted.violation, binary: isBinary });
+        this.wake();
+        return;
+      }
+      const decoded = decodeFromServer(data as Buffer, isBinary);
       this.received.push(decoded.ok ? { index, message: decoded.message, binary: isBinary } : { index, invalid: decoded.error, binary: isBinary });
       this.wake();
     });

@@ -52,19 +52,46 @@ export async function probeModelEndpoint(options: ProbeOptions): Promise<Endpoin
 }
 
 async function modelListed(response: Response, model: string): Promise<boolean | undefined> {
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_LIST_BYTES) {
-    void response.body?.cancel();
-    return undefined;
-  }
+  const text = await boundedText(response, MAX_LIST_BYTES);
+  if (text === undefined) return undefined;
   try {
-    const body: unknown = JSON.parse(await response.text());
+    const body: unknown = JSON.parse(text);
     const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
     if (!Array.isArray(data)) return undefined;
     return data.some((m) => m && typeof m === 'object' && (m as { id?: unknown }).id === model);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The body as text, or undefined past `maxBytes` or when it breaks off. Read chunk by chunk: a body
+ * without a content-length (chunked, or a lying server) would otherwise be read whole into memory
+ * by `response.text()`, however large it grows before the timeout.
+ */
+async function boundedText(response: Response, maxBytes: number): Promise<string | undefined> {
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes || !response.body) {
+    void response.body?.cancel();
+    return undefined;
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        void reader.cancel();
+        return undefined;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return undefined;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** fetch's "fetch failed" hides the reason in `cause` (ECONNREFUSED, ENOTFOUND, a timeout). */

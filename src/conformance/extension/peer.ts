@@ -6,6 +6,7 @@
 import type { WebSocket } from 'ws';
 import type { ClientToolInvokeResponse, ClientToServer, DecodeError, ServerToClient } from '../../protocol';
 import { decodeFromClient, encode } from '../../protocol';
+import { Intake } from '../intake';
 
 export interface FromExtension {
   message?: ClientToServer;
@@ -18,8 +19,18 @@ export class ExtensionPeer {
   private waiters: (() => void)[] = [];
   private closedWith: number | undefined;
 
-  constructor(private readonly ws: WebSocket) {
+  constructor(
+    private readonly ws: WebSocket,
+    maxKeptBytes?: number,
+  ) {
+    const intake = new Intake(ws, maxKeptBytes);
     ws.on('message', (data, isBinary) => {
+      const admitted = intake.admit((data as Buffer).length);
+      if (!admitted.ok) {
+        if (admitted.violation) this.received.push({ invalid: admitted.violation, binary: isBinary });
+        this.wake();
+        return;
+      }
       const decoded = decodeFromClient(data as Buffer, isBinary);
       this.received.push(decoded.ok ? { message: decoded.message, binary: isBinary } : { invalid: decoded.error, binary: isBinary });
       this.wake();

@@ -8,6 +8,7 @@ import type * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { SUBPROTOCOL, TOKEN_HEADER } from '../../protocol';
+import { MAX_FRAME_BYTES } from '../intake';
 import { ExtensionPeer } from './peer';
 
 export interface UpgradeFacts {
@@ -30,6 +31,7 @@ export async function listen(host: string, port: number, token: string | undefin
     host,
     port,
     perMessageDeflate: false,
+    maxPayload: MAX_FRAME_BYTES,
     handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
     verifyClient: (info: { req: http.IncomingMessage }, done: (ok: boolean, status?: number) => void) =>
       done(token === undefined || info.req.headers[TOKEN_HEADER] === token, 401),
