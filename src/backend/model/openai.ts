@@ -2,19 +2,17 @@
  * `OpenAIChatModel`: a `ChatModel` (chatModel.ts) that speaks the OpenAI chat-completions API (OpenAI,
  * Azure OpenAI, or any compatible endpoint) through the official SDK; client.ts builds the client.
  */
-import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { ContentItem } from '../../protocol';
 import { ErrorCode } from '../../protocol';
 import type { Logger, LogFunction } from '../log';
-import { silentLogger, toLogger } from '../log';
 import type { FunctionSpec } from '../toolState';
-import { createOpenAIClient, safeJson } from './client';
 import type { EndpointChoice } from './endpoint';
 import { toModelFailure } from './failure';
-import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
-import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, imageLimitsFor, imageNote, isModelImage, prepareImage, type ImageLimits, type VisionSetting } from './images';
+import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
+import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, type ImageLimits, type VisionSetting } from './images';
+import { toModelToolResult } from './toolResult';
+import { OpenAIWireModel } from './wireModel';
 
 export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
 
@@ -46,25 +44,7 @@ export interface OpenAIModelConfig extends EndpointChoice {
   log?: Logger | LogFunction;
 }
 
-const TEXT_MIME = /^(text\/[\w.+-]+|application\/(json|xml|javascript|x-yaml|yaml|x-sh)|[\w.+-]+\/[\w.+-]+\+(json|xml))$/;
-/** Largest binary result decoded as text for the model. */
-const MAX_TEXT_BINARY = 256 * 1024;
-
-export class OpenAIChatModel implements ChatModel {
-  readonly name: string;
-  readonly offline = false;
-  private readonly client: OpenAI;
-  private readonly log: Logger;
-  /** Where tool images go: undefined sends none. */
-  private readonly images: ImageLimits | undefined;
-
-  constructor(private readonly config: OpenAIModelConfig) {
-    this.name = config.model;
-    this.images = imageLimitsFor(config);
-    this.log = toLogger(config.log ?? silentLogger);
-    this.client = createOpenAIClient(config, this.log);
-  }
-
+export class OpenAIChatModel extends OpenAIWireModel {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
     const calls = new Map<number, ToolCallRequest>();
     let finish: string | undefined;
@@ -163,16 +143,9 @@ export async function toOpenAIMessages(messages: readonly ChatMessage[], images:
         });
         break;
       case 'tool': {
-        const notes = new Map<ContentItem, string>();
-        if (limits) {
-          for (const c of m.content) {
-            if (!isModelImage(c)) continue;
-            const image = await prepareImage(c.bytes, limits);
-            if (image.ok) parts.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${Buffer.from(image.bytes).toString('base64')}` } });
-            notes.set(c, imageNote(image, parts.length));
-          }
-        }
-        out.push({ role: 'tool', tool_call_id: m.toolCallId, content: toolResultText(m.content, notes) });
+        const result = await toModelToolResult(m.content, limits, parts.length);
+        for (const url of result.imageUrls) parts.push({ type: 'image_url', image_url: { url } });
+        out.push({ role: 'tool', tool_call_id: m.toolCallId, content: result.text });
         break;
       }
     }
@@ -181,24 +154,3 @@ export async function toOpenAIMessages(messages: readonly ChatMessage[], images:
   return out;
 }
 
-/**
- * A tool result as the text a chat model reads (the agent already put any error sentence into
- * `content`). `notes` adds a sentence to a binary item's label, e.g. where its image went.
- */
-export function toolResultText(content: readonly ContentItem[], notes?: ReadonlyMap<ContentItem, string>): string {
-  const parts = content.map((c) => {
-    switch (c.type) {
-      case 'text':
-        return c.text;
-      case 'json':
-        return safeJson(c.value);
-      case 'binary': {
-        const note = notes?.get(c);
-        const label = `[${c.filename ? `${c.filename}: ` : ''}${c.mimeType}, ${c.bytes.byteLength} bytes${note ? `; ${note}` : ''}]`;
-        if (TEXT_MIME.test(c.mimeType) && c.bytes.byteLength <= MAX_TEXT_BINARY) return `${label}\n${Buffer.from(c.bytes).toString('utf8')}`;
-        return label;
-      }
-    }
-  });
-  return parts.join('\n') || '(no content)';
-}

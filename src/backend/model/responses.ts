@@ -4,35 +4,16 @@
  * false`), as on Chat Completions, so the agent never learns which wire it speaks: tool calls become
  * `function_call` items, their results `function_call_output` items.
  */
-import type OpenAI from 'openai';
 import type { FunctionTool, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import { ErrorCode } from '../../protocol';
-import type { Logger } from '../log';
-import { silentLogger, toLogger } from '../log';
 import type { FunctionSpec } from '../toolState';
-import { ModelFailure, type ChatMessage, type ChatModel, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
-import { createOpenAIClient } from './client';
+import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
 import { toModelFailure } from './failure';
-import { imageLimitsFor, imageNote, isModelImage, prepareImage, type ImageLimits } from './images';
-import type { OpenAIModelConfig } from './openai';
-import { toolResultText } from './openai';
-import type { ContentItem } from '../../protocol';
+import type { ImageLimits } from './images';
+import { toModelToolResult } from './toolResult';
+import { OpenAIWireModel } from './wireModel';
 
-export class ResponsesChatModel implements ChatModel {
-  readonly name: string;
-  readonly offline = false;
-  private readonly client: OpenAI;
-  private readonly log: Logger;
-  /** Where tool images go: undefined sends none (the same decision as on Chat Completions). */
-  private readonly images: ImageLimits | undefined;
-
-  constructor(private readonly config: OpenAIModelConfig) {
-    this.name = config.model;
-    this.images = imageLimitsFor(config);
-    this.log = toLogger(config.log ?? silentLogger);
-    this.client = createOpenAIClient(config, this.log);
-  }
-
+export class ResponsesChatModel extends OpenAIWireModel {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
     // Keyed by output_index: parallel calls are separate output items, each streaming its arguments.
     const calls = new Map<number, ToolCallRequest>();
@@ -135,16 +116,9 @@ export async function toResponsesInput(messages: readonly ChatMessage[], images:
         for (const c of m.toolCalls ?? []) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments });
         break;
       case 'tool': {
-        const notes = new Map<ContentItem, string>();
-        if (images) {
-          for (const c of m.content) {
-            if (!isModelImage(c)) continue;
-            const image = await prepareImage(c.bytes, images);
-            if (image.ok) parts.push({ type: 'input_image', detail: 'auto', image_url: `data:${image.mimeType};base64,${Buffer.from(image.bytes).toString('base64')}` });
-            notes.set(c, imageNote(image, parts.length));
-          }
-        }
-        out.push({ type: 'function_call_output', call_id: m.toolCallId, output: toolResultText(m.content, notes) });
+        const result = await toModelToolResult(m.content, images, parts.length);
+        for (const url of result.imageUrls) parts.push({ type: 'input_image', detail: 'auto', image_url: url });
+        out.push({ type: 'function_call_output', call_id: m.toolCallId, output: result.text });
         break;
       }
     }
