@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { PNG } from 'pngjs';
 import * as jpeg from 'jpeg-js';
+import { jpegOrientation, orient } from './exifOrientation';
 import { downscale, type Rgba } from './imageScale';
 
 const JPEG_QUALITY = 85;
@@ -26,7 +27,7 @@ export type ImageJobResult =
   | { id: number; ok: true; bytes: Uint8Array | undefined; width: number; height: number }
   | { id: number; ok: false; reason: string };
 
-/** Decodes, checks and downscales one image; `bytes` undefined means the original already fits. */
+/** Decodes, checks, downscales and turns upright one image; `bytes` undefined means the original already fits. */
 export function runImageJob(job: ImageJob): ImageJobResult {
   const { id, format, width, height, target } = job;
   let pixels: Rgba;
@@ -36,9 +37,13 @@ export function runImageJob(job: ImageJob): ImageJobResult {
     return { id, ok: false, reason: `the ${format.toUpperCase()} could not be decoded: ${e instanceof Error ? e.message : String(e)}` };
   }
   if (pixels.width !== width || pixels.height !== height) return { id, ok: false, reason: `the ${format.toUpperCase()} decodes to a size its header does not claim` };
-  if (target.width === width && target.height === height) return { id, ok: true, bytes: undefined, width, height };
-  const small = downscale(pixels, target.width, target.height);
-  return { id, ok: true, bytes: encode(format, small), width: small.width, height: small.height };
+  // Re-encoding drops EXIF, so a turned JPEG is turned upright in its pixels; one that fits and is
+  // upright goes as it is.
+  const orientation = format === 'jpeg' ? jpegOrientation(job.bytes) : 1;
+  const fits = target.width === width && target.height === height;
+  if (fits && orientation === 1) return { id, ok: true, bytes: undefined, width, height };
+  const upright = orient(fits ? pixels : downscale(pixels, target.width, target.height), orientation);
+  return { id, ok: true, bytes: encode(format, upright), width: upright.width, height: upright.height };
 }
 
 function decode(format: 'png' | 'jpeg', bytes: Uint8Array, maxPixels: number): Rgba {
