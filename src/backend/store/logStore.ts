@@ -8,7 +8,8 @@
  * a new file's folder is synced too, so the file itself survives the crash. Before the first append
  * in this process, the file is scanned and a torn tail cut off, so new frames never follow garbage.
  * File names are a digest of the thread id (ids come from the peer and are never paths); the first
- * frame of a file names its thread. Files are 0600 and opened without following links.
+ * frame of a file names its thread. Files are 0600 and opened without following links. Past the
+ * quota (diskQuota.ts) the least recently written threads are forgotten after an append.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsSync from 'node:fs';
@@ -18,6 +19,7 @@ import type { Logger } from '../log';
 import type { ConversationStore, StoredRecord, StoredThread, ThreadSummary } from './conversationStore';
 import { foldRecords, StoreError } from './conversationStore';
 import { ensurePrivateFolder } from './dataFolder';
+import { DEFAULT_DISK_QUOTA, DiskQuota, type DiskQuotaLimits } from './diskQuota';
 import type { BlobContent, DiskRecord } from './diskRecord';
 import { fromDiskRecord, parseDiskRecord, toDiskRecord } from './diskRecord';
 import { encodeFrame, MAX_RECORD_BYTES, scanFrames } from './recordFrame';
@@ -35,8 +37,11 @@ const CREATE_FLAGS = fsSync.constants.O_WRONLY | fsSync.constants.O_CREAT | fsSy
 export class LogStore implements ConversationStore {
   private readonly threadsDir: string;
   private readonly blobsDir: string;
-  /** Per thread, the tail of its chain of operations: one at a time per thread, in call order. */
+  /** Per thread (by file key), the tail of its chain of operations: one at a time per thread, in call order. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly quota: DiskQuota;
+  /** The tail of the chain of quota checks: one at a time, so two appends never pick the same victims twice. */
+  private enforcing: Promise<void> = Promise.resolve();
   /** Thread files whose tail was checked in this process, with their size after the last append. */
   private readonly sizes = new Map<string, number>();
   private closed = false;
@@ -44,24 +49,35 @@ export class LogStore implements ConversationStore {
   private constructor(
     readonly dataDir: string,
     private readonly log: Logger,
+    limits: DiskQuotaLimits,
   ) {
     this.threadsDir = path.join(dataDir, 'threads');
     this.blobsDir = path.join(dataDir, 'blobs');
+    this.quota = new DiskQuota(limits);
   }
 
-  /** Opens (creating) the store in `dataDir`; throws a `StoreError` when the folder is not safe to use. */
-  static async open(dataDir: string, log: Logger): Promise<LogStore> {
-    const store = new LogStore(path.resolve(dataDir), log);
+  /**
+   * Opens (creating) the store in `dataDir` and measures what it holds; throws a `StoreError` when
+   * the folder is not safe to use.
+   */
+  static async open(dataDir: string, log: Logger, limits: Partial<DiskQuotaLimits> = {}): Promise<LogStore> {
+    const store = new LogStore(path.resolve(dataDir), log, { ...DEFAULT_DISK_QUOTA, ...limits });
     await ensurePrivateFolder(store.dataDir);
     await ensurePrivateFolder(store.threadsDir);
     await ensurePrivateFolder(store.blobsDir);
+    await store.measure();
     return store;
   }
 
-  append(threadId: string, records: readonly StoredRecord[]): Promise<void> {
+  /** Threads and bytes held now, for the quota. */
+  get held(): { threads: number; bytes: number } {
+    return { threads: this.quota.threads, bytes: this.quota.bytes };
+  }
+
+  async append(threadId: string, records: readonly StoredRecord[]): Promise<void> {
     // Copied now: the agent goes on shrinking its history in place while the write waits its turn.
     const copies = structuredClone(records);
-    return this.serial(threadId, async () => {
+    await this.serial(threadId, async () => {
       const key = fileKey(threadId);
       const file = this.threadFile(key);
       let size = this.sizes.get(key);
@@ -78,7 +94,10 @@ export class LogStore implements ConversationStore {
       }
       if (size === 0) await syncFolder(this.threadsDir);
       this.sizes.set(key, size + data.length);
+      this.quota.add(key, data.length, Date.now());
     });
+    // Outside the thread's turn: forgetting another thread waits for that thread's own turn.
+    await this.enforceQuota(fileKey(threadId));
   }
 
   load(threadId: string): Promise<StoredThread | undefined> {
@@ -111,10 +130,8 @@ export class LogStore implements ConversationStore {
   delete(threadId: string): Promise<void> {
     return this.serial(threadId, async () => {
       const key = fileKey(threadId);
-      await fs.rm(this.threadFile(key), { force: true });
-      await fs.rm(path.join(this.blobsDir, key), { recursive: true, force: true });
+      await this.remove(key);
       await syncFolder(this.threadsDir);
-      this.sizes.set(key, 0);
     });
   }
 
@@ -132,19 +149,74 @@ export class LogStore implements ConversationStore {
   }
 
   private serial<T>(threadId: string, work: () => Promise<T>): Promise<T> {
+    return this.serialByKey(fileKey(threadId), work);
+  }
+
+  private serialByKey<T>(key: string, work: () => Promise<T>): Promise<T> {
     try {
       this.checkOpen();
     } catch (e) {
       return Promise.reject(e as Error);
     }
-    const previous = this.queues.get(threadId) ?? Promise.resolve();
+    const previous = this.queues.get(key) ?? Promise.resolve();
     const next = previous.then(work, work);
     const tail = next.catch(() => undefined);
-    this.queues.set(threadId, tail);
+    this.queues.set(key, tail);
     void tail.then(() => {
-      if (this.queues.get(threadId) === tail) this.queues.delete(threadId);
+      if (this.queues.get(key) === tail) this.queues.delete(key);
     });
     return next;
+  }
+
+  /** Removes a thread's log and binary content (in its turn). */
+  private async remove(key: string): Promise<void> {
+    await fs.rm(this.threadFile(key), { force: true });
+    await fs.rm(path.join(this.blobsDir, key), { recursive: true, force: true });
+    this.sizes.set(key, 0);
+    this.quota.forget(key);
+  }
+
+  /** Forgets the least recently written threads while the store holds more than its quota. */
+  private enforceQuota(keep: string): Promise<void> {
+    const run = async () => {
+      const victims = this.quota.victims(keep);
+      if (victims.length === 0) return;
+      for (const key of victims) await this.serialByKey(key, () => this.remove(key));
+      await syncFolder(this.threadsDir);
+      const { maxThreads, maxBytes } = this.quota.limits;
+      this.log.info(`conversation store: forgot ${victims.length} least recently written thread(s) to stay within ${maxThreads} threads and ${maxBytes} bytes`);
+    };
+    this.enforcing = this.enforcing.then(run, run);
+    return this.enforcing;
+  }
+
+  /** What the folder holds per thread: the log's size and time, and its binary content. */
+  private async measure(): Promise<void> {
+    for (const name of await fs.readdir(this.threadsDir)) {
+      const match = /^([0-9a-f]{40})\.log$/.exec(name);
+      if (!match) continue;
+      try {
+        const st = await fs.lstat(path.join(this.threadsDir, name));
+        if (st.isFile()) this.quota.set(match[1], st.size + (await this.blobBytes(match[1])), st.mtimeMs);
+      } catch {
+        // Gone since the listing: nothing to count.
+      }
+    }
+  }
+
+  private async blobBytes(key: string): Promise<number> {
+    let names: string[];
+    try {
+      names = await fs.readdir(path.join(this.blobsDir, key));
+    } catch {
+      return 0;
+    }
+    let bytes = 0;
+    for (const name of names) {
+      const st = await fs.lstat(path.join(this.blobsDir, key, name)).catch(() => undefined);
+      if (st?.isFile()) bytes += st.size;
+    }
+    return bytes;
   }
 
   /** Cuts a torn or unreadable tail off the thread's file; returns the size left (0: none or emptied). */
@@ -252,6 +324,7 @@ export class LogStore implements ConversationStore {
     }
     await fs.rename(temporary, target);
     await syncFolder(dir);
+    this.quota.add(key, bytes.byteLength, Date.now());
     return digest;
   }
 
