@@ -50,20 +50,23 @@ export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedR
   }) as ScriptedRedis;
   let lastError = '';
   let lost = false;
+  let ready = false;
   // Without a listener ioredis prints every failed reconnect; one line per kind of failure is enough.
+  // Before the first connection the failure is the error `connectRedis` throws, not a log line.
   redis.on('error', (e: Error) => {
     if (e.message === lastError) return;
     lastError = e.message;
-    o.log?.warn(`Redis at ${where}: ${e.message}`);
+    if (ready) o.log?.warn(`Redis at ${where}: ${e.message}`);
   });
   redis.on('close', () => {
-    if (lost || closing.has(redis)) return;
+    if (lost || !ready || closing.has(redis)) return;
     lost = true;
     o.log?.warn(`Redis at ${where}: connection lost; commands fail until it is back`);
   });
   redis.on('ready', () => {
     if (lost) o.log?.info(`Redis at ${where}: connected again`);
     lost = false;
+    ready = true;
     lastError = '';
   });
   redis.defineCommand('ctSettleCall', { numberOfKeys: 1, lua: SETTLE_CALL });
@@ -77,7 +80,7 @@ export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedR
     await redis.connect();
   } catch (e) {
     redis.disconnect();
-    throw new SharedStateError('STATE_UNAVAILABLE', `Redis at ${where} could not be reached: ${messageOf(e)}`);
+    throw new SharedStateError('STATE_UNAVAILABLE', `Redis at ${where} could not be reached: ${lastError || messageOf(e)}`);
   }
   return redis;
 }
