@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log';
 import { StoreError } from '../store/conversationStore';
-import { ACQUIRE_LEASE, APPEND, LOAD, LOAD_BLOBS, PUT_CALL, RELEASE_LEASE, SETTLE_CALL } from './redisScripts';
+import { ACQUIRE_LEASE, APPEND, DELETE_CALL, LOAD, LOAD_BLOBS, PUT_CALL, RELEASE_LEASE, SETTLE_CALL } from './redisScripts';
 import { SharedStateError } from './sharedState';
 
 export interface RedisConnectionOptions {
@@ -30,6 +30,7 @@ type Arg = string | number | Buffer;
 export interface ScriptedRedis extends Redis {
   ctSettleCall(key: string, outcome: string): Promise<number>;
   ctPutCall(call: string, index: string, counter: string, ...argv: Arg[]): Promise<number>;
+  ctDeleteCall(call: string, indexPrefix: string): Promise<number>;
   ctAcquireLease(lease: string, counter: string, fence: string, ...argv: Arg[]): Promise<[number, number] | null>;
   ctReleaseLease(lease: string, holder: string, fence: number): Promise<number>;
   ctAppend(...keysThenArgv: Arg[]): Promise<number>;
@@ -71,6 +72,7 @@ export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedR
   });
   redis.defineCommand('ctSettleCall', { numberOfKeys: 1, lua: SETTLE_CALL });
   redis.defineCommand('ctPutCall', { numberOfKeys: 3, lua: PUT_CALL });
+  redis.defineCommand('ctDeleteCall', { numberOfKeys: 1, lua: DELETE_CALL });
   redis.defineCommand('ctAcquireLease', { numberOfKeys: 3, lua: ACQUIRE_LEASE });
   redis.defineCommand('ctReleaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
   redis.defineCommand('ctAppend', { numberOfKeys: 5, lua: APPEND });

@@ -102,6 +102,21 @@ describe('on a real redis-server', () => {
       assert.deepEqual(await state.callsOf('s1'), []);
     });
 
+    it('deletes a call and its place in the session index in one step', async () => {
+      const prefix = `ct-del-${++n}:`;
+      const state = await open(prefix);
+      await state.putCall({ requestId: 'c1', sessionId: 's/1', threadId: undefined, runId: undefined, request: '{}', outcome: undefined }, 60_000);
+      await state.putCall({ requestId: 'c2', sessionId: 's/1', threadId: undefined, runId: undefined, request: '{}', outcome: undefined }, 60_000);
+      await state.deleteCall('c1');
+      const raw = new Redis(redis.url);
+      try {
+        assert.deepEqual(await raw.zrange(`${prefix}calls:s/1`, 0, -1), [`${prefix}call:c2`]);
+        assert.equal(await raw.exists(`${prefix}call:c1`), 0);
+      } finally {
+        raw.disconnect();
+      }
+    });
+
     it('gives every key the prefix and a time to live, except the fence counter', async () => {
       const prefix = `ct-ttl-${++n}:`;
       const state = await open(prefix);
