@@ -100,6 +100,8 @@ local now = redis.call('TIME')
 now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('HSET', KEYS[4], 'threadId', ARGV[4], 'bytes', size + added, 'updatedAt', now)
 redis.call('ZADD', KEYS[5], now, ARGV[4])
+-- Threads last written a ttl ago have expired: the index forgets them, so it cannot grow without end.
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. (now - ttl))
 for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
 if fence > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return size + added
