@@ -28,6 +28,7 @@ import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 import { addUsage, runUsage } from './usage';
 import type { ConversationStore, StoredRecord } from './store/conversationStore';
 import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
+import { SharedStateError } from './state/sharedState';
 import type { ContextBudgetConfig } from './context/budget';
 import { ContextBudget } from './context/budget';
 
@@ -79,6 +80,8 @@ interface Thread {
   usage?: TokenCounts;
   /** Settles once the stored history (if any) is loaded; a run waits for it. */
   restored?: Promise<void>;
+  /** The store was out of reach when the thread was loaded: the next save fails with this and loads again. */
+  loadError?: unknown;
   /** Reset by the client: nothing more of this thread object is saved. */
   forgotten?: boolean;
   /** The tool state last saved, as JSON, so an unchanged state is not written again. */
@@ -315,6 +318,11 @@ export class Agent {
     try {
       stored = await store.load(thread.id);
     } catch (e) {
+      // Out of reach is not empty: starting the thread empty would drop its history once the store is back.
+      if (e instanceof SharedStateError && e.code === 'STATE_UNAVAILABLE') {
+        thread.loadError = e;
+        return;
+      }
       this.host.log.warn(`a thread could not be loaded from the conversation store; it starts empty: ${describe(e)}`);
       return;
     }
@@ -339,6 +347,13 @@ export class Agent {
   private async saved(thread: Thread, records: StoredRecord[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
     try {
       await thread.restored;
+      if (thread.loadError !== undefined) {
+        const error = thread.loadError;
+        thread.loadError = undefined;
+        // This message fails rather than run on an empty history; the next one finds the thread loaded again.
+        if (this.config.store) thread.restored = this.restore(thread, this.config.store);
+        throw error;
+      }
       await this.save(thread, records);
       return { ok: true };
     } catch (error) {
