@@ -26,6 +26,10 @@ import { BUILTIN_TOOLS } from './serverTools';
 import type { ConversationStore } from './store/conversationStore';
 import { LogStore } from './store/logStore';
 import { MemoryStore } from './store/memoryStore';
+import { MemorySharedState } from './state/memorySharedState';
+import { redactedUrl } from './state/redisConnection';
+import { RedisSharedState } from './state/redisSharedState';
+import type { SharedState } from './state/sharedState';
 
 export type { BackendEvents } from './events';
 export type { DisconnectStrategy } from './invoker';
@@ -58,6 +62,10 @@ export type { ConversationStore, StoredRecord, StoredThread, StoredToolState, St
 export { StoreError } from './store/conversationStore';
 export { LogStore } from './store/logStore';
 export { MemoryStore } from './store/memoryStore';
+export type { CallRecord, Lease, SessionRecord, SharedState } from './state/sharedState';
+export { SharedStateError } from './state/sharedState';
+export { MemorySharedState } from './state/memorySharedState';
+export { RedisSharedState } from './state/redisSharedState';
 
 export interface Backend {
   readonly host: string;
@@ -101,12 +109,14 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
   for (const tool of [...(resolved.builtinTools ? BUILTIN_TOOLS : []), ...resolved.tools]) addTool(tools, tool);
   const hooks = resolved.hooks;
   const events = new BackendEventEmitter((event, e) => resolved.log.error(`a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
-  const store = await openStore(resolved);
+  const shared = await openState(resolved);
+  const { state } = shared;
+  const store = state.store;
   let server: BackendServer;
   try {
-    server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events, store });
+    server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events, store, state });
   } catch (e) {
-    if (store !== resolved.store) await store.close();
+    await shared.close();
     throw e;
   }
   const urlHost = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
@@ -119,8 +129,8 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
     model: { name: model.name, offline: model.offline },
     async close() {
       await server.close();
-      // A store passed in belongs to the caller; one this backend opened is closed with it.
-      if (store !== resolved.store) await store.close();
+      // A store or state passed in belongs to the caller; one this backend opened is closed with it.
+      await shared.close();
     },
     registerTool(tool) {
       addTool(tools, tool);
@@ -144,6 +154,25 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
       return session.invokeTool(toolName, args, options);
     },
     threadUsage: (sessionId, threadId) => server.findSession(sessionId)?.agent.threadUsage(threadId),
+  };
+}
+
+/** The shared state: the caller's, Redis with `redis`, else this process's around the usual store; `close` closes what was opened here. */
+async function openState(o: ResolvedOptions): Promise<{ state: SharedState; close: () => Promise<void> }> {
+  if (o.sharedState) return { state: o.sharedState, close: () => Promise.resolve() };
+  if (o.redis !== undefined) {
+    const redis = await RedisSharedState.connect({ url: o.redis, prefix: o.redisPrefix, replica: o.replica, log: o.log });
+    o.log.info(`sessions, calls and conversations are kept in Redis at ${redactedUrl(o.redis)}`);
+    return { state: redis, close: () => redis.close() };
+  }
+  const store = await openStore(o);
+  const local = new MemorySharedState({ replica: o.replica, store });
+  return {
+    state: local,
+    async close() {
+      await local.close();
+      if (store !== o.store) await store.close();
+    },
   };
 }
 

@@ -49,14 +49,21 @@ export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedR
     retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
   }) as ScriptedRedis;
   let lastError = '';
+  let lost = false;
   // Without a listener ioredis prints every failed reconnect; one line per kind of failure is enough.
   redis.on('error', (e: Error) => {
     if (e.message === lastError) return;
     lastError = e.message;
     o.log?.warn(`Redis at ${where}: ${e.message}`);
   });
+  redis.on('close', () => {
+    if (lost || closing.has(redis)) return;
+    lost = true;
+    o.log?.warn(`Redis at ${where}: connection lost; commands fail until it is back`);
+  });
   redis.on('ready', () => {
-    if (lastError) o.log?.info(`Redis at ${where}: connected again`);
+    if (lost) o.log?.info(`Redis at ${where}: connected again`);
+    lost = false;
     lastError = '';
   });
   redis.defineCommand('ctSettleCall', { numberOfKeys: 1, lua: SETTLE_CALL });
@@ -73,6 +80,15 @@ export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedR
     throw new SharedStateError('STATE_UNAVAILABLE', `Redis at ${where} could not be reached: ${messageOf(e)}`);
   }
   return redis;
+}
+
+/** Connections being closed on purpose: their `close` is no outage. */
+const closing = new WeakSet<Redis>();
+
+/** Closes the connection (QUIT, or a hard disconnect when Redis is not there to answer). */
+export async function closeRedis(redis: Redis): Promise<void> {
+  closing.add(redis);
+  await redis.quit().catch(() => redis.disconnect());
 }
 
 /** The URL without user name or password, for logs and errors. */

@@ -17,7 +17,7 @@ import type { Logger } from '../log';
 import { silentLogger } from '../log';
 import type { StoredRecord } from '../store/conversationStore';
 import type { RedisConnectionOptions, ScriptedRedis } from './redisConnection';
-import { connectRedis, guarded } from './redisConnection';
+import { closeRedis, connectRedis, guarded } from './redisConnection';
 import { RedisStore } from './redisStore';
 import type { CallRecord, Lease, SessionRecord, SharedState } from './sharedState';
 import { SharedStateError } from './sharedState';
@@ -163,7 +163,7 @@ export class RedisSharedState implements SharedState {
     if (this.closed) return;
     this.closed = true;
     await this.store.close();
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis);
   }
 
   private key(kind: string, id = ''): string {

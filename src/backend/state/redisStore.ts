@@ -32,8 +32,6 @@ export interface RedisStoreOptions {
   maxThreadBytes?: number;
   threadTtlMs?: number;
   log: Logger;
-  /** Quit the connection on close (a store opened on its own); a shared state closes its own. */
-  ownsConnection?: boolean;
 }
 
 export class RedisStore implements ConversationStore {
@@ -112,8 +110,8 @@ export class RedisStore implements ConversationStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    // The connection belongs to the shared state, which closes it after this.
     await Promise.allSettled([...this.pending]);
-    if (this.o.ownsConnection) await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
   /** The keys of a thread (the fence and lease keys too, which the shared state uses). */
