@@ -26,6 +26,8 @@ import { ClientToolState } from './toolState';
 import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
 import type { ContextBudgetConfig } from './context/budget';
 import { contextWindowFor } from './context/windows';
+import { scopedStore } from './auth/scopedStore';
+import { ANONYMOUS } from './auth/user';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
@@ -60,6 +62,8 @@ export interface InvokeClientToolOptions {
 }
 
 export interface SessionDeps extends BackendDeps {
+  /** The authenticated user the session belongs to (`anonymous` when unset: the shared token). */
+  owner?: string;
   /** Called once when the session ends for good. */
   onEnded: (session: Session) => void;
 }
@@ -73,6 +77,8 @@ export class Session implements ClientLink {
   private readonly resumeSecret: string;
   /** What a presented secret is compared with: equal-length digests, so timingSafeEqual applies. */
   private readonly secretDigest: Buffer;
+  /** Who the session belongs to; its threads are stored under this user's view of the store. */
+  readonly owner: string;
   /** What log lines call this session: a per-process number, not its id. */
   readonly logLabel = `session #${++sessionCounter}`;
   /** Set by the first successful attach; a session that never got there was never announced. */
@@ -92,6 +98,7 @@ export class Session implements ClientLink {
 
   constructor(private readonly deps: SessionDeps) {
     const { options } = deps;
+    this.owner = deps.owner ?? ANONYMOUS;
     this.resumeSecret = randomBytes(32).toString('base64url');
     this.secretDigest = digest(this.resumeSecret);
     this.base = this.newState([], []);
@@ -107,7 +114,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store, ...withContext(contextConfig(deps.model, options)) },
+      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store && scopedStore(deps.store, this.owner), ...withContext(contextConfig(deps.model, options)) },
     );
   }
 
