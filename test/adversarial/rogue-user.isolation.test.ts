@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { WebSocket } from 'ws';
 import type { JWK } from 'jose';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { createBackend, type Backend } from '../../src/backend';
+import { createBackend, MemoryStore, type Backend, type BackendOptions } from '../../src/backend';
 import { scopedKey } from '../../src/backend/auth/scopedStore';
 import { hashToken } from '../../src/backend/auth/tokenHash';
 import { ErrorCode, type Welcome } from '../../src/protocol';
@@ -49,22 +49,27 @@ describe('rogue user: one user cannot reach another user\'s sessions or threads'
     fake = await startFakeOpenAI();
     logs.length = 0;
     fs.rmSync(path.join(dir, 'data'), { recursive: true, force: true });
-    backend = await createBackend({
-      token: SHARED,
-      tokensFile: path.join(dir, 'tokens'),
-      jwt: { issuer: ISSUER, audience: AUDIENCE, jwksFile: path.join(dir, 'jwks.json') },
-      dataDir: path.join(dir, 'data'),
-      model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: 'sk-test', maxRetries: 0 },
-      collapsing: false,
-      disconnectStrategy: 'suspend',
-      log: (level, message) => logs.push(`${level} ${message}`),
-    });
+    backend = await start({ dataDir: path.join(dir, 'data') });
   });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.drop()));
     await backend.close();
     await fake.close();
   });
+
+  /** The shared backend; `store` options pick the conversation store (a data folder, or memory). */
+  function start(store: Pick<BackendOptions, 'dataDir' | 'store'>): Promise<Backend> {
+    return createBackend({
+      token: SHARED,
+      tokensFile: path.join(dir, 'tokens'),
+      jwt: { issuer: ISSUER, audience: AUDIENCE, jwksFile: path.join(dir, 'jwks.json') },
+      ...store,
+      model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: 'sk-test', maxRetries: 0 },
+      collapsing: false,
+      disconnectStrategy: 'suspend',
+      log: (level, message) => logs.push(`${level} ${message}`),
+    });
+  }
 
   async function open(token: string, hello: Parameters<typeof TestClient.open>[2] = {}): Promise<{ client: TestClient; welcome: Welcome }> {
     const opened = await TestClient.open(backend.url, token, hello);
@@ -181,5 +186,26 @@ describe('rogue user: one user cannot reach another user\'s sessions or threads'
     const sent = lastModelRequest();
     assert.ok(sent.includes(SECRET_WORD), 'alice\'s thread was deleted by another user');
     assert.ok(!sent.includes('0000'), 'bob\'s turns were appended to alice\'s thread');
+  });
+
+  it('T-USER-05 with the in-memory store (the default without a data folder) bob can neither read nor delete alice\'s thread', async () => {
+    await backend.close();
+    backend = await start({ store: new MemoryStore() });
+    const { client: alice } = await open(aliceToken);
+    await aliceSaysSecret(alice, 'plans');
+    await alice.drop();
+
+    const { client: bob } = await open(BOB);
+    fake.enqueue({ text: 'I know nothing.' });
+    await bob.run('plans', 'What was the launch code?');
+    assert.ok(!lastModelRequest().includes(SECRET_WORD), 'bob read alice\'s thread');
+    bob.send({ type: 'resetThread', threadId: 'plans' });
+    await bob.next('toolGroupState', (m) => m.threadId === 'plans');
+    await delay(200);
+
+    const { client: later } = await open(aliceToken);
+    fake.enqueue({ text: `It was ${SECRET_WORD}.` });
+    await later.run('plans', 'What was the launch code?');
+    assert.ok(lastModelRequest().includes(SECRET_WORD), 'bob deleted alice\'s thread');
   });
 });
