@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import type { JWTVerifyGetKey } from 'jose';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import { ANONYMOUS } from './user';
 
 export interface JwtOptions {
   /** The `iss` every token must carry. */
@@ -72,6 +73,8 @@ export class JwtVerifier {
       if (typeof user !== 'string' || user.length === 0 || user.length > MAX_USER_LENGTH || /\p{Cc}/u.test(user)) {
         return { ok: false, unavailable: false, reason: `the "${claim}" claim is not a usable user name` };
       }
+      // The shared token's user: a JWT naming it would join everyone who holds that token.
+      if (user === ANONYMOUS) return { ok: false, unavailable: false, reason: `the "${claim}" claim names the reserved user "${ANONYMOUS}"` };
       return { ok: true, user };
     } catch (e) {
       // The key set could not be fetched: the token may be fine, the backend cannot tell now.

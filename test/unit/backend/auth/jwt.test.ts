@@ -104,6 +104,7 @@ describe('backend auth: JWT verification', () => {
         const byEmail = await verifier({ userClaim: 'email' });
         assert.deepEqual(await byEmail.verify(await sign(rsa, { email: 'alice@example.test' })), { ok: true, user: 'alice@example.test' });
         assert.equal((await byEmail.verify(await sign(rsa))).ok, false, 'a token without the claim names nobody');
+        assert.equal((await byEmail.verify(await sign(rsa, { email: 'anonymous' }))).ok, false, 'the shared token\'s user cannot be claimed');
       });
 
       it('refuses an expired token, one not valid yet, and a token without exp; a few seconds of skew pass', async () => {
