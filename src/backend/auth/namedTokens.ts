@@ -7,10 +7,10 @@
  */
 import { promises as fs } from 'node:fs';
 import type { Logger } from '../log';
-import { findUser, type TokenEntry } from './tokenHash';
+import { findUser, indexTokens, type TokenEntry, type TokenIndex } from './tokenHash';
 import { readTokensFile } from './tokensFile';
 
-type Loaded = { ok: true; entries: TokenEntry[] } | { ok: false; reason: string };
+type Loaded = { ok: true; index: TokenIndex } | { ok: false; reason: string };
 
 export class NamedTokens {
   private stamp: string;
@@ -24,7 +24,7 @@ export class NamedTokens {
     entries: TokenEntry[],
   ) {
     this.stamp = stamp;
-    this.loaded = { ok: true, entries };
+    this.loaded = { ok: true, index: indexTokens(entries) };
   }
 
   /** Reads the file once; a missing or bad file is a startup error with a clear message. */
@@ -39,7 +39,7 @@ export class NamedTokens {
   async userOf(token: string): Promise<string | undefined | 'unusable'> {
     await this.refresh();
     if (!this.loaded.ok) return 'unusable';
-    return findUser(this.loaded.entries, token);
+    return findUser(this.loaded.index, token);
   }
 
   private async refresh(): Promise<void> {
@@ -53,7 +53,7 @@ export class NamedTokens {
   private async reload(stamp: string): Promise<void> {
     try {
       const entries = await readTokensFile(this.file);
-      this.loaded = { ok: true, entries };
+      this.loaded = { ok: true, index: indexTokens(entries) };
       this.log.info(`tokens file changed: ${entries.length} named token(s) now`);
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { hashToken, mintToken, type TokenEntry } from './tokenHash';
-import { readTokensFile, writeTokensFile } from './tokensFile';
+import { MAX_TOKENS, readTokensFile, writeTokensFile } from './tokensFile';
 import { ANONYMOUS, USER_NAME_PATTERN } from './user';
 
 export const TOKENS_USAGE = `Usage: client-tools-backend tokens <command> --file <path>
@@ -66,6 +66,10 @@ export async function runTokensCommand(argv: string[], io: CommandIo): Promise<n
     for (const e of entries) counts.set(e.user, (counts.get(e.user) ?? 0) + 1);
     for (const [name, n] of counts) io.out(`${name}\t${n}\n`);
     return 0;
+  }
+  if (command === 'add' && entries.length >= MAX_TOKENS) {
+    io.err(`client-tools-backend tokens: ${file} already holds ${MAX_TOKENS} tokens, the most a file may; use JWTs for more users\n`);
+    return 1;
   }
   const token = command === 'add' ? mintToken() : undefined;
   const next = token ? [...entries, { user: user as string, sha256: hashToken(token) }] : entries.filter((e) => e.user !== user);

@@ -14,6 +14,8 @@ import { ANONYMOUS, USER_NAME_PATTERN } from './user';
 /** Beyond this the file is refused, not read into memory. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 const LINE = /^(\S+)\s+sha256:([0-9a-f]{64})$/;
+/** Each handshake compares with every entry; past this many, per-user JWTs scale better. */
+export const MAX_TOKENS = 10_000;
 
 export class TokensFileError extends Error {
   constructor(message: string) {
@@ -36,6 +38,7 @@ export function parseTokens(text: string, file: string): TokenEntry[] {
     if (user === ANONYMOUS) throw new TokensFileError(`${file} line ${i + 1}: "${ANONYMOUS}" is the shared token's user and cannot hold a named token.`);
     if (seen.has(sha256)) throw new TokensFileError(`${file} line ${i + 1}: this hash is already on an earlier line.`);
     seen.add(sha256);
+    if (entries.length >= MAX_TOKENS) throw new TokensFileError(`${file} holds more than ${MAX_TOKENS} tokens; use JWTs for more users.`);
     entries.push({ user, sha256 });
   }
   return entries;

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Authenticator } from '../../../../src/backend/auth/authenticator';
 import { hashToken } from '../../../../src/backend/auth/tokenHash';
 import { runTokensCommand } from '../../../../src/backend/auth/tokensCommand';
-import { readTokensFile } from '../../../../src/backend/auth/tokensFile';
+import { MAX_TOKENS, readTokensFile, writeTokensFile } from '../../../../src/backend/auth/tokensFile';
 import { silentLogger } from '../../../../src/base/logger';
 import { TOKEN_HEADER } from '../../../../src/protocol';
 
@@ -134,6 +134,20 @@ describe('backend auth: named tokens', () => {
       fs.symlinkSync(file, path.join(dir, 'link'));
       await assert.rejects(Authenticator.create({ token: SHARED, tokensFile: path.join(dir, 'link'), log }), /symbolic link/);
     }
+  });
+
+  it(`a file may hold ${MAX_TOKENS} tokens: one more is refused at start, and tokens add will not write it`, async () => {
+    const entries = Array.from({ length: MAX_TOKENS }, (_, i) => ({ user: `u${i % 100}`, sha256: hashToken(`ctt_${i}`) }));
+    await writeTokensFile(file, entries);
+    assert.equal((await readTokensFile(file)).length, MAX_TOKENS);
+    const before = fs.readFileSync(file, 'utf8');
+    const refused = await tokens('add', 'alice', '--file', file);
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /already holds 10000 tokens/);
+    assert.equal(refused.out, '', 'no token printed');
+    assert.equal(fs.readFileSync(file, 'utf8'), before);
+    fs.appendFileSync(file, `alice sha256:${hashToken('ctt_one-more')}\n`);
+    await assert.rejects(readTokensFile(file), /more than 10000 tokens/);
   });
 
   it('the subcommand refuses bad usage and a bad existing file without changing it', async () => {
