@@ -29,7 +29,7 @@ import { coalesceWrites } from '../net/coalesce';
 import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
 import { PendingSockets } from './admission';
 import { Authenticator } from './auth/authenticator';
-import type { AuthenticatedUser, AuthRefusal } from './auth/user';
+import type { AuthenticatedUser, AuthOutcome, AuthRefusal } from './auth/user';
 import { startHeartbeat } from './heartbeat';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
@@ -48,6 +48,7 @@ export const CloseCode = {
 } as const;
 
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
+const SHUTTING_DOWN: AuthRefusal = { status: 503, text: 'The backend is shutting down.' };
 /** How long a close frame may take before the socket (and its memory) is dropped. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -157,35 +158,34 @@ export class BackendServer {
     void this.admit(req, socket, head);
   }
 
-  /** Origin and Host first (no credential is looked at for a browser), then who the caller is. */
   private async admit(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const { log } = this.deps.options;
-    let refusal: AuthRefusal | { status: number; text: string } | undefined = this.closing ? { status: 503, text: 'The backend is shutting down.' } : this.check(req);
-    let user: AuthenticatedUser | undefined;
-    if (!refusal) {
-      const outcome = await this.authenticator.authenticate(req).catch((e: unknown) => {
-        log.error(`checking credentials failed: ${e instanceof Error ? e.message : String(e)}`);
-        return { ok: false as const, refusal: { status: 503 as const, text: 'The backend cannot check credentials right now; try again later.' } };
-      });
-      if (outcome.ok) user = outcome.user;
-      else refusal = outcome.refusal;
-      if (this.closing) refusal = { status: 503, text: 'The backend is shutting down.' };
-    }
-    if (refusal || !user) {
-      refusal ??= { status: 401, text: 'The credentials were not accepted.' };
-      log.warn(`refused a connection from ${req.socket.remoteAddress ?? '?'}: HTTP ${refusal.status} (${refusal.text})`);
+    const outcome = await this.admission(req);
+    if (!outcome.ok) {
+      const { refusal } = outcome;
+      this.deps.options.log.warn(`refused a connection from ${req.socket.remoteAddress ?? '?'}: HTTP ${refusal.status} (${refusal.text})`);
       refuse(socket, refusal.status, refusal.text);
       return;
     }
-    const owner = user;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       coalesceWrites(ws, socket);
-      this.onConnection(ws, owner);
+      this.onConnection(ws, outcome.user);
     });
   }
 
+  /** Origin and Host first (a browser's credential is never looked at), then who the caller is. */
+  private async admission(req: http.IncomingMessage): Promise<AuthOutcome> {
+    const early = this.closing ? SHUTTING_DOWN : this.check(req);
+    if (early) return { ok: false, refusal: early };
+    const outcome = await this.authenticator.authenticate(req).catch((e: unknown): AuthOutcome => {
+      this.deps.options.log.error(`checking credentials failed: ${e instanceof Error ? e.message : String(e)}`);
+      return { ok: false, refusal: { status: 503, text: 'The backend cannot check credentials right now; try again later.' } };
+    });
+    // A JWKS fetch may take seconds; a backend that began to shut down meanwhile admits nobody.
+    return this.closing ? { ok: false, refusal: SHUTTING_DOWN } : outcome;
+  }
+
   /** The checks before the upgrade; undefined means the request may connect. */
-  private check(req: http.IncomingMessage): { status: number; text: string } | undefined {
+  private check(req: http.IncomingMessage): AuthRefusal | undefined {
     if (req.headers.origin !== undefined) return { status: 403, text: 'Requests with an Origin header are refused: browsers may not connect.' };
     const host = req.headers.host;
     if (!host || !LOOPBACK_HOST.test(host)) return { status: 403, text: 'Only a loopback Host (127.0.0.1, localhost, [::1]) is accepted.' };
