@@ -32,7 +32,6 @@ import { SharedStateError } from './state/sharedState';
 import type { ContextBudgetConfig } from './context/budget';
 import { ContextBudget } from './context/budget';
 import type { RunTicket } from './failover/sessionJournal';
-import { SharedStateError } from './state/sharedState';
 import { unansweredCalls } from './failover/continuedRun';
 
 /** What the agent needs from its session. */

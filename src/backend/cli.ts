@@ -17,8 +17,11 @@ import { DEFAULT_AZURE_API_VERSION, MODEL_APIS, MODEL_PROVIDERS } from './model/
 import type { OpenAIModelConfig } from './model/openai';
 import { DEFAULT_MODEL_NAME } from './model/openai';
 import { VISION_SETTINGS, type VisionSetting } from './model/images';
+import type { JwtOptions } from './auth/jwt';
+import { runTokensCommand } from './auth/tokensCommand';
 
 export const USAGE = `Usage: client-tools-backend [options]
+       client-tools-backend tokens add|remove|list [<user>] --file <path>   (see tokens --help)
 
 Runs the Client Tools agent backend: a WebSocket server on loopback that the editor connects to.
 Prints {"event":"listening","port":N} on stdout when ready; logs go to stderr.
@@ -29,6 +32,13 @@ Options:
   --token <token>             Connection token (default: env CLIENT_TOOLS_TOKEN, else a random one).
   --discovery-file <path>     Write {port, token, pid, protocol} there (mode 0600). With a random token and
                               no path, ~/.client-tools/backends/<pid>.json is used.
+  --tokens-file <path>        Named tokens, one user each (0600; re-read when it changes). With it or a
+                              JWT option, no random token or discovery file is made unless asked for.
+  --jwt-issuer <iss>          Accept JWTs from this issuer (needs --jwt-audience and a JWKS).
+  --jwt-audience <aud>        The audience JWTs must name.
+  --jwt-jwks-file <path>      The issuer's public keys (JWKS JSON).
+  --jwt-jwks-url <url>        ...or where to fetch them (https; 5 s time limit, cached).
+  --jwt-user-claim <claim>    The claim naming the user (default sub).
   --model <name>              Model name (default: env CLIENT_TOOLS_MODEL).
   --base-url <url>            OpenAI-compatible endpoint (default: env OPENAI_BASE_URL, else OpenAI).
   --offline                   Use the offline demo model. It is also used when neither a model nor a
@@ -104,6 +114,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         port: { type: 'string' },
         token: { type: 'string' },
         'discovery-file': { type: 'string' },
+        'tokens-file': { type: 'string' },
+        'jwt-issuer': { type: 'string' },
+        'jwt-audience': { type: 'string' },
+        'jwt-jwks-file': { type: 'string' },
+        'jwt-jwks-url': { type: 'string' },
+        'jwt-user-claim': { type: 'string' },
         model: { type: 'string' },
         'base-url': { type: 'string' },
         offline: { type: 'boolean' },
@@ -154,6 +170,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
   const imageMaxSide = values['image-max-side'] !== undefined ? integer('--image-max-side', values['image-max-side'], 16, 16_384) : undefined;
 
   const token = values.token ?? (env.CLIENT_TOOLS_TOKEN || undefined);
+  const tokensFile = values['tokens-file'] !== undefined ? path.resolve(values['tokens-file']) : undefined;
+  const jwt = jwtOptions(values);
+  // Users come from the file or the JWTs: a random shared token nobody asked for would be a way around them.
+  const perUser = tokensFile !== undefined || jwt !== undefined;
   const baseURL = values['base-url'] ?? (env.OPENAI_BASE_URL || undefined);
   const modelName = values.model ?? (env.CLIENT_TOOLS_MODEL || undefined);
   const endpoint = readEndpoint(values, env);
@@ -164,7 +184,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     host: values.host,
     port: values.port !== undefined ? integer('--port', values.port, 0, 65535) : undefined,
     token,
-    discoveryFile: values['discovery-file'] ?? (token ? undefined : path.join(os.homedir(), '.client-tools', 'backends', `${process.pid}.json`)),
+    discoveryFile: values['discovery-file'] ?? (token || perUser ? undefined : path.join(os.homedir(), '.client-tools', 'backends', `${process.pid}.json`)),
+    tokensFile,
+    jwt,
     model: offline ? 'offline' : { ...modelConfig(modelName ?? DEFAULT_MODEL_NAME, baseURL, endpoint, env), ...(vision ? { vision } : {}), ...(imageMaxSide ? { imageMaxSide } : {}) },
     invokeTimeoutMs: values['invoke-timeout'] !== undefined ? duration('--invoke-timeout', values['invoke-timeout']) : undefined,
     disconnectStrategy: strategy as DisconnectStrategy | undefined,
@@ -183,7 +205,33 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     contextWindow: values['context-window'] !== undefined ? integer('--context-window', values['context-window'], 1024, 100_000_000) : undefined,
     compaction,
   };
-  return { help: values.help === true, options, logLevel, randomToken: token === undefined };
+  return { help: values.help === true, options, logLevel, randomToken: token === undefined && options.discoveryFile !== undefined };
+}
+
+interface JwtFlags {
+  'jwt-issuer'?: string;
+  'jwt-audience'?: string;
+  'jwt-jwks-file'?: string;
+  'jwt-jwks-url'?: string;
+  'jwt-user-claim'?: string;
+}
+
+/** The JWT flags, all or none: a verifier without an issuer, an audience or keys would accept too much. */
+function jwtOptions(values: JwtFlags): JwtOptions | undefined {
+  const given = (['jwt-issuer', 'jwt-audience', 'jwt-jwks-file', 'jwt-jwks-url', 'jwt-user-claim'] as const).filter((f) => values[f] !== undefined);
+  if (given.length === 0) return undefined;
+  const issuer = values['jwt-issuer'];
+  const audience = values['jwt-audience'];
+  if (!issuer || !audience) throw new UsageError(`--${given[0]} needs both --jwt-issuer and --jwt-audience`);
+  const file = values['jwt-jwks-file'];
+  const url = values['jwt-jwks-url'];
+  if ((file === undefined) === (url === undefined)) throw new UsageError('JWT needs exactly one of --jwt-jwks-file and --jwt-jwks-url');
+  return {
+    issuer,
+    audience,
+    ...(file !== undefined ? { jwksFile: path.resolve(file) } : { jwksUrl: url }),
+    ...(values['jwt-user-claim'] ? { userClaim: values['jwt-user-claim'] } : {}),
+  };
 }
 
 function dataDir(text: string | undefined): string | undefined {
@@ -278,6 +326,7 @@ function duration(flag: string, text: string): number {
 }
 
 export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv[0] === 'tokens') return runTokensCommand(argv.slice(1), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
   let config: CliConfig;
   try {
     config = parseCli(argv, env);

@@ -13,6 +13,7 @@ import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './server
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
 import type { ConversationStore } from './store/conversationStore';
 import type { SharedState } from './state/sharedState';
+import type { JwtOptions } from './auth/jwt';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';
@@ -26,6 +27,10 @@ export interface BackendOptions {
   token?: string;
   /** Write `{port, token, pid, protocol}` here (mode 0600, exclusive create); removed on close and exit. */
   discoveryFile?: string;
+  /** Named tokens: a 0600 file of `<user> sha256:<hash>` lines, re-read when it changes (docs/BACKEND.md "Authentication"). */
+  tokensFile?: string;
+  /** Accept JWTs signed by a key of this JWKS, with this issuer and audience; the user is `sub`. */
+  jwt?: JwtOptions;
   /** A ready model, an OpenAI-compatible endpoint, or 'offline' for the demo model (the default). */
   model?: ChatModel | OpenAIModelConfig | 'offline';
   systemPrompt?: string;
@@ -109,6 +114,8 @@ export interface ResolvedOptions extends InvokerOptions {
   port: number;
   token: string | undefined;
   discoveryFile: string | undefined;
+  tokensFile: string | undefined;
+  jwt: JwtOptions | undefined;
   model: ChatModel | OpenAIModelConfig | 'offline';
   systemPrompt: string;
   maxTurns: number;
@@ -146,6 +153,8 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     port: o.port ?? 0,
     token: o.token,
     discoveryFile: o.discoveryFile,
+    tokensFile: o.tokensFile,
+    jwt: o.jwt,
     model: o.model ?? 'offline',
     systemPrompt: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     maxTurns: positive('maxTurns', o.maxTurns ?? 25),

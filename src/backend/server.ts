@@ -3,8 +3,10 @@
  *
  * A TCP connection must send its whole upgrade request within `headersTimeoutMs`, and at most
  * `maxPendingSockets` may wait at once (admission.ts). Before the upgrade, a request must (in this
- * order) carry no `Origin` header and a loopback `Host` (else 403: browsers and DNS rebinding), the
- * right token in TOKEN_HEADER, compared in constant time (else 401). At most `maxConnections`
+ * order) carry no `Origin` header and a loopback `Host` (else 403: browsers and DNS rebinding), and
+ * a credential that proves a user (else 401; auth/authenticator.ts): the shared token in TOKEN_HEADER,
+ * compared in constant time (user `anonymous`), a named token, or a JWT. A session belongs to that
+ * user: resuming it takes both its secret and the same user. At most `maxConnections`
  * upgraded connections may wait for their hello (past it the oldest is closed). After the upgrade the
  * first message must be `hello` (anything else gets NOT_READY) within the handshake timeout; `welcome`
  * names the session. A new session past `maxConnections` attached sessions, or past `maxSessions`
@@ -15,17 +17,19 @@
  * other calls go on. Pings every `heartbeatMs`; a peer that misses two pongs is terminated. Past
  * `maxBufferedBytes` of unsent output the connection is closed with SLOW_CONSUMER (close code 4009).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerToClient } from '../protocol';
-import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
+import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
 import { coalesceWrites } from '../net/coalesce';
 import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
 import { PendingSockets } from './admission';
+import { Authenticator } from './auth/authenticator';
+import type { AuthenticatedUser, AuthOutcome, AuthRefusal } from './auth/user';
 import { startHeartbeat } from './heartbeat';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
@@ -46,6 +50,7 @@ export const CloseCode = {
 } as const;
 
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
+const SHUTTING_DOWN: AuthRefusal = { status: 503, text: 'The backend is shutting down.' };
 /** How long a close frame may take before the socket (and its memory) is dropped. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -54,7 +59,6 @@ export class BackendServer {
   /** Upgraded connections that have not sent hello yet; they have their own cap. */
   private readonly handshaking = new Set<WebSocket>();
   private readonly sessions = new Map<string, Session>();
-  private readonly tokenDigest: Buffer;
   private removeDiscovery: (() => void) | undefined;
   private removeProcessHooks: (() => void) | undefined;
   private closing: Promise<void> | undefined;
@@ -66,14 +70,14 @@ export class BackendServer {
     readonly token: string,
     readonly port: number,
     readonly host: string,
-  ) {
-    this.tokenDigest = digest(token);
-  }
+    private readonly authenticator: Authenticator,
+  ) {}
 
   static async start(deps: BackendDeps): Promise<BackendServer> {
     const { options } = deps;
     const token = options.token ?? randomBytes(32).toString('base64url');
     if (token.length < 16) throw new RangeError('The token must be at least 16 characters long.');
+    const authenticator = await Authenticator.create({ token, tokensFile: options.tokensFile, jwt: options.jwt, log: options.log });
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.maxMessageBytes,
@@ -97,7 +101,7 @@ export class BackendServer {
       });
     });
     const port = (server.address() as AddressInfo).port;
-    const backend = new BackendServer(deps, server, wss, token, port, options.host);
+    const backend = new BackendServer(deps, server, wss, token, port, options.host, authenticator);
     const pending = new PendingSockets({ max: options.maxPendingSockets, deadlineMs: options.headersTimeoutMs }, options.log);
     server.on('connection', (socket: Socket) => pending.accepted(socket));
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -153,31 +157,44 @@ export class BackendServer {
 
   private onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    const { log } = this.deps.options;
-    const refusal = this.closing ? { status: 503, text: 'The backend is shutting down.' } : this.check(req);
-    if (refusal) {
-      log.warn(`refused a connection from ${req.socket.remoteAddress ?? '?'}: HTTP ${refusal.status} (${refusal.text})`);
+    void this.admit(req, socket, head);
+  }
+
+  private async admit(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const outcome = await this.admission(req);
+    if (!outcome.ok) {
+      const { refusal } = outcome;
+      this.deps.options.log.warn(`refused a connection from ${req.socket.remoteAddress ?? '?'}: HTTP ${refusal.status} (${refusal.text})`);
       refuse(socket, refusal.status, refusal.text);
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       coalesceWrites(ws, socket);
-      this.onConnection(ws);
+      this.onConnection(ws, outcome.user);
     });
   }
 
+  /** Origin and Host first (a browser's credential is never looked at), then who the caller is. */
+  private async admission(req: http.IncomingMessage): Promise<AuthOutcome> {
+    const early = this.closing ? SHUTTING_DOWN : this.check(req);
+    if (early) return { ok: false, refusal: early };
+    const outcome = await this.authenticator.authenticate(req).catch((e: unknown): AuthOutcome => {
+      this.deps.options.log.error(`checking credentials failed: ${e instanceof Error ? e.message : String(e)}`);
+      return { ok: false, refusal: { status: 503, text: 'The backend cannot check credentials right now; try again later.' } };
+    });
+    // A JWKS fetch may take seconds; a backend that began to shut down meanwhile admits nobody.
+    return this.closing ? { ok: false, refusal: SHUTTING_DOWN } : outcome;
+  }
+
   /** The checks before the upgrade; undefined means the request may connect. */
-  private check(req: http.IncomingMessage): { status: number; text: string } | undefined {
+  private check(req: http.IncomingMessage): AuthRefusal | undefined {
     if (req.headers.origin !== undefined) return { status: 403, text: 'Requests with an Origin header are refused: browsers may not connect.' };
     const host = req.headers.host;
     if (!host || !LOOPBACK_HOST.test(host)) return { status: 403, text: 'Only a loopback Host (127.0.0.1, localhost, [::1]) is accepted.' };
-    const token = req.headers[TOKEN_HEADER];
-    if (typeof token !== 'string' || token.length === 0) return { status: 401, text: `Missing ${TOKEN_HEADER} header.` };
-    if (!timingSafeEqual(digest(token), this.tokenDigest)) return { status: 401, text: `Wrong ${TOKEN_HEADER}.` };
     return undefined;
   }
 
-  private onConnection(ws: WebSocket): void {
+  private onConnection(ws: WebSocket, user: AuthenticatedUser): void {
     const { options } = this.deps;
     this.makeRoomToHandshake();
     this.sockets.add(ws);
@@ -252,7 +269,7 @@ export class BackendServer {
         this.handshaking.delete(ws);
         if (replicatedState(this.deps)) {
           handshakePending = true;
-          void this.replicatedHandshake(ws, decoded.message).then((s) => {
+          void this.replicatedHandshake(ws, decoded.message, user).then((s) => {
             handshakePending = false;
             session = s;
             // The socket may have closed while the shared state answered: the session waits for a resume.
@@ -260,7 +277,7 @@ export class BackendServer {
           });
           return;
         }
-        session = this.handshake(ws, decoded.message);
+        session = this.handshake(ws, decoded.message, user);
       } catch (e) {
         options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         const reply: ServerToClient = { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` };
@@ -277,10 +294,12 @@ export class BackendServer {
    * session is registered only once its attach succeeded; a resumed one that failed half-way is
    * detached again, so it keeps its grace period instead of hanging on a connection that does not
    * know it. A new session that finds no room is refused (SERVER_BUSY) before anything is built.
+   * Another user's session is treated exactly like an unknown one, even with its secret (a stolen
+   * secret is not the owner), so a hello cannot even learn that it exists.
    */
-  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1]): Session | undefined {
+  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser): Session | undefined {
     const existing = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
-    if (existing?.owns(hello.resumeSecret)) {
+    if (existing?.owns(hello.resumeSecret) && existing.owner === user.user) {
       try {
         existing.attach(ws, hello, 'resumed');
       } catch (e) {
@@ -297,7 +316,7 @@ export class BackendServer {
       ws.close(CloseCode.TryAgainLater, ErrorCode.ServerBusy);
       return undefined;
     }
-    const session = new Session({ ...this.deps, onEnded: (s) => this.sessions.delete(s.id) });
+    const session = new Session({ ...this.deps, owner: user.user, onEnded: (s) => this.sessions.delete(s.id) });
     try {
       session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new');
     } catch (e) {
@@ -314,15 +333,16 @@ export class BackendServer {
    * as above; one it does not hold is looked up in the shared state and adopted; a new one is
    * recorded there before its welcome. Never rejects: failures are told to the client, coded.
    */
-  private async replicatedHandshake(ws: WebSocket, hello: Parameters<Session['attach']>[1]): Promise<Session | undefined> {
+  private async replicatedHandshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser): Promise<Session | undefined> {
     const local = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
-    if (local?.owns(hello.resumeSecret)) {
-      const resumed = this.handshake(ws, hello);
+    if (local?.owns(hello.resumeSecret) && local.owner === user.user) {
+      const resumed = this.handshake(ws, hello, user);
       resumed?.publish().catch((e: unknown) => this.deps.options.log.warn(`${resumed.logLabel}: its shared record could not be refreshed: ${e instanceof Error ? e.message : String(e)}`));
       return resumed;
     }
     return replicatedHandshake(ws, hello, {
       deps: this.deps,
+      user: user.user,
       roomForNewSession: () => this.roomForNewSession(),
       register: (s, resumed) => {
         this.sessions.set(s.id, s);
@@ -373,10 +393,6 @@ export class BackendServer {
     }
     return `${this.sessions.size} sessions exist (limit ${maxSessions}) and every detached one may still be resumed`;
   }
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {

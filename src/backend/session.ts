@@ -31,6 +31,8 @@ import { ClientToolState } from './toolState';
 import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
 import type { ContextBudgetConfig } from './context/budget';
 import { contextWindowFor } from './context/windows';
+import { scopedKey, scopedStore } from './auth/scopedStore';
+import { ANONYMOUS } from './auth/user';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
@@ -67,6 +69,8 @@ export interface InvokeClientToolOptions {
 }
 
 export interface SessionDeps extends BackendDeps {
+  /** The authenticated user the session belongs to (`anonymous` when unset: the shared token). */
+  owner?: string;
   /** Called once when the session ends for good. */
   onEnded: (session: Session) => void;
   /** A session another replica held, taken over with the secret its client presented (failover/adoption.ts). */
@@ -82,6 +86,8 @@ export class Session implements ClientLink {
   private readonly resumeSecret: string;
   /** What a presented secret is compared with: equal-length digests, so timingSafeEqual applies. */
   private readonly secretDigest: Buffer;
+  /** Who the session belongs to; its threads are stored under this user's view of the store. */
+  readonly owner: string;
   /** What log lines call this session: a per-process number, not its id. */
   readonly logLabel = `session #${++sessionCounter}`;
   /** Set by the first successful attach; a session that never got there was never announced. */
@@ -104,6 +110,7 @@ export class Session implements ClientLink {
 
   constructor(private readonly deps: SessionDeps) {
     const { options } = deps;
+    this.owner = deps.owner ?? ANONYMOUS;
     // An adopted session keeps its id and secret: the client proved it holds the secret, and a new
     // one would need a compare-and-set in the shared state against a second replica adopting it.
     this.id = deps.adopted?.sessionId ?? randomUUID();
@@ -111,7 +118,7 @@ export class Session implements ClientLink {
     this.secretDigest = digest(this.resumeSecret);
     this.base = this.newState([], []);
     const shared = replicatedState(deps);
-    this.journal = shared ? new SessionJournal(shared, this.id, failoverTimings(options), options.log, () => this.handOver()) : undefined;
+    this.journal = shared ? new SessionJournal(shared, this.id, failoverTimings(options), options.log, () => this.handOver(), (threadId) => scopedKey(this.owner, threadId)) : undefined;
     this.invoker = new ClientInvoker(this, options, this.journal);
     this.agent = new Agent(
       {
@@ -124,7 +131,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { ...(this.journal ? { runGuard: this.journal } : {}), model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store, ...withContext(contextConfig(deps.model, options)) },
+      { ...(this.journal ? { runGuard: this.journal } : {}), model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store && scopedStore(deps.store, this.owner), ...withContext(contextConfig(deps.model, options)) },
     );
   }
 
@@ -144,7 +151,7 @@ export class Session implements ClientLink {
     const shared = replicatedState(this.deps);
     if (!shared || this.ended) return;
     const ttl = failoverTimings(this.deps.options).recordTtlMs;
-    await shared.putSession({ sessionId: this.id, secretDigest: secretDigestHex(this.resumeSecret), owner: 'anonymous', createdAt: Date.now(), replica: shared.replica }, ttl);
+    await shared.putSession({ sessionId: this.id, secretDigest: secretDigestHex(this.resumeSecret), owner: this.owner, createdAt: Date.now(), replica: shared.replica }, ttl);
     if (!this.publishTimer) {
       this.publishTimer = setInterval(() => {
         this.publish().catch((e: unknown) => this.deps.options.log.warn(`${this.logLabel}: its shared record could not be refreshed: ${e instanceof Error ? e.message : String(e)}`));

@@ -18,6 +18,8 @@ const TRY_AGAIN_LATER = 1013;
 
 export interface ReplicaServer {
   deps: BackendDeps;
+  /** The authenticated user of the connection: only that user's sessions are adopted, and a new one is theirs. */
+  user: string;
   /** Why no new session fits now, or undefined when one does. */
   roomForNewSession(): string | undefined;
   register(session: Session, resumed: boolean): void;
@@ -34,10 +36,12 @@ export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: R
   let session: Session | undefined;
   try {
     const wanted = hello.resumeSession;
-    const record = wanted && !server.holds(wanted) ? await adoptableSession(shared, wanted, hello.resumeSecret) : undefined;
+    const found = wanted && !server.holds(wanted) ? await adoptableSession(shared, wanted, hello.resumeSecret) : undefined;
+    // Another user's session is treated exactly like an unknown one, even with its secret.
+    const record = found?.owner === server.user ? found : undefined;
     if (record && hello.resumeSecret !== undefined && !server.holds(record.sessionId)) {
       const calls = await shared.callsOf(record.sessionId);
-      session = new Session({ ...deps, onEnded: (s) => server.onEnded(s), adopted: { sessionId: record.sessionId, secret: hello.resumeSecret } });
+      session = new Session({ ...deps, owner: record.owner, onEnded: (s) => server.onEnded(s), adopted: { sessionId: record.sessionId, secret: hello.resumeSecret } });
       // Before the welcome: an answer the client kept while away must find its call waiting.
       const recovery = takeOverCalls(calls, session.invoker, session.journal!, log);
       await session.publish();
@@ -55,7 +59,7 @@ export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: R
       ws.close(TRY_AGAIN_LATER, ErrorCode.ServerBusy);
       return undefined;
     }
-    session = new Session({ ...deps, onEnded: (s) => server.onEnded(s) });
+    session = new Session({ ...deps, owner: server.user, onEnded: (s) => server.onEnded(s) });
     await session.publish();
     if (!open(ws)) return discard(session);
     session.attach(ws, hello, wanted ? 'unknownSession' : 'new');

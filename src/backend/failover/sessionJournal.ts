@@ -49,6 +49,11 @@ export class SessionJournal implements InvokeJournal {
     private readonly log: Logger,
     /** Called when a lease renewal finds the session held by another replica now. */
     private readonly onTakenOver: () => void = () => {},
+    /**
+     * The key the thread is stored under (auth/scopedStore.ts): the lease and the fenced appends use
+     * it, so a run writes exactly where its user's view of the store reads.
+     */
+    private readonly storeKey: (threadId: string) => string = (threadId) => threadId,
   ) {}
 
   record(request: ClientToolInvokeRequest, call: ClientCall): Promise<void> {
@@ -83,10 +88,10 @@ export class SessionJournal implements InvokeJournal {
   async begin(threadId: string, runId: string, waitMs = this.timings.leaseMs): Promise<RunTicket | undefined> {
     const { leaseMs, recordTtlMs } = this.timings;
     const deadline = Date.now() + waitMs;
-    let lease = await this.shared.acquireLease(threadId, leaseMs);
+    let lease = await this.shared.acquireLease(this.storeKey(threadId), leaseMs);
     while (!lease && Date.now() < deadline) {
       await sleep(Math.min(100, leaseMs / 4));
-      lease = await this.shared.acquireLease(threadId, leaseMs);
+      lease = await this.shared.acquireLease(this.storeKey(threadId), leaseMs);
     }
     if (!lease) return undefined;
     const marker = RUN_MARKER + runId;
@@ -103,7 +108,7 @@ export class SessionJournal implements InvokeJournal {
       void (async () => {
         const record = await this.shared.getSession(this.sessionId);
         if (record && record.replica !== this.shared.replica) return this.onTakenOver();
-        const l = await this.shared.acquireLease(threadId, leaseMs);
+        const l = await this.shared.acquireLease(this.storeKey(threadId), leaseMs);
         if (l) held = l;
         else this.log.warn(`run ${runId}: another replica took over its thread; its writes are fenced off from now on`);
       })().catch((e: unknown) => this.log.warn(`run ${runId}: the thread's lease could not be renewed: ${describe(e)}`));
