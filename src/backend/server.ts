@@ -27,6 +27,11 @@ import { coalesceWrites } from '../net/coalesce';
 import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
 import { PendingSockets } from './admission';
 import { startHeartbeat } from './heartbeat';
+import type { DrainReport } from './ops/drain';
+import { drainSessions } from './ops/drain';
+import type { NotReady } from './ops/health';
+import { answerHealth, probeAll } from './ops/health';
+import type { ServerStats } from './ops/metrics';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 
@@ -41,6 +46,8 @@ export const CloseCode = {
   SlowConsumer: 4009,
   /** Standard "Try Again Later": no room for a new session (SERVER_BUSY). */
   TryAgainLater: 1013,
+  /** Standard "Service Restart": the backend drains; reconnect at once (another replica resumes the session). */
+  ServiceRestart: 1012,
 } as const;
 
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
@@ -56,6 +63,7 @@ export class BackendServer {
   private removeDiscovery: (() => void) | undefined;
   private removeProcessHooks: (() => void) | undefined;
   private closing: Promise<void> | undefined;
+  private draining: Promise<DrainReport> | undefined;
 
   private constructor(
     private readonly deps: BackendDeps,
@@ -81,7 +89,9 @@ export class BackendServer {
     });
     // The sweep interval bounds how late Node's own headersTimeout fires; each socket also has its
     // own timer (admission.ts), so the sweep only backs it up.
-    const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (_req, res) => {
+    const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
+      // Requests come only after listen() resolved, when `backend` is set.
+      if (answerHealth(req, res, backend)) return;
       res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
       res.end('This endpoint speaks WebSocket only.\n');
     });
@@ -128,6 +138,52 @@ export class BackendServer {
     return this.closing;
   }
 
+  /**
+   * Stops admitting (503 to new upgrades and to `/readyz`), then hands every attached session over
+   * once it is idle, waiting for runs in progress up to `timeoutMs` (ops/drain.ts). Does not close:
+   * the caller closes once it returns.
+   */
+  drain(timeoutMs: number): Promise<DrainReport> {
+    this.draining ??= this.drainNow(timeoutMs);
+    return this.draining;
+  }
+
+  private async drainNow(timeoutMs: number): Promise<DrainReport> {
+    const { log } = this.deps.options;
+    log.info(`draining: ${this.stats().attachedSessions} sessions attached; waiting up to ${timeoutMs} ms for runs in progress`);
+    const report = await drainSessions(
+      () =>
+        [...this.sessions.values()].map((s) => ({
+          attached: s.attached,
+          busy: s.busy,
+          handOver: () => s.handOver(CloseCode.ServiceRestart, 'backend draining: reconnect'),
+        })),
+      timeoutMs,
+    );
+    log.info(`drained in ${report.elapsedMs} ms: ${report.handedOverIdle} sessions handed over idle, ${report.handedOverAtDeadline} at the deadline`, { timedOut: report.timedOut });
+    return report;
+  }
+
+  /** For `/readyz`: undefined when new connections are welcome. */
+  async notReady(): Promise<NotReady | undefined> {
+    if (this.closing) return 'shutting down';
+    if (this.draining) return 'draining';
+    const { readinessProbes, log } = this.deps.options;
+    return probeAll(readinessProbes, (reason) => log.warn(`not ready: a readiness probe failed: ${reason}`));
+  }
+
+  /** What the metrics read at each scrape. */
+  stats(): ServerStats {
+    const stats: ServerStats = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, draining: this.draining !== undefined };
+    for (const s of this.sessions.values()) {
+      if (s.attached) stats.attachedSessions++;
+      else stats.detachedSessions++;
+      stats.clientCallsInFlight += s.invoker.pendingCount;
+      stats.runsInProgress += s.agent.runCount;
+    }
+    return stats;
+  }
+
   private async shutdown(): Promise<void> {
     const closed = [...this.sockets].map(
       (ws) =>
@@ -152,7 +208,11 @@ export class BackendServer {
   private onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     const { log } = this.deps.options;
-    const refusal = this.closing ? { status: 503, text: 'The backend is shutting down.' } : this.check(req);
+    const refusal = this.closing
+      ? { status: 503, text: 'The backend is shutting down.' }
+      : this.draining
+        ? { status: 503, text: 'The backend is draining: connect to another replica.' }
+        : this.check(req);
     if (refusal) {
       log.warn(`refused a connection from ${req.socket.remoteAddress ?? '?'}: HTTP ${refusal.status} (${refusal.text})`);
       refuse(socket, refusal.status, refusal.text);

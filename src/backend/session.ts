@@ -95,7 +95,9 @@ export class Session implements ClientLink {
     this.resumeSecret = randomBytes(32).toString('base64url');
     this.secretDigest = digest(this.resumeSecret);
     this.base = this.newState([], []);
-    this.invoker = new ClientInvoker(this, options);
+    this.invoker = new ClientInvoker(this, options, (call, result) =>
+      this.deps.events.emit('clientCallEnded', { toolName: call.toolName, outcome: result.outcome, ...(result.errorCode ? { errorCode: result.errorCode } : {}), sessionId: this.id }),
+    );
     this.agent = new Agent(
       {
         send: (m) => this.send(m),
@@ -117,6 +119,16 @@ export class Session implements ClientLink {
 
   get attached(): boolean {
     return this.socket !== undefined;
+  }
+
+  /** A run or a client call is in progress (a draining server waits for it before handing the session over). */
+  get busy(): boolean {
+    return this.agent.runCount > 0 || this.invoker.pendingCount > 0;
+  }
+
+  /** Closes the connection so the client reconnects, to another replica when draining; the session waits to be resumed. */
+  handOver(code: number, reason: string): void {
+    this.socket?.close(code, reason);
   }
 
   /** Whether `secret` is this session's resume secret (compared in constant time; absent never matches). */
