@@ -57,6 +57,11 @@ Options:
   --history-budget-bytes <size>  Bytes one thread's history keeps (default 4MiB).
   --data-dir <dir>            Save conversations there (created 0700, files 0600) so threads survive a
                               restart; without it they are kept in memory only.
+  --redis <url>               Keep sessions, calls, run leases and conversations in Redis, shared by every
+                              replica on it: redis://host:port (default: env CLIENT_TOOLS_REDIS_URL; put a
+                              password there, not in the flag, which shows in ps). Not with --data-dir.
+  --redis-prefix <prefix>     Prefix of every Redis key (default ct:).
+  --replica <name>            This replica's name in Redis (default: host name and process id).
   --context-window <tokens>   The model's context window (default: by model family, 8192 if unknown).
   --compaction <mode>         summarize | elide: older turns that no longer fit (default summarize).
   --log-level <level>         debug | info | warn | error (default info).
@@ -77,6 +82,7 @@ Environment:
   OPENAI_BASE_URL             Endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama.
   CLIENT_TOOLS_MODEL          Model name, e.g. gpt-4.1-mini.
   CLIENT_TOOLS_TOKEN          Connection token (how the extension passes it).
+  CLIENT_TOOLS_REDIS_URL      Redis URL, as --redis (never logged with its password).
 `;
 
 export class UsageError extends Error {}
@@ -125,6 +131,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'history-result-bytes': { type: 'string' },
         'history-budget-bytes': { type: 'string' },
         'data-dir': { type: 'string' },
+        redis: { type: 'string' },
+        'redis-prefix': { type: 'string' },
+        replica: { type: 'string' },
         'context-window': { type: 'string' },
         compaction: { type: 'string' },
         'log-level': { type: 'string' },
@@ -179,6 +188,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     historyResultBytes: values['history-result-bytes'] !== undefined ? size('--history-result-bytes', values['history-result-bytes']) : undefined,
     historyBudgetBytes: values['history-budget-bytes'] !== undefined ? size('--history-budget-bytes', values['history-budget-bytes']) : undefined,
     dataDir: dataDir(values['data-dir']),
+    ...redisFlags(values, env),
     contextWindow: values['context-window'] !== undefined ? integer('--context-window', values['context-window'], 1024, 100_000_000) : undefined,
     compaction,
     opsPort: values['ops-port'] !== undefined ? integer('--ops-port', values['ops-port'], 0, 65535) : undefined,
@@ -192,6 +202,26 @@ function dataDir(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   if (text.trim() === '') throw new UsageError('--data-dir must name a folder');
   return path.resolve(text);
+}
+
+/** --redis (or CLIENT_TOOLS_REDIS_URL), --redis-prefix, --replica; Redis and a data folder exclude each other. */
+function redisFlags(values: { redis?: string; 'redis-prefix'?: string; replica?: string; 'data-dir'?: string }, env: NodeJS.ProcessEnv): Pick<BackendOptions, 'redis' | 'redisPrefix' | 'replica'> {
+  const redis = values.redis ?? (env.CLIENT_TOOLS_REDIS_URL || undefined);
+  if (redis === undefined) {
+    if (values['redis-prefix'] !== undefined) throw new UsageError('--redis-prefix needs --redis');
+    return values.replica !== undefined ? { replica: values.replica } : {};
+  }
+  if (values['data-dir'] !== undefined) throw new UsageError('--redis and --data-dir cannot be used together: with Redis, conversations are kept in Redis');
+  let scheme = '';
+  try {
+    scheme = new URL(redis).protocol;
+  } catch {
+    // Reported below without echoing the text, which may hold a password.
+  }
+  if (scheme !== 'redis:' && scheme !== 'rediss:') throw new UsageError('--redis must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379');
+  const prefix = values['redis-prefix'];
+  if (prefix !== undefined && !/^[\w:.-]{1,64}$/.test(prefix)) throw new UsageError('--redis-prefix must be 1 to 64 letters, digits, _ : . or -');
+  return { redis, ...(prefix !== undefined ? { redisPrefix: prefix } : {}), ...(values.replica !== undefined ? { replica: values.replica } : {}) };
 }
 
 interface EndpointFlags {

@@ -31,6 +31,11 @@ import { meteredModel } from './ops/meteredModel';
 import { BackendMetrics } from './ops/metrics';
 import type { OpsServer } from './ops/opsServer';
 import { startOpsServer } from './ops/opsServer';
+import { observedState, reachable } from './ops/observedState';
+import { MemorySharedState } from './state/memorySharedState';
+import { redactedUrl } from './state/redisConnection';
+import { RedisSharedState } from './state/redisSharedState';
+import type { SharedState } from './state/sharedState';
 
 export type { BackendEvents } from './events';
 export type { DisconnectStrategy } from './invoker';
@@ -66,6 +71,10 @@ export { MemoryStore } from './store/memoryStore';
 export type { DrainReport } from './ops/drain';
 export type { ReadinessProbe } from './ops/health';
 export { jsonLogger } from './ops/jsonLog';
+export type { CallRecord, Lease, SessionRecord, SharedState } from './state/sharedState';
+export { SharedStateError } from './state/sharedState';
+export { MemorySharedState } from './state/memorySharedState';
+export { RedisSharedState } from './state/redisSharedState';
 
 export interface Backend {
   readonly host: string;
@@ -122,13 +131,17 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
   const tools = new Map<string, ServerTool>();
   for (const tool of [...(resolved.builtinTools ? BUILTIN_TOOLS : []), ...resolved.tools]) addTool(tools, tool);
   const hooks = resolved.hooks;
-  const store = await openStore(resolved);
+  const shared = await openState(resolved);
+  const state = observedState(shared.state, (code, operation) => events.emit('stateError', { code, operation }));
+  const store = state.store;
+  // Shared with other replicas: a replica that cannot reach it must not take editors (/readyz).
+  if (resolved.redis !== undefined || resolved.sharedState) resolved.readinessProbes.push(() => reachable(state));
   let ops: OpsServer | undefined;
   try {
-    server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events, store });
+    server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events, store, state });
   } catch (e) {
     metrics.dispose();
-    if (store !== resolved.store) await store.close();
+    await shared.close();
     throw e;
   }
   const started = server;
@@ -138,7 +151,7 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
     } catch (e) {
       await started.close();
       metrics.dispose();
-      if (store !== resolved.store) await store.close();
+      await shared.close();
       throw e;
     }
     resolved.log.info(`operations endpoints on ${resolved.opsHost}:${ops.port} (/metrics, /healthz, /readyz)`);
@@ -156,8 +169,8 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
       await started.close();
       await ops?.close();
       metrics.dispose();
-      // A store passed in belongs to the caller; one this backend opened is closed with it.
-      if (store !== resolved.store) await store.close();
+      // A store or state passed in belongs to the caller; one this backend opened is closed with it.
+      await shared.close();
     },
     registerTool(tool) {
       addTool(tools, tool);
@@ -183,6 +196,25 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
     threadUsage: (sessionId, threadId) => started.findSession(sessionId)?.agent.threadUsage(threadId),
     drain: (timeoutMs = resolved.drainTimeoutMs) => started.drain(timeoutMs),
     metrics: () => metrics.render(),
+  };
+}
+
+/** The shared state: the caller's, Redis with `redis`, else this process's around the usual store; `close` closes what was opened here. */
+async function openState(o: ResolvedOptions): Promise<{ state: SharedState; close: () => Promise<void> }> {
+  if (o.sharedState) return { state: o.sharedState, close: () => Promise.resolve() };
+  if (o.redis !== undefined) {
+    const redis = await RedisSharedState.connect({ url: o.redis, prefix: o.redisPrefix, replica: o.replica, log: o.log });
+    o.log.info(`sessions, calls and conversations are kept in Redis at ${redactedUrl(o.redis)}`);
+    return { state: redis, close: () => redis.close() };
+  }
+  const store = await openStore(o);
+  const local = new MemorySharedState({ replica: o.replica, store });
+  return {
+    state: local,
+    async close() {
+      await local.close();
+      if (store !== o.store) await store.close();
+    },
   };
 }
 

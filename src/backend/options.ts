@@ -13,6 +13,7 @@ import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './server
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
 import type { ConversationStore } from './store/conversationStore';
 import type { ReadinessProbe } from './ops/health';
+import type { SharedState } from './state/sharedState';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';
@@ -84,6 +85,18 @@ export interface BackendOptions {
   dataDir?: string;
   /** A store of your own (the seam for a networked one); takes precedence over `dataDir`. */
   store?: ConversationStore;
+  /**
+   * A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS): sessions, calls,
+   * run leases and conversations live there, shared by every replica using the same Redis and
+   * prefix. Without it everything stays in this process. Not with `dataDir` or `store`.
+   */
+  redis?: string;
+  /** Prefix of every Redis key (default `ct:`), so deployments can share one Redis. */
+  redisPrefix?: string;
+  /** This replica's name in Redis records and leases (default: host name and process id). */
+  replica?: string;
+  /** A shared state of your own (takes precedence over `redis`; its `store` is used for conversations). */
+  sharedState?: SharedState;
 
   /** Checks `/readyz` runs besides "listening and not draining", e.g. that Redis answers (docs/DEPLOY.md). */
   readinessProbes?: ReadinessProbe[];
@@ -134,6 +147,10 @@ export interface ResolvedOptions extends InvokerOptions {
   opsPort: number | undefined;
   opsHost: string;
   drainTimeoutMs: number;
+  redis: string | undefined;
+  redisPrefix: string;
+  replica: string | undefined;
+  sharedState: SharedState | undefined;
   log: Logger;
 }
 
@@ -177,8 +194,27 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     opsPort: o.opsPort,
     opsHost: o.opsHost ?? '127.0.0.1',
     drainTimeoutMs: positive('drainTimeoutMs', o.drainTimeoutMs ?? 30_000),
+    redis: redisUrl(o),
+    redisPrefix: o.redisPrefix ?? 'ct:',
+    replica: o.replica,
+    sharedState: o.sharedState,
     log: o.log ? toLogger(o.log) : silentLogger,
   };
+}
+
+/** The Redis URL, refused when another place for conversations was given too or it is not a Redis URL. */
+function redisUrl(o: BackendOptions): string | undefined {
+  if (o.redis === undefined) return undefined;
+  if (o.dataDir !== undefined) throw new RangeError('redis and dataDir cannot be used together: with Redis, conversations are kept in Redis');
+  if (o.store !== undefined) throw new RangeError('redis and store cannot be used together: with Redis, conversations are kept in Redis');
+  let scheme: string;
+  try {
+    scheme = new URL(o.redis).protocol;
+  } catch {
+    throw new RangeError('redis must be a URL such as redis://127.0.0.1:6379');
+  }
+  if (scheme !== 'redis:' && scheme !== 'rediss:') throw new RangeError(`redis must be a redis:// or rediss:// URL, got a ${scheme} one`);
+  return o.redis;
 }
 
 function positive(name: string, v: number): number {

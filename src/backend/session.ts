@@ -19,6 +19,7 @@ import type { ClientLink, ProgressListener } from './invoker';
 import type { ChatModel } from './model/chatModel';
 import type { ResolvedOptions } from './options';
 import type { ConversationStore } from './store/conversationStore';
+import type { SharedState } from './state/sharedState';
 import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
@@ -47,6 +48,8 @@ export interface BackendDeps {
   events: BackendEventEmitter;
   /** Where every session's threads are saved and reloaded from. */
   store?: ConversationStore;
+  /** What replicas share (sessions, calls, run leases; `state.store` is `store`): Redis with `--redis`, else this process. */
+  state?: SharedState;
 }
 
 /** Options of one client tool call made from code rather than by the model. */

@@ -50,6 +50,8 @@ export interface ClientLimits extends DispatcherLimits {
 
 export interface ClientCoreOptions {
   url: string;
+  /** Replicas of the same backend tried in turn after `url` when the connection drops (clientTools.backendUrls). */
+  fallbackUrls?: readonly string[];
   token: string;
   clientInfo: ClientInfo;
   host: IdeHost;
@@ -81,6 +83,7 @@ export class ClientCore implements Disposable {
   private connection: Connection | undefined;
   private connectionSubscriptions: DisposableStore | undefined;
   private url: string;
+  private fallbackUrls: readonly string[];
   private token: string;
   /** The state while there is no connection: idle, or stopped because one could not be made. */
   private stateWithoutConnection: ConnectionState = { kind: 'idle' };
@@ -115,6 +118,7 @@ export class ClientCore implements Disposable {
 
   constructor(private readonly options: ClientCoreOptions) {
     this.url = options.url;
+    this.fallbackUrls = options.fallbackUrls ?? [];
     this.token = options.token;
     this.logger = options.logger ?? silentLogger;
     this.backgroundCalls = options.permissions?.backgroundCalls ?? 'ask';
@@ -193,9 +197,10 @@ export class ClientCore implements Disposable {
   }
 
   /** A new URL or token (settings or secret changed). Takes effect now if connected, else on the next start. */
-  setEndpoint(url: string, token: string): void {
-    if (url === this.url && token === this.token) return;
+  setEndpoint(url: string, token: string, fallbackUrls: readonly string[] = []): void {
+    if (url === this.url && token === this.token && fallbackUrls.join('\n') === this.fallbackUrls.join('\n')) return;
     this.url = url;
+    this.fallbackUrls = [...fallbackUrls];
     this.token = token;
     const wasActive = this.state.kind !== 'idle';
     this.dropConnection();
@@ -296,6 +301,7 @@ export class ClientCore implements Disposable {
     const limits = this.options.limits;
     const connection = new Connection({
       url: this.url,
+      fallbackUrls: this.fallbackUrls,
       token: this.token,
       buildHello: () => this.buildHello(),
       maxMessageBytes: limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes,

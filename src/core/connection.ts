@@ -22,6 +22,9 @@
  *   address is loopback there is nothing in between: frames then carry a zero mask, which `ws`
  *   skips on both ends (XOR-ing every byte twice was two thirds of the time of a 1 MiB result).
  *   Any other peer gets random masks.
+ * - Replicas: with `fallbackUrls`, every lost connection or failed attempt moves on to the next URL
+ *   of the list (after `url`, round and round), carrying the same resume; a replica of the same
+ *   backend that shares its state resumes the session (docs/BACKEND.md, "Failover").
  */
 import { randomFillSync } from 'node:crypto';
 import WebSocket from 'ws';
@@ -64,6 +67,8 @@ export interface ReconnectOptions {
 
 export interface ConnectionOptions {
   url: string;
+  /** Other replicas of the same backend, tried in turn after `url` whenever a connection is lost or an attempt fails. */
+  fallbackUrls?: readonly string[];
   token: string;
   /** Builds `hello` for each attempt; the connection adds `resumeSession` and `resumeSecret` itself. */
   buildHello: () => Hello;
@@ -91,8 +96,10 @@ interface Fatal {
 }
 
 export class Connection implements Disposable {
-  private readonly url: URL;
-  private readonly target: string;
+  private readonly urls: readonly URL[];
+  private urlIndex = 0;
+  private url: URL;
+  private target: string;
   private readonly timers: Timers;
   private readonly logger: Logger;
   private readonly random: () => number;
@@ -137,7 +144,8 @@ export class Connection implements Disposable {
 
   /** Throws CodedError (FORBIDDEN, UNAUTHORIZED) for a URL or token that must not be used. */
   constructor(private readonly options: ConnectionOptions) {
-    this.url = validateBackendUrl(options.url);
+    this.urls = [options.url, ...(options.fallbackUrls ?? [])].map(validateBackendUrl);
+    this.url = this.urls[0];
     if (options.token === '') throw new CodedError(ErrorCode.Unauthorized, 'no backend token is set');
     if (/[\r\n]/.test(options.token)) throw new CodedError(ErrorCode.Unauthorized, 'the backend token contains a line break');
     this.target = displayTarget(this.url);
@@ -392,6 +400,7 @@ export class Connection implements Disposable {
       return;
     }
     this.failures++;
+    this.nextUrl();
     if (this.failures > this.maxAttempts) {
       this.stop(ErrorCode.Disconnected, `gave up after ${this.maxAttempts} attempts in a row: ${reason}`);
       return;
@@ -403,6 +412,14 @@ export class Connection implements Disposable {
       this.retryTimer = undefined;
       this.open();
     }, delayMs);
+  }
+
+  /** The replica that failed may be gone for good: the next attempt goes to the next URL of the list. */
+  private nextUrl(): void {
+    if (this.urls.length < 2) return;
+    this.urlIndex = (this.urlIndex + 1) % this.urls.length;
+    this.url = this.urls[this.urlIndex];
+    this.target = displayTarget(this.url);
   }
 
   private stop(code: ErrorCode, reason: string): void {

@@ -94,7 +94,21 @@ function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPo
 
 export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
   return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'model.contextWindow', 'model.vision', 'model.imageMaxSide', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
-    .some((k) => e.affectsConfiguration(`${ROOT}.${k}`));
+    .some((k) => e.affectsConfiguration(`${ROOT}.${k}`)) || e.affectsConfiguration(`${ROOT}.backendUrls`);
+}
+
+/** More replicas than this are ignored: each one is a place the token is sent. */
+const MAX_BACKEND_URLS = 16;
+
+/**
+ * `clientTools.backendUrls`: further replicas of the backend in `clientTools.backendUrl`, tried in
+ * turn when the connection drops. Machine scope and the user value only, like `backendUrl`: the
+ * token goes to each of them, so a workspace must not add one. Ignored while `backendUrl` is empty.
+ */
+export function readBackendFallbackUrls(): string[] {
+  const value = userValue(vscode.workspace.getConfiguration(ROOT), 'backendUrls');
+  if (!Array.isArray(value)) return [];
+  return value.filter((u): u is string => typeof u === 'string' && u.trim() !== '').map((u) => u.trim()).slice(0, MAX_BACKEND_URLS);
 }
 
 export interface VscodeToolsConfig {

@@ -11,7 +11,7 @@ import { registerExternalGroup } from './api';
 import { ChatPrompts } from './chatPrompts';
 import { ChatViewProvider } from './chatView';
 import { showReviewsInChat } from './reviewBridge';
-import { affectsConnection, readConfig } from './config';
+import { affectsConnection, readBackendFallbackUrls, readConfig } from './config';
 import { EditorContextPusher } from './editorContext';
 import { EmbeddedBackend } from './embeddedBackend';
 import { ContextKeys, SecretKeys, Views } from './ids';
@@ -185,7 +185,7 @@ export class ClientToolsContext implements vscode.Disposable {
         const token = (await this.extension.secrets.get(SecretKeys.backendToken)) ?? process.env.CLIENT_TOOLS_BACKEND_TOKEN ?? '';
         if (stale()) return;
         this.endpointLabel = config.backendUrl;
-        this.core.setEndpoint(config.backendUrl, token);
+        this.core.setEndpoint(config.backendUrl, token, readBackendFallbackUrls());
       } else {
         if (!this.embedded) {
           const apiKey = await this.extension.secrets.get(SecretKeys.apiKey);

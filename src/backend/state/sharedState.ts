@@ -7,7 +7,7 @@
  * Every method may reject with a `SharedStateError` (code `STATE_UNAVAILABLE` when Redis cannot be
  * reached): callers turn it into a coded protocol error, never a crash.
  */
-import type { ConversationStore } from '../store/conversationStore';
+import type { ConversationStore, StoredRecord } from '../store/conversationStore';
 
 /** A session as every replica sees it. Holds a digest of the resume secret, never the secret. */
 export interface SessionRecord {
@@ -63,6 +63,14 @@ export interface SharedState {
   acquireLease(threadId: string, ttlMs: number): Promise<Lease | undefined>;
   /** Releases the lease if this replica still holds it under `fence`. */
   releaseLease(lease: Lease): Promise<void>;
+
+  /**
+   * Appends to the lease's thread in `store` unless a newer grant exists: rejects with
+   * `SharedStateError` `STORE_FENCED` when `lease.fence` is older than the thread's newest fence
+   * (the check and the append are one atomic step). Does not require the lease to be unexpired: the
+   * fence, not the clock, tells a stale writer apart.
+   */
+  appendFenced(lease: Lease, records: readonly StoredRecord[]): Promise<void>;
 
   /**
    * The conversation store. With a lease, an append under a fence older than the thread's newest

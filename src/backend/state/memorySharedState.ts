@@ -1,0 +1,163 @@
+/**
+ * The shared state of a backend that runs alone (no `--redis`): today's behaviour, everything in this
+ * process. It wraps the conversation store the backend already uses (`MemoryStore`, or `LogStore`
+ * with a data folder). `peer()` gives a second replica's view of the same maps, which is how the
+ * contract tests prove leases and fences between two holders without Redis.
+ *
+ * Expiry is checked on read and swept on write, so an abandoned record costs memory only until the
+ * next write after its deadline.
+ */
+import type { ConversationStore, StoredRecord } from '../store/conversationStore';
+import { MemoryStore } from '../store/memoryStore';
+import type { CallRecord, Lease, SessionRecord, SharedState } from './sharedState';
+import { SharedStateError } from './sharedState';
+
+interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
+
+/** What every view of one in-process state shares. */
+class MemoryCore {
+  readonly sessions = new Map<string, Expiring<SessionRecord>>();
+  /** Insertion order is call order: a Map iterates in it. */
+  readonly calls = new Map<string, Expiring<CallRecord>>();
+  readonly leases = new Map<string, Lease>();
+  /** Per thread, the newest fence granted. */
+  readonly fences = new Map<string, number>();
+  /** One counter for every thread: a fence is never handed out twice, even after its thread was forgotten. */
+  lastFence = 0;
+
+  constructor(readonly store: ConversationStore) {}
+
+  sweep(now: number): void {
+    for (const [id, e] of this.sessions) if (e.expiresAt <= now) this.sessions.delete(id);
+    for (const [id, e] of this.calls) if (e.expiresAt <= now) this.calls.delete(id);
+    for (const [id, l] of this.leases) if (l.expiresAt <= now) this.leases.delete(id);
+  }
+}
+
+export class MemorySharedState implements SharedState {
+  readonly replica: string;
+  private readonly core: MemoryCore;
+  private closed = false;
+
+  constructor(options: { replica?: string; store?: ConversationStore } = {}, core?: MemoryCore) {
+    this.replica = options.replica ?? 'local';
+    this.core = core ?? new MemoryCore(options.store ?? new MemoryStore());
+  }
+
+  get store(): ConversationStore {
+    return this.core.store;
+  }
+
+  /** Another replica's view of the same state (tests, and a single process that runs several). */
+  peer(replica: string): MemorySharedState {
+    return new MemorySharedState({ replica }, this.core);
+  }
+
+  putSession(record: SessionRecord, ttlMs: number): Promise<void> {
+    return this.run(() => {
+      this.core.sweep(Date.now());
+      this.core.sessions.set(record.sessionId, { value: { ...record }, expiresAt: Date.now() + ttlMs });
+    });
+  }
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.run(() => {
+      const e = this.core.sessions.get(sessionId);
+      return e && e.expiresAt > Date.now() ? { ...e.value } : undefined;
+    });
+  }
+
+  deleteSession(sessionId: string): Promise<void> {
+    return this.run(() => void this.core.sessions.delete(sessionId));
+  }
+
+  putCall(record: CallRecord, ttlMs: number): Promise<void> {
+    return this.run(() => {
+      this.core.sweep(Date.now());
+      const existing = this.core.calls.get(record.requestId);
+      // Recording a call again keeps its place and any outcome already stored: the first one wins.
+      const outcome = existing && existing.expiresAt > Date.now() ? existing.value.outcome : undefined;
+      const value = { ...record, outcome: outcome ?? record.outcome };
+      if (existing) Object.assign(existing, { value, expiresAt: Date.now() + ttlMs });
+      else this.core.calls.set(record.requestId, { value, expiresAt: Date.now() + ttlMs });
+    });
+  }
+
+  settleCall(requestId: string, outcome: string): Promise<boolean> {
+    return this.run(() => {
+      const e = this.core.calls.get(requestId);
+      if (!e || e.expiresAt <= Date.now() || e.value.outcome !== undefined) return false;
+      e.value.outcome = outcome;
+      return true;
+    });
+  }
+
+  callsOf(sessionId: string): Promise<CallRecord[]> {
+    return this.run(() => {
+      const now = Date.now();
+      return [...this.core.calls.values()].filter((e) => e.expiresAt > now && e.value.sessionId === sessionId).map((e) => ({ ...e.value }));
+    });
+  }
+
+  deleteCall(requestId: string): Promise<void> {
+    return this.run(() => void this.core.calls.delete(requestId));
+  }
+
+  acquireLease(threadId: string, ttlMs: number): Promise<Lease | undefined> {
+    return this.run(() => {
+      const now = Date.now();
+      const current = this.core.leases.get(threadId);
+      const live = current && current.expiresAt > now ? current : undefined;
+      if (live && live.holder !== this.replica) return undefined;
+      const fence = live ? live.fence : ++this.core.lastFence;
+      const lease: Lease = { threadId, holder: this.replica, fence, expiresAt: now + ttlMs };
+      this.core.leases.set(threadId, lease);
+      this.core.fences.set(threadId, Math.max(fence, this.core.fences.get(threadId) ?? 0));
+      return { ...lease };
+    });
+  }
+
+  releaseLease(lease: Lease): Promise<void> {
+    return this.run(() => {
+      const current = this.core.leases.get(lease.threadId);
+      if (current && current.holder === this.replica && current.fence === lease.fence) this.core.leases.delete(lease.threadId);
+    });
+  }
+
+  appendFenced(lease: Lease, records: readonly StoredRecord[]): Promise<void> {
+    try {
+      this.check();
+      const newest = this.core.fences.get(lease.threadId) ?? 0;
+      if (lease.fence < newest) throw fenced(lease, newest);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+    // Checked and started in one synchronous step: the store orders appends in call order.
+    return this.core.store.append(lease.threadId, records);
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+
+  private check(): void {
+    if (this.closed) throw new SharedStateError('STATE_UNAVAILABLE', 'The shared state is closed.');
+  }
+
+  private run<T>(work: () => T): Promise<T> {
+    try {
+      this.check();
+      return Promise.resolve(work());
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+}
+
+export function fenced(lease: Lease, newest: number): SharedStateError {
+  return new SharedStateError('STORE_FENCED', `This replica's lease on the thread (fence ${lease.fence}) was superseded (fence ${newest}); the append was refused.`);
+}
