@@ -6,6 +6,8 @@
  *   npm run bench -- --quick          fewer samples (a smoke test of the benchmark itself)
  *   npm run bench -- --skip-vscode    no real VS Code (machines without code-server or Chromium)
  *   CLIENT_TOOLS_SOAK_SECONDS=10 npm run bench    a shorter soak (default 60 s; 10 s with --quick)
+ *   npm run bench -- --skip-scaling   no scaling section (9: Redis and three backend replicas)
+ *   node bench/.out/scaling.js        the scaling section alone (after a build)
  *
  * Both ends of every socket run in this process (or, for the flood, in a child process), on
  * loopback. On a shared machine the absolute figures move from run to run; the ratios against the
@@ -20,6 +22,7 @@ import { benchBinary, SIZES, type BinaryResult } from './binary';
 import { benchBundles, type BundleResult } from './bundles';
 import { benchFlood, type FloodResult } from './flood';
 import { benchRoundTrip, type RoundTripResult } from './roundtrip';
+import { benchScaling, scalingLines, type ScalingResult } from './scaling';
 import { fmtRate, fmtUs, round } from './lib/stats';
 import { RESULTS_DIR } from './lib/paths';
 import { attackLines, soakLines, worstAttack, worstDelayMs } from './resilienceReport';
@@ -30,6 +33,7 @@ import { benchVSCode, type VSCodeResult } from './vscode';
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const skipVSCode = args.has('--skip-vscode');
+const skipScaling = args.has('--skip-scaling');
 
 const FULL = 'client-tools (full stack)';
 const RAW = 'raw ws, same bytes';
@@ -103,6 +107,9 @@ async function main(): Promise<void> {
   const soak: SoakResult = await section('6. soak', () => benchSoak({ seconds: quick && !process.env.CLIENT_TOOLS_SOAK_SECONDS ? 10 : undefined }));
   const attacks: AttackResult[] = await section('7. attacks', () => benchAttacks());
   const tokens: TokensResult = await section('8. token economy', () => Promise.resolve(benchTokens()));
+  const scaling: ScalingResult | { skipped: string } = skipScaling
+    ? { skipped: 'run without --skip-scaling' }
+    : await section('9. scaling', () => benchScaling({ seconds: quick && !process.env.CLIENT_TOOLS_SCALING_SECONDS ? 5 : undefined }));
 
   // ── targets ───────────────────────────────────────────────────────
   const lat = roundTrip.latency;
@@ -130,6 +137,10 @@ async function main(): Promise<void> {
   const worstDelay = worstDelayMs(attacks);
   add('attacks: worst event-loop delay', '< 100 ms', worstDelay, worstDelay < 100, `${fmtUs(worstDelay * 1000)} (${worstAttack(attacks)?.name ?? 'none'})`);
   add('definition tokens, built-in groups collapsed vs flat', '≥ 80 % fewer', tokens.builtin.savedVsFlat * 100, tokens.builtin.savedVsFlat >= 0.8, `${(tokens.builtin.savedVsFlat * 100).toFixed(1)} % fewer (${tokens.builtin.collapsed} vs ${tokens.builtin.flat})`);
+  if ('rounds' in scaling) {
+    const lost = scaling.rounds.reduce((sum, r) => sum + r.callsLost, 0);
+    add('scaling: client calls lost (1, 2, 3 replicas)', '0', lost, lost === 0, `${lost} of ${scaling.rounds.reduce((sum, r) => sum + r.calls, 0)} (${scaling.editors} editors)`);
+  }
   add('openai in the extension bundle', 'absent', bundles.openaiFilesInExtension, bundles.openaiFilesInExtension === 0, bundles.openaiFilesInExtension === 0 ? 'absent (0 files in the metafile)' : `${bundles.openaiFilesInExtension} files`);
 
   // ── table ─────────────────────────────────────────────────────────
@@ -184,6 +195,9 @@ async function main(): Promise<void> {
   out();
   for (const line of attackLines(attacks)) out(line);
   out();
+  if ('rounds' in scaling) for (const line of scalingLines(scaling)) out(line);
+  else out(`9. Scaling: skipped (${scaling.skipped})`);
+  out();
   out('Targets');
   for (const t of targets) out(`   ${t.pass ? 'PASS' : 'MISS'}  ${pad(t.name, 54)} ${pad(t.target, 13)} ${t.measured}`);
   const text = lines.join('\n');
@@ -202,6 +216,7 @@ async function main(): Promise<void> {
     soak,
     attacks,
     tokens,
+    scaling,
     targets,
     table: text,
   };

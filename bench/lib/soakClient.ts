@@ -6,7 +6,7 @@
  * reported them, and anything that went missing.
  */
 import { WebSocket } from 'ws';
-import type { ClientToServer, ServerToClient } from '../../src/protocol';
+import type { ClientToServer, ServerToClient, ToolGroupDefinition } from '../../src/protocol';
 import { assertNever, decodeFromServer, encode, TOKEN_HEADER } from '../../src/protocol';
 import { helloMessage, ideGroup } from '../../test/support/backend-client';
 
@@ -27,6 +27,8 @@ export interface SoakCounts {
 
 export class SoakClient {
   readonly counts: SoakCounts = { turnsStarted: 0, turnsCompleted: 0, turnsFailed: 0, callsRequested: 0, callsAnswered: 0, callsSucceeded: 0, callsFailed: 0, errors: 0 };
+  /** How many runs failed with each runError code. */
+  readonly runErrors = new Map<string, number>();
   /** Turn latencies in µs. */
   readonly latenciesUs: number[] = [];
   /** Client-executed calls under way (server-side ones, such as expanding a group, are not counted). */
@@ -44,8 +46,8 @@ export class SoakClient {
     ws.on('message', (data: Buffer, isBinary: boolean) => this.receive(data, isBinary));
   }
 
-  /** Connects and completes the handshake with the IDE group the demo model uses. */
-  static connect(url: string, token: string, name: string, timeoutMs = 30_000): Promise<SoakClient> {
+  /** Connects and completes the handshake with the IDE group the demo model uses (or `groups`). */
+  static connect(url: string, token: string, name: string, timeoutMs = 30_000, groups: ToolGroupDefinition[] = [ideGroup()]): Promise<SoakClient> {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url, { headers: { [TOKEN_HEADER]: token }, perMessageDeflate: false });
       const client = new SoakClient(ws, name);
@@ -58,7 +60,7 @@ export class SoakClient {
         clearTimeout(timer);
         reject(new Error(`${name}: HTTP ${res.statusCode}`));
       });
-      ws.once('open', () => client.send(helloMessage({ toolGroups: [ideGroup()] })));
+      ws.once('open', () => client.send(helloMessage({ toolGroups: groups })));
       client.onWelcome = () => {
         clearTimeout(timer);
         resolve(client);
@@ -130,6 +132,7 @@ export class SoakClient {
         break;
       case 'runError':
         this.counts.turnsFailed++;
+        this.runErrors.set(m.code, (this.runErrors.get(m.code) ?? 0) + 1);
         break;
       case 'runFinished':
         if (m.reason === 'completed') this.counts.turnsCompleted++;

@@ -128,6 +128,13 @@ export class Agent {
     return this.threads.size;
   }
 
+  /** Runs in progress, from the user's message until the run has ended (a draining server waits for them). */
+  get runCount(): number {
+    let n = 0;
+    for (const t of this.threads.values()) if (t.run) n++;
+    return n;
+  }
+
   userMessage(msg: UserMessage): void {
     const thread = this.thread(msg.threadId);
     if (thread.run) {

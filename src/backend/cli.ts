@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Backend, BackendOptions, DisconnectStrategy, LogLevel } from './index';
-import { createBackend, DISCONNECT_STRATEGIES, stderrLogger } from './index';
+import { createBackend, DISCONNECT_STRATEGIES, jsonLogger, stderrLogger } from './index';
 import type { ModelApi, ModelProvider } from './model/endpoint';
 import { DEFAULT_AZURE_API_VERSION, MODEL_APIS, MODEL_PROVIDERS } from './model/endpoint';
 import type { OpenAIModelConfig } from './model/openai';
@@ -77,6 +77,12 @@ Options:
   --context-window <tokens>   The model's context window (default: by model family, 8192 if unknown).
   --compaction <mode>         summarize | elide: older turns that no longer fit (default summarize).
   --log-level <level>         debug | info | warn | error (default info).
+  --log-format <format>       text | json (default text). json: one object per line (time, level, msg, fields).
+  --ops-port <n>              Serve /metrics (Prometheus), /healthz and /readyz on this port (0: any free
+                              port). /healthz and /readyz are also answered on the main port; /metrics only here.
+  --ops-host <address>        Interface of the ops port (default 127.0.0.1).
+  --drain-timeout <ms>        On SIGTERM: stop admitting, hand sessions over as their runs end, wait at most
+                              this long (default 30s), then exit 0. A second SIGTERM, or SIGINT, stops at once.
   --help                      Show this help.
 
 Environment:
@@ -97,6 +103,7 @@ export interface CliConfig {
   help: boolean;
   options: BackendOptions;
   logLevel: LogLevel;
+  logFormat: 'text' | 'json';
   /** True when the token was generated here (so it must go to a discovery file). */
   randomToken: boolean;
 }
@@ -149,6 +156,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'context-window': { type: 'string' },
         compaction: { type: 'string' },
         'log-level': { type: 'string' },
+        'log-format': { type: 'string' },
+        'ops-port': { type: 'string' },
+        'ops-host': { type: 'string' },
+        'drain-timeout': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -158,6 +169,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
 
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error`);
+  const logFormat = values['log-format'] ?? 'text';
+  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`--log-format must be text or json, got "${logFormat}"`);
   const strategy = values['disconnect-strategy'];
   if (strategy !== undefined && !(DISCONNECT_STRATEGIES as readonly string[]).includes(strategy)) {
     throw new UsageError(`--disconnect-strategy must be one of ${DISCONNECT_STRATEGIES.join(', ')}`);
@@ -204,8 +217,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     ...redisFlags(values, env),
     contextWindow: values['context-window'] !== undefined ? integer('--context-window', values['context-window'], 1024, 100_000_000) : undefined,
     compaction,
+    opsPort: values['ops-port'] !== undefined ? integer('--ops-port', values['ops-port'], 0, 65535) : undefined,
+    opsHost: values['ops-host'],
+    drainTimeoutMs: values['drain-timeout'] !== undefined ? duration('--drain-timeout', values['drain-timeout']) : undefined,
   };
-  return { help: values.help === true, options, logLevel, randomToken: token === undefined && options.discoveryFile !== undefined };
+  return { help: values.help === true, options, logLevel, logFormat, randomToken: token === undefined && options.discoveryFile !== undefined };
 }
 
 interface JwtFlags {
@@ -339,7 +355,7 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
     process.stdout.write(USAGE);
     return 0;
   }
-  const log = stderrLogger(config.logLevel);
+  const log = config.logFormat === 'json' ? jsonLogger(config.logLevel) : stderrLogger(config.logLevel);
   let backend: Backend;
   try {
     backend = await createBackend({ ...config.options, log });
@@ -352,11 +368,28 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.off('SIGTERM', drain);
       log.info(`${signal}: shutting down`);
       resolve();
     };
+    // SIGTERM is how orchestrators stop a replica for a rolling restart: drain first. A second
+    // SIGTERM or a SIGINT during the drain stops at once.
+    const drain = () => {
+      process.off('SIGTERM', drain);
+      process.once('SIGTERM', stop);
+      log.info('SIGTERM: draining');
+      backend.drain().then(
+        () => stop('SIGTERM'),
+        (e: unknown) => {
+          log.error(`draining failed: ${e instanceof Error ? e.message : String(e)}`);
+          stop('SIGTERM');
+        },
+      );
+    };
     process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.once('SIGTERM', drain);
   });
   await backend.close();
   return 0;

@@ -13,6 +13,10 @@ export interface BackendEvents {
   runEvent: (event: RunEvent, sessionId: string) => void;
   /** Every toolGroupState the backend sends. */
   toolGroupState: (state: ToolGroupState, sessionId: string) => void;
+  /** A client tool call ended (answered, failed, timed out, cancelled), from a run or from `invokeClientTool`. */
+  clientCallEnded: (info: { toolName: string; outcome: string; errorCode?: string; sessionId: string }) => void;
+  /** An operation on the shared state (Redis) failed; the caller turned it into a coded error. */
+  stateError: (info: { code: string; operation: string }) => void;
 }
 
 export type EventName = keyof BackendEvents;

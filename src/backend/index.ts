@@ -26,6 +26,12 @@ import { BUILTIN_TOOLS } from './serverTools';
 import type { ConversationStore } from './store/conversationStore';
 import { LogStore } from './store/logStore';
 import { MemoryStore } from './store/memoryStore';
+import type { DrainReport } from './ops/drain';
+import { meteredModel } from './ops/meteredModel';
+import { BackendMetrics } from './ops/metrics';
+import type { OpsServer } from './ops/opsServer';
+import { startOpsServer } from './ops/opsServer';
+import { observedState, reachable } from './ops/observedState';
 import { MemorySharedState } from './state/memorySharedState';
 import { redactedUrl } from './state/redisConnection';
 import { RedisSharedState } from './state/redisSharedState';
@@ -62,6 +68,9 @@ export type { ConversationStore, StoredRecord, StoredThread, StoredToolState, St
 export { StoreError } from './store/conversationStore';
 export { LogStore } from './store/logStore';
 export { MemoryStore } from './store/memoryStore';
+export type { DrainReport } from './ops/drain';
+export type { ReadinessProbe } from './ops/health';
+export { jsonLogger } from './ops/jsonLog';
 export type { CallRecord, Lease, SessionRecord, SharedState } from './state/sharedState';
 export { SharedStateError } from './state/sharedState';
 export { MemorySharedState } from './state/memorySharedState';
@@ -100,35 +109,66 @@ export interface Backend {
    * undefined for an unknown session or thread, or when the model reported no usage.
    */
   threadUsage(sessionId: string, threadId: string): TokenCounts | undefined;
+  /**
+   * Graceful drain: stops admitting (new upgrades and `/readyz` get 503), hands each attached session
+   * over once its runs and calls end (close code 1012, the client reconnects elsewhere), waits at most
+   * `timeoutMs` (default `drainTimeoutMs`). Call `close()` afterwards.
+   */
+  drain(timeoutMs?: number): Promise<DrainReport>;
+  /** This backend's Prometheus metrics in the text exposition format (what the ops listener's `/metrics` serves). */
+  metrics(): Promise<string>;
+  /** The ops listener's port when `opsPort` was given. */
+  readonly opsPort: number | undefined;
 }
 
 export async function createBackend(options: BackendOptions = {}): Promise<Backend> {
   const resolved = resolveOptions(options);
-  const model = createModel(resolved);
+  const events = new BackendEventEmitter((event, e) => resolved.log.error(`a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
+  let server: BackendServer | undefined;
+  const idle = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, draining: false };
+  const metrics = new BackendMetrics(events, () => server?.stats() ?? idle);
+  const model = meteredModel(createModel(resolved), (seconds, code) => metrics.modelRequest(seconds, code));
   const tools = new Map<string, ServerTool>();
   for (const tool of [...(resolved.builtinTools ? BUILTIN_TOOLS : []), ...resolved.tools]) addTool(tools, tool);
   const hooks = resolved.hooks;
-  const events = new BackendEventEmitter((event, e) => resolved.log.error(`a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
   const shared = await openState(resolved);
-  const { state } = shared;
+  const state = observedState(shared.state, (code, operation) => events.emit('stateError', { code, operation }));
   const store = state.store;
-  let server: BackendServer;
+  // Shared with other replicas: a replica that cannot reach it must not take editors (/readyz).
+  if (resolved.redis !== undefined || resolved.sharedState) resolved.readinessProbes.push(() => reachable(state));
+  let ops: OpsServer | undefined;
   try {
     server = await BackendServer.start({ options: resolved, model, serverTools: () => tools, hooks, events, store, state });
   } catch (e) {
+    metrics.dispose();
     await shared.close();
     throw e;
+  }
+  const started = server;
+  if (resolved.opsPort !== undefined) {
+    try {
+      ops = await startOpsServer(resolved.opsHost, resolved.opsPort, started, metrics);
+    } catch (e) {
+      await started.close();
+      metrics.dispose();
+      await shared.close();
+      throw e;
+    }
+    resolved.log.info(`operations endpoints on ${resolved.opsHost}:${ops.port} (/metrics, /healthz, /readyz)`);
   }
   const urlHost = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
 
   return {
     host: resolved.host,
-    port: server.port,
-    token: server.token,
-    url: `ws://${urlHost}:${server.port}`,
+    port: started.port,
+    token: started.token,
+    url: `ws://${urlHost}:${started.port}`,
     model: { name: model.name, offline: model.offline },
+    opsPort: ops?.port,
     async close() {
-      await server.close();
+      await started.close();
+      await ops?.close();
+      metrics.dispose();
       // A store or state passed in belongs to the caller; one this backend opened is closed with it.
       await shared.close();
     },
@@ -146,14 +186,16 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
     invokeClientTool(sessionId, toolName, args = {}, options = {}) {
       const t = options.timeoutMs;
       if (t !== undefined && (!Number.isInteger(t) || t <= 0)) throw new RangeError(`timeoutMs must be a positive integer, got ${t}`);
-      const session = server.findSession(sessionId);
+      const session = started.findSession(sessionId);
       if (!session) {
         const why = sessionId === 'any' ? failure(ErrorCode.Disconnected, 'No client is connected.') : failure(ErrorCode.SessionUnknown, `No session "${sessionId.slice(0, 200)}".`);
         return Promise.resolve(why);
       }
       return session.invokeTool(toolName, args, options);
     },
-    threadUsage: (sessionId, threadId) => server.findSession(sessionId)?.agent.threadUsage(threadId),
+    threadUsage: (sessionId, threadId) => started.findSession(sessionId)?.agent.threadUsage(threadId),
+    drain: (timeoutMs = resolved.drainTimeoutMs) => started.drain(timeoutMs),
+    metrics: () => metrics.render(),
   };
 }
 

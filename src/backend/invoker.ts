@@ -95,6 +95,8 @@ export class ClientInvoker {
     private readonly link: ClientLink,
     private readonly options: InvokerOptions,
     private readonly journal?: InvokeJournal,
+    /** Told of every call's end, once, for metrics. */
+    private readonly onEnded: (call: ClientCall, result: ToolCallResult) => void = () => {},
   ) {}
 
   /** Calls still waiting for an answer (the server keeps a detached session with calls). */
@@ -104,9 +106,9 @@ export class ClientInvoker {
 
   /** `signal` undefined: the call can only end by answer, timeout or disconnection strategy. */
   invoke(call: ClientCall, signal: AbortSignal | undefined, onProgress: ProgressListener): Promise<ToolCallResult> {
-    if (signal?.aborted) return Promise.resolve(cancelled(call.toolName));
+    if (signal?.aborted) return Promise.resolve(this.ended(call, cancelled(call.toolName)));
     if (this.pending.size >= this.options.maxInFlight) {
-      return Promise.resolve(failure(ErrorCode.TooManyInFlight, `${this.options.maxInFlight} client tool calls are already running; ${call.toolName} was not started. Try again after they finish.`));
+      return Promise.resolve(this.ended(call, failure(ErrorCode.TooManyInFlight, `${this.options.maxInFlight} client tool calls are already running; ${call.toolName} was not started. Try again after they finish.`)));
     }
     return new Promise<ToolCallResult>((resolve) => {
       const onAbort = () => this.cancel(pc.requestId, 'The run was cancelled.');
@@ -123,7 +125,7 @@ export class ClientInvoker {
           clearTimeout(pc.backoffTimer);
           signal?.removeEventListener('abort', onAbort);
           if (!this.abandoned) this.journal?.settle(toResponse(pc.requestId, result));
-          resolve(result);
+          resolve(this.ended(call, result));
         },
       };
       this.pending.set(pc.requestId, pc);
@@ -171,7 +173,7 @@ export class ClientInvoker {
           clearTimeout(pc.timer);
           clearTimeout(pc.backoffTimer);
           if (!this.abandoned) this.journal?.settle(toResponse(pc.requestId, result));
-          resolve(result);
+          resolve(this.ended(call, result));
         },
       };
       this.pending.set(pc.requestId, pc);
@@ -188,6 +190,11 @@ export class ClientInvoker {
   private start(pc: PendingCall): void {
     if (this.link.connected) this.send(pc);
     else this.lose(pc);
+  }
+
+  private ended(call: ClientCall, result: ToolCallResult): ToolCallResult {
+    this.onEnded(call, result);
+    return result;
   }
 
   /** Takes the client's answer; false when no call with that request id is waiting. */

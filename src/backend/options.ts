@@ -12,6 +12,7 @@ import type { OpenAIModelConfig } from './model/openai';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
 import type { ConversationStore } from './store/conversationStore';
+import type { ReadinessProbe } from './ops/health';
 import type { SharedState } from './state/sharedState';
 import type { JwtOptions } from './auth/jwt';
 
@@ -104,6 +105,18 @@ export interface BackendOptions {
   /** A shared state of your own (takes precedence over `redis`; its `store` is used for conversations). */
   sharedState?: SharedState;
 
+  /** Checks `/readyz` runs besides "listening and not draining", e.g. that Redis answers (docs/DEPLOY.md). */
+  readinessProbes?: ReadinessProbe[];
+  /**
+   * A second listener for operations: `/metrics` (Prometheus), `/healthz`, `/readyz`. Off by default;
+   * metrics are only served there, never on the editors' port (docs/DEPLOY.md, "Operations").
+   */
+  opsPort?: number;
+  /** The ops listener's interface (default 127.0.0.1). */
+  opsHost?: string;
+  /** How long `drain()` (SIGTERM in the CLI) waits for runs in progress before handing their sessions over anyway (default 30 s). */
+  drainTimeoutMs?: number;
+
   /** Where diagnostics go: a `Logger` (`stderrLogger()` for a terminal), or a `(level, message)` function. */
   log?: Logger | LogFunction;
 }
@@ -140,6 +153,10 @@ export interface ResolvedOptions extends InvokerOptions {
   sessionGraceMs: number;
   dataDir: string | undefined;
   store: ConversationStore | undefined;
+  readinessProbes: ReadinessProbe[];
+  opsPort: number | undefined;
+  opsHost: string;
+  drainTimeoutMs: number;
   redis: string | undefined;
   redisPrefix: string;
   replica: string | undefined;
@@ -186,6 +203,10 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
     dataDir: o.dataDir,
     store: o.store,
+    readinessProbes: [...(o.readinessProbes ?? [])],
+    opsPort: o.opsPort,
+    opsHost: o.opsHost ?? '127.0.0.1',
+    drainTimeoutMs: positive('drainTimeoutMs', o.drainTimeoutMs ?? 30_000),
     redis: redisUrl(o),
     redisPrefix: o.redisPrefix ?? 'ct:',
     replica: o.replica,

@@ -31,6 +31,11 @@ import { PendingSockets } from './admission';
 import { Authenticator } from './auth/authenticator';
 import type { AuthenticatedUser, AuthOutcome, AuthRefusal } from './auth/user';
 import { startHeartbeat } from './heartbeat';
+import type { DrainReport } from './ops/drain';
+import { drainSessions } from './ops/drain';
+import type { NotReady } from './ops/health';
+import { answerHealth, probeAll } from './ops/health';
+import type { ServerStats } from './ops/metrics';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 import { replicatedHandshake } from './failover/replicaHandshake';
@@ -47,10 +52,13 @@ export const CloseCode = {
   SlowConsumer: 4009,
   /** Standard "Try Again Later": no room for a new session (SERVER_BUSY). */
   TryAgainLater: 1013,
+  /** Standard "Service Restart": the backend drains; reconnect at once (another replica resumes the session). */
+  ServiceRestart: 1012,
 } as const;
 
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
 const SHUTTING_DOWN: AuthRefusal = { status: 503, text: 'The backend is shutting down.' };
+const DRAINING: AuthRefusal = { status: 503, text: 'The backend is draining: connect to another replica.' };
 /** How long a close frame may take before the socket (and its memory) is dropped. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -62,6 +70,7 @@ export class BackendServer {
   private removeDiscovery: (() => void) | undefined;
   private removeProcessHooks: (() => void) | undefined;
   private closing: Promise<void> | undefined;
+  private draining: Promise<DrainReport> | undefined;
 
   private constructor(
     private readonly deps: BackendDeps,
@@ -87,7 +96,9 @@ export class BackendServer {
     });
     // The sweep interval bounds how late Node's own headersTimeout fires; each socket also has its
     // own timer (admission.ts), so the sweep only backs it up.
-    const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (_req, res) => {
+    const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
+      // Requests come only after listen() resolved, when `backend` is set.
+      if (answerHealth(req, res, backend)) return;
       res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
       res.end('This endpoint speaks WebSocket only.\n');
     });
@@ -134,6 +145,52 @@ export class BackendServer {
     return this.closing;
   }
 
+  /**
+   * Stops admitting (503 to new upgrades and to `/readyz`), then hands every attached session over
+   * once it is idle, waiting for runs in progress up to `timeoutMs` (ops/drain.ts). Does not close:
+   * the caller closes once it returns.
+   */
+  drain(timeoutMs: number): Promise<DrainReport> {
+    this.draining ??= this.drainNow(timeoutMs);
+    return this.draining;
+  }
+
+  private async drainNow(timeoutMs: number): Promise<DrainReport> {
+    const { log } = this.deps.options;
+    log.info(`draining: ${this.stats().attachedSessions} sessions attached; waiting up to ${timeoutMs} ms for runs in progress`);
+    const report = await drainSessions(
+      () =>
+        [...this.sessions.values()].map((s) => ({
+          attached: s.attached,
+          busy: s.busy,
+          handOver: () => s.closeForHandover(CloseCode.ServiceRestart, 'backend draining: reconnect'),
+        })),
+      timeoutMs,
+    );
+    log.info(`drained in ${report.elapsedMs} ms: ${report.handedOverIdle} sessions handed over idle, ${report.handedOverAtDeadline} at the deadline`, { timedOut: report.timedOut });
+    return report;
+  }
+
+  /** For `/readyz`: undefined when new connections are welcome. */
+  async notReady(): Promise<NotReady | undefined> {
+    if (this.closing) return 'shutting down';
+    if (this.draining) return 'draining';
+    const { readinessProbes, log } = this.deps.options;
+    return probeAll(readinessProbes, (reason) => log.warn(`not ready: a readiness probe failed: ${reason}`));
+  }
+
+  /** What the metrics read at each scrape. */
+  stats(): ServerStats {
+    const stats: ServerStats = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, draining: this.draining !== undefined };
+    for (const s of this.sessions.values()) {
+      if (s.attached) stats.attachedSessions++;
+      else stats.detachedSessions++;
+      stats.clientCallsInFlight += s.invoker.pendingCount;
+      stats.runsInProgress += s.agent.runCount;
+    }
+    return stats;
+  }
+
   private async shutdown(): Promise<void> {
     const closed = [...this.sockets].map(
       (ws) =>
@@ -176,7 +233,7 @@ export class BackendServer {
 
   /** Origin and Host first (a browser's credential is never looked at), then who the caller is. */
   private async admission(req: http.IncomingMessage): Promise<AuthOutcome> {
-    const early = this.closing ? SHUTTING_DOWN : this.check(req);
+    const early = this.closing ? SHUTTING_DOWN : this.draining ? DRAINING : this.check(req);
     if (early) return { ok: false, refusal: early };
     const outcome = await this.authenticator.authenticate(req).catch((e: unknown): AuthOutcome => {
       this.deps.options.log.error(`checking credentials failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -119,7 +119,9 @@ export class Session implements ClientLink {
     this.base = this.newState([], []);
     const shared = replicatedState(deps);
     this.journal = shared ? new SessionJournal(shared, this.id, failoverTimings(options), options.log, () => this.handOver(), (threadId) => scopedKey(this.owner, threadId)) : undefined;
-    this.invoker = new ClientInvoker(this, options, this.journal);
+    this.invoker = new ClientInvoker(this, options, this.journal, (call, result) =>
+      this.deps.events.emit('clientCallEnded', { toolName: call.toolName, outcome: result.outcome, ...(result.errorCode ? { errorCode: result.errorCode } : {}), sessionId: this.id }),
+    );
     this.agent = new Agent(
       {
         send: (m) => this.send(m),
@@ -203,6 +205,16 @@ export class Session implements ClientLink {
       log: this.deps.options.log,
     };
     continueRuns(recovery, continuation);
+  }
+
+  /** A run or a client call is in progress (a draining server waits for it before handing the session over). */
+  get busy(): boolean {
+    return this.agent.runCount > 0 || this.invoker.pendingCount > 0;
+  }
+
+  /** Closes the connection so the client reconnects, to another replica when draining; the session waits to be resumed. */
+  closeForHandover(code: number, reason: string): void {
+    this.socket?.close(code, reason);
   }
 
   /** Whether `secret` is this session's resume secret (compared in constant time; absent never matches). */
