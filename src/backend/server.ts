@@ -23,6 +23,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
+import { LOOPBACK_HOST } from '../base/localRequest';
 import { coalesceWrites } from '../net/coalesce';
 import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
 import { PendingSockets } from './admission';
@@ -43,7 +44,6 @@ export const CloseCode = {
   TryAgainLater: 1013,
 } as const;
 
-const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
 /** How long a close frame may take before the socket (and its memory) is dropped. */
 const CLOSE_GRACE_MS = 1_000;
 
