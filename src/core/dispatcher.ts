@@ -326,7 +326,9 @@ export class Dispatcher implements Disposable {
     this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
     // A background call under `ask` is asked like a protected target: always a prompt that says
     // where the request comes from, never answered by a remembered choice.
-    const prepared = call.background === 'ask' ? backgroundPreparation(tool, ownPreparation, call.caller) : ownPreparation;
+    const prepared = call.background === 'ask'
+      ? backgroundPreparation(tool, ownPreparation, call.caller)
+      : call.caller !== undefined ? callerPreparation(ownPreparation, call.caller) : ownPreparation;
 
     // The local definition and the preparation decide; nothing in `request` is consulted here.
     const mustAsk = tool.requiresPermission || prepared?.forcePrompt === true;
@@ -616,6 +618,12 @@ function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, c
     detail: own?.detail !== undefined ? `${why}\n\n${own.detail}` : why,
     forcePrompt: true,
   };
+}
+
+/** A prompt for a call from an MCP client (background calls allowed): the tool's own, saying who asked. */
+function callerPreparation(own: Preparation | undefined, caller: string): Preparation {
+  const who = `Asked for through the editor's MCP server by ${caller}.`;
+  return { ...own, detail: own?.detail !== undefined ? `${who}\n\n${own.detail}` : who };
 }
 
 function withoutUndefined<T extends object>(change: T): Partial<T> {

@@ -99,13 +99,14 @@ describe('the editor MCP server: official SDK client over loopback Streamable HT
       assert.match(text(await call(client, 'ReadFile', { path: '../outside.txt' })), /^[A-Z_]+: /);
     });
 
-    it('asks before a tool that needs permission, and a denial is an isError result that ran nothing', async () => {
+    it('asks before a tool that needs permission, saying which MCP client asked; a denial is an isError result that ran nothing', async () => {
       h.ws.host.answerPrompts('deny');
       const client = await h.connect();
       const denied = await call(client, 'Guarded');
       assert.equal(denied.isError, true);
       assert.match(text(denied), /^PERMISSION_DENIED: /);
       assert.equal(probeCounts.guardedRuns, 0);
+      assert.match(h.ws.host.prompts.at(-1)?.detail ?? '', /MCP server by MCP: probe-client/);
       h.ws.host.answerPrompts('allow');
       assert.equal(text(await call(client, 'Guarded')), 'guarded ran');
       assert.equal(probeCounts.guardedRuns, 1);
