@@ -143,6 +143,7 @@ describe('the editor as an MCP server in a real VS Code', function () {
     const dialog = modalDialog(page);
     await dialog.waitFor({ timeout: 30_000 });
     assert.match((await dialog.locator('.dialog-message-text').textContent()) ?? '', /keep\.txt/);
+    assert.match((await dialog.locator('.dialog-message-detail').textContent()) ?? '', /through the editor's MCP server by MCP: e2e-agent/);
     await screenshot('delete-prompt');
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
     const result = await pending;
