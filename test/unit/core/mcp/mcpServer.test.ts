@@ -112,6 +112,15 @@ describe('the editor MCP server: official SDK client over loopback Streamable HT
       assert.equal(probeCounts.guardedRuns, 1);
     });
 
+    it('goes through the same permission gate as the backend: a Deny policy from the Tool Groups view refuses without a prompt', async () => {
+      h.core.permissions.setToolPolicies({ get: (name) => (name === 'Guarded' ? 'deny' : undefined) });
+      const client = await h.connect();
+      const result = await call(client, 'Guarded');
+      assert.match(text(result), /^PERMISSION_DENIED: the user set Guarded to Deny/);
+      assert.equal(h.ws.host.prompts.length, 0);
+      assert.equal(probeCounts.guardedRuns, 0);
+    });
+
     it('cancellation (notifications/cancelled) reaches the running tool', async () => {
       const client = await h.connect();
       const controller = new AbortController();
