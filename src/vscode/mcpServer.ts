@@ -14,6 +14,7 @@ import { newMcpToken } from '../core/mcp/mcpToken';
 import { safe, uiText } from '../core/uiText';
 import type { ClientToolsContext } from './context';
 import { Commands } from './ids';
+import { channelLogger } from './log';
 import * as ui from './ui';
 import { userValue } from './userSetting';
 
@@ -73,7 +74,7 @@ export class McpServerHost implements vscode.Disposable {
     const subscriptions = new DisposableStore();
     subscriptions.add(calls.onCallRecord((record) => this.ctx.chat.postCallRecord(record)));
     const pkg = this.ctx.extension.extension.packageJSON as { version?: string };
-    const logger = { info: (m: string) => this.ctx.log.info(m), warn: (m: string) => this.ctx.log.warn(m), error: (m: string) => this.ctx.log.error(m) };
+    const logger = channelLogger(this.ctx.log);
     let server: McpHttpServer;
     try {
       server = await McpHttpServer.start({ registry: this.ctx.core.registry, calls, token, serverVersion: pkg.version ?? '0.0.0', logger });

@@ -173,6 +173,26 @@ describe('the editor as an MCP server in a real VS Code', function () {
     assert.equal(await post(lock.port, { Authorization: `Bearer ${lock.token}`, Host: 'evil.example' }), 403);
   });
 
+  it('writes the token nowhere but the lock file (no log of VS Code, the extension or code-server holds it)', () => {
+    const found: string[] = [];
+    const extensionLogs: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.isFile() && fs.statSync(full).size < 20 * 1024 * 1024) {
+          const bytes = fs.readFileSync(full);
+          if (bytes.includes(lock.token)) found.push(full);
+          if (bytes.includes(`MCP server listening on ${lock.url}`)) extensionLogs.push(full);
+        }
+      }
+    };
+    const s = session();
+    walk(s.vscode.tempDir);
+    assert.deepEqual(found, [path.join(s.vscode.tempDir, 'home', '.client-tools', 'mcp', `${lock.port}.lock`)]);
+    assert.ok(extensionLogs.length > 0, 'the extension\'s log was not among the files searched');
+  });
+
   it('passes the official MCP conformance suite (server mode) except the baseline entries', async function () {
     this.timeout(240_000);
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-conformance-'));
