@@ -1,14 +1,10 @@
 /**
  * The discovery file tells a local client where the backend listens and which token to send:
- * `{ "port", "token", "pid", "protocol" }`. It is created exclusively, without following a link
- * (`O_EXCL | O_NOFOLLOW`), with mode 0600, in a folder created 0700; a folder that another user owns
- * or that group or others may write is refused, since whoever can write there can plant or swap the
- * file. A file left by a process that no longer runs is replaced; anything else already at the path
- * is an error that says what it is. Nothing here ever opens a path in a way that can block: a FIFO
- * at the path used to hang start-up in `open()`.
+ * `{ "port", "token", "pid", "protocol" }`. How it is written safely (exclusive, no link followed,
+ * 0600 in a private folder, stale files replaced, never blocking) is `src/base/lockFile.ts`, shared
+ * with the extension's MCP lock file.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { writeLockFile } from '../base/lockFile';
 import { PROTOCOL } from '../protocol';
 
 export interface DiscoveryInfo {
@@ -18,124 +14,8 @@ export interface DiscoveryInfo {
   protocol: string;
 }
 
-/** Larger than any discovery file; a bigger "discovery file" is not one. */
-const MAX_DISCOVERY_BYTES = 64 * 1024;
-const CREATE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
-const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
-
 /** Writes the file; returns a function that removes it (safe to call more than once). */
 export function writeDiscoveryFile(file: string, port: number, token: string): () => void {
   const info: DiscoveryInfo = { port, token, pid: process.pid, protocol: PROTOCOL };
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  checkFolder(dir);
-  const data = `${JSON.stringify(info)}\n`;
-  try {
-    create(file, data);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    const found = inspect(file);
-    if (found.kind !== 'stale') throw new Error(`The discovery file ${file} already exists: ${found.problem}`);
-    fs.unlinkSync(file);
-    create(file, data);
-  }
-  let removed = false;
-  return () => {
-    if (removed) return;
-    removed = true;
-    // Only remove our own file: another backend may have replaced it after we went stale.
-    const current = readDiscovery(file);
-    if (current?.pid !== process.pid || current.port !== port) return;
-    try {
-      fs.unlinkSync(file);
-    } catch {
-      // Already gone: nothing of ours to remove.
-    }
-  };
-}
-
-/** The folder must be ours and writable by nobody else (POSIX; Windows has neither bit). */
-function checkFolder(dir: string): void {
-  const st = fs.statSync(dir);
-  if (!st.isDirectory()) throw new Error(`The discovery folder ${dir} is not a folder.`);
-  if (process.platform === 'win32') return;
-  const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) {
-    throw new Error(`The discovery folder ${dir} belongs to another user (uid ${st.uid}, not ${uid}); whoever owns it can swap the file. Use a folder of your own.`);
-  }
-  if ((st.mode & 0o022) !== 0) {
-    throw new Error(`The discovery folder ${dir} may be written by ${st.mode & 0o002 ? 'every user' : 'its group'} (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); anyone who can write there can plant or swap the file. Run chmod 700 on it or use another folder.`);
-  }
-}
-
-function create(file: string, data: string): void {
-  const fd = fs.openSync(file, CREATE_FLAGS, 0o600);
-  try {
-    fs.writeFileSync(fd, data);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-type Found = { kind: 'stale' } | { kind: 'refused'; problem: string };
-
-/** What is at the path already, looked at without following a link or blocking. */
-function inspect(file: string): Found {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(file);
-  } catch {
-    return { kind: 'refused', problem: 'something was there a moment ago and is gone now; try again.' };
-  }
-  if (st.isSymbolicLink()) return { kind: 'refused', problem: 'it is a symbolic link, which is never followed; remove it or choose another path.' };
-  if (!st.isFile()) return { kind: 'refused', problem: `it is ${describeType(st)}, not a discovery file; remove it or choose another path.` };
-  const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) return { kind: 'refused', problem: `the file there belongs to another user (uid ${st.uid}); choose another path.` };
-  const info = readDiscovery(file);
-  if (!info) return { kind: 'refused', problem: 'the file there is not a discovery file (no JSON with a pid); remove it or choose another path.' };
-  if (info.pid === process.pid) return { kind: 'refused', problem: 'this process already wrote it (a second backend in the same process needs its own path).' };
-  if (isRunning(info.pid)) return { kind: 'refused', problem: `it belongs to a running backend (pid ${info.pid}); choose another path or stop that backend.` };
-  return { kind: 'stale' };
-}
-
-/** The discovery info in `file`, if it is a regular file holding one; never blocks, never follows a link. */
-function readDiscovery(file: string): Partial<DiscoveryInfo> & { pid: number } | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, READ_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_DISCOVERY_BYTES) return undefined;
-    const buffer = Buffer.alloc(st.size);
-    const n = fs.readSync(fd, buffer, 0, st.size, 0);
-    const parsed = JSON.parse(buffer.subarray(0, n).toString('utf8')) as Partial<DiscoveryInfo>;
-    const pid = parsed.pid;
-    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
-    return { ...parsed, pid };
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user.
-    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
-function describeType(st: fs.Stats): string {
-  if (st.isDirectory()) return 'a folder';
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  return 'not a regular file';
+  return writeLockFile(file, info, { file: 'discovery file', writer: 'backend' });
 }

@@ -25,6 +25,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
+import { refuseBrowserOrForeignHost } from '../base/localRequest';
 import { coalesceWrites } from '../net/coalesce';
 import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
 import { PendingSockets } from './admission';
@@ -56,7 +57,6 @@ export const CloseCode = {
   ServiceRestart: 1012,
 } as const;
 
-const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
 const SHUTTING_DOWN: AuthRefusal = { status: 503, text: 'The backend is shutting down.' };
 const DRAINING: AuthRefusal = { status: 503, text: 'The backend is draining: connect to another replica.' };
 /** How long a close frame may take before the socket (and its memory) is dropped. */
@@ -245,10 +245,7 @@ export class BackendServer {
 
   /** The checks before the upgrade; undefined means the request may connect. */
   private check(req: http.IncomingMessage): AuthRefusal | undefined {
-    if (req.headers.origin !== undefined) return { status: 403, text: 'Requests with an Origin header are refused: browsers may not connect.' };
-    const host = req.headers.host;
-    if (!host || !LOOPBACK_HOST.test(host)) return { status: 403, text: 'Only a loopback Host (127.0.0.1, localhost, [::1]) is accepted.' };
-    return undefined;
+    return refuseBrowserOrForeignHost(req.headers);
   }
 
   private onConnection(ws: WebSocket, user: AuthenticatedUser): void {

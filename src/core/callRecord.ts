@@ -42,6 +42,8 @@ export interface CallRecord {
   target?: string;
   /** Outside any run the user started from this window's chat. */
   background: boolean;
+  /** Who asked, when it was not the backend: "MCP: <client name>" for a call through the MCP server (see `callerLabel`). */
+  caller?: string;
   status: CallRecordStatus;
   /** Set once the call ended. */
   durationMs?: number;
@@ -71,4 +73,18 @@ export function targetFromArguments(args: Record<string, unknown>): string | und
 export function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= MAX_TARGET_CHARS ? flat : `${flat.slice(0, MAX_TARGET_CHARS - 1)}…`;
+}
+
+const MAX_CALLER_CHARS = 64;
+
+/**
+ * How the chat and the prompt name an MCP client. The name comes from the client's own `initialize`
+ * (anyone who holds the token can claim any name), so it is shown as plain text only: letters,
+ * digits, spaces and a few punctuation marks survive, anything else (markup, links, control and
+ * bidi characters) becomes `?`, and it is cut to 64 characters.
+ */
+export function callerLabel(clientName: string | undefined): string {
+  const plain = (clientName ?? '').normalize('NFKC').replace(/[^\p{L}\p{N} ._@()+-]/gu, '?').replace(/\s+/g, ' ').trim();
+  const name = plain === '' ? 'unnamed client' : plain.length > MAX_CALLER_CHARS ? `${plain.slice(0, MAX_CALLER_CHARS - 1)}…` : plain;
+  return `MCP: ${name}`;
 }

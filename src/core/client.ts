@@ -25,7 +25,7 @@ import {
 import { assertNever, isRunEvent } from '../protocol';
 import type { BackgroundCallPolicy, CallRecord } from './callRecord';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
-import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits } from './dispatcher';
+import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits, type DispatcherOptions } from './dispatcher';
 import { DisposableStore, Emitter, Relay, type Disposable, type Event } from '../base/events';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
@@ -240,6 +240,24 @@ export class ClientCore implements Disposable {
   /** `clientTools.permissions.backgroundCalls` changed; applies to calls that arrive from now on. */
   setBackgroundCalls(policy: BackgroundCallPolicy): void {
     this.backgroundCalls = policy;
+  }
+
+  /**
+   * Another dispatcher over this core's registry, permission gate and host (the MCP server's): the
+   * same checks and limits, a replay cache of its own, and every call a background call under the
+   * user's `backgroundCalls` policy (read at each call), since no chat run the user started asked for it.
+   */
+  createDispatcher(options: Pick<DispatcherOptions, 'send' | 'caller'>): Dispatcher {
+    return new Dispatcher({
+      registry: this.registry,
+      gate: this.permissions,
+      host: this.options.host,
+      logger: this.logger,
+      limits: { ...DEFAULT_DISPATCHER_LIMITS, ...this.options.limits },
+      timers: this.options.timers ?? systemTimers,
+      background: () => this.backgroundCalls,
+      ...options,
+    });
   }
 
   /** Asks the backend to stop a thread's run. Throws CodedError DISCONNECTED when not connected. */

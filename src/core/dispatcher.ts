@@ -82,6 +82,8 @@ export interface DispatcherOptions {
    * subject to; undefined for a call within a user's run. Without it every call counts as the user's.
    */
   background?: (request: ClientToolInvokeRequest) => BackgroundCallPolicy | undefined;
+  /** Who sent the request when it was not the backend (see `callerLabel`); shown on its card and its prompt. */
+  caller?: (request: ClientToolInvokeRequest) => string | undefined;
 }
 
 /**
@@ -114,6 +116,8 @@ interface Call {
   background: BackgroundCallPolicy | undefined;
   /** The chat's record of the call; made once the tool and its arguments are known to be valid. */
   record: CallRecord | undefined;
+  /** Who sent it, when not the backend. */
+  caller: string | undefined;
 }
 
 /** How each log outcome shows in the call's record. */
@@ -216,6 +220,7 @@ export class Dispatcher implements Disposable {
       runTimer: undefined,
       background: this.options.background?.(request),
       record: undefined,
+      caller: this.options.caller?.(request),
     };
     this.calls.set(id, call);
     void this.execute(call, request);
@@ -321,7 +326,9 @@ export class Dispatcher implements Disposable {
     this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
     // A background call under `ask` is asked like a protected target: always a prompt that says
     // where the request comes from, never answered by a remembered choice.
-    const prepared = call.background === 'ask' ? backgroundPreparation(tool, ownPreparation) : ownPreparation;
+    const prepared = call.background === 'ask'
+      ? backgroundPreparation(tool, ownPreparation, call.caller)
+      : call.caller !== undefined ? callerPreparation(ownPreparation, call.caller) : ownPreparation;
 
     // The local definition and the preparation decide; nothing in `request` is consulted here.
     const mustAsk = tool.requiresPermission || prepared?.forcePrompt === true;
@@ -555,6 +562,7 @@ export class Dispatcher implements Disposable {
       groupName: group,
       arguments: request.arguments,
       background: call.background !== undefined,
+      ...(call.caller !== undefined ? { caller: call.caller } : {}),
       status: 'pending',
     };
     this.emitRecord(call.record);
@@ -599,15 +607,23 @@ export class Dispatcher implements Disposable {
 }
 
 /** The preparation a background call is asked with: forced, and saying it is a background request. */
-function backgroundPreparation(tool: ClientTool, own: Preparation | undefined): Preparation {
+function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, caller?: string): Preparation {
   const line = own?.prompt ?? `Allow ${tool.name}?`;
-  const why = 'The agent backend asked for this while no chat run you started is in progress (a background call).';
+  const why = caller !== undefined
+    ? `An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
+    : 'The agent backend asked for this while no chat run you started is in progress (a background call).';
   return {
     ...own,
-    prompt: `Background request: ${line}`,
+    prompt: `${caller !== undefined ? `${caller} request` : 'Background request'}: ${line}`,
     detail: own?.detail !== undefined ? `${why}\n\n${own.detail}` : why,
     forcePrompt: true,
   };
+}
+
+/** A prompt for a call from an MCP client (background calls allowed): the tool's own, saying who asked. */
+function callerPreparation(own: Preparation | undefined, caller: string): Preparation {
+  const who = `Asked for through the editor's MCP server by ${caller}.`;
+  return { ...own, detail: own?.detail !== undefined ? `${who}\n\n${own.detail}` : who };
 }
 
 function withoutUndefined<T extends object>(change: T): Partial<T> {

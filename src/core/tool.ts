@@ -90,6 +90,13 @@ export interface ClientTool<A = Record<string, unknown>, P extends Preparation =
   /** Never overlaps with other calls of the same batch (backend scheduling hint). */
   sequential?: boolean;
   /**
+   * What a call does to the user's files and editor, for clients that show or filter by it (the MCP
+   * server's `readOnlyHint` / `destructiveHint`). Hints only: permission comes from `requiresPermission`.
+   * `readOnly`: changes nothing (reads files or editor state). `destructive`: may delete or overwrite
+   * the user's work; false for a tool that only adds or changes the view (opens a tab, shows a note).
+   */
+  effects?: { readOnly?: boolean; destructive?: boolean };
+  /**
    * Resolves and checks the target before any prompt; throws a CodedError to refuse the call
    * without asking the user (missing file, path outside the workspace, …).
    */

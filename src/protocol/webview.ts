@@ -53,6 +53,8 @@ export const ChatCallRecord = z.object({
   arguments: z.record(z.string(), z.unknown()),
   target: z.string().max(1000).optional(),
   background: z.boolean(),
+  /** Who asked, when not the backend: "MCP: <client>" (plain text, see src/core/callRecord.ts). */
+  caller: z.string().max(100).optional(),
   status: z.enum(['pending', 'awaiting-permission', 'running', 'succeeded', 'failed', 'denied', 'cancelled']),
   durationMs: z.number().nonnegative().optional(),
   permission: z.object({

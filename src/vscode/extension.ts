@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { ClientToolsContext, type ClientToolsApi } from './context';
+import { McpServerHost } from './mcpServer';
 import { safe, uiText } from '../core/uiText';
 import * as ui from './ui';
 
@@ -15,6 +16,7 @@ export function activate(context: vscode.ExtensionContext): ClientToolsApi | und
   try {
     ctx = new ClientToolsContext(context);
     context.subscriptions.push(ctx, ...registerCommands(ctx));
+    context.subscriptions.push(new McpServerHost(ctx));
     void ctx.connect();
     // Read by `npm run bench` from the log file; the connection itself is made after activate() returns.
     ctx.log.info(`Activated in ${(performance.now() - started).toFixed(1)} ms`);

@@ -23,6 +23,7 @@ export const Commands = {
   askTool: 'clientTools.askTool',
   denyTool: 'clientTools.denyTool',
   refreshToolGroups: 'clientTools.refreshToolGroups',
+  copyMcpConfig: 'clientTools.copyMcpConfig',
 } as const;
 
 export const Views = {

@@ -61,6 +61,7 @@ const CONNECTION_LABEL = {
   disconnected: 'Disconnected',
 } as const;
 
+const CALLER_TITLE = 'Asked for through the editor\'s MCP server by this MCP client (the name is what the client says it is).';
 const BACKGROUND_TITLE = 'A background call: the backend asked for it while no chat run you started was in progress.';
 
 /** Where the call ran. Only a card from the extension's own record says it ran in the editor. */
@@ -417,6 +418,7 @@ export class ChatView {
           h('span', { class: 'tool-status' })),
         h('span', { class: 'card-line secondary' },
           h('span', { class: 'badge background-badge', hidden: true, title: BACKGROUND_TITLE }, 'Background'),
+          h('span', { class: 'badge caller-badge', hidden: true, title: CALLER_TITLE }),
           h('span', { class: 'tool-args' }),
           h('span', { class: 'tool-meta' })),
         h('span', { class: 'card-line fold-note', hidden: true })),
@@ -444,6 +446,13 @@ export class ChatView {
     set('.tool-meta', meta, executorTitle(item));
     const badge = el.querySelector<HTMLElement>('.background-badge');
     if (badge) badge.hidden = item.background !== true;
+    const caller = el.querySelector<HTMLElement>('.caller-badge');
+    if (caller) {
+      // textContent only: the name is the MCP client's own claim.
+      caller.textContent = item.caller ?? '';
+      caller.title = item.caller !== undefined ? `${item.caller}: ${CALLER_TITLE}` : CALLER_TITLE;
+      caller.hidden = item.caller === undefined;
+    }
     const note = this.state ? foldNote(item, this.state) : undefined;
     set('.fold-note', note ?? '');
     const noteEl = el.querySelector<HTMLElement>('.fold-note');

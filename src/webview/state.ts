@@ -86,6 +86,8 @@ const ToolItem = z.object({
   requestId: z.string().optional(),
   /** Outside any run the user started. */
   background: z.boolean().optional(),
+  /** Who asked, when not the backend ("MCP: <client>"). */
+  caller: z.string().optional(),
   /** What the call acted on, as the extension resolved it. */
   target: z.string().optional(),
   /** How permission was decided, in words ("Allowed by your earlier choice: …"). */
@@ -467,6 +469,7 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   };
   next = withOptional(next, 'details', details);
   next = withOptional(next, 'target', record.target ?? card.target);
+  next = withOptional(next, 'caller', record.caller);
   next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) : card.permissionNote);
   return next;
 }

@@ -67,6 +67,7 @@ export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
     additionalProperties: false,
   },
   requiresPermission: true,
+  effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
   sequential: true,
 

@@ -13,6 +13,7 @@ export const CloseTab = defineEditorTool<CloseTabArgs>({
     'Close the editor tabs that show a workspace file (in every editor group). Tabs with unsaved changes are left open and counted in keptDirty.',
   parameters: pathOnlyParameters('Workspace-relative path of the file.'),
   requiresPermission: false,
+  effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
   // Closing a tab changes no file and loses nothing (dirty tabs stay), so it stays on in restricted mode.
   availableWhenUntrusted: true,

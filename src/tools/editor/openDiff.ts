@@ -49,6 +49,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
   },
   // The diff itself is the question: nothing is written unless the user accepts it there.
   requiresPermission: false,
+  effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
 
   async prepare(args, ctx) {

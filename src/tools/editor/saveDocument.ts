@@ -29,6 +29,7 @@ export const SaveDocument = defineEditorTool<SaveDocumentArgs, SavePreparation>(
     'Says so when there is nothing to save. To save your own ApplyEdit change, pass save: true to ApplyEdit instead.',
   parameters: pathOnlyParameters('Workspace-relative path of the file.'),
   requiresPermission: false,
+  effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
 
   async prepare(args, ctx) {

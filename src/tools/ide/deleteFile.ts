@@ -41,6 +41,7 @@ export const DeleteFile = defineIdeTool<DeleteFileArgs, DeletePreparation>({
     additionalProperties: false,
   },
   requiresPermission: true,
+  effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
   sequential: true,
 

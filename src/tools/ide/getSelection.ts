@@ -20,6 +20,7 @@ export const GetSelection = defineIdeTool<Record<string, never>, SelectionPrepar
     'Says so when no editor is active.',
   parameters: NO_PARAMETERS,
   requiresPermission: false,
+  effects: { readOnly: true },
   declineStrategy: 'reject',
   availableWhenUntrusted: true,
 

@@ -39,6 +39,7 @@ export const OpenFile = defineIdeTool<OpenFileArgs>({
     additionalProperties: false,
   },
   requiresPermission: false,
+  effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
   availableWhenUntrusted: true,
 

@@ -44,6 +44,7 @@ export const ReadFile = defineIdeTool<ReadFileArgs, ReadPreparation>({
     additionalProperties: false,
   },
   requiresPermission: false,
+  effects: { readOnly: true },
   declineStrategy: 'reject',
 
   async prepare(args, ctx) {

@@ -39,6 +39,7 @@ export const ShowMessage = defineIdeTool<ShowMessageArgs>({
     additionalProperties: false,
   },
   requiresPermission: false,
+  effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
   availableWhenUntrusted: true,
 

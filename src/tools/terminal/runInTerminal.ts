@@ -47,6 +47,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
     additionalProperties: false,
   },
   requiresPermission: true,
+  effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
   sequential: true,
 

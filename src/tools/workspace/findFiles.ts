@@ -40,6 +40,7 @@ export const FindFiles = defineWorkspaceTool<FindFilesArgs>({
     additionalProperties: false,
   },
   requiresPermission: false,
+  effects: { readOnly: true },
   declineStrategy: 'reject',
 
   async run(args, ctx) {

@@ -31,6 +31,7 @@ export const GetDiagnostics = defineWorkspaceTool<GetDiagnosticsArgs>({
     additionalProperties: false,
   },
   requiresPermission: false,
+  effects: { readOnly: true },
   declineStrategy: 'reject',
 
   async run(args, ctx) {

@@ -11,6 +11,7 @@ export const GetOpenEditors = defineWorkspaceTool<Record<string, never>>({
     'whether it has unsaved changes (dirty), its language, and its kind (text, diff, notebook, other).',
   parameters: NO_PARAMETERS,
   requiresPermission: false,
+  effects: { readOnly: true },
   declineStrategy: 'reject',
   availableWhenUntrusted: true,
 

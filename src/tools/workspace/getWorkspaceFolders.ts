@@ -10,6 +10,7 @@ export const GetWorkspaceFolders = defineWorkspaceTool<Record<string, never>>({
     'In a workspace with several folders, paths given to other tools start with the folder name.',
   parameters: NO_PARAMETERS,
   requiresPermission: false,
+  effects: { readOnly: true },
   declineStrategy: 'reject',
   availableWhenUntrusted: true,
 

@@ -91,6 +91,12 @@ describe('chat state: cards from the extension\'s record', () => {
     assert.deepEqual([only(s).status, only(s).permissionNote, only(s).details], ['denied', 'Denied by you', 'the user declined to run ReadFile']);
   });
 
+  it('a call through the MCP server is marked with the MCP client that asked for it', () => {
+    const s = play([record('m1', 'ReadFile', { background: true, caller: 'MCP: claude-code', status: 'succeeded' })]);
+    assert.deepEqual([only(s).caller, only(s).background], ['MCP: claude-code', true]);
+    assert.equal(only(play([record('b1', 'ReadFile', { background: true })])).caller, undefined);
+  });
+
   it('says when a remembered grant let the call through, with the grant\'s label when there is one', () => {
     const labelled = play([record('r1', 'DeleteFile', { status: 'succeeded', permission: { decision: 'allowed', via: 'remembered', grantLabel: 'Delete files in src/ for this session' } })]);
     assert.equal(only(labelled).permissionNote, 'Allowed by your earlier choice: Delete files in src/ for this session');

@@ -1,0 +1,41 @@
+/**
+ * The registry's callable tools as MCP tools: every tool a backend could call right now (not
+ * hidden, not switched off, not off in an untrusted workspace), flat, with its JSON Schema and the
+ * hints its definition gives. Flat rather than collapsed groups: see docs/MCP.md for the measured
+ * listing cost both ways.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolRegistry } from '../registry';
+import type { ClientTool } from '../tool';
+
+export function listMcpTools(registry: ToolRegistry): Tool[] {
+  const tools: Tool[] = [];
+  for (const group of registry.snapshot()) {
+    for (const { name } of group.tools) {
+      const found = registry.lookup(name);
+      if (!found.ok) continue;
+      const tool = found.entry.tool;
+      // MCP requires an object schema; every tool here has one (tools take named arguments).
+      if (tool.parameters.type !== 'object') continue;
+      tools.push({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.parameters as Tool['inputSchema'],
+        annotations: annotationsOf(tool, group.name),
+      });
+    }
+  }
+  return tools;
+}
+
+/** MCP's hints from the definition; a tool that says nothing gets MCP's own cautious defaults (may write, may destroy). */
+function annotationsOf(tool: ClientTool, group: string): NonNullable<Tool['annotations']> {
+  const readOnly = tool.effects?.readOnly === true;
+  return {
+    title: `${tool.name} (${group})`,
+    readOnlyHint: readOnly,
+    ...(readOnly ? {} : { destructiveHint: tool.effects?.destructive ?? true }),
+    // Everything acts on this editor and its workspace, except a terminal command.
+    openWorldHint: group === 'Terminal',
+  };
+}
