@@ -23,6 +23,7 @@ export const Commands = {
   askTool: 'clientTools.askTool',
   denyTool: 'clientTools.denyTool',
   refreshToolGroups: 'clientTools.refreshToolGroups',
+  restartMcpServers: 'clientTools.restartMcpServers',
 } as const;
 
 export const Views = {
