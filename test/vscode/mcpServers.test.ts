@@ -36,7 +36,6 @@ describe('MCP servers as client tool groups', function () {
     await vscode.commands.executeCommand('clientTools.askTool', { kind: 'tool', group: 'MCP: everything', name: IMAGE_TOOL });
     await mcp().update('servers', undefined, vscode.ConfigurationTarget.Global);
     fs.rmSync(path.join(workspace, '.vscode', 'mcp.json'), { force: true });
-    await until('the MCP group gone', () => !api.toolGroups().some((g) => g.name === 'MCP: everything'), 20_000);
   });
 
   const group = () => api.toolGroups().find((g) => g.name === 'MCP: everything');
@@ -83,5 +82,14 @@ describe('MCP servers as client tool groups', function () {
       return names.some((n) => n.startsWith('MCP: prompted | configuration error') && n.includes('does not support yet')) && names.some((n) => n.startsWith('MCP: broken | configuration error'));
     }, 20_000);
     assert.ok(group()?.tools.some((t) => t.name === IMAGE_TOOL), 'the user server is still a group');
+  });
+
+  it('removing the server from the settings stops it: the group goes and the backend is no longer offered its tools', async () => {
+    const updatesBefore = backend.received.filter((m) => m.type === 'updateToolGroups').length;
+    await mcp().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await until('the MCP group gone', () => !api.toolGroups().some((g) => g.name === 'MCP: everything'), 20_000);
+    await until('an update without the MCP tools', () => backend.received.filter((m) => m.type === 'updateToolGroups').slice(updatesBefore).some((m) => !JSON.stringify(m).includes(IMAGE_TOOL)));
+    const id = backend.invoke(IMAGE_TOOL, {});
+    assert.equal((await backend.first('clientToolInvokeResponse', (m) => m.requestId === id)).errorCode, 'UNKNOWN_TOOL');
   });
 });

@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import type { Disposable, ToolRegistry } from '../../core';
 import { approvalKey, MAX_CONFIG_BYTES, parseMcpConfig, parseMcpJsonText, type McpConfigProblem, type McpServerConfig, type McpVariables, type ParsedMcpConfig } from '../../tools/mcpServers/config';
 import { buildMcpGroup, mcpGroupName } from '../../tools/mcpServers/group';
+import { DECLINED_DETAIL, startDecision } from '../../tools/mcpServers/startPolicy';
 import type { McpServerState, McpServerSupervisor } from '../../tools/mcpServers/supervisor';
 import { channelLogger } from '../log';
 import type { GroupNotice } from '../toolGroupsView';
@@ -124,21 +125,20 @@ export class McpServersBridge implements vscode.Disposable {
 
   /** Undefined when the server may start; else the notice saying why not. Asks for approval when needed. */
   private async mayStart(server: McpServerConfig): Promise<GroupNotice | undefined> {
-    if (server.source.kind === 'user') return undefined;
     const group = mcpGroupName(server.name);
-    if (!vscode.workspace.isTrusted) return { group, status: 'needs a trusted workspace', detail: 'Workspace MCP servers start only in a trusted workspace.', error: false };
-    if (this.approvals.isApproved(server)) return undefined;
-    if (this.approvals.wasDeclined(server)) return { group, status: 'not approved', detail: 'You declined to start this server; run "Client Tools: Restart MCP Servers" to be asked again.', error: false };
+    const decision = startDecision(server, { workspaceTrusted: vscode.workspace.isTrusted, approved: this.approvals.isApproved(server), declinedInThisWindow: this.approvals.wasDeclined(server) });
+    if (decision.kind === 'start') return undefined;
+    if (decision.kind === 'wait') return { group, status: decision.status, detail: decision.detail, error: false };
     this.waiting.push({ group, status: 'waiting for your approval', error: false });
     this.fireNotices();
     const answer = await this.approvals.ask(server);
     this.waiting = this.waiting.filter((n) => !(n.group === group && n.status === 'waiting for your approval'));
     if (answer === 'approved') {
-      this.log.info(`MCP server "${server.name}" from ${server.source.file} approved by the user`);
+      this.log.info(`MCP server "${server.name}" from ${server.source.kind === 'workspace' ? server.source.file : 'user settings'} approved by the user`);
       return undefined;
     }
     if (answer === 'too-long') return { group, status: 'error', detail: 'Its command line is too long to show in full in the approval prompt, so it is not started.', error: true };
-    return { group, status: 'not approved', detail: 'You declined to start this server; run "Client Tools: Restart MCP Servers" to be asked again.', error: false };
+    return { group, status: 'not approved', detail: DECLINED_DETAIL, error: false };
   }
 
   private async startOne(server: McpServerConfig): Promise<void> {
