@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Event } from '../../base/events';
 import type { Logger } from '../../base/logger';
 import { CodedError, ErrorCode, type ContentItem } from '../../protocol';
@@ -54,6 +54,8 @@ export class McpServerSupervisor {
   private client: Client | undefined;
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** The current connection's attempt number (1 for the first start). */
+  private attempt = 1;
   private stopped = false;
   private readonly options: Required<Omit<SupervisorOptions, 'makeTransport'>> & Pick<SupervisorOptions, 'makeTransport'>;
 
@@ -91,6 +93,13 @@ export class McpServerSupervisor {
       result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: this.options.callTimeoutMs, resetTimeoutOnProgress: true });
     } catch (e) {
       if (signal.aborted) throw new CodedError(ErrorCode.Cancelled, `the call to ${name} was cancelled`);
+      // An HTTP server that went away is noticed only by the next request (there is no process to
+      // watch): anything but the server's own JSON-RPC error means connect again, with the backoff.
+      if (this.config.launch.type === 'http' && !(e instanceof McpError) && this.client === client) {
+        this.client = undefined;
+        void client.close().catch(() => undefined);
+        this.failed(`the connection failed: ${(e as Error).message}`, this.attempt);
+      }
       throw new CodedError(ErrorCode.ToolFailed, `MCP server ${this.config.name}: ${(e as Error).message}`);
     }
     return mapCallResult(result, this.config.name);
@@ -109,14 +118,16 @@ export class McpServerSupervisor {
 
   private async connect(attempt: number): Promise<void> {
     if (this.stopped) return;
+    this.attempt = attempt;
     this.setState({ kind: 'starting', attempt });
     const client = new Client({ name: 'client-tools-vscode', version: this.options.clientVersion }, { capabilities: {} });
     const transport = this.makeTransport();
     let connected = false;
     client.onclose = () => {
-      if (this.client !== client) return;
+      // Before the tools are listed, a close is the start failing: the catch below reports it once.
+      if (this.client !== client || !connected) return;
       this.client = undefined;
-      if (connected) this.failed('the server closed the connection', attempt);
+      this.failed('the server closed the connection', attempt);
     };
     client.onerror = (e) => this.logger.debug?.('MCP server transport error', { server: this.config.name, error: e.message });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

@@ -1,12 +1,16 @@
 /**
  * The supervisor and group against the official reference server `@modelcontextprotocol/server-everything`
  * (stdio, a real child process, the official SDK client): tools listed, a text tool and an image
- * tool called through the registry's tools, the child killed and the restart seen.
+ * tool called through the registry's tools, the child killed and the restart seen; and the same
+ * server's Streamable HTTP transport, reached by URL with headers.
  */
 import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import type { Logger } from '../../../../src/base/logger';
 import { ToolRegistry } from '../../../../src/core/registry';
+import { CodedError } from '../../../../src/protocol';
 import type { ToolContext } from '../../../../src/core/tool';
 import { parseMcpConfig, type McpServerConfig } from '../../../../src/tools/mcpServers/config';
 import { buildMcpGroup } from '../../../../src/tools/mcpServers/group';
@@ -103,5 +107,77 @@ describe('MCP servers: the reference "everything" server over stdio', function (
     const failed = await waitFor(supervisor, (s) => s.kind === 'failed');
     assert.ok(failed.kind === 'failed');
     assert.match(failed.reason, /could not start.*ENOENT.*gave up after 3 attempts/);
+  });
+
+  it('a server that exits before answering is restarted with backoff and then failed, never left "starting"', async () => {
+    await supervisor.stop();
+    const quitter: McpServerConfig = { name: 'quitter', source: { kind: 'user' }, launch: { type: 'stdio', command: process.execPath, args: ['-e', 'process.stderr.write("bad config\\n"); process.exit(3)'], env: {} } };
+    supervisor = new McpServerSupervisor(quitter, logger, { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 3 });
+    const kinds: string[] = [];
+    supervisor.onDidChangeState((s) => kinds.push(s.kind));
+    supervisor.start();
+    const failed = await waitFor(supervisor, (s) => s.kind === 'failed');
+    assert.ok(failed.kind === 'failed');
+    assert.match(failed.reason, /could not start: .*closed.*gave up after 3 attempts/i);
+    assert.deepEqual(kinds, ['starting', 'restarting', 'starting', 'restarting', 'starting', 'failed']);
+    assert.ok(lines.some((l) => l === '[quitter] bad config'), `stderr reaches the log: ${lines.join(' | ')}`);
+  });
+});
+
+describe('MCP servers: the reference "everything" server over Streamable HTTP', function () {
+  this.timeout(60_000);
+  let child: ChildProcess | undefined;
+  let supervisor: McpServerSupervisor | undefined;
+
+  afterEach(async () => {
+    await supervisor?.stop();
+    child?.kill('SIGKILL');
+  });
+
+  /** Starts the server's HTTP transport on a free loopback port; resolves with its /mcp URL. */
+  async function startHttpServer(reusePort?: number): Promise<string> {
+    const port = reusePort ?? await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(p));
+      });
+    });
+    child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the server did not start: ${stderr}`)), 20_000);
+      child!.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/listening on port/.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child!.once('exit', () => reject(new Error(`the server exited: ${stderr}`)));
+    });
+    return `http://127.0.0.1:${port}/mcp`;
+  }
+
+  it('connects by URL, lists the tools and calls one; after the server dies a call fails, and the supervisor connects again once it is back', async () => {
+    const url = await startHttpServer();
+    const parsed = parseMcpConfig({ servers: { web: { type: 'http', url, headers: { 'X-Client-Tools-Test': '${env:T}' } } } }, { kind: 'user' }, { userHome: '/h', env: { T: 'yes' }, pathSeparator: '/' });
+    const config = parsed.servers[0];
+    assert.ok(config, JSON.stringify(parsed.problems));
+    supervisor = new McpServerSupervisor(config, { info() {}, warn() {}, error() {} }, { initialDelayMs: 200, maxDelayMs: 1000, maxAttempts: 30 });
+    supervisor.start();
+    const running = await waitFor(supervisor, (s) => s.kind === 'running');
+    assert.ok(running.kind === 'running' && running.tools.some((t) => t.name === 'get-sum'));
+    const sum = await supervisor.callTool('get-sum', { a: 2, b: 3 }, new AbortController().signal);
+    assert.match(JSON.stringify(sum), /5/);
+
+    const dead = child!;
+    const exited = new Promise((resolve) => dead.once('exit', resolve));
+    dead.kill('SIGKILL');
+    await exited;
+    await assert.rejects(supervisor.callTool('get-sum', { a: 1, b: 1 }, new AbortController().signal), (e: unknown) => e instanceof CodedError && e.code === 'TOOL_FAILED');
+    assert.equal(supervisor.state.kind, 'restarting');
+    await startHttpServer(Number(new URL(url).port));
+    await waitFor(supervisor, (s) => s.kind === 'running', 30);
+    assert.match(JSON.stringify(await supervisor.callTool('get-sum', { a: 4, b: 5 }, new AbortController().signal)), /9/);
   });
 });
