@@ -149,7 +149,8 @@ export class McpServersBridge implements vscode.Disposable {
     const entry: Running = { supervisor, launchKey: approvalKey(server), registration: undefined, toolsSignature: '' };
     this.running.set(server.name, entry);
     supervisor.onDidChangeState((s) => this.onState(entry, s));
-    this.log.info(`MCP server "${server.name}" starting (${server.launch.type === 'stdio' ? server.launch.command : server.launch.url})`);
+    // Only the origin of a URL: its path or query may carry a token.
+    this.log.info(`MCP server "${server.name}" starting (${server.launch.type === 'stdio' ? server.launch.command : new URL(server.launch.url).origin})`);
     supervisor.start();
   }
 
