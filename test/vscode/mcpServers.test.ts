@@ -84,6 +84,15 @@ describe('MCP servers as client tool groups', function () {
     assert.ok(group()?.tools.some((t) => t.name === IMAGE_TOOL), 'the user server is still a group');
   });
 
+  it('a server that cannot start shows in the Tool Groups view as restarting, with the reason', async () => {
+    await mcp().update('servers', {
+      everything: mcp().inspect<Record<string, unknown>>('servers')?.globalValue?.everything,
+      missing: { type: 'stdio', command: '/nonexistent/mcp-server-binary' },
+    }, vscode.ConfigurationTarget.Global);
+    await until('the failing server shown with its reason', () => api.toolGroups().find((g) => g.name === 'MCP: missing' && /^restarting in \d+ s: could not start: .*ENOENT/.test(g.status)), 20_000);
+    assert.ok(group()?.tools.some((t) => t.name === IMAGE_TOOL), 'the working server is still a group');
+  });
+
   it('removing the server from the settings stops it: the group goes and the backend is no longer offered its tools', async () => {
     const updatesBefore = backend.received.filter((m) => m.type === 'updateToolGroups').length;
     await mcp().update('servers', undefined, vscode.ConfigurationTarget.Global);
