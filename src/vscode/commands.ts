@@ -34,6 +34,7 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.askTool, (node) => setToolPolicy(ctx, node, 'ask')),
     reg(Commands.denyTool, (node) => setToolPolicy(ctx, node, 'deny')),
     reg(Commands.refreshToolGroups, () => ctx.toolGroups.refresh()),
+    reg(Commands.restartMcpServers, () => ctx.mcpServers.restartAll()),
     // From the diff editor's title bar VS Code passes the proposed document's URI.
     reg(Commands.acceptDiff, (uri) => decideDiff(ctx, uri, true)),
     reg(Commands.rejectDiff, (uri) => decideDiff(ctx, uri, false)),

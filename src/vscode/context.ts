@@ -17,6 +17,8 @@ import { EmbeddedBackend } from './embeddedBackend';
 import { ContextKeys, SecretKeys, Views } from './ids';
 import { VsCodeIdeHost } from './ideHost';
 import { LmToolsBridge } from './lmToolsBridge';
+import { McpApprovals } from './mcpServers/approvals';
+import { McpServersBridge } from './mcpServers/mcpServersBridge';
 import { ModelEndpointCheck } from './modelEndpoint';
 import { channelLogger } from './log';
 import { StatusBar } from './statusBar';
@@ -60,6 +62,8 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly toolPolicies: ToolPolicyStore;
   readonly threads: ChatThreads;
   readonly core: ClientCore;
+  /** The user's MCP servers as `MCP: <server>` groups. */
+  readonly mcpServers: McpServersBridge;
   private embedded: EmbeddedBackend | undefined;
   private endpointLabel = '';
   /** Counts `connect()` calls; see there. */
@@ -149,6 +153,9 @@ export class ClientToolsContext implements vscode.Disposable {
     this.disposables.push(this.toolPolicies, this.toolPolicies.onDidChange(() => this.toolGroups.refresh()));
     this.disposables.push(keepSwitchedOffTools(this.core.registry, this.toolPolicies));
     this.toolGroups.setDefinitions(this.core.registry.allDefinitions());
+    this.mcpServers = new McpServersBridge(this.core.registry, this.log, new McpApprovals(extension.globalState), pkg.version ?? '0.0.0');
+    // Pushed after the chat prompts, so disposed before them: every server stops first.
+    this.disposables.push(this.mcpServers, this.mcpServers.onDidChangeNotices((n) => this.toolGroups.setNotices(n)));
   }
 
   get api(): ClientToolsApi {

@@ -24,6 +24,7 @@ export const Commands = {
   denyTool: 'clientTools.denyTool',
   refreshToolGroups: 'clientTools.refreshToolGroups',
   copyMcpConfig: 'clientTools.copyMcpConfig',
+  restartMcpServers: 'clientTools.restartMcpServers',
 } as const;
 
 export const Views = {

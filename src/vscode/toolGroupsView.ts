@@ -7,7 +7,16 @@ import * as ui from './ui';
 type Node =
   | { kind: 'group'; name: string }
   | { kind: 'tool'; group: string; name: string }
-  | { kind: 'skill'; group: string; name: string };
+  | { kind: 'skill'; group: string; name: string }
+  | { kind: 'notice'; group: string };
+
+/** A group that is not (or not yet) working, shown with why: an MCP server waiting for approval, failed, misconfigured. */
+export interface GroupNotice {
+  group: string;
+  status: string;
+  detail?: string;
+  error: boolean;
+}
 
 /**
  * Tree of the registered tool groups. Local definitions say what exists and which tools need
@@ -20,6 +29,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private policies: ToolPolicies | undefined;
+  private notices: GroupNotice[] = [];
 
   /** The user's tool policies, shown on the tools that ask permission. */
   setPolicies(policies: ToolPolicies): void {
@@ -37,6 +47,12 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
     this.changed.fire(undefined);
   }
 
+  /** Groups that are not working right now, with why (MCP servers); shown after the registered groups. */
+  setNotices(notices: GroupNotice[]): void {
+    this.notices = notices;
+    this.changed.fire(undefined);
+  }
+
   setState(state: ToolGroupState | undefined): void {
     this.state = state;
     this.changed.fire(undefined);
@@ -48,11 +64,17 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
       name: g.name,
       status: this.groupStatus(g.name),
       tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true, policy: this.policies?.get(t.name) ?? 'ask' })),
-    }));
+    })).concat(this.shownNotices().map((n) => ({ name: n.group, status: n.detail === undefined ? n.status : `${n.status}: ${n.detail}`, tools: [] })));
+  }
+
+  /** Notices for groups that are not registered (a registered group shows its own state). */
+  private shownNotices(): GroupNotice[] {
+    // One node per group (tree ids must be unique): the first notice says the most.
+    return this.notices.filter((n, i) => !this.definitions.some((d) => d.name === n.group) && this.notices.findIndex((x) => x.group === n.group) === i);
   }
 
   getChildren(node?: Node): Node[] {
-    if (!node) return this.definitions.map((g) => ({ kind: 'group', name: g.name }));
+    if (!node) return [...this.definitions.map((g): Node => ({ kind: 'group', name: g.name })), ...this.shownNotices().map((n): Node => ({ kind: 'notice', group: n.group }))];
     if (node.kind !== 'group') return [];
     const g = this.definitions.find((d) => d.name === node.name);
     if (!g) return [];
@@ -64,6 +86,15 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
 
   /** Group, tool and skill names and descriptions come from other extensions and the backend: through the door. */
   getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'notice') {
+      const n = this.notices.find((x) => x.group === node.group);
+      return ui.treeItem(uiText(node.group), vscode.TreeItemCollapsibleState.None, {
+        id: `notice:${node.group}`,
+        description: uiText(n?.status ?? ''),
+        tooltip: n?.detail === undefined ? undefined : uiText(n.detail),
+        iconPath: new vscode.ThemeIcon(n?.error ? 'error' : 'circle-outline'),
+      });
+    }
     if (node.kind === 'group') {
       const g = this.definitions.find((d) => d.name === node.name);
       const status = this.groupStatus(node.name);

@@ -1,0 +1,62 @@
+/**
+ * The user's approval of each workspace MCP server, asked once: a modal that shows exactly what will
+ * run (the command line with its folder and environment, or the URL with its headers), remembered in
+ * the extension's global state (which no workspace file can write) under a digest of that exact
+ * launch, so a changed command, argument or URL asks again. A launch too long to show in full is
+ * refused rather than shown abridged.
+ */
+import * as vscode from 'vscode';
+import { safe, uiText } from '../../core/uiText';
+import { approvalKey, describeLaunch, MAX_LAUNCH_DESCRIPTION_CHARS, type McpServerConfig } from '../../tools/mcpServers/config';
+import * as ui from '../ui';
+
+const APPROVED_KEY = 'clientTools.mcpServers.approved';
+/** The oldest approvals are forgotten past this many. */
+const MAX_APPROVALS = 500;
+
+export type ApprovalAnswer = 'approved' | 'declined' | 'too-long';
+
+export class McpApprovals {
+  /** Declined in this window: not asked again until the user runs Restart MCP Servers. */
+  private readonly declined = new Set<string>();
+
+  constructor(private readonly state: vscode.Memento) {}
+
+  isApproved(server: McpServerConfig): boolean {
+    return this.all().includes(approvalKey(server));
+  }
+
+  wasDeclined(server: McpServerConfig): boolean {
+    return this.declined.has(approvalKey(server));
+  }
+
+  /** Asks the user (modal); remembers a yes for good and a no for this window. */
+  async ask(server: McpServerConfig): Promise<ApprovalAnswer> {
+    const description = describeLaunch(server);
+    if (description.length > MAX_LAUNCH_DESCRIPTION_CHARS) return 'too-long';
+    const key = approvalKey(server);
+    const choice = await ui.showModalItems(
+      safe`Start the MCP server "${uiText(server.name, { maxLength: 100 })}" from this workspace?`,
+      uiText(`${description}\n\nIts tools become a Client Tools group the agent can use; each call still asks you first. Start it only if you trust this repository's configuration.`, { multiline: true, verbatim: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS }),
+      [{ title: START, value: true }],
+    );
+    if (choice?.value !== true) {
+      this.declined.add(key);
+      return 'declined';
+    }
+    await this.state.update(APPROVED_KEY, [...this.all().filter((k) => k !== key), key].slice(-MAX_APPROVALS));
+    return 'approved';
+  }
+
+  /** Forgets this window's refusals, so the next reload asks again. */
+  forgetDeclined(): void {
+    this.declined.clear();
+  }
+
+  private all(): string[] {
+    const stored = this.state.get<unknown>(APPROVED_KEY);
+    return Array.isArray(stored) ? stored.filter((k): k is string => typeof k === 'string') : [];
+  }
+}
+
+const START = safe`Start Server`;
