@@ -26,10 +26,13 @@ import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serv
 import { toToolCallResult } from './serverTools';
 import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 import { addUsage, runUsage } from './usage';
-import type { ConversationStore, StoredRecord } from './store/conversationStore';
+import type { ConversationStore, StoredRecord, StoredRunStatus } from './store/conversationStore';
 import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
 import type { ContextBudgetConfig } from './context/budget';
 import { ContextBudget } from './context/budget';
+import type { RunTicket } from './failover/sessionJournal';
+import { SharedStateError } from './state/sharedState';
+import { unansweredCalls } from './failover/continuedRun';
 
 /** What the agent needs from its session. */
 export interface AgentHost {
@@ -57,11 +60,21 @@ export interface AgentConfig {
   store?: ConversationStore;
   /** The model's context window and summariser (context/budget.ts); without it requests are not fitted to a window. */
   context?: ContextBudgetConfig;
+  /**
+   * With replicas (failover/sessionJournal.ts): a run first takes its thread's lease; undefined means
+   * another replica runs the thread now (RUN_BUSY). The ticket's fenced append replaces the store's.
+   */
+  runGuard?: { begin(threadId: string, runId: string): Promise<RunTicket | undefined> };
 }
+
+/** The outcome of the model's call `callId`, collected by the replica that took a run over; undefined when none can be. */
+export type CollectOutcome = (callId: string) => Promise<ToolCallResult | undefined>;
 
 interface ActiveRun {
   id: string;
   controller: AbortController;
+  /** The thread's lease while the run holds it (replicas only). */
+  ticket?: RunTicket;
   /** Tokens the run's model requests reported so far. */
   usage?: TokenCounts;
 }
@@ -83,6 +96,9 @@ interface Thread {
   forgotten?: boolean;
   /** The tool state last saved, as JSON, so an unchanged state is not written again. */
   savedToolState?: string;
+  /** From the store: the last run's status, and the calls of its last batch that have no stored result. */
+  lastRun?: StoredRunStatus;
+  unanswered?: ToolCallRequest[];
 }
 
 /** Threads a session keeps; the least recently used idle one goes first. */
@@ -130,8 +146,28 @@ export class Agent {
     }
     const run: ActiveRun = { id: `run_${randomUUID()}`, controller: new AbortController() };
     thread.run = run;
-    this.execute(thread, run, userText(msg))
+    this.track(thread, run, this.execute(thread, run, userText(msg)));
+  }
+
+  /**
+   * Continues a run another replica started and could not finish (failover/adoption.ts): under the
+   * same run id, with the thread's lease already taken, the collected results added to the history.
+   */
+  resumeRun(threadId: string, runId: string, ticket: RunTicket, collect: CollectOutcome): void {
+    const thread = this.thread(threadId);
+    if (thread.run) {
+      ticket.release();
+      return;
+    }
+    const run: ActiveRun = { id: runId, controller: new AbortController(), ticket };
+    thread.run = run;
+    this.track(thread, run, this.execute(thread, run, '', collect));
+  }
+
+  private track(thread: Thread, run: ActiveRun, running: Promise<void>): void {
+    running
       .finally(() => {
+        run.ticket?.release();
         if (thread.run === run) thread.run = undefined;
         // Updates that arrived during the last model call are applied now, not at the next run.
         if (this.threads.get(thread.id) === thread) this.applyQueued(thread);
@@ -177,6 +213,16 @@ export class Agent {
       if (!fromStore) continue;
       t.forgotten = true;
       this.config.store?.delete(t.id).catch((e: unknown) => this.host.log.error(`could not delete a thread from the conversation store: ${describe(e)}`));
+    }
+    this.threads.clear();
+  }
+
+  /** The session moved to another replica: runs stop without saving or releasing anything that replica now owns. */
+  abandonAll(): void {
+    for (const t of this.threads.values()) {
+      t.forgotten = true;
+      t.run?.ticket?.drop();
+      t.run?.controller.abort();
     }
     this.threads.clear();
   }
@@ -248,17 +294,28 @@ export class Agent {
     return t;
   }
 
-  private async execute(thread: Thread, run: ActiveRun, text: string): Promise<void> {
+  private async execute(thread: Thread, run: ActiveRun, text: string, collect?: CollectOutcome): Promise<void> {
     const { host, config } = this;
     const signal = run.controller.signal;
     const ref = { threadId: thread.id, runId: run.id };
-    const user: ChatMessage = { role: 'user', content: text };
-    // The client hears of the run only once its message is saved.
-    const saved = await this.saved(thread, [{ kind: 'run', run: { runId: run.id, status: 'started' } }, { kind: 'message', message: user }]);
-    host.send({ type: 'runStarted', ...ref, model: config.model.name });
-    if (!saved.ok) return this.saveFailed(thread, run, saved.error);
-    thread.history.push(user);
-    enforceBudget(thread.history, this.historyLimits.budgetBytes);
+    if (collect) {
+      const continued = await this.continued(thread, run, collect).catch((e: unknown) => e);
+      if (continued === false) return;
+      if (continued !== true) {
+        host.log.error(`run ${run.id} could not be continued: ${describe(continued)}`);
+        host.send({ type: 'runError', ...ref, code: ErrorCode.StateUnavailable, message: `The run could not be continued after the backend replica running it stopped: ${describe(continued)}`.slice(0, 10_000), retryable: true });
+        return this.finish(thread, run, 'error');
+      }
+    } else {
+      if (!(await this.leased(thread, run))) return;
+      const user: ChatMessage = { role: 'user', content: text };
+      // The client hears of the run only once its message is saved.
+      const saved = await this.saved(thread, [{ kind: 'run', run: { runId: run.id, status: 'started' } }, { kind: 'message', message: user }]);
+      host.send({ type: 'runStarted', ...ref, model: config.model.name });
+      if (!saved.ok) return this.saveFailed(thread, run, saved.error);
+      thread.history.push(user);
+      enforceBudget(thread.history, this.historyLimits.budgetBytes);
+    }
     if (signal.aborted) return this.finish(thread, run, 'cancelled');
     try {
       for (let turn = 0; turn < config.maxTurns; turn++) {
@@ -299,6 +356,9 @@ export class Agent {
       let failed: ModelFailure;
       if (e instanceof ModelFailure) {
         failed = e;
+      } else if (e instanceof SharedStateError) {
+        // Replicas: the shared state went away (or another replica took the thread over) mid-run.
+        failed = new ModelFailure(ErrorCode.StateUnavailable, `The run stopped: ${e.message}`, true);
       } else {
         host.log.error(`run ${run.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         failed = new ModelFailure(ErrorCode.Internal, `The backend failed: ${e instanceof Error ? e.message : String(e)}`, false);
@@ -316,6 +376,65 @@ export class Agent {
     this.host.send({ type: 'runFinished', threadId: thread.id, runId: run.id, reason, ...(usage ? { usage } : {}) });
   }
 
+  /** With replicas, takes the thread's lease for the run; false (the client told why) when it cannot. */
+  private async leased(thread: Thread, run: ActiveRun): Promise<boolean> {
+    const guard = this.config.runGuard;
+    if (!guard) return true;
+    try {
+      run.ticket = await guard.begin(thread.id, run.id);
+    } catch (e) {
+      const ref = { threadId: thread.id, runId: run.id };
+      this.host.send({ type: 'runStarted', ...ref, model: this.config.model.name });
+      this.host.send({ type: 'runError', ...ref, code: ErrorCode.StateUnavailable, message: `The run did not start: the shared state could not be reached (${describe(e)}). Send the message again.`.slice(0, 10_000), retryable: true });
+      this.host.send({ type: 'runFinished', ...ref, reason: 'error' });
+      return false;
+    }
+    if (run.ticket) return true;
+    this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${thread.id}" has a run in progress on another backend replica; cancel it or wait for runFinished.`, relatedId: thread.id });
+    return false;
+  }
+
+  /**
+   * The start of a run taken over from a replica that stopped: the thread as the store has it, the
+   * results of its last batch collected (a call that cannot be collected gets a coded error result,
+   * as after a restart), told to the client and saved. False when the run had ended after all.
+   */
+  private async continued(thread: Thread, run: ActiveRun, collect: CollectOutcome): Promise<boolean> {
+    await thread.restored;
+    if (thread.lastRun?.runId === run.id && thread.lastRun.status === 'finished') {
+      this.host.log.debug?.(`run ${run.id} had finished before its replica stopped; nothing to continue`);
+      return false;
+    }
+    const calls = thread.unanswered ?? [];
+    thread.unanswered = undefined;
+    if (calls.length === 0) return true;
+    const ref = { threadId: thread.id, runId: run.id };
+    const collected = await Promise.all(calls.map((call) => collect(call.id)));
+    // Client calls are recorded before they are sent: one without a record never went out, so it
+    // runs now, once. A server tool's result that was not saved cannot be told from one that never ran.
+    const serverTools = this.host.serverTools();
+    const rerun = calls.filter((call, i) => collected[i] === undefined && !serverTools.has(call.name));
+    const known = calls.flatMap((call, i) => (rerun.includes(call) ? [] : [{ call, result: collected[i] ?? failure(ErrorCode.Disconnected, `The backend replica running ${call.name} stopped, and its result could not be collected.`) }]));
+    // The reload stood in an error for each missing result; the collected ones take their places.
+    const missing = new Set(calls.map((c) => c.id));
+    thread.history = thread.history.filter((m) => !(m.role === 'tool' && missing.has(m.toolCallId)));
+    const messages: ChatMessage[] = known.map(({ call, result }) => ({
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: excerptContent(modelContent(call.name, result), this.historyLimits.resultBytes),
+      ...(result.outcome !== 'succeeded' ? { errorCode: result.errorCode ?? ErrorCode.ToolFailed } : {}),
+    }));
+    thread.history.push(...messages);
+    for (const { call, result } of known) this.sendEnded(ref, call.id, result, 0);
+    await this.save(thread, messages.map((message) => ({ kind: 'message', message })));
+    run.ticket?.batchSaved();
+    for (const { result } of known) if (result.augmentation) this.applyToThread(thread, result.augmentation);
+    if (rerun.length > 0) await this.runBatch(thread, run, rerun);
+    else await this.saveToolState(thread);
+    return true;
+  }
+
   /** Loads a thread the store holds; a store that fails leaves the thread empty, with a warning. */
   private async restore(thread: Thread, store: ConversationStore): Promise<void> {
     let stored;
@@ -326,6 +445,8 @@ export class Agent {
       return;
     }
     if (!stored || thread.forgotten) return;
+    thread.lastRun = stored.lastRun;
+    thread.unanswered = unansweredCalls(stored.messages);
     thread.history.unshift(...restoredHistory(stored.messages));
     enforceBudget(thread.history, this.historyLimits.budgetBytes);
     if (stored.toolState) {
@@ -339,6 +460,8 @@ export class Agent {
   private save(thread: Thread, records: StoredRecord[]): Promise<void> {
     const { store } = this.config;
     if (!store || thread.forgotten) return Promise.resolve();
+    const ticket = thread.run?.ticket;
+    if (ticket) return ticket.append(records);
     return store.append(thread.id, records);
   }
 
@@ -441,6 +564,7 @@ export class Agent {
     enforceBudget(thread.history, budgetBytes, firstResult);
     for (const aug of augmentations) this.applyToThread(thread, aug);
     await resultsSaved;
+    run.ticket?.batchSaved();
     await this.saveToolState(thread);
   }
 
@@ -576,7 +700,7 @@ export class Agent {
 
   private runClientTool(info: ToolCallInfo, signal: AbortSignal): Promise<ToolCallResult> {
     const ref = { threadId: info.threadId, runId: info.runId };
-    return this.host.invoker.invoke({ toolName: info.toolName, callId: info.callId, arguments: info.arguments, threadId: info.threadId }, signal, (status, details) =>
+    return this.host.invoker.invoke({ toolName: info.toolName, callId: info.callId, arguments: info.arguments, threadId: info.threadId, runId: info.runId }, signal, (status, details) =>
       this.host.send({ type: 'toolCallUpdated', ...ref, callId: info.callId, status, ...(details !== undefined ? { details } : {}) }),
     );
   }

@@ -46,6 +46,8 @@ Options:
                               Time spent waiting for the user's permission does not count.
   --disconnect-strategy <s>   failFast | retryWithBackoff | fallbackMessage | suspend (default retryWithBackoff).
   --max-retries <n>           Retries for retryWithBackoff (default 3).
+  --lease-ms <ms>             With --redis: a run's lease on its thread (default 10s); after a replica dies,
+                              another continues its runs once their leases run out.
   --max-turns <n>             Model calls per run (default 25).
   --max-connections <n>       Attached sessions, and connections waiting for hello (default 16).
   --max-sessions <n>          Sessions kept, attached or waiting to be resumed (default 4 × max-connections).
@@ -122,6 +124,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'invoke-timeout': { type: 'string' },
         'disconnect-strategy': { type: 'string' },
         'max-retries': { type: 'string' },
+        'lease-ms': { type: 'string' },
         'max-turns': { type: 'string' },
         'max-connections': { type: 'string' },
         'max-sessions': { type: 'string' },
@@ -179,6 +182,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     invokeTimeoutMs: values['invoke-timeout'] !== undefined ? duration('--invoke-timeout', values['invoke-timeout']) : undefined,
     disconnectStrategy: strategy as DisconnectStrategy | undefined,
     maxRetries: values['max-retries'] !== undefined ? integer('--max-retries', values['max-retries'], 0, 100) : undefined,
+    leaseMs: values['lease-ms'] !== undefined ? integer('--lease-ms', values['lease-ms'], 100, 600_000) : undefined,
     maxTurns: values['max-turns'] !== undefined ? integer('--max-turns', values['max-turns'], 1, 1000) : undefined,
     maxConnections: values['max-connections'] !== undefined ? integer('--max-connections', values['max-connections'], 1, 10_000) : undefined,
     maxSessions: values['max-sessions'] !== undefined ? integer('--max-sessions', values['max-sessions'], 1, 100_000) : undefined,

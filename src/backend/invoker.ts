@@ -18,7 +18,7 @@
  * model asked, whatever order they finished in.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClientToolInvokeResponse, ClientToolProgress, ContentItem, Executor, ProgressStatus, ServerToClient } from '../protocol';
+import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ContentItem, Executor, ProgressStatus, ServerToClient } from '../protocol';
 import { ErrorCode } from '../protocol';
 import type { ToolCallResult } from './serverTools';
 
@@ -52,12 +52,25 @@ export interface ClientCall {
   callId: string;
   arguments: Record<string, unknown>;
   threadId?: string;
+  /** The run the call belongs to, for the shared call journal (failover). */
+  runId?: string;
   description?: string;
   /** This call's invoke timeout instead of the session's `invokeTimeoutMs`. */
   timeoutMs?: number;
 }
 
 export type ProgressListener = (status: ProgressStatus, details?: string) => void;
+
+/**
+ * Where replicas share the calls in flight (failover/callJournal.ts): a call is recorded before its
+ * request is sent and settled with its outcome when it ends, so another replica can collect it.
+ */
+export interface InvokeJournal {
+  /** Resolves once the request is recorded; a rejection fails the call before anything is sent. */
+  record(request: ClientToolInvokeRequest, call: ClientCall): Promise<void>;
+  /** The call ended with this answer (the client's, or the coded one the backend settled on); first wins. */
+  settle(response: ClientToolInvokeResponse): void;
+}
 
 interface PendingCall {
   requestId: string;
@@ -75,10 +88,13 @@ interface PendingCall {
 
 export class ClientInvoker {
   private readonly pending = new Map<string, PendingCall>();
+  /** Handed over to another replica: calls end here without an outcome in the journal (that replica collects them). */
+  private abandoned = false;
 
   constructor(
     private readonly link: ClientLink,
     private readonly options: InvokerOptions,
+    private readonly journal?: InvokeJournal,
     /** Told of every call's end, once, for metrics. */
     private readonly onEnded: (call: ClientCall, result: ToolCallResult) => void = () => {},
   ) {}
@@ -108,19 +124,77 @@ export class ClientInvoker {
           clearTimeout(pc.timer);
           clearTimeout(pc.backoffTimer);
           signal?.removeEventListener('abort', onAbort);
+          if (!this.abandoned) this.journal?.settle(toResponse(pc.requestId, result));
           resolve(this.ended(call, result));
         },
       };
       this.pending.set(pc.requestId, pc);
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (this.link.connected) this.send(pc);
-      else this.lose(pc);
+      if (!this.journal) return this.start(pc);
+      // Recorded before it is sent: a replica that takes the session over must know of every call
+      // the client may have run. A call that cannot be recorded is never sent.
+      this.journal.record(this.request(pc), call).then(
+        () => {
+          if (this.pending.get(pc.requestId) === pc) this.start(pc);
+        },
+        (e: unknown) => pc.finish(failure(ErrorCode.StateUnavailable, `${call.toolName} was not sent: the shared state could not record it (${e instanceof Error ? e.message : String(e)}).`)),
+      );
     });
   }
 
   private ended(call: ClientCall, result: ToolCallResult): ToolCallResult {
     this.onEnded(call, result);
     return result;
+  }
+
+  /**
+   * Takes over a call another replica sent and did not see end (failover): it waits as if the
+   * connection had been lost, so the next `connectionRestored` sends it again with the SAME request
+   * id (the client answers a repeated id from its replay cache, never running the tool twice). The
+   * promise resolves with its outcome, which is settled in the journal like any other.
+   */
+  adopt(request: ClientToolInvokeRequest, runId: string | undefined): Promise<ToolCallResult> {
+    const existing = this.pending.get(request.requestId);
+    if (existing) return new Promise((resolve) => (existing.finish = chain(existing.finish, resolve)));
+    const call: ClientCall = {
+      toolName: request.toolName,
+      callId: request.callId,
+      arguments: request.arguments,
+      ...(request.threadId ? { threadId: request.threadId } : {}),
+      ...(runId ? { runId } : {}),
+      ...(request.description ? { description: request.description } : {}),
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    };
+    return new Promise<ToolCallResult>((resolve) => {
+      const pc: PendingCall = {
+        requestId: request.requestId,
+        call,
+        onProgress: () => {},
+        retries: 0,
+        disconnected: true,
+        resent: true,
+        finish: (result) => {
+          if (!this.pending.delete(pc.requestId)) return;
+          clearTimeout(pc.timer);
+          clearTimeout(pc.backoffTimer);
+          if (!this.abandoned) this.journal?.settle(toResponse(pc.requestId, result));
+          resolve(this.ended(call, result));
+        },
+      };
+      this.pending.set(pc.requestId, pc);
+      if (this.link.connected) this.send(pc);
+    });
+  }
+
+  /** Follows an adopted call's progress (the run that continues it reports it to the client). */
+  onAdoptedProgress(requestId: string, listener: ProgressListener): void {
+    const pc = this.pending.get(requestId);
+    if (pc) pc.onProgress = listener;
+  }
+
+  private start(pc: PendingCall): void {
+    if (this.link.connected) this.send(pc);
+    else this.lose(pc);
   }
 
   /** Takes the client's answer; false when no call with that request id is waiting. */
@@ -172,6 +246,12 @@ export class ClientInvoker {
     }
   }
 
+  /** Another replica took the session over: every call ends here, its journal entry left for that replica. */
+  abandon(): void {
+    this.abandoned = true;
+    this.shutdown(ErrorCode.Disconnected, 'the session moved to another backend replica');
+  }
+
   /** Ends every call (the session is gone). */
   shutdown(code: string, message: string): void {
     for (const pc of [...this.pending.values()]) pc.finish(failure(code, `${pc.call.toolName}: ${message}`));
@@ -179,8 +259,13 @@ export class ClientInvoker {
 
   private send(pc: PendingCall): void {
     pc.disconnected = false;
+    this.link.send(this.request(pc));
+    this.arm(pc);
+  }
+
+  private request(pc: PendingCall): ClientToolInvokeRequest {
     const { call } = pc;
-    this.link.send({
+    return {
       type: 'clientToolInvokeRequest',
       requestId: pc.requestId,
       toolName: call.toolName,
@@ -189,8 +274,7 @@ export class ClientInvoker {
       ...(call.description ? { description: call.description } : {}),
       ...(call.threadId ? { threadId: call.threadId } : {}),
       timeoutMs: this.timeoutOf(pc),
-    });
-    this.arm(pc);
+    };
   }
 
   private timeoutOf(pc: PendingCall): number {
@@ -318,6 +402,32 @@ function fromResponse(toolName: string, msg: ClientToolInvokeResponse): ToolCall
     : outcome === 'skipped' ? `The user skipped ${toolName}.`
     : `${toolName} failed.`;
   return { outcome, content: msg.content, errorCode: code, errorMessage: msg.errorMessage ?? fallback, ...extra };
+}
+
+/** A result as the answer it stands for, so the journal keeps one shape: the client's own answers and the backend's verdicts alike. */
+export function toResponse(requestId: string, r: ToolCallResult): ClientToolInvokeResponse {
+  const success = r.outcome === 'succeeded' || r.outcome === 'skipped';
+  return {
+    type: 'clientToolInvokeResponse',
+    requestId,
+    success,
+    content: r.content,
+    ...(r.outcome !== 'succeeded' ? { errorCode: r.errorCode ?? ErrorCode.ToolFailed } : {}),
+    ...(r.errorMessage !== undefined ? { errorMessage: r.errorMessage } : {}),
+    ...(r.augmentation ? { augmentation: r.augmentation } : {}),
+  };
+}
+
+/** The result an answer means (the journal's outcomes are answers). */
+export function resultOf(toolName: string, response: ClientToolInvokeResponse): ToolCallResult {
+  return fromResponse(toolName, response);
+}
+
+function chain<T>(first: (value: T) => void, then: (value: T) => void): (value: T) => void {
+  return (value) => {
+    first(value);
+    then(value);
+  };
 }
 
 function formatSeconds(ms: number): string {

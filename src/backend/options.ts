@@ -75,6 +75,8 @@ export interface BackendOptions {
   compaction?: 'summarize' | 'elide';
   handshakeTimeoutMs?: number;
   heartbeatMs?: number;
+  /** With replicas: a run's lease on its thread (default 10 s, renewed every third); after a crash another replica continues the run once it runs out. */
+  leaseMs?: number;
   /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
   sessionGraceMs?: number;
 
@@ -140,6 +142,7 @@ export interface ResolvedOptions extends InvokerOptions {
   compaction: 'summarize' | 'elide';
   handshakeTimeoutMs: number;
   heartbeatMs: number;
+  leaseMs: number | undefined;
   sessionGraceMs: number;
   dataDir: string | undefined;
   store: ConversationStore | undefined;
@@ -187,6 +190,7 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     compaction: o.compaction ?? 'summarize',
     handshakeTimeoutMs: positive('handshakeTimeoutMs', o.handshakeTimeoutMs ?? 10_000),
     heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
+    leaseMs: o.leaseMs !== undefined ? atLeast('leaseMs', o.leaseMs, 100) : undefined,
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
     dataDir: o.dataDir,
     store: o.store,

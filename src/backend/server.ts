@@ -34,6 +34,8 @@ import { answerHealth, probeAll } from './ops/health';
 import type { ServerStats } from './ops/metrics';
 import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
+import { replicatedHandshake } from './failover/replicaHandshake';
+import { replicatedState } from './failover/replicated';
 
 /** Close codes this server uses besides the standard ones. */
 export const CloseCode = {
@@ -156,7 +158,7 @@ export class BackendServer {
         [...this.sessions.values()].map((s) => ({
           attached: s.attached,
           busy: s.busy,
-          handOver: () => s.handOver(CloseCode.ServiceRestart, 'backend draining: reconnect'),
+          handOver: () => s.closeForDrain(CloseCode.ServiceRestart, 'backend draining: reconnect'),
         })),
       timeoutMs,
     );
@@ -242,6 +244,8 @@ export class BackendServer {
     this.handshaking.add(ws);
     receiveFragments(ws);
     let session: Session | undefined;
+    /** With replicas the handshake waits for the shared state; nothing else may come meanwhile. */
+    let handshakePending = false;
     let slowConsumer = false;
     capUnsentOutput(ws, options.maxBufferedBytes, (buffered) => {
       if (slowConsumer) return;
@@ -296,12 +300,26 @@ export class BackendServer {
           session.handle(decoded.message);
           return;
         }
+        if (handshakePending) {
+          sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: 'The handshake is still in progress: wait for welcome.' });
+          return;
+        }
         if (decoded.message.type !== 'hello') {
           sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: `The first message must be hello, not ${decoded.message.type}.` });
           return;
         }
         clearTimeout(handshakeTimer);
         this.handshaking.delete(ws);
+        if (replicatedState(this.deps)) {
+          handshakePending = true;
+          void this.replicatedHandshake(ws, decoded.message).then((s) => {
+            handshakePending = false;
+            session = s;
+            // The socket may have closed while the shared state answered: the session waits for a resume.
+            if (s && ws.readyState !== WebSocket.OPEN) s.detach(ws);
+          });
+          return;
+        }
         session = this.handshake(ws, decoded.message);
       } catch (e) {
         options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -349,6 +367,32 @@ export class BackendServer {
     this.sessions.set(session.id, session);
     this.deps.events.emit('session', { sessionId: session.id, resumed: false });
     return session;
+  }
+
+  /**
+   * The handshake of a replica (failover/replicaHandshake.ts): a session this replica holds resumes
+   * as above; one it does not hold is looked up in the shared state and adopted; a new one is
+   * recorded there before its welcome. Never rejects: failures are told to the client, coded.
+   */
+  private async replicatedHandshake(ws: WebSocket, hello: Parameters<Session['attach']>[1]): Promise<Session | undefined> {
+    const local = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
+    if (local?.owns(hello.resumeSecret)) {
+      const resumed = this.handshake(ws, hello);
+      resumed?.publish().catch((e: unknown) => this.deps.options.log.warn(`${resumed.logLabel}: its shared record could not be refreshed: ${e instanceof Error ? e.message : String(e)}`));
+      return resumed;
+    }
+    return replicatedHandshake(ws, hello, {
+      deps: this.deps,
+      roomForNewSession: () => this.roomForNewSession(),
+      register: (s, resumed) => {
+        this.sessions.set(s.id, s);
+        this.deps.events.emit('session', { sessionId: s.id, resumed });
+      },
+      holds: (id) => this.sessions.has(id),
+      onEnded: (s) => {
+        if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
+      },
+    });
   }
 
   /**

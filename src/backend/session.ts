@@ -20,6 +20,10 @@ import type { ChatModel } from './model/chatModel';
 import type { ResolvedOptions } from './options';
 import type { ConversationStore } from './store/conversationStore';
 import type { SharedState } from './state/sharedState';
+import type { Recovery, RunContinuation } from './failover/adoption';
+import { continueRuns, secretDigestHex } from './failover/adoption';
+import { SessionJournal } from './failover/sessionJournal';
+import { failoverTimings, replicatedState } from './failover/replicated';
 import type { RegistrationProblem } from './registration';
 import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
@@ -65,13 +69,15 @@ export interface InvokeClientToolOptions {
 export interface SessionDeps extends BackendDeps {
   /** Called once when the session ends for good. */
   onEnded: (session: Session) => void;
+  /** A session another replica held, taken over with the secret its client presented (failover/adoption.ts). */
+  adopted?: { sessionId: string; secret: string };
 }
 
 /** Numbers sessions for log lines, which must not carry ids or secrets. */
 let sessionCounter = 0;
 
 export class Session implements ClientLink {
-  readonly id = randomUUID();
+  readonly id: string;
   /** 256 random bits, sent in each `welcome` of this session and in nothing else. */
   private readonly resumeSecret: string;
   /** What a presented secret is compared with: equal-length digests, so timingSafeEqual applies. */
@@ -92,13 +98,21 @@ export class Session implements ClientLink {
   /** A session-wide toolGroupState is due; updates until it goes out share it. */
   private stateTimer: NodeJS.Timeout | undefined;
   private lastStateAt = 0;
+  /** With replicas: this session's calls and runs in the shared state. */
+  readonly journal: SessionJournal | undefined;
+  private publishTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: SessionDeps) {
     const { options } = deps;
-    this.resumeSecret = randomBytes(32).toString('base64url');
+    // An adopted session keeps its id and secret: the client proved it holds the secret, and a new
+    // one would need a compare-and-set in the shared state against a second replica adopting it.
+    this.id = deps.adopted?.sessionId ?? randomUUID();
+    this.resumeSecret = deps.adopted?.secret ?? randomBytes(32).toString('base64url');
     this.secretDigest = digest(this.resumeSecret);
     this.base = this.newState([], []);
-    this.invoker = new ClientInvoker(this, options, (call, result) =>
+    const shared = replicatedState(deps);
+    this.journal = shared ? new SessionJournal(shared, this.id, failoverTimings(options), options.log, () => this.handOver()) : undefined;
+    this.invoker = new ClientInvoker(this, options, this.journal, (call, result) =>
       this.deps.events.emit('clientCallEnded', { toolName: call.toolName, outcome: result.outcome, ...(result.errorCode ? { errorCode: result.errorCode } : {}), sessionId: this.id }),
     );
     this.agent = new Agent(
@@ -112,7 +126,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store, ...withContext(contextConfig(deps.model, options)) },
+      { ...(this.journal ? { runGuard: this.journal } : {}), model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store, ...withContext(contextConfig(deps.model, options)) },
     );
   }
 
@@ -130,8 +144,70 @@ export class Session implements ClientLink {
   }
 
   /** Closes the connection so the client reconnects, to another replica when draining; the session waits to be resumed. */
-  handOver(code: number, reason: string): void {
+  closeForDrain(code: number, reason: string): void {
     this.socket?.close(code, reason);
+  }
+
+  /**
+   * Writes (or refreshes) the session's record in the shared state, naming this replica as its
+   * holder; the digest of the secret, never the secret. Kept fresh while the session lives.
+   */
+  async publish(): Promise<void> {
+    const shared = replicatedState(this.deps);
+    if (!shared || this.ended) return;
+    const ttl = failoverTimings(this.deps.options).recordTtlMs;
+    await shared.putSession({ sessionId: this.id, secretDigest: secretDigestHex(this.resumeSecret), owner: 'anonymous', createdAt: Date.now(), replica: shared.replica }, ttl);
+    if (!this.publishTimer) {
+      this.publishTimer = setInterval(() => {
+        this.publish().catch((e: unknown) => this.deps.options.log.warn(`${this.logLabel}: its shared record could not be refreshed: ${e instanceof Error ? e.message : String(e)}`));
+      }, Math.max(1_000, ttl / 3));
+      this.publishTimer.unref();
+    }
+  }
+
+  /**
+   * Another replica adopted this session (its client reconnected there while this replica still
+   * lived): stop here without writing anything shared or telling anyone, so that replica can
+   * collect the calls and continue the runs.
+   */
+  handOver(): void {
+    if (this.ended) return;
+    this.deps.options.log.warn(`${this.logLabel}: another replica took the session over; handing it over`);
+    this.ended = true;
+    clearTimeout(this.graceTimer);
+    clearTimeout(this.stateTimer);
+    clearInterval(this.publishTimer);
+    this.agent.abandonAll();
+    this.invoker.abandon();
+    this.outbox = [];
+    this.socket?.close(4000, 'session taken over by another replica');
+    this.deps.onEnded(this);
+  }
+
+  /** Removes the shared record when it still names this replica (another may have adopted the session since). */
+  private unpublish(): void {
+    const shared = replicatedState(this.deps);
+    if (!shared || !this.established) return;
+    void (async () => {
+      const record = await shared.getSession(this.id);
+      if (record?.replica === shared.replica) await shared.deleteSession(this.id);
+    })().catch((e: unknown) => this.deps.options.log.warn(`${this.logLabel}: its shared record could not be removed (it expires on its own): ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  /** Continues the runs of an adopted session once the client is attached (failover/adoption.ts). */
+  continueRuns(recovery: Recovery): void {
+    if (!this.journal || recovery.runs.length === 0) return;
+    const continuation: RunContinuation = {
+      journal: this.journal,
+      leaseWaitMs: failoverTimings(this.deps.options).leaseWaitMs,
+      resume: (threadId, runId, ticket) => this.agent.resumeRun(threadId, runId, ticket, (callId) => recovery.outcomeOf(runId, callId)),
+      abandon: (threadId, runId, code, message) => {
+        this.send({ type: 'runError', threadId, runId, code, message, retryable: true });
+        this.send({ type: 'runFinished', threadId, runId, reason: 'error' });
+      },
+      log: this.deps.options.log,
+    };
+    continueRuns(recovery, continuation);
   }
 
   /** Whether `secret` is this session's resume secret (compared in constant time; absent never matches). */
@@ -163,7 +239,7 @@ export class Session implements ClientLink {
    * runs before anything changes, so a throw leaves the session exactly as it was (a new one is
    * then discarded by the server, a resumed one keeps waiting for its owner).
    */
-  attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession'): void {
+  attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession' | 'adopted'): void {
     const admission = admitGroups(hello.toolGroups, new Set(this.deps.serverTools().keys()));
     const preExpanded = hello.preExpanded ?? [];
     const keepThreads = how === 'resumed' && !hello.reset;
@@ -194,7 +270,7 @@ export class Session implements ClientLink {
       protocol: PROTOCOL,
       sessionId: this.id,
       resumeSecret: this.resumeSecret,
-      resumed: how === 'resumed',
+      resumed: how === 'resumed' || how === 'adopted',
       server: { name: SERVER_NAME, version: SERVER_VERSION, model: { name: model.name, offline: model.offline } },
       limits: { maxMessageBytes: Math.floor(options.maxMessageBytes), maxInFlight: Math.floor(options.maxInFlight), invokeTimeoutMs: Math.ceil(options.invokeTimeoutMs) },
     });
@@ -294,10 +370,12 @@ export class Session implements ClientLink {
     this.ended = true;
     clearTimeout(this.graceTimer);
     clearTimeout(this.stateTimer);
+    clearInterval(this.publishTimer);
     this.agent.resetAll();
     this.invoker.shutdown(ErrorCode.Disconnected, `the session ended (${reason})`);
     this.outbox = [];
     this.deps.onEnded(this);
+    this.unpublish();
     if (this.established) this.deps.events.emit('sessionEnded', { sessionId: this.id, reason });
   }
 

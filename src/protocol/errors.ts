@@ -19,6 +19,7 @@ export const ErrorCode = {
   SessionUnknown: 'SESSION_UNKNOWN',
   ServerBusy: 'SERVER_BUSY',
   SlowConsumer: 'SLOW_CONSUMER',
+  StateUnavailable: 'STATE_UNAVAILABLE',
   // Tool calls
   UnknownTool: 'UNKNOWN_TOOL',
   ToolHidden: 'TOOL_HIDDEN',
@@ -74,6 +75,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   SESSION_UNKNOWN: 'The session to resume is unknown, expired, or not proven with its resume secret; a fresh session was started.',
   SERVER_BUSY: 'The backend is at a connection or session limit; try again later (nothing resumable was dropped to make room).',
   SLOW_CONSUMER: 'The peer stopped reading and its unsent output passed the cap; the connection is closed.',
+  STATE_UNAVAILABLE: 'Shared state (Redis) behind the backend replicas could not be reached or answered wrongly; nothing was half-done, try again.',
   UNKNOWN_TOOL: 'No registered tool has this name (look-alike names are not matched).',
   TOOL_HIDDEN: 'The tool exists but is hidden from the model right now.',
   TOOL_DISABLED: 'The tool is switched off (for example in an untrusted workspace).',

@@ -16,6 +16,8 @@ export class TcpBalancer {
   private targets: BalancerTarget[] = [];
   private next = 0;
   private readonly sockets = new Set<net.Socket>();
+  /** Open piped connections and where each goes. */
+  private readonly piped = new Map<net.Socket, BalancerTarget>();
   /** How many accepted connections reached each `host:port`, for tests and the bench. */
   readonly connectionsPerTarget = new Map<string, number>();
 
@@ -45,6 +47,11 @@ export class TcpBalancer {
   setTargets(targets: readonly BalancerTarget[]): void {
     this.targets = targets.map((t) => ({ ...t }));
     this.next = 0;
+  }
+
+  /** Where the connections piped now go (one entry per connection): which replica holds a client. */
+  pipedTargets(): BalancerTarget[] {
+    return [...this.piped.values()];
   }
 
   /** Stops accepting and cuts every piped connection. */
@@ -81,6 +88,8 @@ export class TcpBalancer {
       this.track(upstream);
       const key = `${target.host}:${target.port}`;
       this.connectionsPerTarget.set(key, (this.connectionsPerTarget.get(key) ?? 0) + 1);
+      this.piped.set(client, target);
+      client.once('close', () => this.piped.delete(client));
       // Either side ending or failing ends both, so a killed replica looks like a dropped socket.
       upstream.on('error', () => client.destroy());
       client.on('error', () => upstream.destroy());

@@ -120,9 +120,12 @@ describe('TcpBalancer', () => {
     const balancer = await TcpBalancer.start([a.target, b.target]);
     const onA = await greeting(balancer.port);
     const onB = await greeting(balancer.port);
+    assert.deepEqual(balancer.pipedTargets().map((t) => t.port), [a.target.port, b.target.port]);
     for (const socket of a.sockets) socket.destroy();
     await closed(onA.socket);
     assert.equal(onB.socket.destroyed, false);
+    for (const deadline = Date.now() + 5000; balancer.pipedTargets().length > 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(balancer.pipedTargets().map((t) => t.port), [b.target.port]);
     await balancer.close();
     await closed(onB.socket);
   });

@@ -1,0 +1,86 @@
+/**
+ * The handshake of a backend replica for a session it does not hold (server.ts keeps the local
+ * resume): adopt the session from the shared state when the hello proves it (adoption.ts), else
+ * start a new one, recorded in the shared state BEFORE its welcome, so that the client never holds
+ * a session id another replica could not find. When the shared state cannot be reached, the client
+ * gets `STATE_UNAVAILABLE` and the socket closes with 1013 (try again later): its reconnect then
+ * tries again, or the next replica.
+ */
+import { WebSocket } from 'ws';
+import type { Hello } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import type { BackendDeps } from '../session';
+import { sendFrame, Session } from '../session';
+import { adoptableSession, takeOverCalls } from './adoption';
+import { replicatedState } from './replicated';
+
+const TRY_AGAIN_LATER = 1013;
+
+export interface ReplicaServer {
+  deps: BackendDeps;
+  /** Why no new session fits now, or undefined when one does. */
+  roomForNewSession(): string | undefined;
+  register(session: Session, resumed: boolean): void;
+  /** Whether this replica holds a session with this id (an adoption under way, or a local one). */
+  holds(sessionId: string): boolean;
+  onEnded(session: Session): void;
+}
+
+export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: ReplicaServer): Promise<Session | undefined> {
+  const { deps } = server;
+  const shared = replicatedState(deps);
+  if (!shared) throw new Error('replicatedHandshake needs a shared state');
+  const log = deps.options.log;
+  let session: Session | undefined;
+  try {
+    const wanted = hello.resumeSession;
+    const record = wanted && !server.holds(wanted) ? await adoptableSession(shared, wanted, hello.resumeSecret) : undefined;
+    if (record && hello.resumeSecret !== undefined && !server.holds(record.sessionId)) {
+      const calls = await shared.callsOf(record.sessionId);
+      session = new Session({ ...deps, onEnded: (s) => server.onEnded(s), adopted: { sessionId: record.sessionId, secret: hello.resumeSecret } });
+      // Before the welcome: an answer the client kept while away must find its call waiting.
+      const recovery = takeOverCalls(calls, session.invoker, session.journal!, log);
+      await session.publish();
+      if (!open(ws)) return discard(session);
+      session.attach(ws, hello, 'adopted');
+      server.register(session, true);
+      log.info(`${session.logLabel}: taken over from replica ${record.replica}: ${recovery.resent} calls sent again, ${recovery.runs.length} runs to continue (${calls.length} shared records)`);
+      session.continueRuns(recovery);
+      return session;
+    }
+    const busy = server.roomForNewSession();
+    if (busy) {
+      log.warn(`refused a new session: ${busy}`);
+      sendFrame(ws, { type: 'error', code: ErrorCode.ServerBusy, message: `The backend cannot take a new session now: ${busy}. Try again later.` });
+      ws.close(TRY_AGAIN_LATER, ErrorCode.ServerBusy);
+      return undefined;
+    }
+    session = new Session({ ...deps, onEnded: (s) => server.onEnded(s) });
+    await session.publish();
+    if (!open(ws)) return discard(session);
+    session.attach(ws, hello, wanted ? 'unknownSession' : 'new');
+    server.register(session, false);
+    return session;
+  } catch (e) {
+    if (session) discard(session);
+    const message = e instanceof Error ? e.message : String(e);
+    const stateError = e instanceof Error && e.name === 'SharedStateError';
+    log.warn(`a handshake failed: ${message}`);
+    if (open(ws)) {
+      sendFrame(ws, stateError
+        ? { type: 'error', code: ErrorCode.StateUnavailable, message: `The backend's shared state cannot be reached; try again shortly (${message}).`.slice(0, 10_000) }
+        : { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the hello: ${message}`.slice(0, 10_000) });
+      ws.close(TRY_AGAIN_LATER, stateError ? ErrorCode.StateUnavailable : 'handshake failed');
+    }
+    return undefined;
+  }
+}
+
+function open(ws: WebSocket): boolean {
+  return ws.readyState === WebSocket.OPEN;
+}
+
+function discard(session: Session): undefined {
+  session.discard();
+  return undefined;
+}
