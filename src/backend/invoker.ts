@@ -142,6 +142,11 @@ export class ClientInvoker {
     });
   }
 
+  private ended(call: ClientCall, result: ToolCallResult): ToolCallResult {
+    this.onEnded(call, result);
+    return result;
+  }
+
   /**
    * Takes over a call another replica sent and did not see end (failover): it waits as if the
    * connection had been lost, so the next `connectionRestored` sends it again with the SAME request
@@ -190,11 +195,6 @@ export class ClientInvoker {
   private start(pc: PendingCall): void {
     if (this.link.connected) this.send(pc);
     else this.lose(pc);
-  }
-
-  private ended(call: ClientCall, result: ToolCallResult): ToolCallResult {
-    this.onEnded(call, result);
-    return result;
   }
 
   /** Takes the client's answer; false when no call with that request id is waiting. */

@@ -163,7 +163,7 @@ export class BackendServer {
         [...this.sessions.values()].map((s) => ({
           attached: s.attached,
           busy: s.busy,
-          handOver: () => s.closeForHandover(CloseCode.ServiceRestart, 'backend draining: reconnect'),
+          handOver: () => s.closeForDrain(CloseCode.ServiceRestart, 'backend draining: reconnect'),
         })),
       timeoutMs,
     );

@@ -145,6 +145,16 @@ export class Session implements ClientLink {
     return this.socket !== undefined;
   }
 
+  /** A run or a client call is in progress (a draining server waits for it before handing the session over). */
+  get busy(): boolean {
+    return this.agent.runCount > 0 || this.invoker.pendingCount > 0;
+  }
+
+  /** Closes the connection so the client reconnects, to another replica when draining; the session waits to be resumed. */
+  closeForDrain(code: number, reason: string): void {
+    this.socket?.close(code, reason);
+  }
+
   /**
    * Writes (or refreshes) the session's record in the shared state, naming this replica as its
    * holder; the digest of the secret, never the secret. Kept fresh while the session lives.
@@ -205,16 +215,6 @@ export class Session implements ClientLink {
       log: this.deps.options.log,
     };
     continueRuns(recovery, continuation);
-  }
-
-  /** A run or a client call is in progress (a draining server waits for it before handing the session over). */
-  get busy(): boolean {
-    return this.agent.runCount > 0 || this.invoker.pendingCount > 0;
-  }
-
-  /** Closes the connection so the client reconnects, to another replica when draining; the session waits to be resumed. */
-  closeForHandover(code: number, reason: string): void {
-    this.socket?.close(code, reason);
   }
 
   /** Whether `secret` is this session's resume secret (compared in constant time; absent never matches). */
