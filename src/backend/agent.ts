@@ -28,10 +28,10 @@ import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 import { addUsage, runUsage } from './usage';
 import type { ConversationStore, StoredRecord, StoredRunStatus } from './store/conversationStore';
 import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
+import { SharedStateError } from './state/sharedState';
 import type { ContextBudgetConfig } from './context/budget';
 import { ContextBudget } from './context/budget';
 import type { RunTicket } from './failover/sessionJournal';
-import { SharedStateError } from './state/sharedState';
 import { unansweredCalls } from './failover/continuedRun';
 
 /** What the agent needs from its session. */
@@ -92,6 +92,8 @@ interface Thread {
   usage?: TokenCounts;
   /** Settles once the stored history (if any) is loaded; a run waits for it. */
   restored?: Promise<void>;
+  /** The store was out of reach when the thread was loaded: the next save fails with this and loads again. */
+  loadError?: unknown;
   /** Reset by the client: nothing more of this thread object is saved. */
   forgotten?: boolean;
   /** The tool state last saved, as JSON, so an unchanged state is not written again. */
@@ -376,6 +378,12 @@ export class Agent {
     try {
       run.ticket = await guard.begin(thread.id, run.id);
     } catch (e) {
+      // A load that failed for the same outage is tried again with the next message.
+      await thread.restored;
+      if (thread.loadError !== undefined && this.config.store) {
+        thread.loadError = undefined;
+        thread.restored = this.restore(thread, this.config.store);
+      }
       const ref = { threadId: thread.id, runId: run.id };
       this.host.send({ type: 'runStarted', ...ref, model: this.config.model.name });
       this.host.send({ type: 'runError', ...ref, code: ErrorCode.StateUnavailable, message: `The run did not start: the shared state could not be reached (${describe(e)}). Send the message again.`.slice(0, 10_000), retryable: true });
@@ -434,6 +442,11 @@ export class Agent {
     try {
       stored = await store.load(thread.id);
     } catch (e) {
+      // Out of reach is not empty: starting the thread empty would drop its history once the store is back.
+      if (e instanceof SharedStateError && e.code === 'STATE_UNAVAILABLE') {
+        thread.loadError = e;
+        return;
+      }
       this.host.log.warn(`a thread could not be loaded from the conversation store; it starts empty: ${describe(e)}`);
       return;
     }
@@ -462,6 +475,13 @@ export class Agent {
   private async saved(thread: Thread, records: StoredRecord[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
     try {
       await thread.restored;
+      if (thread.loadError !== undefined) {
+        const error = thread.loadError;
+        thread.loadError = undefined;
+        // This message fails rather than run on an empty history; the next one finds the thread loaded again.
+        if (this.config.store) thread.restored = this.restore(thread, this.config.store);
+        throw error;
+      }
       await this.save(thread, records);
       return { ok: true };
     } catch (error) {

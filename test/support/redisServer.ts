@@ -18,6 +18,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Stops it if running, then starts an empty one on the same port and waits for PING. */
   restart(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as with a hung Redis or a network partition. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT), its data intact. */
+  resume(): void;
 }
 
 const running = new Set<ChildProcess>();
@@ -40,6 +44,8 @@ export async function startRedis(): Promise<RedisServer> {
           await kill(child);
           child = await launch(port);
         },
+        pause: () => void child.kill('SIGSTOP'),
+        resume: () => void child.kill('SIGCONT'),
       };
       return server;
     } catch (e) {

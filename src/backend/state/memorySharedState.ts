@@ -4,13 +4,15 @@
  * with a data folder). `peer()` gives a second replica's view of the same maps, which is how the
  * contract tests prove leases and fences between two holders without Redis.
  *
- * Expiry is checked on read and swept on write, so an abandoned record costs memory only until the
- * next write after its deadline.
+ * Expiry is checked on read and swept on write (at most once a second), so an abandoned record
+ * costs memory only until the first write a second after its deadline.
  */
 import type { ConversationStore, StoredRecord } from '../store/conversationStore';
 import { MemoryStore } from '../store/memoryStore';
 import type { CallRecord, Lease, SessionRecord, SharedState } from './sharedState';
 import { SharedStateError } from './sharedState';
+
+const SWEEP_INTERVAL_MS = 1_000;
 
 interface Expiring<T> {
   value: T;
@@ -30,7 +32,12 @@ class MemoryCore {
 
   constructor(readonly store: ConversationStore) {}
 
+  private lastSweep = 0;
+
+  /** Drops what expired, at most once a second: a write must not walk every record each time. */
   sweep(now: number): void {
+    if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
+    this.lastSweep = now;
     for (const [id, e] of this.sessions) if (e.expiresAt <= now) this.sessions.delete(id);
     for (const [id, e] of this.calls) if (e.expiresAt <= now) this.calls.delete(id);
     for (const [id, l] of this.leases) if (l.expiresAt <= now) this.leases.delete(id);

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log';
 import { StoreError } from '../store/conversationStore';
-import { ACQUIRE_LEASE, APPEND, LOAD, LOAD_BLOBS, PUT_CALL, RELEASE_LEASE, SETTLE_CALL } from './redisScripts';
+import { ACQUIRE_LEASE, APPEND, DELETE_CALL, LOAD, LOAD_BLOBS, PUT_CALL, RELEASE_LEASE, SETTLE_CALL } from './redisScripts';
 import { SharedStateError } from './sharedState';
 
 export interface RedisConnectionOptions {
@@ -30,6 +30,7 @@ type Arg = string | number | Buffer;
 export interface ScriptedRedis extends Redis {
   ctSettleCall(key: string, outcome: string): Promise<number>;
   ctPutCall(call: string, index: string, counter: string, ...argv: Arg[]): Promise<number>;
+  ctDeleteCall(call: string, indexPrefix: string): Promise<number>;
   ctAcquireLease(lease: string, counter: string, fence: string, ...argv: Arg[]): Promise<[number, number] | null>;
   ctReleaseLease(lease: string, holder: string, fence: number): Promise<number>;
   ctAppend(...keysThenArgv: Arg[]): Promise<number>;
@@ -50,24 +51,28 @@ export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedR
   }) as ScriptedRedis;
   let lastError = '';
   let lost = false;
+  let ready = false;
   // Without a listener ioredis prints every failed reconnect; one line per kind of failure is enough.
+  // Before the first connection the failure is the error `connectRedis` throws, not a log line.
   redis.on('error', (e: Error) => {
     if (e.message === lastError) return;
     lastError = e.message;
-    o.log?.warn(`Redis at ${where}: ${e.message}`);
+    if (ready) o.log?.warn(`Redis at ${where}: ${e.message}`);
   });
   redis.on('close', () => {
-    if (lost || closing.has(redis)) return;
+    if (lost || !ready || closing.has(redis)) return;
     lost = true;
     o.log?.warn(`Redis at ${where}: connection lost; commands fail until it is back`);
   });
   redis.on('ready', () => {
     if (lost) o.log?.info(`Redis at ${where}: connected again`);
     lost = false;
+    ready = true;
     lastError = '';
   });
   redis.defineCommand('ctSettleCall', { numberOfKeys: 1, lua: SETTLE_CALL });
   redis.defineCommand('ctPutCall', { numberOfKeys: 3, lua: PUT_CALL });
+  redis.defineCommand('ctDeleteCall', { numberOfKeys: 1, lua: DELETE_CALL });
   redis.defineCommand('ctAcquireLease', { numberOfKeys: 3, lua: ACQUIRE_LEASE });
   redis.defineCommand('ctReleaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
   redis.defineCommand('ctAppend', { numberOfKeys: 5, lua: APPEND });
@@ -77,7 +82,7 @@ export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedR
     await redis.connect();
   } catch (e) {
     redis.disconnect();
-    throw new SharedStateError('STATE_UNAVAILABLE', `Redis at ${where} could not be reached: ${messageOf(e)}`);
+    throw new SharedStateError('STATE_UNAVAILABLE', `Redis at ${where} could not be reached: ${lastError || messageOf(e)}`);
   }
   return redis;
 }

@@ -29,6 +29,18 @@ return 1
 `;
 
 /**
+ * KEYS: call. ARGV: the prefix of session call indexes. Deletes the call and its place in its
+ * session's index in one round trip. The index key is read from the call (not declared in KEYS):
+ * fine on one Redis, which is what this state supports (not Redis Cluster).
+ */
+export const DELETE_CALL = `
+local session = redis.call('HGET', KEYS[1], 'session')
+redis.call('DEL', KEYS[1])
+if session then redis.call('ZREM', ARGV[1] .. session, KEYS[1]) end
+return 1
+`;
+
+/**
  * KEYS: lease, the fence counter, the thread's fence. ARGV: holder, ttl ms, the fence key's ttl ms.
  * A live lease of another holder: nil. Else {fence, expiresAt}: the same fence when the holder
  * renews, a new one from the counter when it takes the lease.
@@ -88,6 +100,8 @@ local now = redis.call('TIME')
 now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('HSET', KEYS[4], 'threadId', ARGV[4], 'bytes', size + added, 'updatedAt', now)
 redis.call('ZADD', KEYS[5], now, ARGV[4])
+-- Threads last written a ttl ago have expired: the index forgets them, so it cannot grow without end.
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. (now - ttl))
 for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
 if fence > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return size + added

@@ -131,11 +131,7 @@ export class RedisSharedState implements SharedState {
 
   deleteCall(requestId: string): Promise<void> {
     return this.op(async () => {
-      const key = this.key('call', requestId);
-      const sessionId = await this.redis.hget(key, 'session');
-      const tx = this.redis.multi().del(key);
-      if (sessionId !== null) tx.zrem(this.key('calls', sessionId), key);
-      await tx.exec();
+      await this.redis.ctDeleteCall(this.key('call', requestId), `${this.key('calls')}:`);
     });
   }
 

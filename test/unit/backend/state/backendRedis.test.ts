@@ -95,6 +95,33 @@ describe('backend on Redis (--redis)', () => {
     assert.ok(lines.some((l) => /Redis at redis:\/\/127\.0\.0\.1:\d+: connected again/.test(l)), lines.join('\n'));
   });
 
+  it('a thread whose load failed while Redis hung is loaded again once Redis answers: its history is not lost', async function () {
+    this.timeout(60_000);
+    const a = await start();
+    fake.enqueue({ text: 'Noted: HERON.' });
+    assert.equal((await a.run('thread-H', 'Remember HERON.')).finished.reason, 'completed');
+
+    const b = await start();
+    redis.pause();
+    let failed;
+    try {
+      failed = await b.run('thread-H', 'Which word?', 20_000);
+    } finally {
+      redis.resume();
+    }
+    assert.equal(failed.finished.reason, 'error');
+    // With --redis the run's lease is taken first (failover), so that is what reports the outage.
+    assert.ok(failed.events.some((e) => e.type === 'runError' && e.code === 'STATE_UNAVAILABLE' && e.retryable), 'a coded, retryable error');
+    assert.equal(fake.requests.length, 1, 'the model was not called for the failed message');
+
+    fake.enqueue({ text: 'It was HERON.' });
+    const again = await b.run('thread-H', 'Which word?', 20_000);
+    assert.equal(again.finished.reason, 'completed');
+    const body = fake.requests[fake.requests.length - 1].body;
+    assert.deepEqual(body.messages.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    assert.equal(body.messages[1].content, 'Remember HERON.');
+  });
+
   it('refuses to start when Redis cannot be reached, with STATE_UNAVAILABLE, and never logs the password', async function () {
     this.timeout(30_000);
     const port = redis.port;

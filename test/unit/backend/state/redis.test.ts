@@ -25,7 +25,7 @@ describe('on a real redis-server', () => {
   });
 
   /** A prefix per test: tests share the server, never each other's keys. */
-  async function open(prefix = `ct-test-${++n}:`, replica = 'replica-a', extra: { maxThreadBytes?: number } = {}): Promise<RedisSharedState> {
+  async function open(prefix = `ct-test-${++n}:`, replica = 'replica-a', extra: { maxThreadBytes?: number; threadTtlMs?: number } = {}): Promise<RedisSharedState> {
     const state = await RedisSharedState.connect({ url: redis.url, prefix, replica, log: silentLogger, ...extra });
     opened.push(state);
     return state;
@@ -100,6 +100,36 @@ describe('on a real redis-server', () => {
       assert.deepEqual((await state.store.load('t'))?.messages.map((m) => m.content), ['good']);
       assert.equal(await state.getSession('s1'), undefined);
       assert.deepEqual(await state.callsOf('s1'), []);
+    });
+
+    it('forgets a thread nobody wrote for its time to live, in its keys and in the thread index', async () => {
+      const prefix = `ct-idx-${++n}:`;
+      const state = await open(prefix, 'replica-a', { threadTtlMs: 300 });
+      await state.store.append('old', [{ kind: 'message', message: { role: 'user', content: 'old' } }]);
+      await new Promise((r) => setTimeout(r, 1_200));
+      await state.store.append('new', [{ kind: 'message', message: { role: 'user', content: 'new' } }]);
+      assert.equal(await state.store.load('old'), undefined);
+      const raw = new Redis(redis.url);
+      try {
+        assert.deepEqual(await raw.zrange(`${prefix}threads`, 0, -1), ['new'], 'the index dropped the expired thread without a list()');
+      } finally {
+        raw.disconnect();
+      }
+    });
+
+    it('deletes a call and its place in the session index in one step', async () => {
+      const prefix = `ct-del-${++n}:`;
+      const state = await open(prefix);
+      await state.putCall({ requestId: 'c1', sessionId: 's/1', threadId: undefined, runId: undefined, request: '{}', outcome: undefined }, 60_000);
+      await state.putCall({ requestId: 'c2', sessionId: 's/1', threadId: undefined, runId: undefined, request: '{}', outcome: undefined }, 60_000);
+      await state.deleteCall('c1');
+      const raw = new Redis(redis.url);
+      try {
+        assert.deepEqual(await raw.zrange(`${prefix}calls:s/1`, 0, -1), [`${prefix}call:c2`]);
+        assert.equal(await raw.exists(`${prefix}call:c1`), 0);
+      } finally {
+        raw.disconnect();
+      }
     });
 
     it('gives every key the prefix and a time to live, except the fence counter', async () => {
