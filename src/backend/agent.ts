@@ -385,6 +385,12 @@ export class Agent {
     try {
       run.ticket = await guard.begin(thread.id, run.id);
     } catch (e) {
+      // A load that failed for the same outage is tried again with the next message.
+      await thread.restored;
+      if (thread.loadError !== undefined && this.config.store) {
+        thread.loadError = undefined;
+        thread.restored = this.restore(thread, this.config.store);
+      }
       const ref = { threadId: thread.id, runId: run.id };
       this.host.send({ type: 'runStarted', ...ref, model: this.config.model.name });
       this.host.send({ type: 'runError', ...ref, code: ErrorCode.StateUnavailable, message: `The run did not start: the shared state could not be reached (${describe(e)}). Send the message again.`.slice(0, 10_000), retryable: true });

@@ -184,6 +184,7 @@ export class Session implements ClientLink {
     clearTimeout(this.graceTimer);
     clearTimeout(this.stateTimer);
     clearInterval(this.publishTimer);
+    this.journal?.handOver();
     this.agent.abandonAll();
     this.invoker.abandon();
     this.outbox = [];
@@ -378,6 +379,7 @@ export class Session implements ClientLink {
     clearTimeout(this.graceTimer);
     clearTimeout(this.stateTimer);
     clearInterval(this.publishTimer);
+    this.journal?.close();
     this.agent.resetAll();
     this.invoker.shutdown(ErrorCode.Disconnected, `the session ended (${reason})`);
     this.outbox = [];

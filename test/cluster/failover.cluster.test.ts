@@ -156,7 +156,7 @@ describe('failover: SIGKILLs of the replica holding the session (real Redis, thr
       balancer.setTargets(liveTargets());
       await until(() => connectedAt > killedAt, 30_000, `kill ${kill}: the editor reconnecting`);
       reconnectMs.push(connectedAt - killedAt);
-      await until(() => deletes() > before, 30_000, `kill ${kill}: the thread continuing (deletes stayed at ${before}; ${lastErrors(serverErrors)})`);
+      await until(() => deletes() > before, 30_000, `kill ${kill}: the thread continuing (deletes stayed at ${before}; ${lastErrors(serverErrors)}; state ${core!.state.kind}; last events ${runEvents.slice(-6).map((e) => e.type + ('outcome' in e ? `:${e.outcome}` : '')).join(' ')})`);
       continueMs.push(Date.now() - killedAt);
       await replacement;
       assert.equal(sessionId, firstSession, `kill ${kill}: the session was resumed, not replaced`);

@@ -41,6 +41,9 @@ export interface JournalTimings {
 export class SessionJournal implements InvokeJournal {
   /** Request ids recorded per run, removed with the run. */
   private readonly callsByRun = new Map<string, Set<string>>();
+  private readonly tickets = new Set<RunTicket>();
+  /** The session ended or moved: no lease is taken any more. */
+  private closed = false;
 
   constructor(
     private readonly shared: SharedState,
@@ -88,12 +91,13 @@ export class SessionJournal implements InvokeJournal {
   async begin(threadId: string, runId: string, waitMs = this.timings.leaseMs): Promise<RunTicket | undefined> {
     const { leaseMs, recordTtlMs } = this.timings;
     const deadline = Date.now() + waitMs;
-    let lease = await this.shared.acquireLease(this.storeKey(threadId), leaseMs);
-    while (!lease && Date.now() < deadline) {
+    let lease = this.closed ? undefined : await this.shared.acquireLease(this.storeKey(threadId), leaseMs);
+    while (!lease && !this.closed && Date.now() < deadline) {
       await sleep(Math.min(100, leaseMs / 4));
       lease = await this.shared.acquireLease(this.storeKey(threadId), leaseMs);
     }
-    if (!lease) return undefined;
+    if (lease && this.closed) await this.shared.releaseLease(lease);
+    if (!lease || this.closed) return undefined;
     const marker = RUN_MARKER + runId;
     try {
       await this.shared.putCall({ requestId: marker, sessionId: this.sessionId, threadId, runId, request: 'run', outcome: undefined }, recordTtlMs);
@@ -115,11 +119,12 @@ export class SessionJournal implements InvokeJournal {
     }, leaseMs / 3);
     renew.unref();
     let released = false;
-    return {
+    const ticket: RunTicket = {
       append: (records) => this.shared.appendFenced(held, records),
       release: () => {
         if (released) return;
         released = true;
+        this.tickets.delete(ticket);
         clearInterval(renew);
         const ids = [...(this.callsByRun.get(runId) ?? [])];
         this.callsByRun.delete(runId);
@@ -138,11 +143,25 @@ export class SessionJournal implements InvokeJournal {
       drop: () => {
         if (released) return;
         released = true;
+        this.tickets.delete(ticket);
         clearInterval(renew);
         this.callsByRun.delete(runId);
         this.shared.releaseLease(held).catch(() => undefined);
       },
     };
+    this.tickets.add(ticket);
+    return ticket;
+  }
+
+  /** The session ended: no new lease is taken (runs still under way release theirs as they end). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** The session moved to another replica: no new lease, and every lease held is let go. */
+  handOver(): void {
+    this.closed = true;
+    for (const ticket of [...this.tickets]) ticket.drop();
   }
 }
 
