@@ -498,7 +498,9 @@ export class Agent {
 
   private saveFailed(thread: Thread, run: ActiveRun, error: unknown): void {
     this.host.log.error(`run ${run.id}: the conversation store failed: ${describe(error)}`);
-    this.host.send({ type: 'runError', threadId: thread.id, runId: run.id, code: ErrorCode.Internal, message: `The message could not be saved, so the run did not start: ${describe(error)}`.slice(0, 10_000), retryable: true });
+    // An outage of the shared state says so, whichever step met it first (the lease, the load or this save).
+    const code = error instanceof SharedStateError && error.code === 'STATE_UNAVAILABLE' ? ErrorCode.StateUnavailable : ErrorCode.Internal;
+    this.host.send({ type: 'runError', threadId: thread.id, runId: run.id, code, message: `The message could not be saved, so the run did not start: ${describe(error)}`.slice(0, 10_000), retryable: true });
     this.finish(thread, run, 'error');
   }
 
