@@ -17,7 +17,7 @@
  * - Augmentations and context items change the state; `clone()` gives a thread its own copy.
  */
 import type { Augmentation, ContextItem, GroupState, SkillDefinition, ToolDefinition, ToolGroupDefinition, ToolGroupState } from '../protocol';
-import { TOOL_NAME_PATTERN } from '../protocol';
+import { TOOL_NAME_PATTERN, toFunctionName } from '../protocol';
 
 export const DEFAULT_CLIENT_TOOLS_INSTRUCTIONS = [
   'Some of your functions are client tools: they run inside the user\'s editor, where the user can see what they do.',
@@ -316,7 +316,7 @@ export class ClientToolState {
 
 /** Replaces every character a function name may not contain with `_` and keeps at most 64. */
 export function sanitizeFunctionName(name: string): string {
-  const s = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  const s = toFunctionName(name);
   return TOOL_NAME_PATTERN.test(s) ? s : 'group';
 }
 

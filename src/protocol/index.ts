@@ -8,3 +8,4 @@ export * from './types';
 export * from './codec';
 export { assertNever, assertNeverOr } from './assertNever';
 export { isRunEvent } from './runEvents';
+export { toFunctionName } from './functionNames';

@@ -5,6 +5,7 @@
  * The reducer keeps both (so the setting can show them again at any time) and marks them; the first
  * tool card of that group in the same run carries one muted line naming what was loaded instead.
  */
+import { toFunctionName } from '../protocol/functionNames';
 import type { ChatItem, ChatState, ToolItem } from './state';
 
 const MAX_NAMED_TOOLS = 6;
@@ -38,7 +39,7 @@ export function markExpansionCard(items: ChatItem[], ev: { runId: string; group:
   const i = items.length - 1;
   const last = items[i];
   if (last?.kind !== 'tool' || last.executor !== 'backend' || last.runId !== ev.runId) return items;
-  if (last.toolName !== ev.group && last.toolName !== ev.skill) return items;
+  if (!isContainerOf(last.toolName, ev.group) && last.toolName !== ev.skill && !isContainerOf(last.toolName, ev.skill)) return items;
   const out = items.slice();
   out[i] = { ...last, expansionStep: true };
   return out;
@@ -64,4 +65,18 @@ export function foldInto(items: ChatItem[], card: Omit<ToolItem, 'id'>): { items
 
 function loads(expansion: ExpansionItem, card: Omit<ToolItem, 'id'>): boolean {
   return expansion.tools.includes(card.toolName) || (card.group !== undefined && card.group === expansion.group);
+}
+
+/**
+ * Whether `toolName` is the backend's function for the group or skill `name`: the name itself, or as
+ * a function name ("MCP: everything" → `MCP__everything`), with the `_2` the backend adds when two
+ * names become the same.
+ */
+function isContainerOf(toolName: string, name: string | undefined): boolean {
+  if (name === undefined) return false;
+  if (toolName === name) return true;
+  const fn = toFunctionName(name);
+  if (toolName === fn) return true;
+  const suffixed = /^(.*)(_\d+)$/.exec(toolName);
+  return suffixed !== null && suffixed[1] === fn.slice(0, 64 - suffixed[2].length);
 }

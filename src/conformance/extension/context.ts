@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClientToolInvokeResponse, Hello, ToolDefinition, ToolGroupState, Welcome } from '../../protocol';
-import { DEFAULT_LIMITS, PROTOCOL } from '../../protocol';
+import { DEFAULT_LIMITS, PROTOCOL, toFunctionName } from '../../protocol';
 import { CheckFailed, skip } from '../check';
 import type { ExtensionPeer } from './peer';
 import type { ConformanceServer, UpgradeFacts } from './server';
@@ -92,7 +92,7 @@ export function groupStateFor(hello: Hello): ToolGroupState {
       name: g.name,
       description: g.description,
       expanded: true,
-      containerName: g.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64),
+      containerName: toFunctionName(g.name),
       tools: g.tools.map((t) => ({ name: t.name, visible: !t.hidden, requiresPermission: t.requiresPermission ?? false })),
       skills: (g.skills ?? []).map((s) => ({ name: s.name, active: false })),
     })),

@@ -5,7 +5,7 @@
  * and the client tools that call them through an injected invoker (src/vscode/lmToolsBridge.ts).
  */
 import type { ContentItem } from '../../protocol';
-import { TOOL_NAME_PATTERN } from '../../protocol';
+import { TOOL_NAME_PATTERN, toFunctionName } from '../../protocol';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
 import { defineTool, type ClientTool, type JsonSchema } from '../../core/tool';
 
@@ -49,7 +49,7 @@ export function isEnabled(name: string, enabled: readonly string[]): boolean {
 
 /** `my.tool/name` → `my_tool_name`: characters outside `[A-Za-z0-9_-]` become `_`, at most 64. */
 export function sanitizeToolName(name: string): string {
-  const clean = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  const clean = toFunctionName(name);
   return clean === '' ? 'tool' : clean;
 }
 

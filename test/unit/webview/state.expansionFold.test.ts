@@ -91,6 +91,20 @@ describe('chat state: expansion steps folded into the tool card (clientTools.cha
     assert.equal(reduce(s, { type: 'newChatRequested' }).showExpansionSteps, true);
   });
 
+  it('folds a group whose name is not a function name: "MCP: everything" expands through MCP__everything (and MCP__everything_2 when taken)', () => {
+    for (const container of ['MCP__everything', 'MCP__everything_2']) {
+      const s = play([
+        ev.started(),
+        ev.toolStarted('call-mcp', container, {}, { group: 'MCP: everything' }),
+        ev.expanded('MCP: everything', ['mcp_everything_echo']),
+        ev.toolEnded('call-mcp', 'succeeded', 0, [{ type: 'text', text: 'The tools are now available.' }]),
+        record('r1', 'mcp_everything_echo', { callId: 'call-echo', arguments: { message: 'hi' }, status: 'succeeded', durationMs: 3 }),
+      ]);
+      assert.deepEqual(shown(s), ['tool:mcp_everything_echo'], container);
+      assert.equal(foldNote(toolCard(s, 'mcp_everything_echo'), s), 'Loaded the MCP: everything group: mcp_everything_echo');
+    }
+  });
+
   it('describes a long group briefly', () => {
     assert.equal(describeFold('IDE', ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']), 'Loaded the IDE group: A, B, C, D, E, F, …');
     assert.equal(describeFold('IDE', []), 'Loaded the IDE group');
