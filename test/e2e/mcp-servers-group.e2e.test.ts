@@ -109,7 +109,8 @@ describe('The user\'s MCP server as a client tool group, in a real VS Code with 
 
     await chat.open();
     // The Tool Groups view gets the side bar to itself (the chat pane folded) so its rows are drawn.
-    const header = (title: string, expanded: boolean) => page.locator(`.pane-header[aria-expanded="${expanded}"]`, { hasText: title });
+    // In the side bar only: newer VS Code has a Chat view of its own in the secondary side bar.
+    const header = (title: string, expanded: boolean) => page.locator(`.part.sidebar .pane-header[aria-expanded="${expanded}"]`, { hasText: title });
     if (await header('Tool Groups', false).count()) await header('Tool Groups', false).click();
     await header('Chat', true).click();
     const row = page.locator('.monaco-list-row', { hasText: 'MCP: everything' });
