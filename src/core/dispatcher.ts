@@ -30,6 +30,7 @@ import {
 } from '../protocol';
 import { isFinalStatus, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
+import { consent, consentLines } from './consentText';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
@@ -579,7 +580,7 @@ export class Dispatcher implements Disposable {
     if (decision.kind === 'cancelled') return;
     // Refused by the prompt barrage: nothing was shown, and the card says why.
     if (decision.kind === 'refused') {
-      this.updateRecord(call, { permission: { decision: 'denied', via: 'rateLimited' } });
+      this.updateRecord(call, { permission: { decision: 'denied', via: decision.code === ErrorCode.PromptTooLarge ? 'promptTooLarge' : 'rateLimited' } });
       return;
     }
     // Only a call let through by a remembered grant carries the grant's label on its card.
@@ -610,20 +611,19 @@ export class Dispatcher implements Disposable {
 function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, caller?: string): Preparation {
   const line = own?.prompt ?? `Allow ${tool.name}?`;
   const why = caller !== undefined
-    ? `An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
-    : 'The agent backend asked for this while no chat run you started is in progress (a background call).';
+    ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
+    : consent`The agent backend asked for this while no chat run you started is in progress (a background call).`;
   return {
     ...own,
     prompt: `${caller !== undefined ? `${caller} request` : 'Background request'}: ${line}`,
-    detail: own?.detail !== undefined ? `${why}\n\n${own.detail}` : why,
+    detail: consentLines([why, own?.detail], '\n\n'),
     forcePrompt: true,
   };
 }
 
 /** A prompt for a call from an MCP client (background calls allowed): the tool's own, saying who asked. */
 function callerPreparation(own: Preparation | undefined, caller: string): Preparation {
-  const who = `Asked for through the editor's MCP server by ${caller}.`;
-  return { ...own, detail: own?.detail !== undefined ? `${who}\n\n${own.detail}` : who };
+  return { ...own, detail: consentLines([consent`Asked for through the editor's MCP server by ${caller}.`, own?.detail], '\n\n') };
 }
 
 function withoutUndefined<T extends object>(change: T): Partial<T> {

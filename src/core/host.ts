@@ -14,6 +14,7 @@
  * - Methods that touch files reject with a Node-style error carrying `code` (`ENOENT`, `EISDIR`, …)
  *   or with a `CodedError`; the dispatcher maps both to protocol error codes.
  */
+import type { ConsentSurface, FittedConsent } from './consentText';
 
 export interface WorkspaceFolder {
   /** The name VS Code shows for the folder; used as the first segment of paths in multi-root workspaces. */
@@ -93,21 +94,22 @@ export interface PermissionChoice {
   label: string;
 }
 
-/** What a permission prompt shows. Built by the permission gate from the tool's local definition. */
-export interface PermissionPrompt {
+/**
+ * What a permission prompt shows. Built by the permission gate from the tool's local definition,
+ * through src/core/consentText.ts: `message` and `detail` are the texts exactly as shown (values on
+ * one line, invisible characters spelled out), measured to fit `surface` in full.
+ */
+export interface PermissionPrompt extends FittedConsent {
   requestId: string;
   toolName: string;
   groupName: string;
-  /** One line naming the exact resolved target, e.g. "Delete src/old.ts (1.2 KB)?". */
-  message: string;
-  /** More about the target or why the prompt is forced (a protected path). */
-  detail?: string;
   /** Whether to offer "Allow for this session"; false when the choice must not be remembered. */
   offerAllowSession: boolean;
   /**
    * The buttons after Deny and Allow, in order: the remembered grants on offer (their labels say the
    * tool, the target or folder, and where it is remembered), then, after repeated denials, "Deny All
-   * from This Backend for N Minutes" and "Disconnect". Labels may name peer-chosen paths: sanitise.
+   * from This Backend for N Minutes" and "Disconnect". Labels are whole and on one line, invisible
+   * characters spelled out (a label too long to show is not offered); still plain text to sanitise.
    */
   choices: PermissionChoice[];
 }
@@ -255,6 +257,8 @@ export interface QuestionCall {
 
 /** The permission gate's part: the prompt. */
 export interface PermissionHost {
+  /** Where the next prompt will be shown (the gate measures its text for it); the modal when absent. */
+  consentSurface?(): ConsentSurface;
   /**
    * Asks the user to allow a tool call. Resolves undefined when the prompt was dismissed. When
    * `signal` aborts (the call was cancelled or the prompt timed out) the host closes the prompt and

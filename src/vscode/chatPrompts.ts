@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../core/host';
-import { safe, uiText, type SafeText } from '../core/uiText';
+import { safe, uiText } from '../core/uiText';
 import type { ChatApproval } from '../protocol/webview';
 import type { ChatViewProvider } from './chatView';
 import { Views } from './ids';
@@ -48,18 +48,18 @@ export class ChatPrompts implements vscode.Disposable {
   }
 
   /**
-   * Shows `prompt` in the chat with the texts the modal would show (`message`, `detail`, already
-   * through the door), and resolves with the user's answer, or undefined once `signal` aborts.
+   * Shows `prompt` in the chat with the gate's texts, measured for the chat (src/core/consentText.ts),
+   * and resolves with the user's answer, or undefined once `signal` aborts.
    */
-  ask(prompt: PermissionPrompt, message: SafeText, detail: SafeText, signal: AbortSignal): Promise<PermissionReply | undefined> {
+  ask(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionReply | undefined> {
     if (signal.aborted) return Promise.resolve(undefined);
     const approval: ChatApproval = {
       requestId: prompt.requestId,
       toolName: prompt.toolName,
       groupName: prompt.groupName,
-      message,
-      detail,
-      choices: prompt.choices.map((c) => ({ answer: c.answer, label: uiText(c.label, { maxLength: 200 }) })),
+      message: prompt.message,
+      detail: prompt.detail,
+      choices: prompt.choices.map((c) => ({ answer: c.answer, label: uiText(c.label, { maxLength: 1000 }) })),
     };
     const offered = new Set<PermissionAnswer>(['allow', 'deny', ...prompt.choices.map((c) => c.answer)]);
     return new Promise((resolve) => {

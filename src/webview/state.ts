@@ -495,6 +495,7 @@ export function describePermission(p: NonNullable<ChatCallRecord['permission']>)
     case 'timeout': return 'Denied: the prompt was not answered in time';
     case 'backgroundCalls': return 'Refused: background calls are off (clientTools.permissions.backgroundCalls)';
     case 'rateLimited': return 'Refused without asking: too many prompts, or you chose Deny All for this backend';
+    case 'promptTooLarge': return 'Refused without asking: the prompt would not fit in full (PROMPT_TOO_LARGE)';
     default: return 'Denied';
   }
 }

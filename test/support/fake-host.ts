@@ -31,6 +31,7 @@ import type {
   TextEditSpec,
   WorkspaceFolder,
 } from '../../src/core/host';
+import type { ConsentSurface } from '../../src/core/consentText';
 import { FakeCatalog } from './fake-catalog';
 
 /** A prompt the test holds open until it answers it (or the call withdraws it). */
@@ -188,6 +189,13 @@ export class FakeHost implements IdeHost {
     };
     await walk(absDir);
     return Math.min(count, limit);
+  }
+
+  /** Where prompts are shown: the gate measures their text for it (the real default is the chat). */
+  surface: ConsentSurface = 'modal';
+
+  consentSurface(): ConsentSurface {
+    return this.surface;
   }
 
   async confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {

@@ -4,6 +4,7 @@
  * one undoable edit and saves. Diffs for the same file open one after the other, never at once.
  */
 import { CodedError, ErrorCode } from '../../protocol';
+import { consent } from '../../core/consentText';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
 import { KeyedQueue } from '../../core/keyedQueue';
@@ -65,7 +66,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
       target,
       forcePrompt: true,
       prompt: `Show proposed changes to ${target.relative}?`,
-      detail: 'This file can hold secrets or configuration that runs code. You will still review the diff and accept or reject it.',
+      detail: consent`This file can hold secrets or configuration that runs code. You will still review the diff and accept or reject it.`,
     };
   },
 
