@@ -128,11 +128,11 @@ export function fitConsent(text: { message: ConsentText; detail: ConsentText }, 
   return { message: text.message, detail: text.detail, surface } as FittedConsent;
 }
 
-// East Asian wide and fullwidth characters and emoji take two columns.
-const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/gu;
+// East Asian wide and fullwidth characters of the BMP take two columns (an emoji or another
+// character beyond the BMP counts two already, as two UTF-16 code units).
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/g;
 
+/** Never fewer than the line's UTF-16 code units, so a text that fits is also within the chat's message size. */
 function displayColumns(line: string): number {
-  const pairs = line.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0;
-  const wide = line.match(WIDE)?.length ?? 0;
-  return line.length - pairs + wide;
+  return line.length + (line.match(WIDE)?.length ?? 0);
 }

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { CodedError, ErrorCode } from '../../../src/protocol';
+import { ChatApproval } from '../../../src/protocol/webview';
 import { consent, consentJson, consentLines, consentRows, CONSENT_SURFACES, consentValue, fitConsent, MAX_SHOWN_VALUE_CHARS, measureConsent } from '../../../src/core/consentText';
 
 const tooLarge = (e: unknown) => e instanceof CodedError && e.code === ErrorCode.PromptTooLarge;
@@ -54,6 +55,16 @@ describe('consent text: built in one place, measured as shown', () => {
     assert.equal(fitConsent({ ...atLimit, detail: consentValue(`${atLimit.detail}x`) }, 'chat').surface, 'chat');
     // Its first line does not scroll.
     assert.throws(() => fitConsent({ message: consentValue('y'.repeat(CONSENT_SURFACES.chat.titleColumns * CONSENT_SURFACES.chat.maxTitleRows + 1)), detail: consent`` }, 'chat'), tooLarge);
+  });
+
+  it('a text that fits the chat card also fits the chat\'s message schema, whatever its characters', () => {
+    const { maxRows, maxTitleRows, titleColumns, detailColumns } = CONSENT_SURFACES.chat;
+    for (const ch of ['x', '\u{1D400}', '日']) {
+      const fill = (columns: number) => ch.repeat(Math.floor(columns / (ch === 'x' ? 1 : 2)));
+      const fitted = fitConsent({ message: consentValue(fill(maxTitleRows * titleColumns)), detail: consentValue(fill((maxRows - maxTitleRows) * detailColumns)) }, 'chat');
+      const parsed = ChatApproval.safeParse({ requestId: 'r', toolName: 'T', groupName: 'G', message: fitted.message, detail: fitted.detail, choices: [] });
+      assert.ok(parsed.success, `${JSON.stringify(ch)}: ${parsed.success ? '' : parsed.error.message}`);
+    }
   });
 
   it('spells out at most what no surface can show, so a huge value is cheap and certain to be refused', () => {
