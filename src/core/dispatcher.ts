@@ -28,7 +28,7 @@ import {
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
-import { isFinalStatus, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
+import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { consent, consentLines } from './consentText';
 import type { IdeHost } from './host';
@@ -98,6 +98,8 @@ type Outcome = 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled' | 'ti
 
 interface Call {
   requestId: string;
+  /** The extension's own id of this call (`CallRecord.recordId`). */
+  recordId: string;
   toolName: string;
   startedAt: number;
   /**
@@ -210,6 +212,7 @@ export class Dispatcher implements Disposable {
     }
     const call: Call = {
       requestId: id,
+      recordId: newRecordId(),
       toolName: request.toolName,
       startedAt: this.timers.now(),
       controller: undefined,
@@ -265,8 +268,11 @@ export class Dispatcher implements Disposable {
    * backend reusing ids does not get old answers.
    */
   onNewSession(): void {
-    // The new session never asked for these: end them without sending stale answers to it.
+    // The new session never asked for these: end them without sending stale answers to it, and
+    // forget their ids now, not when each tool gets round to stopping: request ids are unique per
+    // session, and the new one may use them again at once (even in the frame after its welcome).
     this.abortAll(ErrorCode.Cancelled, 'the backend session ended', false);
+    this.calls.clear();
     if (this.unsent.size > 0) this.logger.warn('dropping answers for a session that ended', { count: this.unsent.size });
     this.unsent.clear();
     this.replays.clear();
@@ -299,7 +305,8 @@ export class Dispatcher implements Disposable {
       response = errorResponse(call.requestId, mapped.code, mapped.message);
     } finally {
       this.stopTimers(call);
-      this.calls.delete(call.requestId);
+      // Unless a new session has since started a call of its own under this id.
+      if (this.calls.get(call.requestId) === call) this.calls.delete(call.requestId);
     }
     this.finish(call, response, outcome, true, bytes);
   }
@@ -436,6 +443,7 @@ export class Dispatcher implements Disposable {
         return signalOf(call);
       },
       requestId: call.requestId,
+      recordId: call.recordId,
       maxResultBytes: this.limits.maxResultBytes,
       resolvePath: (input: string) => {
         let p = resolved.get(input);
@@ -556,6 +564,7 @@ export class Dispatcher implements Disposable {
 
   private startRecord(call: Call, request: ClientToolInvokeRequest, group: string): void {
     call.record = {
+      recordId: call.recordId,
       requestId: call.requestId,
       callId: request.callId,
       ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),

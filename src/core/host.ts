@@ -100,6 +100,10 @@ export interface PermissionChoice {
  * one line, invisible characters spelled out), measured to fit `surface` in full.
  */
 export interface PermissionPrompt extends FittedConsent {
+  /** Minted by the gate for this prompt alone, never the backend's request id: an answer in the chat names it. */
+  promptId: string;
+  /** SHA-256 of what the prompt shows (`approvalDigestInput`): an answer in the chat carries the digest of the text its card showed. */
+  digest: string;
   requestId: string;
   toolName: string;
   groupName: string;
@@ -197,8 +201,8 @@ export interface DiffRequest {
   message: string;
   /** The file's text as the review read it (empty for a new file): the hunks are the proposal's changes to it. */
   current: string;
-  /** The call this review answers, so the chat can show the review on the call's card. */
-  requestId: string;
+  /** The record id of the call this review answers, so the chat shows the review on that call's card. */
+  recordId: string;
 }
 
 export interface DiffOutcome {
@@ -249,9 +253,9 @@ export interface WorkspaceInfo {
   protectedPatterns?(): readonly string[];
 }
 
-/** The tool call a ShowMessage question belongs to: the chat answers it by this id. */
+/** The tool call a ShowMessage question belongs to: the chat answers it by its record id (its card's). */
 export interface QuestionCall {
-  readonly requestId: string;
+  readonly recordId: string;
   readonly signal: AbortSignal;
 }
 

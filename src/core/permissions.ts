@@ -20,8 +20,12 @@
  * The prompt's text is built here, whole, through src/core/consentText.ts (the line saying which tool
  * asks, the tool's own lines, the backend's words) and measured for the surface the prompter shows it
  * on; a text that does not fit in full is refused with PROMPT_TOO_LARGE before anything is shown.
+ * Each prompt shown gets an id of its own and a digest of its text, which an answer in the chat must
+ * name (src/vscode/chatPrompts.ts, src/core/openPrompts.ts).
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { CodedError, ErrorCode } from '../protocol';
+import { approvalDigestInput } from '../protocol/webview';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
 import { MAX_DENY_REASON_CHARS, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from './host';
@@ -281,13 +285,14 @@ export class PermissionGate implements Disposable {
       close.abort();
     }, this.promptTimeoutMs);
 
+    const shown = { ...text.fitted, toolName: check.toolName, groupName: check.groupName, choices };
     const prompt: PermissionPrompt = {
-      ...text.fitted,
+      ...shown,
+      // Its own id, not the request's: a backend may send the same request id again in a new session.
+      promptId: randomUUID(),
+      digest: createHash('sha256').update(approvalDigestInput(shown)).digest('hex'),
       requestId: check.requestId,
-      toolName: check.toolName,
-      groupName: check.groupName,
       offerAllowSession: choices.some((c) => c.answer === 'allowSession'),
-      choices,
     };
     const answered = this.options.prompter.confirm(prompt, close.signal).then(
       (answer) => {

@@ -25,6 +25,8 @@ export interface ToolContext<H = IdeHost> {
   /** Aborts when the backend cancels the call, the call times out or the connection's session ends. */
   readonly signal: AbortSignal;
   readonly requestId: string;
+  /** The extension's id of this call (`CallRecord.recordId`): what the chat's card of the call is found by. */
+  readonly recordId: string;
   /** Largest result the tool may return, in bytes (binary bytes plus JSON/text). */
   readonly maxResultBytes: number;
   /**

@@ -160,7 +160,7 @@ export class DiffReviews implements vscode.Disposable {
       state: states[i],
     }));
     this.changes.fire({
-      requestId: review.request.requestId,
+      recordId: review.request.recordId,
       reviewId: review.id,
       path: review.request.relative,
       newFile: !review.request.exists,

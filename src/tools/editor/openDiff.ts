@@ -98,7 +98,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
             title: `${target.relative} ↔ Proposed changes`,
             message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}.`,
             current,
-            requestId: ctx.requestId,
+            recordId: ctx.recordId,
           },
           ctx.signal,
         );

@@ -62,7 +62,7 @@ describe('consent text: built in one place, measured as shown', () => {
     for (const ch of ['x', '\u{1D400}', '日']) {
       const fill = (columns: number) => ch.repeat(Math.floor(columns / (ch === 'x' ? 1 : 2)));
       const fitted = fitConsent({ message: consentValue(fill(maxTitleRows * titleColumns)), detail: consentValue(fill((maxRows - maxTitleRows) * detailColumns)) }, 'chat');
-      const parsed = ChatApproval.safeParse({ requestId: 'r', toolName: 'T', groupName: 'G', message: fitted.message, detail: fitted.detail, choices: [] });
+      const parsed = ChatApproval.safeParse({ promptId: 'p', digest: '0'.repeat(64), requestId: 'r', toolName: 'T', groupName: 'G', message: fitted.message, detail: fitted.detail, choices: [] });
       assert.ok(parsed.success, `${JSON.stringify(ch)}: ${parsed.success ? '' : parsed.error.message}`);
     }
   });

@@ -11,7 +11,7 @@ function review(change: Partial<ChatReview> = {}): ChatAction {
   return HostToWebview.parse({
     type: 'diffReview',
     review: {
-      requestId: 'r1',
+      recordId: 'rec-r1',
       reviewId: 'rev-1',
       path: 'hello.txt',
       newFile: false,
@@ -42,7 +42,7 @@ describe('chat state: OpenDiff review cards', () => {
 
   it('a review for no card changes nothing', () => {
     const before = play([ev.started(), openDiff({ status: 'running' })]);
-    assert.equal(reduce(before, review({ requestId: 'other' })), before);
+    assert.equal(reduce(before, review({ recordId: 'other' })), before);
   });
 
   it('the ended card says Accepted, Partly accepted or Rejected from the extension\'s own result, never Succeeded for a rejection', () => {
