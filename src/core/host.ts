@@ -15,6 +15,7 @@
  *   or with a `CodedError`; the dispatcher maps both to protocol error codes.
  */
 import type { ConsentSurface, FittedConsent } from './consentText';
+import type { UnrenderedLine } from './renderLimit';
 
 export interface WorkspaceFolder {
   /** The name VS Code shows for the folder; used as the first segment of paths in multi-root workspaces. */
@@ -203,6 +204,9 @@ export interface DiffRequest {
   current: string;
   /** The record id of the call this review answers, so the chat shows the review on that call's card. */
   recordId: string;
+  /** Changed lines longer than the editor draws (src/core/renderLimit.ts), and the warning naming them. */
+  unrendered: readonly UnrenderedLine[];
+  warning?: string;
 }
 
 export interface DiffOutcome {
@@ -338,6 +342,11 @@ export interface EditorToolsHost extends ToolHost {
   documentState(absPath: string): Promise<{ open: boolean; dirty: boolean }>;
   /** Closes the tabs showing a file; tabs with unsaved changes stay open. */
   closeTabs(absPath: string): Promise<ClosedTabs>;
+  /**
+   * How many characters of a line the editor draws for this file (`editor.stopRenderingLineAfter`
+   * as it applies there), or undefined when it draws every line whole. Absent: VS Code's default.
+   */
+  renderedLineLimit?(absPath: string): number | undefined;
   /**
    * Opens a diff of the file against proposed content and resolves when the user accepts or rejects
    * it (closing the diff rejects). Does not write the file: the caller does, with `writeDocument`.

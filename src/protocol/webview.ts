@@ -216,6 +216,8 @@ export const ChatReview = z.object({
   })).max(MAX_REVIEW_HUNKS),
   /** Hunks beyond MAX_REVIEW_HUNKS, not listed (the diff editor shows them). */
   moreHunks: z.number().int().nonnegative(),
+  /** Changed lines longer than the editor draws, named (src/core/renderLimit.ts): shown next to Accept. */
+  warning: z.string().max(2000).optional(),
 });
 /** An OpenDiff review opened, changed (a hunk kept or taken back, the user typed) or ended. */
 export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: ChatReview });

@@ -182,6 +182,7 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   readonly saveDocument = editorHost.saveDocument;
   readonly documentState = editorHost.documentState;
   readonly closeTabs = editorHost.closeTabs;
+  readonly renderedLineLimit = editorHost.renderedLineLimit;
   /** Open OpenDiff reviews; the accept/reject commands act on them. */
   readonly diffs = new DiffReviews();
 

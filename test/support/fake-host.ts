@@ -254,6 +254,10 @@ export class FakeHost implements IdeHost {
     return this.catalog.openDiff(request, signal);
   }
 
+  renderedLineLimit(): number | undefined {
+    return this.catalog.renderLimit;
+  }
+
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     return this.catalog.runCommand(request, signal);
   }

@@ -40,6 +40,13 @@ describe('chat state: OpenDiff review cards', () => {
     assert.equal(reviewLabel(c), 'Awaiting your review');
   });
 
+  it('a review\'s warning of lines the editor does not draw whole reaches its card', () => {
+    const warning = 'Line 2 of the proposal is longer than the editor draws of a line (its first 10,000 characters, editor.stopRenderingLineAfter, unless it wraps lines; it has 10,120): the rest of it may not be shown in the diff, and Accept writes it all the same.';
+    const c = card(play([ev.started(), openDiff({ status: 'running' }), review({ warning })]));
+    assert.equal(c.review?.warning, warning);
+    assert.equal(HostToWebview.safeParse({ type: 'diffReview', review: { ...c.review, warning: 'x'.repeat(2001) } }).success, false);
+  });
+
   it('a review for no card changes nothing', () => {
     const before = play([ev.started(), openDiff({ status: 'running' })]);
     assert.equal(reduce(before, review({ recordId: 'other' })), before);
