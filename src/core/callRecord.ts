@@ -3,6 +3,7 @@
  * for client tools from these records, not from the backend's display events: the backend can say
  * what it likes, but only the dispatcher knows what actually ran in the editor.
  */
+import { randomBytes } from 'node:crypto';
 import type { ContentItem } from '../protocol/types';
 
 export type CallRecordStatus =
@@ -30,6 +31,12 @@ export interface CallPermission {
 export type BackgroundCallPolicy = 'ask' | 'allow' | 'deny';
 
 export interface CallRecord {
+  /**
+   * Minted by the extension for this call alone (unique across sessions, windows and reloads): the
+   * chat's card, its review and its question are found by it. The backend's request id is unique
+   * only within a session, and a new session may send it again for another call.
+   */
+  recordId: string;
   requestId: string;
   /** The backend's tool call id, to match its display events for the same call. */
   callId: string;
@@ -52,6 +59,15 @@ export interface CallRecord {
   errorMessage?: string;
   /** What the extension answered, for a call that succeeded. */
   content?: ContentItem[];
+}
+
+/** Random per process, so no window, reload or restart hands out an id another one used. */
+const RECORD_ID_PREFIX = randomBytes(9).toString('base64url');
+let recordCounter = 0;
+
+/** A record id no other call has had: the process's random prefix and a counter. */
+export function newRecordId(): string {
+  return `${RECORD_ID_PREFIX}-${(++recordCounter).toString(36)}`;
 }
 
 export function isFinalStatus(status: CallRecordStatus): boolean {

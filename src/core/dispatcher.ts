@@ -28,8 +28,9 @@ import {
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
-import { isFinalStatus, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
+import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
+import { consent, consentLines } from './consentText';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
@@ -97,6 +98,8 @@ type Outcome = 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled' | 'ti
 
 interface Call {
   requestId: string;
+  /** The extension's own id of this call (`CallRecord.recordId`). */
+  recordId: string;
   toolName: string;
   startedAt: number;
   /**
@@ -209,6 +212,7 @@ export class Dispatcher implements Disposable {
     }
     const call: Call = {
       requestId: id,
+      recordId: newRecordId(),
       toolName: request.toolName,
       startedAt: this.timers.now(),
       controller: undefined,
@@ -264,8 +268,11 @@ export class Dispatcher implements Disposable {
    * backend reusing ids does not get old answers.
    */
   onNewSession(): void {
-    // The new session never asked for these: end them without sending stale answers to it.
+    // The new session never asked for these: end them without sending stale answers to it, and
+    // forget their ids now, not when each tool gets round to stopping: request ids are unique per
+    // session, and the new one may use them again at once (even in the frame after its welcome).
     this.abortAll(ErrorCode.Cancelled, 'the backend session ended', false);
+    this.calls.clear();
     if (this.unsent.size > 0) this.logger.warn('dropping answers for a session that ended', { count: this.unsent.size });
     this.unsent.clear();
     this.replays.clear();
@@ -298,7 +305,8 @@ export class Dispatcher implements Disposable {
       response = errorResponse(call.requestId, mapped.code, mapped.message);
     } finally {
       this.stopTimers(call);
-      this.calls.delete(call.requestId);
+      // Unless a new session has since started a call of its own under this id.
+      if (this.calls.get(call.requestId) === call) this.calls.delete(call.requestId);
     }
     this.finish(call, response, outcome, true, bytes);
   }
@@ -435,6 +443,7 @@ export class Dispatcher implements Disposable {
         return signalOf(call);
       },
       requestId: call.requestId,
+      recordId: call.recordId,
       maxResultBytes: this.limits.maxResultBytes,
       resolvePath: (input: string) => {
         let p = resolved.get(input);
@@ -555,6 +564,7 @@ export class Dispatcher implements Disposable {
 
   private startRecord(call: Call, request: ClientToolInvokeRequest, group: string): void {
     call.record = {
+      recordId: call.recordId,
       requestId: call.requestId,
       callId: request.callId,
       ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),
@@ -579,7 +589,7 @@ export class Dispatcher implements Disposable {
     if (decision.kind === 'cancelled') return;
     // Refused by the prompt barrage: nothing was shown, and the card says why.
     if (decision.kind === 'refused') {
-      this.updateRecord(call, { permission: { decision: 'denied', via: 'rateLimited' } });
+      this.updateRecord(call, { permission: { decision: 'denied', via: decision.code === ErrorCode.PromptTooLarge ? 'promptTooLarge' : 'rateLimited' } });
       return;
     }
     // Only a call let through by a remembered grant carries the grant's label on its card.
@@ -610,20 +620,19 @@ export class Dispatcher implements Disposable {
 function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, caller?: string): Preparation {
   const line = own?.prompt ?? `Allow ${tool.name}?`;
   const why = caller !== undefined
-    ? `An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
-    : 'The agent backend asked for this while no chat run you started is in progress (a background call).';
+    ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
+    : consent`The agent backend asked for this while no chat run you started is in progress (a background call).`;
   return {
     ...own,
     prompt: `${caller !== undefined ? `${caller} request` : 'Background request'}: ${line}`,
-    detail: own?.detail !== undefined ? `${why}\n\n${own.detail}` : why,
+    detail: consentLines([why, own?.detail], '\n\n'),
     forcePrompt: true,
   };
 }
 
 /** A prompt for a call from an MCP client (background calls allowed): the tool's own, saying who asked. */
 function callerPreparation(own: Preparation | undefined, caller: string): Preparation {
-  const who = `Asked for through the editor's MCP server by ${caller}.`;
-  return { ...own, detail: own?.detail !== undefined ? `${who}\n\n${own.detail}` : who };
+  return { ...own, detail: consentLines([consent`Asked for through the editor's MCP server by ${caller}.`, own?.detail], '\n\n') };
 }
 
 function withoutUndefined<T extends object>(change: T): Partial<T> {

@@ -14,6 +14,8 @@
  * - Methods that touch files reject with a Node-style error carrying `code` (`ENOENT`, `EISDIR`, …)
  *   or with a `CodedError`; the dispatcher maps both to protocol error codes.
  */
+import type { ConsentSurface, FittedConsent } from './consentText';
+import type { UnrenderedLine } from './renderLimit';
 
 export interface WorkspaceFolder {
   /** The name VS Code shows for the folder; used as the first segment of paths in multi-root workspaces. */
@@ -93,21 +95,26 @@ export interface PermissionChoice {
   label: string;
 }
 
-/** What a permission prompt shows. Built by the permission gate from the tool's local definition. */
-export interface PermissionPrompt {
+/**
+ * What a permission prompt shows. Built by the permission gate from the tool's local definition,
+ * through src/core/consentText.ts: `message` and `detail` are the texts exactly as shown (values on
+ * one line, invisible characters spelled out), measured to fit `surface` in full.
+ */
+export interface PermissionPrompt extends FittedConsent {
+  /** Minted by the gate for this prompt alone, never the backend's request id: an answer in the chat names it. */
+  promptId: string;
+  /** SHA-256 of what the prompt shows (`approvalDigestInput`): an answer in the chat carries the digest of the text its card showed. */
+  digest: string;
   requestId: string;
   toolName: string;
   groupName: string;
-  /** One line naming the exact resolved target, e.g. "Delete src/old.ts (1.2 KB)?". */
-  message: string;
-  /** More about the target or why the prompt is forced (a protected path). */
-  detail?: string;
   /** Whether to offer "Allow for this session"; false when the choice must not be remembered. */
   offerAllowSession: boolean;
   /**
    * The buttons after Deny and Allow, in order: the remembered grants on offer (their labels say the
    * tool, the target or folder, and where it is remembered), then, after repeated denials, "Deny All
-   * from This Backend for N Minutes" and "Disconnect". Labels may name peer-chosen paths: sanitise.
+   * from This Backend for N Minutes" and "Disconnect". Labels are whole and on one line, invisible
+   * characters spelled out (a label too long to show is not offered); still plain text to sanitise.
    */
   choices: PermissionChoice[];
 }
@@ -195,8 +202,11 @@ export interface DiffRequest {
   message: string;
   /** The file's text as the review read it (empty for a new file): the hunks are the proposal's changes to it. */
   current: string;
-  /** The call this review answers, so the chat can show the review on the call's card. */
-  requestId: string;
+  /** The record id of the call this review answers, so the chat shows the review on that call's card. */
+  recordId: string;
+  /** Changed lines longer than the editor draws (src/core/renderLimit.ts), and the warning naming them. */
+  unrendered: readonly UnrenderedLine[];
+  warning?: string;
 }
 
 export interface DiffOutcome {
@@ -247,14 +257,16 @@ export interface WorkspaceInfo {
   protectedPatterns?(): readonly string[];
 }
 
-/** The tool call a ShowMessage question belongs to: the chat answers it by this id. */
+/** The tool call a ShowMessage question belongs to: the chat answers it by its record id (its card's). */
 export interface QuestionCall {
-  readonly requestId: string;
+  readonly recordId: string;
   readonly signal: AbortSignal;
 }
 
 /** The permission gate's part: the prompt. */
 export interface PermissionHost {
+  /** Where the next prompt will be shown (the gate measures its text for it); the modal when absent. */
+  consentSurface?(): ConsentSurface;
   /**
    * Asks the user to allow a tool call. Resolves undefined when the prompt was dismissed. When
    * `signal` aborts (the call was cancelled or the prompt timed out) the host closes the prompt and
@@ -330,6 +342,11 @@ export interface EditorToolsHost extends ToolHost {
   documentState(absPath: string): Promise<{ open: boolean; dirty: boolean }>;
   /** Closes the tabs showing a file; tabs with unsaved changes stay open. */
   closeTabs(absPath: string): Promise<ClosedTabs>;
+  /**
+   * How many characters of a line the editor draws for this file (`editor.stopRenderingLineAfter`
+   * as it applies there), or undefined when it draws every line whole. Absent: VS Code's default.
+   */
+  renderedLineLimit?(absPath: string): number | undefined;
   /**
    * Opens a diff of the file against proposed content and resolves when the user accepts or rejects
    * it (closing the diff rejects). Does not write the file: the caller does, with `writeDocument`.

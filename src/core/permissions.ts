@@ -16,18 +16,26 @@
  *
  * Prompts are serialised: a second call waits in a queue until the first prompt is answered, so two
  * deletes never ask at once and answers cannot be clicked on the wrong prompt.
+ *
+ * The prompt's text is built here, whole, through src/core/consentText.ts (the line saying which tool
+ * asks, the tool's own lines, the backend's words) and measured for the surface the prompter shows it
+ * on; a text that does not fit in full is refused with PROMPT_TOO_LARGE before anything is shown.
+ * Each prompt shown gets an id of its own and a digest of its text, which an answer in the chat must
+ * name (src/vscode/chatPrompts.ts, src/core/openPrompts.ts).
  */
-import { ErrorCode } from '../protocol';
+import { createHash, randomUUID } from 'node:crypto';
+import { CodedError, ErrorCode } from '../protocol';
+import { approvalDigestInput } from '../protocol/webview';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
 import { MAX_DENY_REASON_CHARS, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from './timers';
-import { safe, uiText, type SafeText } from './uiText';
+import { consent, consentLines, consentRows, consentValue, fitConsent, type ConsentSurface, type ConsentText, type FittedConsent } from './consentText';
 
-/** How much of a backend's description a prompt shows. */
-export const MAX_PROMPT_DESCRIPTION_CHARS = 300;
+/** Columns a remember button's label may take as shown; a longer one (a long path) is not offered. */
+export const MAX_CHOICE_LABEL_COLUMNS = 200;
 
 export type { Grant, GrantTarget, RememberScope } from './grants';
 export type { BarragePolicy } from './promptBarrage';
@@ -46,6 +54,8 @@ export interface ToolPolicies {
 
 /** Anything that can show a prompt; `IdeHost` is one. */
 export interface PermissionPrompter {
+  /** Where the next prompt will be shown; its text is measured for it. The modal when absent. */
+  consentSurface?(): ConsentSurface;
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined>;
 }
 
@@ -62,9 +72,10 @@ export interface PermissionCheck {
   requestId: string;
   toolName: string;
   groupName: string;
-  /** The one line naming the exact target. */
+  /** The one line naming the exact target; shown on one line whatever it holds. */
   message: string;
-  detail?: string;
+  /** The tool's own lines (src/core/consentText.ts). */
+  detail?: ConsentText;
   /** The request's `description`: the backend's own summary, shown marked as such; never trusted. */
   backendDescription?: string;
   /**
@@ -89,8 +100,11 @@ export type PermissionDecision =
   | { kind: 'allowed'; via: 'policy' }
   /** `reason`: what the user wrote with their Deny, for the model (trimmed, one line, capped). */
   | { kind: 'denied'; via: 'user' | 'dismissed' | 'timeout' | 'error' | 'policy'; reason?: string }
-  /** Nothing was shown: too many prompts, or the user denies all from this backend for a while. */
-  | { kind: 'refused'; code: typeof ErrorCode.PromptRateLimited; message: string }
+  /**
+   * Nothing was shown: too many prompts, or the user denies all from this backend for a while
+   * (PROMPT_RATE_LIMITED), or the prompt would not fit its surface in full (PROMPT_TOO_LARGE).
+   */
+  | { kind: 'refused'; code: typeof ErrorCode.PromptRateLimited | typeof ErrorCode.PromptTooLarge; message: string }
   | { kind: 'cancelled' };
 
 export interface PermissionGateOptions {
@@ -174,6 +188,8 @@ export class PermissionGate implements Disposable {
     if (remembered) return Promise.resolve(remembered);
     const limited = this.refusal(check, true);
     if (limited) return Promise.resolve(limited);
+    const unfit = this.textFor(check);
+    if ('refused' in unfit) return Promise.resolve(unfit.refused);
     check.onWaiting?.();
     return new Promise((resolve) => {
       const pending: Pending = { check, resolve, settled: false, detach: () => {} };
@@ -249,6 +265,13 @@ export class PermissionGate implements Disposable {
       this.settle(pending, decided);
       return;
     }
+    // Measured again for the surface it is shown on now (the prompt style may have changed meanwhile).
+    const choices = this.choicesFor(check);
+    const text = this.textFor(check);
+    if ('refused' in text) {
+      this.settle(pending, text.refused);
+      return;
+    }
     this.barrage.recordShown();
     this.emitActivity();
     const close = new AbortController();
@@ -262,15 +285,14 @@ export class PermissionGate implements Disposable {
       close.abort();
     }, this.promptTimeoutMs);
 
-    const choices = this.choicesFor(check);
+    const shown = { ...text.fitted, toolName: check.toolName, groupName: check.groupName, choices };
     const prompt: PermissionPrompt = {
+      ...shown,
+      // Its own id, not the request's: a backend may send the same request id again in a new session.
+      promptId: randomUUID(),
+      digest: createHash('sha256').update(approvalDigestInput(shown)).digest('hex'),
       requestId: check.requestId,
-      toolName: check.toolName,
-      groupName: check.groupName,
-      message: check.message,
-      ...withDetail(check),
       offerAllowSession: choices.some((c) => c.answer === 'allowSession'),
-      choices,
     };
     const answered = this.options.prompter.confirm(prompt, close.signal).then(
       (answer) => {
@@ -310,6 +332,18 @@ export class PermissionGate implements Disposable {
     return { kind: 'refused', code: ErrorCode.PromptRateLimited, message: `${check.toolName}: ${message}` };
   }
 
+  /** The prompt's whole text measured for the prompter's surface, or the refusal that it does not fit. */
+  private textFor(check: PermissionCheck): { fitted: FittedConsent } | { refused: PermissionDecision } {
+    const surface = this.options.prompter.consentSurface?.() ?? 'modal';
+    try {
+      return { fitted: fitConsent(promptText(check), surface) };
+    } catch (e) {
+      if (!(e instanceof CodedError) || e.code !== ErrorCode.PromptTooLarge) throw e;
+      this.logger.warn('permission prompt refused: its text does not fit in full', { requestId: check.requestId, tool: check.toolName, surface });
+      return { refused: { kind: 'refused', code: ErrorCode.PromptTooLarge, message: `${check.toolName}: ${e.message}` } };
+    }
+  }
+
   /** Deny always applies; Allow only where a remembered grant could (never to a forced prompt). */
   private policyFor(check: PermissionCheck): PermissionDecision | undefined {
     const policy = this.policies?.get(check.toolName);
@@ -338,8 +372,13 @@ export class PermissionGate implements Disposable {
     const scope = this.effectiveScope();
     if (check.rememberable) {
       const kind: GrantKind = check.target ? 'target' : 'tool';
-      choices.push({ answer: 'allowSession', label: makeGrant(check.toolName, kind, check.target, scope).label });
-      if (check.target?.folder) choices.push({ answer: 'allowFolder', label: makeGrant(check.toolName, 'folder', check.target, scope).label });
+      const offer = (answer: 'allowSession' | 'allowFolder', grantKind: GrantKind) => {
+        // A button says what it remembers whole, or it is not offered: a cut label could hide the scope.
+        const label = consentValue(makeGrant(check.toolName, grantKind, check.target, scope).label);
+        if (consentRows(label, MAX_CHOICE_LABEL_COLUMNS) === 1) choices.push({ answer, label });
+      };
+      offer('allowSession', kind);
+      if (check.target?.folder) offer('allowFolder', 'folder');
     }
     if (this.barrage.offersEscape(check.toolName)) {
       const minutes = this.barrage.denyAllMinutes;
@@ -410,15 +449,20 @@ export class PermissionGate implements Disposable {
 }
 
 /**
- * The prompt's detail: the extension's own lines, then the request's description on one line,
- * quoted and labelled as the backend's words, so it can neither pass for the extension's text nor
- * add lines of its own (a newline shows as ⏎).
+ * The prompt's whole text: the tool's line naming the target, then which tool asks, the tool's own
+ * lines, and the request's description on one line, quoted and labelled as the backend's words, so
+ * it can neither pass for the extension's text nor add lines of its own.
  */
-function withDetail(check: PermissionCheck): { detail?: string } {
+function promptText(check: PermissionCheck): { message: ConsentText; detail: ConsentText } {
   const said = check.backendDescription?.trim();
-  if (!said) return check.detail !== undefined ? { detail: check.detail } : {};
-  const quoted: SafeText = safe`The agent backend describes this call as (its words, not checked): “${uiText(said, { maxLength: MAX_PROMPT_DESCRIPTION_CHARS })}”`;
-  return { detail: check.detail !== undefined ? `${check.detail}\n\n${quoted}` : quoted };
+  return {
+    message: consentValue(check.message),
+    detail: consentLines([
+      consent`Requested by the agent through the ${check.groupName} tool ${check.toolName}.`,
+      check.detail,
+      said ? consent`The agent backend describes this call as (its words, not checked): “${said}”` : undefined,
+    ], '\n\n'),
+  };
 }
 
 /** A Deny's reason as the model reads it: one line, at most MAX_DENY_REASON_CHARS; empty means none. */

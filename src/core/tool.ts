@@ -8,6 +8,7 @@
  */
 import * as path from 'node:path';
 import type { Augmentation, ContentItem, DeclineStrategy } from '../protocol';
+import type { ConsentText } from './consentText';
 import type { GrantTarget } from './grants';
 import type { IdeHost } from './host';
 import type { ResolvedPath } from './paths';
@@ -24,6 +25,8 @@ export interface ToolContext<H = IdeHost> {
   /** Aborts when the backend cancels the call, the call times out or the connection's session ends. */
   readonly signal: AbortSignal;
   readonly requestId: string;
+  /** The extension's id of this call (`CallRecord.recordId`): what the chat's card of the call is found by. */
+  readonly recordId: string;
   /** Largest result the tool may return, in bytes (binary bytes plus JSON/text). */
   readonly maxResultBytes: number;
   /**
@@ -39,10 +42,10 @@ export interface ToolContext<H = IdeHost> {
 
 /** What `prepare` returns; tools add their own fields for `run`. */
 export interface Preparation {
-  /** The prompt's one line, naming the exact target. Defaults to "Allow <Tool>?". */
+  /** The prompt's one line, naming the exact target; shown on one line whatever it holds. Defaults to "Allow <Tool>?". */
   prompt?: string;
-  /** More text for the prompt. */
-  detail?: string;
+  /** More text for the prompt, built with `consent` (src/core/consentText.ts): values stay on one line each. */
+  detail?: ConsentText;
   /**
    * Ask even when the tool needs no permission, and never let a remembered grant
    * answer it: the target is a protected path, a whole folder, or similar.

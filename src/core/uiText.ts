@@ -52,12 +52,7 @@ const THIN_SPACE = '\u2009';
 /** Makes `text` fit for VS Code's UI; see the top of this file. */
 export function uiText(text: string, options: UiTextOptions = {}): SafeText {
   const maxLength = options.maxLength ?? DEFAULT_UI_TEXT_CHARS;
-  let s = options.multiline ? text.replace(/\r\n/g, '\n') : text;
-  s = s.replace(INVISIBLE, (ch) => {
-    if (options.multiline && (ch === '\n' || ch === '\t')) return ch;
-    if (ch === '\n') return '⏎';
-    return `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
-  });
+  let s = showInvisibles(options.multiline ? text.replace(/\r\n/g, '\n') : text, options.multiline === true);
   if (options.verbatim) return truncate(s.replace(/\s+$/u, ''), maxLength) as SafeText;
   // `[label](target)` and `[label]: target` are links only when "](" or "]:" touch: separate them.
   s = s.replace(/\]\s*([(:])/g, `]${THIN_SPACE}$1`);
@@ -66,6 +61,19 @@ export function uiText(text: string, options: UiTextOptions = {}): SafeText {
   s = s.replace(/\$\s*\(/g, `$${THIN_SPACE}(`);
   s = s.replace(/\s+$/u, '');
   return truncate(s, maxLength) as SafeText;
+}
+
+/**
+ * Invisible characters by code point (`<U+202E>`), a newline as `⏎`; with `multiline`, newlines and
+ * tabs stay as they are. Removes nothing, adds no link breaking: the half of the door that
+ * src/core/consentText.ts shares.
+ */
+export function showInvisibles(text: string, multiline = false): string {
+  return text.replace(INVISIBLE, (ch) => {
+    if (multiline && (ch === '\n' || ch === '\t')) return ch;
+    if (ch === '\n') return '⏎';
+    return `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
 }
 
 /**

@@ -39,6 +39,7 @@ export const ErrorCode = {
   LimitExceeded: 'LIMIT_EXCEEDED',
   PromptRateLimited: 'PROMPT_RATE_LIMITED',
   ChangeTooLarge: 'CHANGE_TOO_LARGE',
+  PromptTooLarge: 'PROMPT_TOO_LARGE',
   // Paths and files
   PathOutsideWorkspace: 'PATH_OUTSIDE_WORKSPACE',
   PathInvalid: 'PATH_INVALID',
@@ -94,6 +95,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   LIMIT_EXCEEDED: 'A size, depth or count limit was passed (schema size, `$ref` expansion, tools or groups per session); the message names it.',
   PROMPT_RATE_LIMITED: 'Too many permission prompts in a short time, or the user denied this backend for a while; nothing was shown or run.',
   CHANGE_TOO_LARGE: 'The change is too large to show the user in full before consent, so it was refused.',
+  PROMPT_TOO_LARGE: 'The text the user would consent to does not fit its prompt in full as shown (invisible characters spelled out), so the call was refused without asking.',
   PATH_OUTSIDE_WORKSPACE: 'The path resolves outside every workspace folder (`..`, absolute, or via a symlink).',
   PATH_INVALID: 'The path is empty, has a NUL byte, a non-`file` scheme or a UNC prefix.',
   PATH_PROTECTED: 'The path holds secrets or configuration that can run code; the user must confirm.',

@@ -45,6 +45,11 @@ export const ChatRunEvent = unionOf({ ...Messages.byDirection.runEvents, ToolCal
  * same call (matched by `callId`) add nothing to what the card says ran.
  */
 export const ChatCallRecord = z.object({
+  /**
+   * Minted by the extension for this call alone (src/core/callRecord.ts): its card is found by it,
+   * never by the backend's request id, which a new session may use again for another call.
+   */
+  recordId: z.string().min(1).max(100),
   requestId: z.string().min(1).max(200),
   callId: z.string().min(1).max(200),
   threadId: z.string().max(200).optional(),
@@ -117,9 +122,14 @@ export const MAX_APPROVAL_REASON = 1000;
 export const ApprovalChoiceAnswer = z.enum(['allowSession', 'allowFolder', 'denyAll', 'disconnect']);
 /**
  * A permission prompt shown in the chat (`clientTools.permissions.promptStyle: chat`): the texts
- * the modal would show, already through the extension's sanitiser, shown whole as plain text.
+ * the permission gate built and measured for the chat (src/core/consentText.ts), shown whole as
+ * plain text. Never restored from the view's saved state: the host sends the open one on `ready`.
  */
 export const ChatApproval = z.object({
+  /** Minted by the extension for this prompt alone (never the backend's request id); an answer names it. */
+  promptId: z.string().min(1).max(100),
+  /** SHA-256 (hex) of `approvalDigestInput` of this prompt: an answer carries the digest of the text its card shows. */
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
   requestId: z.string().min(1).max(200),
   toolName: z.string().min(1).max(200),
   groupName: z.string().max(200),
@@ -129,6 +139,15 @@ export const ChatApproval = z.object({
   detail: z.string().max(25_000),
   choices: z.array(z.object({ answer: ApprovalChoiceAnswer, label: z.string().min(1).max(1000) })).max(8),
 });
+/**
+ * What a prompt's digest is taken of: the texts a card shows, in order, as JSON. The extension
+ * hashes the prompt it opens; the card hashes what it put on screen, and an answer whose digest
+ * differs from the open prompt's is refused.
+ */
+export function approvalDigestInput(p: Pick<ChatApproval, 'toolName' | 'groupName' | 'message' | 'detail' | 'choices'>): string {
+  return JSON.stringify([p.toolName, p.groupName, p.message, p.detail, ...p.choices.flatMap((c) => [c.answer, c.label])]);
+}
+
 /** The permission prompt the chat shows now, or null when none is open (sent again on every `ready`). */
 export const HostApproval = z.object({ type: z.literal('approval'), prompt: ChatApproval.nullable() });
 /** Clear the transcript (New Chat). */
@@ -141,8 +160,9 @@ export const HostSync = z.object({
   type: z.literal('sync'),
   activeRunId: runId.nullable(),
   /**
-   * The calls the extension is still executing. A card from the record of any other call that the
-   * view still shows as open (it was saved before the window reloaded) is closed as cancelled.
+   * The record ids of the calls the extension is still executing. A card from the record of any
+   * other call that the view still shows as open (it was saved before the window reloaded, or it
+   * missed the call's end while hidden) is closed as cancelled.
    */
   openCallIds: z.array(z.string().max(200)).max(5000).optional(),
 });
@@ -181,8 +201,8 @@ const reviewId = z.string().min(1).max(200);
 
 /** An OpenDiff review as the extension reads it from the reviewed text (src/vscode/diffReview.ts). */
 export const ChatReview = z.object({
-  /** The call's record this review belongs to (its card). */
-  requestId: z.string().min(1).max(200),
+  /** The record id of the call this review belongs to (its card). */
+  recordId: z.string().min(1).max(100),
   reviewId,
   path: z.string().max(1000),
   newFile: z.boolean(),
@@ -196,6 +216,8 @@ export const ChatReview = z.object({
   })).max(MAX_REVIEW_HUNKS),
   /** Hunks beyond MAX_REVIEW_HUNKS, not listed (the diff editor shows them). */
   moreHunks: z.number().int().nonnegative(),
+  /** Changed lines longer than the editor draws, named (src/core/renderLimit.ts): shown next to Accept. */
+  warning: z.string().max(2000).optional(),
 });
 /** An OpenDiff review opened, changed (a hunk kept or taken back, the user typed) or ended. */
 export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: ChatReview });
@@ -236,14 +258,19 @@ export const WebviewAction = z.object({ type: z.literal('action'), action: ChatA
 /** The chat's answer to a ShowMessage question the extension is running: a button by its position, or null to give up. */
 export const WebviewAnswerQuestion = z.object({
   type: z.literal('answerQuestion'),
-  requestId: z.string().min(1).max(200),
+  /** The record id of the ShowMessage call's card. */
+  recordId: z.string().min(1).max(100),
   index: z.number().int().min(0).max(4).nullable(),
 });
 
-/** The user answered the approval for `requestId`; `reason` only with a Deny. */
+/**
+ * The user answered the prompt `promptId`, whose card showed text with `digest`; the extension
+ * refuses an answer for a prompt that is not open or whose digest differs. `reason` only with a Deny.
+ */
 export const WebviewApprovalAnswer = z.object({
   type: z.literal('approvalAnswer'),
-  requestId: z.string().min(1).max(200),
+  promptId: z.string().min(1).max(100),
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
   answer: z.union([z.enum(['allow', 'deny']), ApprovalChoiceAnswer]),
   reason: z.string().max(MAX_APPROVAL_REASON).optional(),
 });

@@ -4,11 +4,13 @@
  * dispatcher's logging, trust handling, and `updateToolGroups` to the backend on register and on
  * dispose. What they pass is checked and copied first, so a malformed definition fails at once
  * with INVALID_SCHEMA, and changing the objects afterwards (say, flipping `requiresPermission`)
- * changes nothing.
+ * changes nothing. The `prompt` and `detail` a `prepare` returns are the extension's words about
+ * values the backend chose, so each is shown on one line (src/core/consentText.ts), like a value.
  */
 import * as vscode from 'vscode';
 import { CodedError, ErrorCode } from '../protocol';
-import type { ClientTool, ToolGroupSpec, ToolRegistry } from '../core';
+import type { ClientTool, Preparation, ToolGroupSpec, ToolRegistry } from '../core';
+import { consentValue } from '../core/consentText';
 
 export function registerExternalGroup(registry: ToolRegistry, log: vscode.LogOutputChannel, group: unknown, tools: unknown): vscode.Disposable {
   const spec = checkGroup(group);
@@ -54,8 +56,16 @@ function checkTool(value: unknown, field: string): ClientTool {
   };
   if (value.hidden !== undefined) tool.hidden = bool(value.hidden, `${field}.hidden`);
   if (value.sequential !== undefined) tool.sequential = bool(value.sequential, `${field}.sequential`);
-  if (typeof prepare === 'function') tool.prepare = (args, ctx) => (prepare as NonNullable<ClientTool['prepare']>).call(value, args, ctx);
+  if (typeof prepare === 'function') tool.prepare = async (args, ctx) => asConsent(await (prepare as NonNullable<ClientTool['prepare']>).call(value, args, ctx));
   return tool;
+}
+
+/** The preparation with its `detail` as one value of consent text; the same object kind, for the tool's `run`. */
+function asConsent(prepared: Preparation): Preparation {
+  if (!isRecord(prepared) || prepared.detail === undefined) return prepared;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(prepared) as object | null) as Preparation, prepared);
+  copy.detail = consentValue(String(prepared.detail));
+  return copy;
 }
 
 function str(v: unknown, field: string): string {

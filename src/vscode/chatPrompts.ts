@@ -4,30 +4,25 @@
  * Allow choices and Deny with an optional reason; nothing takes the keyboard from the editor.
  *
  * Unlike a modal, the prompt can be taken back: a cancelled call (Stop, the backend's cancel, the
- * prompt timeout) removes it from the chat at once, and a late click on it is ignored. While the
- * chat is hidden, a notification (once per prompt) and the status bar lead to it.
+ * prompt timeout) removes it from the chat at once, and a late click on it is ignored. An answer
+ * counts only for the prompt that is open, by the id the permission gate minted for it and the
+ * digest of the text its card showed (src/core/openPrompts.ts). While the chat is hidden, a
+ * notification (once per prompt) and the status bar lead to it.
  */
 import * as vscode from 'vscode';
-import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../core/host';
-import { safe, uiText, type SafeText } from '../core/uiText';
-import type { ChatApproval } from '../protocol/webview';
+import type { PermissionPrompt, PermissionReply } from '../core/host';
+import { chatApprovalOf, OpenPrompts } from '../core/openPrompts';
+import { safe, uiText } from '../core/uiText';
 import type { ChatViewProvider } from './chatView';
 import { Views } from './ids';
 import * as ui from './ui';
 
 const OPEN_CHAT = safe`Open Chat`;
 
-interface OpenPrompt {
-  approval: ChatApproval;
-  /** The answers this prompt offered: anything else from the view is ignored. */
-  offered: ReadonlySet<PermissionAnswer>;
-  resolve: (reply: PermissionReply | undefined) => void;
-  notified: boolean;
-}
-
 export class ChatPrompts implements vscode.Disposable {
-  /** Open prompts by request id, oldest first; the chat shows the oldest (the gate asks one at a time). */
-  private readonly open = new Map<string, OpenPrompt>();
+  private readonly open = new OpenPrompts();
+  /** Prompts a "waits in the chat" notification was shown for. */
+  private readonly notified = new Set<string>();
   private readonly disposables: vscode.Disposable[];
 
   constructor(
@@ -35,11 +30,17 @@ export class ChatPrompts implements vscode.Disposable {
     private readonly log: Pick<vscode.LogOutputChannel, 'warn'>,
   ) {
     this.disposables = [
-      chat.onDidAnswerApproval((m) => this.answer(m.requestId, m.answer, m.reason)),
+      chat.onDidAnswerApproval((m) => {
+        const verdict = this.open.answer(m.promptId, m.digest, m.answer, m.reason);
+        // A click on a prompt withdrawn meanwhile, a card restored from an old state, a button it never had.
+        if (verdict !== 'accepted') this.log.warn(`Chat: ignored an answer (${m.answer}) to a permission prompt: ${verdict}`);
+      }),
       chat.onDidChangeVisibility((visible) => {
         if (!visible) this.notifyHidden();
       }),
     ];
+    const changes = this.open.onDidChange(() => this.show());
+    this.disposables.push({ dispose: () => changes.dispose() });
   }
 
   /** Whether a prompt waits for an answer in the chat. */
@@ -48,58 +49,18 @@ export class ChatPrompts implements vscode.Disposable {
   }
 
   /**
-   * Shows `prompt` in the chat with the texts the modal would show (`message`, `detail`, already
-   * through the door), and resolves with the user's answer, or undefined once `signal` aborts.
+   * Shows `prompt` in the chat with the gate's texts, measured for the chat (src/core/consentText.ts),
+   * and resolves with the user's answer, or undefined once `signal` aborts.
    */
-  ask(prompt: PermissionPrompt, message: SafeText, detail: SafeText, signal: AbortSignal): Promise<PermissionReply | undefined> {
-    if (signal.aborted) return Promise.resolve(undefined);
-    const approval: ChatApproval = {
-      requestId: prompt.requestId,
-      toolName: prompt.toolName,
-      groupName: prompt.groupName,
-      message,
-      detail,
-      choices: prompt.choices.map((c) => ({ answer: c.answer, label: uiText(c.label, { maxLength: 200 }) })),
-    };
-    const offered = new Set<PermissionAnswer>(['allow', 'deny', ...prompt.choices.map((c) => c.answer)]);
-    return new Promise((resolve) => {
-      const onAbort = () => this.close(prompt.requestId, undefined);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.open.set(prompt.requestId, {
-        approval,
-        offered,
-        notified: false,
-        resolve: (reply) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(reply);
-        },
-      });
-      this.show();
-      this.notifyHidden();
-    });
-  }
-
-  private answer(requestId: string, answer: PermissionAnswer, reason: string | undefined): void {
-    const prompt = this.open.get(requestId);
-    if (!prompt || !prompt.offered.has(answer)) {
-      // A click on a prompt that was withdrawn in the meantime, or a button it never had.
-      this.log.warn(`Chat: ignored an answer (${answer}) to a permission prompt that is not open or did not offer it`);
-      return;
-    }
-    this.close(requestId, answer === 'deny' && reason?.trim() ? { answer, reason } : { answer });
-  }
-
-  private close(requestId: string, reply: PermissionReply | undefined): void {
-    const prompt = this.open.get(requestId);
-    if (!prompt) return;
-    this.open.delete(requestId);
-    this.show();
-    prompt.resolve(reply);
+  ask(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionReply | undefined> {
+    const answered = this.open.add(prompt, signal);
+    this.notifyHidden();
+    return answered.finally(() => this.notified.delete(prompt.promptId));
   }
 
   private show(): void {
-    const first = this.open.values().next();
-    this.chat.setApproval(first.done ? null : first.value.approval);
+    const first = this.open.first();
+    this.chat.setApproval(first ? chatApprovalOf(first) : null);
   }
 
   /**
@@ -108,11 +69,10 @@ export class ChatPrompts implements vscode.Disposable {
    */
   private notifyHidden(): void {
     if (this.chat.visible) return;
-    for (const prompt of this.open.values()) {
-      if (prompt.notified) continue;
-      prompt.notified = true;
-      const { toolName, message } = prompt.approval;
-      void ui.showWarning(safe`Client Tools: ${uiText(toolName)} waits for your permission in the chat: ${uiText(message)}`, OPEN_CHAT).then((choice) => {
+    for (const prompt of this.open.prompts()) {
+      if (this.notified.has(prompt.promptId)) continue;
+      this.notified.add(prompt.promptId);
+      void ui.showWarning(safe`Client Tools: ${uiText(prompt.toolName)} waits for your permission in the chat: ${uiText(prompt.message)}`, OPEN_CHAT).then((choice) => {
         if (choice === OPEN_CHAT) void vscode.commands.executeCommand(`${Views.chat}.focus`);
       });
     }
@@ -120,7 +80,8 @@ export class ChatPrompts implements vscode.Disposable {
 
   /** Withdraws every open prompt (as dismissed: deny). */
   dispose(): void {
-    for (const id of [...this.open.keys()]) this.close(id, undefined);
+    this.open.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }
+

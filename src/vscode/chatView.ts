@@ -49,7 +49,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly stopEmitter = new vscode.EventEmitter<void>();
   private readonly newChatEmitter = new vscode.EventEmitter<void>();
   private readonly retryEmitter = new vscode.EventEmitter<string>();
-  private readonly answerEmitter = new vscode.EventEmitter<{ requestId: string; index: number | null }>();
+  private readonly answerEmitter = new vscode.EventEmitter<{ recordId: string; index: number | null }>();
   /** The user sent a message (already echoed in the view), with the selection attached to it if any. */
   readonly onDidSend = this.sendEmitter.event;
   /** The user pressed Stop: cancel the current run. */
@@ -145,8 +145,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    * backend's display events for the same call only match them), background calls included.
    */
   postCallRecord(record: CallRecord): void {
-    if (isFinalStatus(record.status)) this.openCalls.delete(record.requestId);
-    else this.openCalls.add(record.requestId);
+    if (isFinalStatus(record.status)) this.openCalls.delete(record.recordId);
+    else this.openCalls.add(record.recordId);
     this.post({ type: 'callRecord', record: toChatCallRecord(record, toBase64) });
   }
 
@@ -270,7 +270,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.approvalEmitter.fire(message);
         break;
       case 'answerQuestion':
-        this.answerEmitter.fire({ requestId: message.requestId, index: message.index });
+        this.answerEmitter.fire({ recordId: message.recordId, index: message.index });
         break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);

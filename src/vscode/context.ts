@@ -128,7 +128,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),
       this.chat.onDidNewChat(() => this.newChat()),
-      this.chat.onDidAnswerQuestion((a) => this.host.questions.answer(a.requestId, a.index)),
+      this.chat.onDidAnswerQuestion((a) => this.host.questions.answer(a.recordId, a.index)),
       this.modelEndpoint,
       this.modelEndpoint.onDidChange(() => {
         const s = this.core.state;

@@ -15,6 +15,11 @@
  * when the review ends another way it stays in the notification centre; its buttons are bound to
  * their own review and do nothing once it has ended.
  *
+ * A changed line longer than the editor draws (`editor.stopRenderingLineAfter`) is named on the
+ * notification (first, so VS Code's cut of long notifications never takes it) and on the card, and
+ * an Accept from the title bar or the palette, where neither may have been read, asks first in a
+ * modal that names it (src/core/renderLimit.ts).
+ *
  * A proposal's URI is `client-tools-diff://<review id>/<workspace-relative path>`: the breadcrumb
  * shows the path (`src › a.ts`), and the id in the authority keeps every review's documents apart,
  * two files named alike as well as a later review of the same file.
@@ -23,6 +28,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { DiffOutcome, DiffRequest } from '../core/host';
 import { hunkReview, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
+import { consent, consentLines, fitConsent, type FittedConsent } from '../core/consentText';
 import { safe, uiText } from '../core/uiText';
 import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
 import { ContextKeys } from './ids';
@@ -96,10 +102,14 @@ export class DiffReviews implements vscode.Disposable {
     });
   }
 
-  /** Accepts the review named by `target` (a URI, as the editor title passes it), else the active or only one. */
+  /**
+   * Accepts the review named by `target` (a URI, as the editor title passes it), else the active or
+   * only one. A review with lines the editor does not draw whole asks first, naming them.
+   */
   async accept(target?: unknown): Promise<boolean> {
     const review = this.find(target);
     if (!review) return false;
+    if (review.request.warning !== undefined && !(await confirmUnrendered(review.request.relative, review.request.warning))) return false;
     await this.finish(review, { decision: 'accepted', content: this.textOf(review) });
     return true;
   }
@@ -160,13 +170,14 @@ export class DiffReviews implements vscode.Disposable {
       state: states[i],
     }));
     this.changes.fire({
-      requestId: review.request.requestId,
+      recordId: review.request.recordId,
       reviewId: review.id,
       path: review.request.relative,
       newFile: !review.request.exists,
       open,
       hunks,
       moreHunks: Math.max(0, review.hunks.hunks.length - MAX_REVIEW_HUNKS),
+      ...(review.request.warning !== undefined ? { warning: review.request.warning } : {}),
     });
   }
 
@@ -195,9 +206,10 @@ export class DiffReviews implements vscode.Disposable {
     // `a[x](command:…).txt` becomes a link in the notification.
     const count = review.hunks.hunks.length;
     const what = review.request.exists ? `${review.request.message.replace(/\.$/, '')} (${count} hunk${count === 1 ? '' : 's'}).` : review.request.message;
+    const warned = review.request.warning !== undefined ? safe`⚠ ${uiText(review.request.warning)} ` : safe``;
     const title = review.request.exists
-      ? safe`${uiText(what)} Accept or Reject it here, in the editor's title bar, or in the chat, where you can also keep or reject each hunk.`
-      : safe`${uiText(what)} Accept or Reject it here, in the editor's title bar, or in the chat.`;
+      ? safe`${warned}${uiText(what)} Accept or Reject it here, in the editor's title bar, or in the chat, where you can also keep or reject each hunk.`
+      : safe`${warned}${uiText(what)} Accept or Reject it here, in the editor's title bar, or in the chat.`;
     const [accept, reject] = [safe`Accept`, safe`Reject`];
     void ui.showInfo(title, accept, reject).then((choice) => {
       // Bound to this review: once it has ended another way, a late click does nothing.
@@ -246,6 +258,27 @@ export class DiffReviews implements vscode.Disposable {
   private updateContext(): void {
     void vscode.commands.executeCommand('setContext', ContextKeys.diffPending, this.reviews.size > 0);
   }
+}
+
+const ACCEPT_ANYWAY = safe`Accept Anyway`;
+
+/**
+ * Accept from the title bar or the palette, where the warning may not have been read: a modal that
+ * names the lines first (consent text, measured for the modal). One too long for the modal is not
+ * accepted from here; the card and the notification name the lines too.
+ */
+async function confirmUnrendered(relative: string, warning: string): Promise<boolean> {
+  let text: FittedConsent;
+  try {
+    text = fitConsent({
+      message: consent`Accept the proposed changes to ${relative}?`,
+      detail: consentLines([consent`${warning}`, consent`Reject instead if you want to see those lines first, or ask the agent to break them up.`], '\n\n'),
+    }, 'modal');
+  } catch {
+    void ui.showWarning(safe`Client Tools: not accepted: the lines of ${uiText(relative)} the editor does not draw do not fit a dialog; accept from the chat's card, which names them.`);
+    return false;
+  }
+  return (await ui.showModalItems(text, [{ title: ACCEPT_ANYWAY, value: true }]))?.value === true;
 }
 
 /** The proposed document a tab shows: a diff's right side, or the plain editor of a new file's proposal. */

@@ -1,10 +1,23 @@
 /**
  * The Editor group's part of `IdeHost` on the VS Code API (VsCodeIdeHost delegates here; OpenDiff's
- * review is diffReview.ts): document buffers, edits, saving and closing tabs.
+ * review is diffReview.ts): document buffers, edits, saving and closing tabs, and what the editor
+ * draws of a line.
  */
 import * as vscode from 'vscode';
 import { CodedError, ErrorCode } from '../protocol';
 import type { AppliedEdits, ClosedTabs, DocumentSnapshot, SaveOutcome, TextEditSpec } from '../core/host';
+import { DEFAULT_RENDER_LIMIT } from '../core/renderLimit';
+
+/**
+ * What the editor draws of a line for this file: `editor.stopRenderingLineAfter` as it applies to
+ * it (its language's override, the folder's, the user's; VS Code's default 10,000), undefined for -1.
+ */
+export function renderedLineLimit(absPath: string): number | undefined {
+  const uri = vscode.Uri.file(absPath);
+  const languageId = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath)?.languageId;
+  const value = vscode.workspace.getConfiguration('editor', languageId !== undefined ? { uri, languageId } : uri).get<number>('stopRenderingLineAfter', DEFAULT_RENDER_LIMIT);
+  return typeof value === 'number' && value >= 0 ? value : undefined;
+}
 
 export async function readDocument(absPath: string): Promise<DocumentSnapshot> {
   const uri = vscode.Uri.file(absPath);

@@ -3,7 +3,8 @@ import type {
   DeleteOptions, DiffOutcome, DiffRequest, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
   PermissionPrompt, PermissionReply, QuestionCall, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
 } from '../core/host';
-import { safe, uiText, type SafeText } from '../core/uiText';
+import type { ConsentSurface } from '../core/consentText';
+import { safe, uiText } from '../core/uiText';
 import type { ChatPrompts } from './chatPrompts';
 import { readPromptStyle, readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
@@ -116,19 +117,22 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     return Math.min(count, limit);
   }
 
+  /** The chat (`clientTools.permissions.promptStyle: chat`, once the chat is set up) or the modal. */
+  consentSurface(): ConsentSurface {
+    return readPromptStyle() === 'chat' && this.chatPrompts ? 'chat' : 'modal';
+  }
+
   /**
-   * The prompt in the chat (`clientTools.permissions.promptStyle: chat`, src/vscode/chatPrompts.ts),
-   * or the modal. Both show the same texts, through the door the same way (verbatim: a dialog and
-   * the chat render plain text, so the command or change approved reads as it runs).
+   * The prompt in the chat (src/vscode/chatPrompts.ts) or the modal, whichever the gate measured its
+   * text for. Both render the gate's text as plain text (src/core/consentText.ts), so the command or
+   * change approved reads as it runs.
    */
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {
     if (signal.aborted) return Promise.resolve(undefined);
-    const message = uiText(prompt.message, { verbatim: true });
-    const detailText = [`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n');
-    const detail = uiText(detailText, { multiline: true, verbatim: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS });
-    const chat = readPromptStyle() === 'chat' ? this.chatPrompts : undefined;
+    // Measured for the chat: never shown in the smaller modal instead (dismissed, so denied).
+    if (prompt.surface === 'chat' && !this.chatPrompts) return Promise.resolve(undefined);
     this.promptEmitter.fire({ open: true, prompt });
-    const answered = chat ? chat.ask(prompt, message, detail, signal) : this.confirmInModal(prompt, message, detail, signal);
+    const answered = prompt.surface === 'chat' && this.chatPrompts ? this.chatPrompts.ask(prompt, signal) : this.confirmInModal(prompt, signal);
     return answered.finally(() => this.promptEmitter.fire({ open: false, prompt }));
   }
 
@@ -139,14 +143,15 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
    * close a modal dialog from code, so when the call is cancelled this resolves at once and the
    * dialog's later answer is ignored.
    */
-  private confirmInModal(prompt: PermissionPrompt, message: SafeText, detail: SafeText, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
+  private confirmInModal(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
     // Deny comes first so it is the focused default: Enter on a prompt never runs the tool. Items,
     // not strings, so two labels that read alike can never be confused. Grant labels name paths the
     // backend chose: through the door like any text of the backend's.
     const buttons: PromptButton[] = [
       { title: DENY, value: 'deny' },
       { title: ALLOW, value: 'allow' },
-      ...prompt.choices.map((c) => ({ title: uiText(c.label, { maxLength: 200 }), value: c.answer })),
+      // Whole: the gate offers only labels that fit (MAX_CHOICE_LABEL_COLUMNS), so nothing is cut here.
+      ...prompt.choices.map((c) => ({ title: uiText(c.label, { maxLength: 1000 }), value: c.answer })),
     ];
     return new Promise<PermissionAnswer | undefined>((resolve) => {
       let settled = false;
@@ -158,7 +163,7 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
       };
       const onAbort = () => finish(undefined);
       signal.addEventListener('abort', onAbort);
-      ui.showModalItems(message, detail, buttons).then(
+      ui.showModalItems(prompt, buttons).then(
         (choice) => finish(choice?.value),
         () => finish(undefined),
       );
@@ -177,6 +182,7 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   readonly saveDocument = editorHost.saveDocument;
   readonly documentState = editorHost.documentState;
   readonly closeTabs = editorHost.closeTabs;
+  readonly renderedLineLimit = editorHost.renderedLineLimit;
   /** Open OpenDiff reviews; the accept/reject commands act on them. */
   readonly diffs = new DiffReviews();
 

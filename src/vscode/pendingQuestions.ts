@@ -19,13 +19,13 @@ export class PendingQuestions {
     if (call.signal.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const settle = (answer: string | undefined): void => {
-        if (this.waiting.get(call.requestId)?.settle !== settle) return;
-        this.waiting.delete(call.requestId);
+        if (this.waiting.get(call.recordId)?.settle !== settle) return;
+        this.waiting.delete(call.recordId);
         call.signal.removeEventListener('abort', onAbort);
         resolve(answer);
       };
       const onAbort = (): void => settle(undefined);
-      this.waiting.set(call.requestId, { buttons, settle });
+      this.waiting.set(call.recordId, { buttons, settle });
       call.signal.addEventListener('abort', onAbort);
       notification.then(settle, () => settle(undefined));
     });
@@ -33,10 +33,10 @@ export class PendingQuestions {
 
   /**
    * The chat's answer: the button at `index` (the order the tool gave them), or null for Give up.
-   * An id that is not waiting (answered already, cancelled) or an index out of range changes nothing.
+   * A record id that is not waiting (answered already, cancelled) or an index out of range changes nothing.
    */
-  answer(requestId: string, index: number | null): boolean {
-    const waiting = this.waiting.get(requestId);
+  answer(recordId: string, index: number | null): boolean {
+    const waiting = this.waiting.get(recordId);
     if (!waiting) return false;
     if (index === null) waiting.settle(undefined);
     else if (index >= 0 && index < waiting.buttons.length) waiting.settle(waiting.buttons[index]);

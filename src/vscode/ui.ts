@@ -14,14 +14,13 @@
  * can influence goes through `uiText(…)` inside it. To route a new call: replace
  * `vscode.window.showWarningMessage(msg, …buttons)` with `ui.showWarning(<SafeText>, …<SafeText buttons>)`;
  * the chosen button comes back as the SafeText passed in, so compare against the same constants.
+ * A modal shows only consent text measured to fit it whole (`FittedConsent`, src/core/consentText.ts).
  */
 import * as vscode from 'vscode';
+import type { FittedConsent } from '../core/consentText';
 import type { SafeText } from '../core/uiText';
 
 export type Severity = 'info' | 'warning' | 'error';
-
-/** A modal's detail may be long (a whole change); the sanitiser still keeps it bounded. */
-export const MAX_MODAL_DETAIL_CHARS = 20_000;
 
 /** A notification toast. Resolves with the button clicked, or undefined when dismissed. */
 export function notify(severity: Severity, message: SafeText, ...buttons: SafeText[]): Thenable<SafeText | undefined> {
@@ -33,20 +32,20 @@ export const showInfo = (message: SafeText, ...buttons: SafeText[]) => notify('i
 export const showWarning = (message: SafeText, ...buttons: SafeText[]) => notify('warning', message, ...buttons);
 export const showError = (message: SafeText, ...buttons: SafeText[]) => notify('error', message, ...buttons);
 
-/** A modal warning dialog with a detail text (newlines kept). Resolves with the button, or undefined (Cancel, Escape). */
-export function showModal(message: SafeText, detail: SafeText, buttons: readonly SafeText[]): Thenable<SafeText | undefined> {
-  return vscode.window.showWarningMessage<SafeText>(message, { modal: true, detail }, ...buttons);
-}
-
 /** A modal button that carries its meaning, so two titles that read alike cannot be confused. */
 export interface SafeModalItem<T> extends vscode.MessageItem {
   title: SafeText;
   value: T;
 }
 
-/** A modal warning dialog whose buttons are items. Resolves with the item clicked, or undefined (Cancel, Escape). */
-export function showModalItems<T>(message: SafeText, detail: SafeText, items: readonly SafeModalItem<T>[]): Thenable<SafeModalItem<T> | undefined> {
-  return vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
+/**
+ * A modal warning dialog whose buttons are items, showing consent text measured for the modal (the
+ * dialog renders plain text: no link, no icon syntax). Resolves with the item clicked, or undefined
+ * (Cancel, Escape).
+ */
+export function showModalItems<T>(text: FittedConsent, items: readonly SafeModalItem<T>[]): Thenable<SafeModalItem<T> | undefined> {
+  if (text.surface !== 'modal') throw new Error(`consent text measured for the ${text.surface}, not the modal`);
+  return vscode.window.showWarningMessage(text.message, { modal: true, detail: text.detail }, ...items);
 }
 
 /** A progress notification whose title is the message; `task` gets the cancellation token. */

@@ -7,13 +7,18 @@
  * scrolled. All text goes in as text nodes: nothing the backend wrote becomes a link or markup.
  * It never takes the keyboard; its buttons answer only after a short arming delay, so a click or a
  * key meant for what was there a moment before cannot answer a prompt that just appeared.
+ *
+ * An answer names the prompt by the id the extension minted for it and carries the SHA-256 of the
+ * texts this card put on screen, read back from its own elements; the extension refuses an answer
+ * whose prompt is not open or whose digest is not that prompt's. The card is rebuilt whenever the
+ * prompt's id or digest changes, never kept for another prompt that reuses a request id.
  */
 import type { ChatApproval } from '../protocol/webview';
-import { MAX_APPROVAL_REASON } from '../protocol/webview';
+import { approvalDigestInput, MAX_APPROVAL_REASON } from '../protocol/webview';
 
 type Answer = 'allow' | 'deny' | ChatApproval['choices'][number]['answer'];
 
-export type AnswerApproval = (requestId: string, answer: Answer, reason?: string) => void;
+export type AnswerApproval = (promptId: string, digest: string, answer: Answer, reason?: string) => void;
 
 /** How long a newly shown prompt's buttons stay disabled. */
 const ARMING_DELAY_MS = 600;
@@ -39,8 +44,9 @@ export class ApprovalCard {
 
   /** Shows `prompt` (rebuilt only when another prompt replaces it, so a reason being typed stays). */
   update(prompt: ChatApproval | null): void {
-    if ((prompt?.requestId ?? null) === this.shown) return;
-    this.shown = prompt?.requestId ?? null;
+    const key = prompt ? `${prompt.promptId} ${prompt.digest}` : null;
+    if (key === this.shown) return;
+    this.shown = key;
     if (this.armTimer !== undefined) clearTimeout(this.armTimer);
     this.root.replaceChildren();
     this.root.hidden = prompt === null;
@@ -54,11 +60,12 @@ export class ApprovalCard {
     reason.maxLength = MAX_APPROVAL_REASON;
     reason.placeholder = 'Why not? (optional; the agent reads it)';
     reason.setAttribute('aria-label', 'Reason for Deny, optional; the agent reads it');
+    let shownDigest: string | undefined;
     const send = (answer: Answer): void => {
-      if (buttons.some((b) => b.disabled)) return;
+      if (shownDigest === undefined || buttons.some((b) => b.disabled)) return;
       for (const b of buttons) b.disabled = true;
       const said = reason.value.trim();
-      this.answer(prompt.requestId, answer, answer === 'deny' && said ? said : undefined);
+      this.answer(prompt.promptId, shownDigest, answer, answer === 'deny' && said ? said : undefined);
     };
     const button = (answer: Answer, label: string, className: string): HTMLButtonElement => {
       const b = el('button', `approval-button ${className}`, label);
@@ -86,9 +93,30 @@ export class ApprovalCard {
     denyRow.append(reason, button('deny', 'Deny', 'deny'));
     for (const c of prompt.choices) if (DENYING.has(c.answer)) denyRow.append(button(c.answer, c.label, 'secondary'));
 
-    this.root.append(head, el('p', 'approval-message', prompt.message), el('pre', 'approval-detail', prompt.detail), allowRow, denyRow);
-    this.armTimer = setTimeout(() => {
+    const tool = head.querySelector('.approval-tool')!;
+    const message = el('p', 'approval-message', prompt.message);
+    const detail = el('pre', 'approval-detail', prompt.detail);
+    this.root.append(head, message, detail, allowRow, denyRow);
+    // What is on screen, read back from the card itself, is what the answer vouches for.
+    const labels = new Map(buttons.map((b) => [b.dataset.answer, b.textContent ?? '']));
+    const onScreen = approvalDigestInput({
+      toolName: tool.textContent ?? '',
+      groupName: prompt.groupName,
+      message: message.textContent ?? '',
+      detail: detail.textContent ?? '',
+      choices: prompt.choices.map((c) => ({ answer: c.answer, label: labels.get(c.answer) ?? '' })),
+    });
+    const key = this.shown;
+    const armed = new Promise<void>((resolve) => (this.armTimer = setTimeout(resolve, ARMING_DELAY_MS)));
+    void Promise.all([sha256Hex(onScreen), armed]).then(([digest]) => {
+      if (this.shown !== key) return;
+      shownDigest = digest;
       for (const b of buttons) b.disabled = false;
-    }, ARMING_DELAY_MS);
+    });
   }
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -75,7 +75,8 @@ function scheduleSave(): void {
 function saveNow(): void {
   if (saveTimer !== undefined) clearTimeout(saveTimer);
   saveTimer = undefined;
-  api.setState({ ...state, savedAt: Date.now() } satisfies ChatState);
+  // Never a live prompt: restoring one could show its text for another (src/webview/state.ts restoreState).
+  api.setState({ ...state, approval: null, savedAt: Date.now() } satisfies ChatState);
 }
 
 const root = document.getElementById('app');
@@ -110,11 +111,11 @@ const view = new ChatView(root, {
   decideReview: (reviewId, accept, reason) => post({ type: 'decideReview', reviewId, accept, ...(reason !== undefined ? { reason } : {}) }),
   reviewHunk: (reviewId, hunk, keep) => post({ type: 'reviewHunk', reviewId, hunk, keep }),
   runAction: (action) => post({ type: 'action', action }),
-  answerQuestion: (requestId, index) => post({ type: 'answerQuestion', requestId, index }),
+  answerQuestion: (recordId, index) => post({ type: 'answerQuestion', recordId, index }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
   removeAttachment: () => dispatch({ type: 'removeAttachment' }),
   openPath: (path, line) => post({ type: 'openPath', path, ...(line !== undefined ? { line } : {}) }),
-  answerApproval: (requestId, answer, reason) => post({ type: 'approvalAnswer', requestId, answer, ...(reason !== undefined ? { reason } : {}) }),
+  answerApproval: (promptId, digest, answer, reason) => post({ type: 'approvalAnswer', promptId, digest, answer, ...(reason !== undefined ? { reason } : {}) }),
 });
 view.update(state);
 

@@ -2,7 +2,7 @@
  * A ShowMessage question the editor is waiting on, shown above the composer: the question, its
  * buttons and Give up. VS Code hides the notification after a while, and the run would otherwise
  * wait with nothing in the chat saying why. Built only from the extension's own record of a running
- * call (a card with a `requestId`); the labels are the model's text, shown as plain text, and a
+ * call (a card with a `recordId`, which the answer names); the labels are the model's text, shown as plain text, and a
  * click answers with the button's position, never with anything the text says.
  */
 import type { ChatState, ToolItem } from './state';
@@ -11,7 +11,7 @@ import type { ChatState, ToolItem } from './state';
 const MAX_BUTTONS = 5;
 
 interface Question {
-  requestId: string;
+  recordId: string;
   message: string;
   buttons: string[];
 }
@@ -22,7 +22,7 @@ export class QuestionBanner {
   private readonly buttons: HTMLElement;
   private shown: string | undefined;
 
-  constructor(private readonly answer: (requestId: string, index: number | null) => void) {
+  constructor(private readonly answer: (recordId: string, index: number | null) => void) {
     this.root = document.createElement('div');
     this.root.className = 'question-banner';
     this.root.setAttribute('role', 'group');
@@ -40,7 +40,7 @@ export class QuestionBanner {
 
   update(state: ChatState): void {
     const question = waitingQuestion(state);
-    const key = question ? `${question.requestId}\n${question.message}\n${question.buttons.join('\n')}` : undefined;
+    const key = question ? `${question.recordId}\n${question.message}\n${question.buttons.join('\n')}` : undefined;
     if (key === this.shown) return;
     this.shown = key;
     this.root.hidden = !question;
@@ -49,8 +49,8 @@ export class QuestionBanner {
       return;
     }
     this.text.textContent = question.message;
-    const choices = question.buttons.map((label, index) => this.button(label, 'question-answer', () => this.answer(question.requestId, index)));
-    const giveUp = this.button('Give up', 'question-give-up secondary', () => this.answer(question.requestId, null));
+    const choices = question.buttons.map((label, index) => this.button(label, 'question-answer', () => this.answer(question.recordId, index)));
+    const giveUp = this.button('Give up', 'question-give-up secondary', () => this.answer(question.recordId, null));
     giveUp.title = 'Answer nothing: the agent is told you gave no answer';
     this.buttons.replaceChildren(...choices, giveUp);
   }
@@ -76,13 +76,13 @@ function waitingQuestion(state: ChatState): Question | undefined {
     const args = parseArgs(item.argsJson);
     const message = typeof args.message === 'string' ? args.message : '';
     const buttons = Array.isArray(args.buttons) ? args.buttons.filter((b): b is string => typeof b === 'string').slice(0, MAX_BUTTONS) : [];
-    if (buttons.length > 0 && item.requestId !== undefined) return { requestId: item.requestId, message, buttons };
+    if (buttons.length > 0 && item.recordId !== undefined) return { recordId: item.recordId, message, buttons };
   }
   return undefined;
 }
 
 function isWaitingQuestion(item: ToolItem): boolean {
-  return item.toolName === 'ShowMessage' && item.requestId !== undefined && item.status === 'running';
+  return item.toolName === 'ShowMessage' && item.recordId !== undefined && item.status === 'running';
 }
 
 function parseArgs(json: string): Record<string, unknown> {

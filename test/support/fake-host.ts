@@ -31,6 +31,7 @@ import type {
   TextEditSpec,
   WorkspaceFolder,
 } from '../../src/core/host';
+import type { ConsentSurface } from '../../src/core/consentText';
 import { FakeCatalog } from './fake-catalog';
 
 /** A prompt the test holds open until it answers it (or the call withdraws it). */
@@ -190,6 +191,13 @@ export class FakeHost implements IdeHost {
     return Math.min(count, limit);
   }
 
+  /** Where prompts are shown: the gate measures their text for it (the real default is the chat). */
+  surface: ConsentSurface = 'modal';
+
+  consentSurface(): ConsentSurface {
+    return this.surface;
+  }
+
   async confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {
     this.prompts.push(prompt);
     this.openPrompts++;
@@ -244,6 +252,10 @@ export class FakeHost implements IdeHost {
 
   openDiff(request: DiffRequest, signal: AbortSignal): Promise<DiffOutcome> {
     return this.catalog.openDiff(request, signal);
+  }
+
+  renderedLineLimit(): number | undefined {
+    return this.catalog.renderLimit;
   }
 
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {

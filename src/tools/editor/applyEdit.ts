@@ -4,6 +4,7 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { TextEditSpec } from '../../core/host';
+import { consent, consentLines } from '../../core/consentText';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
 import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
@@ -83,8 +84,8 @@ export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
     const edits = doc ? toTextEdits(args.edits, doc.text) : args.edits.map(uncheckedEdit);
     const lines = [
       change,
-      ...(args.save ? ['The file is saved afterwards.'] : []),
-      ...(target.protected ? ['This file can hold secrets or configuration that runs code.'] : []),
+      args.save ? consent`The file is saved afterwards.` : undefined,
+      target.protected ? consent`This file can hold secrets or configuration that runs code.` : undefined,
     ];
     return {
       target,
@@ -92,7 +93,7 @@ export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
       edits,
       ...(doc ? { reviewedHash: textHash(doc.text) } : {}),
       prompt: `Apply ${plural(edits.length, 'edit', 'edits')} to ${target.relative}?`,
-      detail: lines.join('\n'),
+      detail: consentLines(lines),
       forcePrompt: target.protected,
       grantTarget: grantTargetOf(target),
     };

@@ -2,11 +2,16 @@
  * OpenDiff: shows the user a diff between a file and proposed new content and waits for Accept or
  * Reject. The user may edit the proposed side first; an accepted diff writes that final text with
  * one undoable edit and saves. Diffs for the same file open one after the other, never at once.
+ * Changed lines longer than the editor draws are named in the prompt and on the review
+ * (src/core/renderLimit.ts): the proposal may still be accepted, once the user was told.
  */
 import { CodedError, ErrorCode } from '../../protocol';
+import { consent, consentLines } from '../../core/consentText';
+import { DEFAULT_RENDER_LIMIT, longLinesOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
 import { KeyedQueue } from '../../core/keyedQueue';
+import type { EditorToolsHost } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
@@ -61,11 +66,17 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
       throw new CodedError(ErrorCode.FileTooLarge, `${target.relative} is ${formatBytes(stat.size)}; OpenDiff handles files up to ${formatBytes(ctx.maxResultBytes)}`);
     }
     if (!target.protected) return { target };
+    // The file is not read before consent: every long line of the proposal is named.
+    const limit = renderLimitOf(ctx.host, target.absolute);
+    const warning = limit === undefined ? undefined : unrenderedWarning(longLinesOf(args.newContent, limit), limit);
     return {
       target,
       forcePrompt: true,
       prompt: `Show proposed changes to ${target.relative}?`,
-      detail: 'This file can hold secrets or configuration that runs code. You will still review the diff and accept or reject it.',
+      detail: consentLines([
+        consent`This file can hold secrets or configuration that runs code. You will still review the diff and accept or reject it.`,
+        warning !== undefined ? consent`${warning}` : undefined,
+      ], '\n\n'),
     };
   },
 
@@ -88,6 +99,9 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
           return jsonResult({ path: target.relative, decision: 'rejected', unchanged: true, message: 'The proposed content is the same as the file; nothing to review.' });
         }
         const review = hunkReview(current, args.newContent);
+        const limit = renderLimitOf(ctx.host, target.absolute);
+        const unrendered = unrenderedLines(review, limit);
+        const warning = limit === undefined ? undefined : unrenderedWarning(unrendered, limit);
         const outcome = await ctx.host.openDiff(
           {
             path: target.absolute,
@@ -97,7 +111,9 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
             title: `${target.relative} ↔ Proposed changes`,
             message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}.`,
             current,
-            requestId: ctx.requestId,
+            recordId: ctx.recordId,
+            unrendered,
+            ...(warning !== undefined ? { warning } : {}),
           },
           ctx.signal,
         );
@@ -142,6 +158,11 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
     );
   },
 });
+
+/** What the editor draws of a line for this file; VS Code's default when the host does not say. */
+function renderLimitOf(host: EditorToolsHost, absPath: string): number | undefined {
+  return host.renderedLineLimit ? host.renderedLineLimit(absPath) : DEFAULT_RENDER_LIMIT;
+}
 
 /** Equal apart from line endings (the editor may normalise them). */
 function sameText(a: string, b: string): boolean {

@@ -4,6 +4,7 @@
  * ApplyEdit with `save: true` saves its own change without a second question).
  */
 import type { ResolvedPath } from '../../core/paths';
+import { consent, consentLines } from '../../core/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathOnlyParameters } from '../support/parameters';
@@ -37,14 +38,14 @@ export const SaveDocument = defineEditorTool<SaveDocumentArgs, SavePreparation>(
     const { dirty } = await ctx.host.documentState(target.absolute);
     if (!dirty && !target.protected) return { target };
     const lines = [
-      ...(dirty ? [`${target.relative} has unsaved changes in the editor, which may be your own edits; saving writes all of them to disk.`] : []),
-      ...(target.protected ? ['This file can hold secrets or configuration that runs code.'] : []),
+      dirty ? consent`${target.relative} has unsaved changes in the editor, which may be your own edits; saving writes all of them to disk.` : undefined,
+      target.protected ? consent`This file can hold secrets or configuration that runs code.` : undefined,
     ];
     return {
       target,
       forcePrompt: true,
       prompt: dirty ? `Save ${target.relative}, which has unsaved changes?` : `Save ${target.relative}?`,
-      detail: lines.join('\n'),
+      detail: consentLines(lines),
     };
   },
 

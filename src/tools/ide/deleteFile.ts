@@ -1,5 +1,6 @@
 /** DeleteFile: moves a file, or a folder with `recursive: true`, to the trash after the user agrees. */
 import { CodedError, ErrorCode } from '../../protocol';
+import { consent, consentLines, type ConsentText } from '../../core/consentText';
 import { bindTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
 import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';
@@ -21,7 +22,8 @@ interface DeletePreparation extends Preparation {
 }
 
 /** What the prompt says happens; the result's `movedToTrash` says what did. */
-const WHERE_IT_GOES = 'It will be moved to the trash, or deleted permanently where this editor has no trash (remote and browser editors).';
+const WHERE_IT_GOES = consent`It will be moved to the trash, or deleted permanently where this editor has no trash (remote and browser editors).`;
+const PROTECTED_NOTE = consentLines([WHERE_IT_GOES, consent`It holds secrets or configuration that can run code.`], ' ');
 
 /** Counting stops here; the prompt then says "more than …". */
 export const MAX_COUNTED_ENTRIES = 10_000;
@@ -52,14 +54,14 @@ export const DeleteFile = defineIdeTool<DeleteFileArgs, DeletePreparation>({
     const stat = await ctx.host.stat(target.absolute);
     if (!stat || !bound.target) throw new CodedError(ErrorCode.NotFound, `${target.relative} does not exist`);
     const isFolder = stat.kind === 'directory';
-    const protectedNote = target.protected ? ' It holds secrets or configuration that can run code.' : '';
+    const detail: ConsentText = target.protected ? PROTECTED_NOTE : WHERE_IT_GOES;
     if (!isFolder) {
       return {
         target,
         bound,
         isFolder,
         prompt: `Delete ${target.relative} (${formatBytes(stat.size)})?`,
-        detail: `${WHERE_IT_GOES}${protectedNote}`,
+        detail,
         forcePrompt: target.protected,
         grantTarget: grantTargetOf(target),
       };
@@ -78,7 +80,7 @@ export const DeleteFile = defineIdeTool<DeleteFileArgs, DeletePreparation>({
       bound,
       isFolder,
       prompt,
-      detail: `${WHERE_IT_GOES}${protectedNote}`,
+      detail,
       // A whole folder is always asked about: a remembered "allow" for single files does not cover it.
       forcePrompt: true,
     };

@@ -1,6 +1,7 @@
 /** GetSelection: what the user has selected in the active editor. */
 import { isProtectedPath, resolveWorkspacePath } from '../../core/paths';
 import type { SelectionInfo, WorkspaceInfo } from '../../core/host';
+import { consent } from '../../core/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { defineIdeTool } from '../support/toolGroup';
 import { NO_PARAMETERS } from '../support/parameters';
@@ -36,7 +37,7 @@ export const GetSelection = defineIdeTool<Record<string, never>, SelectionPrepar
       file,
       forcePrompt: true,
       prompt: `Share the text selected in ${file} with the agent?`,
-      detail: 'This file can hold secrets or configuration that runs code.',
+      detail: consent`This file can hold secrets or configuration that runs code.`,
     };
   },
 

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, verifyTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
+import { consent } from '../../core/consentText';
 import type { Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
@@ -63,7 +64,7 @@ export const ReadFile = defineIdeTool<ReadFileArgs, ReadPreparation>({
       bound,
       forcePrompt: true,
       prompt: `Let the agent read ${target.relative} (${formatBytes(stat.size)})?`,
-      detail: 'This file can hold secrets or configuration that runs code.',
+      detail: consent`This file can hold secrets or configuration that runs code.`,
     };
   },
 

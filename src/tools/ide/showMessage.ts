@@ -55,7 +55,7 @@ export const ShowMessage = defineIdeTool<ShowMessageArgs>({
       return jsonResult({ shown: true });
     }
     // A question: the chat shows it too, with its buttons and Give up, so a hidden toast never leaves the run waiting unseen.
-    const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels, { requestId: ctx.requestId, signal: ctx.signal });
+    const chosen = await ctx.host.showMessage(text, args.severity ?? 'info', labels, { recordId: ctx.recordId, signal: ctx.signal });
     // Map back to the label the model sent; a host answer that is not one of the buttons counts as none.
     const index = chosen === undefined ? -1 : labels.indexOf(chosen);
     return jsonResult({ chosen: index >= 0 ? (args.buttons ?? [])[index] : null });

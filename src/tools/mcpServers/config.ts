@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { consent, consentLines, fitConsent, type ConsentText, type FittedConsent } from '../../core/consentText';
 
 /** Where a server's entry came from: the user's settings, or one workspace folder's `.vscode/mcp.json`. */
 export type McpConfigSource = { kind: 'user' } | { kind: 'workspace'; folderName: string; folderPath: string; file: string };
@@ -52,8 +53,6 @@ export const MAX_SERVER_NAME_CHARS = 59;
 export const MAX_SERVERS_PER_SOURCE = 32;
 /** A config file larger than this is not read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-/** What an approval prompt can show in full; a longer launch is refused rather than abridged. */
-export const MAX_LAUNCH_DESCRIPTION_CHARS = 8000;
 
 /** No NUL: a process argument or path cannot hold one, and a header never does. */
 const text = (max: number) => z.string().max(max).regex(/^[^\u0000]*$/, 'must not contain NUL characters');
@@ -158,18 +157,34 @@ export function resolveVariables(s: string, vars: McpVariables, field: string): 
 /**
  * The launch exactly as it will run, for the approval prompt: the command line with each argument
  * quoted where needed, the folder, every environment variable set, or the URL and every header.
+ * Consent text (src/core/consentText.ts): a value with a line break or an invisible character stays
+ * on its own line with the character spelled out, so no argument can add a line of its own.
  */
-export function describeLaunch(server: McpServerConfig): string {
+export function describeLaunch(server: McpServerConfig): ConsentText {
   const l = server.launch;
   const lines = l.type === 'stdio'
     ? [
-        `Command: ${[l.command, ...l.args].map(quoteArg).join(' ')}`,
-        ...(l.cwd !== undefined ? [`In folder: ${l.cwd}`] : []),
-        ...Object.entries(l.env).map(([k, v]) => `Environment: ${k}=${v}`),
+        consent`Command: ${[l.command, ...l.args].map(quoteArg).join(' ')}`,
+        ...(l.cwd !== undefined ? [consent`In folder: ${l.cwd}`] : []),
+        ...Object.entries(l.env).map(([k, v]) => consent`Environment: ${k}=${v}`),
       ]
-    : [`URL: ${l.url}`, ...Object.entries(l.headers).map(([k, v]) => `Header: ${k}: ${v}`)];
-  const where = server.source.kind === 'workspace' ? `Configured in ${server.source.file}` : 'Configured in your user settings (mcp)';
-  return [where, ...lines].join('\n');
+    : [consent`URL: ${l.url}`, ...Object.entries(l.headers).map(([k, v]) => consent`Header: ${k}: ${v}`)];
+  const where = server.source.kind === 'workspace' ? consent`Configured in ${server.source.file}` : consent`Configured in your user settings (mcp)`;
+  return consentLines([where, ...lines]);
+}
+
+/**
+ * The approval dialog for a workspace server: what will run, measured as the modal shows it.
+ * PROMPT_TOO_LARGE when it does not fit in full: such a launch is not offered, never shown abridged.
+ */
+export function launchApproval(server: McpServerConfig): FittedConsent {
+  return fitConsent({
+    message: consent`Start the MCP server "${server.name}" from this workspace?`,
+    detail: consentLines([
+      describeLaunch(server),
+      consent`Its tools become a Client Tools group the agent can use; each call still asks you first. Start it only if you trust this repository's configuration.`,
+    ], '\n\n'),
+  }, 'modal');
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ContentItem } from '../../protocol';
+import { consent } from '../../core/consentText';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
 import { defineTool, type ClientTool, type JsonSchema } from '../../core/tool';
 import { MAX_BRIDGED_TOOLS, sanitizeToolName, strictSchema } from '../vscodeTools/lmBridge';
@@ -31,7 +32,6 @@ export interface McpGroup {
 }
 
 const MAX_DESCRIPTION_CHARS = 2000;
-const MAX_ARGS_IN_PROMPT = 2000;
 
 export function mcpGroupName(serverName: string): string {
   return `MCP: ${serverName}`;
@@ -92,7 +92,8 @@ function makeTool(name: string, group: string, serverName: string, original: str
     prepare(args) {
       return Promise.resolve({
         prompt: `Run ${original} on the MCP server "${serverName}"?`,
-        detail: `Arguments: ${clip(JSON.stringify(args), MAX_ARGS_IN_PROMPT)}`,
+        // Whole, on one line, or the gate refuses the call (PROMPT_TOO_LARGE): never clipped.
+        detail: consent`Arguments: ${JSON.stringify(args)}`,
       });
     },
     async run(args, ctx) {

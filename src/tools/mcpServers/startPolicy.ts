@@ -19,6 +19,11 @@ export interface StartFacts {
 
 export const DECLINED_DETAIL = 'You declined to start this server; run "Client Tools: Restart MCP Servers" to be asked again.';
 
+/** A launch whose approval does not fit the dialog in full (`launchApproval` in config.ts). */
+export const TOO_LARGE_TO_APPROVE =
+  'PROMPT_TOO_LARGE: what it would run (command line, folder, environment, or URL and headers) does not fit the approval dialog in full as shown, ' +
+  'invisible characters spelled out, so it is not started. Shorten it, or configure the server in your user settings.';
+
 export function startDecision(server: McpServerConfig, facts: StartFacts): StartDecision {
   if (server.source.kind === 'user') return { kind: 'start' };
   if (!facts.workspaceTrusted) return { kind: 'wait', status: 'needs a trusted workspace', detail: 'Workspace MCP servers start only in a trusted workspace.' };

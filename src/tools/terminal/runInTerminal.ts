@@ -6,6 +6,7 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { ResolvedPath } from '../../core/paths';
+import { consent, consentLines } from '../../core/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { capMiddle, terminalText } from './terminalOutput';
 import { defineTerminalTool } from '../support/toolGroup';
@@ -69,7 +70,12 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
       cwd,
       timeoutSeconds,
       prompt: inline ? `Run \`${command}\` in ${where}?` : `Run this ${lineCount > 1 ? `${lineCount}-line ` : ''}command in ${where}?`,
-      detail: [`Command:\n${command}`, `Folder: ${cwd.relative}`, `Time limit: ${timeoutSeconds} s. It runs with your permissions, like anything you type in a terminal.`].join('\n\n'),
+      // The command is one value: its line breaks show as ⏎, so no line of it can pass for the folder or the time limit.
+      detail: consentLines([
+        consent`Command: ${command}`,
+        consent`Folder: ${cwd.relative}`,
+        consent`Time limit: ${timeoutSeconds} s. It runs with your permissions, like anything you type in a terminal.`,
+      ], '\n\n'),
       // Every command is asked about: allowing one never allows the next.
       forcePrompt: true,
     };

@@ -6,6 +6,7 @@
  */
 import type { ContentItem } from '../../protocol';
 import { TOOL_NAME_PATTERN, toFunctionName } from '../../protocol';
+import { consent } from '../../core/consentText';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
 import { defineTool, type ClientTool, type JsonSchema } from '../../core/tool';
 
@@ -168,6 +169,10 @@ function makeTool(name: string, description: string, parameters: JsonSchema, ori
     parameters,
     requiresPermission,
     declineStrategy: 'reject',
+    prepare(args) {
+      // The user allows this input, so the prompt shows it whole, on one line, or the gate refuses it.
+      return Promise.resolve({ prompt: `Run the VS Code tool ${original}?`, detail: consent`Arguments: ${JSON.stringify(args)}` });
+    },
     async run(args, ctx) {
       return { content: await invoke(original, args, ctx.signal) };
     },

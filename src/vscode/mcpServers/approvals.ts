@@ -2,12 +2,14 @@
  * The user's approval of each workspace MCP server, asked once: a modal that shows exactly what will
  * run (the command line with its folder and environment, or the URL with its headers), remembered in
  * the extension's global state (which no workspace file can write) under a digest of that exact
- * launch, so a changed command, argument or URL asks again. A launch too long to show in full is
- * refused rather than shown abridged.
+ * launch, so a changed command, argument or URL asks again. A launch that does not fit the dialog in
+ * full as shown (src/core/consentText.ts) is refused rather than shown abridged.
  */
 import * as vscode from 'vscode';
-import { safe, uiText } from '../../core/uiText';
-import { approvalKey, describeLaunch, MAX_LAUNCH_DESCRIPTION_CHARS, type McpServerConfig } from '../../tools/mcpServers/config';
+import type { FittedConsent } from '../../core/consentText';
+import { CodedError, ErrorCode } from '../../protocol';
+import { safe } from '../../core/uiText';
+import { approvalKey, launchApproval, type McpServerConfig } from '../../tools/mcpServers/config';
 import * as ui from '../ui';
 
 const APPROVED_KEY = 'clientTools.mcpServers.approved';
@@ -32,14 +34,15 @@ export class McpApprovals {
 
   /** Asks the user (modal); remembers a yes for good and a no for this window. */
   async ask(server: McpServerConfig): Promise<ApprovalAnswer> {
-    const description = describeLaunch(server);
-    if (description.length > MAX_LAUNCH_DESCRIPTION_CHARS) return 'too-long';
+    let text: FittedConsent;
+    try {
+      text = launchApproval(server);
+    } catch (e) {
+      if (e instanceof CodedError && e.code === ErrorCode.PromptTooLarge) return 'too-long';
+      throw e;
+    }
     const key = approvalKey(server);
-    const choice = await ui.showModalItems(
-      safe`Start the MCP server "${uiText(server.name, { maxLength: 100 })}" from this workspace?`,
-      uiText(`${description}\n\nIts tools become a Client Tools group the agent can use; each call still asks you first. Start it only if you trust this repository's configuration.`, { multiline: true, verbatim: true, maxLength: ui.MAX_MODAL_DETAIL_CHARS }),
-      [{ title: START, value: true }],
-    );
+    const choice = await ui.showModalItems(text, [{ title: START, value: true }]);
     if (choice?.value !== true) {
       this.declined.add(key);
       return 'declined';

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { Disposable, ToolRegistry } from '../../core';
 import { approvalKey, MAX_CONFIG_BYTES, parseMcpConfig, parseMcpJsonText, type McpConfigProblem, type McpServerConfig, type McpVariables, type ParsedMcpConfig } from '../../tools/mcpServers/config';
 import { buildMcpGroup, mcpGroupName } from '../../tools/mcpServers/group';
-import { DECLINED_DETAIL, startDecision } from '../../tools/mcpServers/startPolicy';
+import { DECLINED_DETAIL, startDecision, TOO_LARGE_TO_APPROVE } from '../../tools/mcpServers/startPolicy';
 import type { McpServerState, McpServerSupervisor } from '../../tools/mcpServers/supervisor';
 import { channelLogger } from '../log';
 import type { GroupNotice } from '../toolGroupsView';
@@ -137,7 +137,7 @@ export class McpServersBridge implements vscode.Disposable {
       this.log.info(`MCP server "${server.name}" from ${server.source.kind === 'workspace' ? server.source.file : 'user settings'} approved by the user`);
       return undefined;
     }
-    if (answer === 'too-long') return { group, status: 'error', detail: 'Its command line is too long to show in full in the approval prompt, so it is not started.', error: true };
+    if (answer === 'too-long') return { group, status: 'error', detail: TOO_LARGE_TO_APPROVE, error: true };
     return { group, status: 'not approved', detail: DECLINED_DETAIL, error: false };
   }
 

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
+import { consent } from '../../../src/core/consentText';
 import { PermissionGate, type PermissionCheck, type PermissionPrompter } from '../../../src/core/permissions';
 import { delay } from '../../support/dispatch-harness';
 import { MemoryStore } from './permission-fakes';
@@ -64,10 +65,10 @@ describe('permission gate', () => {
   });
 
   it('shows the exact message and detail, and offers "allow for this session" only when rememberable', async () => {
-    const p = gate.check(request('DeleteFile', { message: 'Delete src/old.ts (1.2 KB)?', detail: 'Moved to the trash.' }));
+    const p = gate.check(request('DeleteFile', { message: 'Delete src/old.ts (1.2 KB)?', detail: consent`Moved to the trash.` }));
     const shown = await prompter.nth(0);
     assert.equal(shown.prompt.message, 'Delete src/old.ts (1.2 KB)?');
-    assert.equal(shown.prompt.detail, 'Moved to the trash.');
+    assert.equal(shown.prompt.detail, `Requested by the agent through the ${shown.prompt.groupName} tool DeleteFile.\n\nMoved to the trash.`);
     assert.equal(shown.prompt.offerAllowSession, true);
     shown.answer('allow');
     await p;

@@ -12,7 +12,7 @@ describe('ShowMessage questions answered in the chat (PendingQuestions)', () => 
   it('the chat answers by position; a later click on the notification changes nothing', async () => {
     const q = new PendingQuestions();
     const toast = notification();
-    const answer = q.ask({ requestId: 'r1', signal: new AbortController().signal }, ['Yes', 'No'], toast.promise);
+    const answer = q.ask({ recordId: 'r1', signal: new AbortController().signal }, ['Yes', 'No'], toast.promise);
     assert.equal(q.answer('r1', 1), true);
     toast.click('Yes');
     assert.equal(await answer, 'No');
@@ -21,7 +21,7 @@ describe('ShowMessage questions answered in the chat (PendingQuestions)', () => 
 
   it('Give up (null) answers nothing; an index out of range or an unknown id is refused', async () => {
     const q = new PendingQuestions();
-    const answer = q.ask({ requestId: 'r2', signal: new AbortController().signal }, ['Yes'], notification().promise);
+    const answer = q.ask({ recordId: 'r2', signal: new AbortController().signal }, ['Yes'], notification().promise);
     assert.equal(q.answer('r2', 3), false);
     assert.equal(q.answer('other', 0), false);
     assert.equal(q.answer('r2', null), true);
@@ -31,11 +31,11 @@ describe('ShowMessage questions answered in the chat (PendingQuestions)', () => 
   it('the notification still answers, and a cancelled call ends the wait at once', async () => {
     const q = new PendingQuestions();
     const toast = notification();
-    const first = q.ask({ requestId: 'r3', signal: new AbortController().signal }, ['Yes', 'No'], toast.promise);
+    const first = q.ask({ recordId: 'r3', signal: new AbortController().signal }, ['Yes', 'No'], toast.promise);
     toast.click('Yes');
     assert.equal(await first, 'Yes');
     const cancel = new AbortController();
-    const second = q.ask({ requestId: 'r4', signal: cancel.signal }, ['Yes'], notification().promise);
+    const second = q.ask({ recordId: 'r4', signal: cancel.signal }, ['Yes'], notification().promise);
     cancel.abort();
     assert.equal(await second, undefined);
     assert.equal(q.answer('r4', 0), false, 'nothing waits after the call ended');

@@ -25,6 +25,8 @@ const ref = (runId: string) => ({ threadId: THREAD, runId });
 /** The extension's record of a call (as the dispatcher emits it) → the host → webview message, parsed like the view parses it. */
 export function record(requestId: string, toolName: string, change: Partial<CallRecord> = {}): ChatAction {
   const full: CallRecord = {
+    // One call per request id here; test/unit/webview/state.record.test.ts reuses an id with another record id.
+    recordId: `rec-${requestId}`,
     requestId,
     callId: `call-${requestId}`,
     threadId: THREAD,

@@ -5,6 +5,8 @@ import { initialState, reduce, restoreState, transcriptOf, type ChatAction, type
 const play = (actions: ChatAction[], from: ChatState = initialState()): ChatState => actions.reduce(reduce, from);
 const THREAD = '0b0b6b1e-2f0c-4c8e-9d1a-3a5b7c9d1e2f';
 const PROMPT: ChatApproval = {
+  promptId: 'p-1',
+  digest: 'a'.repeat(64),
   requestId: 'r1',
   toolName: 'DeleteFile',
   groupName: 'IDE',
@@ -33,8 +35,11 @@ describe('chat state: the permission prompt shown in the chat', () => {
     assert.ok(HostToWebview.safeParse({ type: 'approval', prompt: PROMPT }).success);
     assert.ok(HostToWebview.safeParse({ type: 'approval', prompt: null }).success);
     assert.equal(HostToWebview.safeParse({ type: 'approval', prompt: { ...PROMPT, choices: [{ answer: 'allowEverything', label: 'x' }] } }).success, false);
-    assert.ok(WebviewToHost.safeParse({ type: 'approvalAnswer', requestId: 'r1', answer: 'deny', reason: 'keep it' }).success);
-    assert.equal(WebviewToHost.safeParse({ type: 'approvalAnswer', requestId: 'r1', answer: 'approve' }).success, false);
-    assert.equal(WebviewToHost.safeParse({ type: 'approvalAnswer', requestId: 'r1', answer: 'deny', reason: 'x'.repeat(1001) }).success, false);
+    const named = { type: 'approvalAnswer', promptId: 'p-1', digest: 'a'.repeat(64) };
+    assert.ok(WebviewToHost.safeParse({ ...named, answer: 'deny', reason: 'keep it' }).success);
+    assert.equal(WebviewToHost.safeParse({ ...named, answer: 'approve' }).success, false);
+    assert.equal(WebviewToHost.safeParse({ ...named, answer: 'deny', reason: 'x'.repeat(1001) }).success, false);
+    assert.equal(WebviewToHost.safeParse({ type: 'approvalAnswer', requestId: 'r1', answer: 'allow' }).success, false, 'an answer names the prompt and its digest, not a request id');
+    assert.equal(WebviewToHost.safeParse({ ...named, digest: 'not a digest', answer: 'allow' }).success, false);
   });
 });

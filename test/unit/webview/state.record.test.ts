@@ -115,7 +115,7 @@ describe('chat state: cards from the extension\'s record', () => {
 
   it('after a reload, a card whose call the extension no longer runs is closed as cancelled; calls still running stay open', () => {
     const saved = play([record('r1', 'ReadFile', { background: true, status: 'awaiting-permission' }), record('r2', 'ReadFile', { background: true, status: 'running' })]);
-    const s = reduce(restoreState(JSON.parse(JSON.stringify(saved))), { type: 'sync', activeRunId: null, openCallIds: ['r2'] });
+    const s = reduce(restoreState(JSON.parse(JSON.stringify(saved))), { type: 'sync', activeRunId: null, openCallIds: ['rec-r2'] });
     const [r1, r2] = cards(s);
     assert.equal(r1.status, 'cancelled');
     assert.match(r1.details ?? '', /reloaded/);

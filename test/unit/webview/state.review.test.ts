@@ -11,7 +11,7 @@ function review(change: Partial<ChatReview> = {}): ChatAction {
   return HostToWebview.parse({
     type: 'diffReview',
     review: {
-      requestId: 'r1',
+      recordId: 'rec-r1',
       reviewId: 'rev-1',
       path: 'hello.txt',
       newFile: false,
@@ -40,9 +40,16 @@ describe('chat state: OpenDiff review cards', () => {
     assert.equal(reviewLabel(c), 'Awaiting your review');
   });
 
+  it('a review\'s warning of lines the editor does not draw whole reaches its card', () => {
+    const warning = 'Line 2 of the proposal is longer than the editor draws of a line (its first 10,000 characters, editor.stopRenderingLineAfter, unless it wraps lines; it has 10,120): the rest of it may not be shown in the diff, and Accept writes it all the same.';
+    const c = card(play([ev.started(), openDiff({ status: 'running' }), review({ warning })]));
+    assert.equal(c.review?.warning, warning);
+    assert.equal(HostToWebview.safeParse({ type: 'diffReview', review: { ...c.review, warning: 'x'.repeat(2001) } }).success, false);
+  });
+
   it('a review for no card changes nothing', () => {
     const before = play([ev.started(), openDiff({ status: 'running' })]);
-    assert.equal(reduce(before, review({ requestId: 'other' })), before);
+    assert.equal(reduce(before, review({ recordId: 'other' })), before);
   });
 
   it('the ended card says Accepted, Partly accepted or Rejected from the extension\'s own result, never Succeeded for a rejection', () => {

@@ -56,7 +56,7 @@ describe('tool ApplyEdit', () => {
     const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits: [edit(1, 11, 1, 12, '10'), edit(2, 1, 2, 13, '')] });
     assert.deepEqual(value(r), { path: 'src/a.ts', applied: 2, lineCount: 3, saved: false, dirty: true });
     assert.equal(ws.host.prompts[0].message, 'Apply 2 edits to src/a.ts?');
-    assert.equal(ws.host.prompts[0].detail, '• line 1, col 11 – line 1, col 12: replace with "10"\n• line 2, col 1 – line 2, col 13: delete');
+    assert.equal(ws.host.prompts[0].detail, 'Requested by the agent through the Editor tool ApplyEdit.\n\n• line 1, col 11 – line 1, col 12: replace with "10"\n• line 2, col 1 – line 2, col 13: delete');
     assert.equal(ws.host.catalog.appliedEdits.length, 1, 'one workspace edit');
     assert.equal(ws.host.catalog.documents.get(ws.file('src/a.ts'))?.text, 'const a = 10;\n\n');
     assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'const a = 1;\nconst b = 2;\n', 'not saved');
@@ -70,7 +70,7 @@ describe('tool ApplyEdit', () => {
     const r = await h.call('ApplyEdit', { path: 'src/a.ts', edits });
     assert.equal(value(r).applied, 6);
     const detail = ws.host.prompts[0].detail ?? '';
-    assert.ok(detail.includes(`• line 1, col 1: insert ${JSON.stringify(long)}`), 'the long text is shown whole');
+    assert.ok(detail.includes(`• line 1, col 1: insert ${JSON.stringify(long).replace('\u202E', '<U+202E>')}`), 'the long text is shown whole, the bidi override spelled out');
     for (let i = 0; i < 5; i++) assert.ok(detail.includes(`• line 2, col ${i + 1} – line 2, col ${i + 2}: replace with "${i}"`), `edit ${i + 2} is shown`);
     assert.ok(!detail.includes('…') && !/more edits?/.test(detail), 'nothing is summarised');
     // Sixteen short edits fit (one row each), and all sixteen are listed.

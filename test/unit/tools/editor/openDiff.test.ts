@@ -72,10 +72,12 @@ describe('tool OpenDiff', () => {
 
   it('per hunk: the result names the hunks kept and rejected, and carries the user\'s reason', async () => {
     await writeFile(ws.file('src/a.ts'), 'one\ntwo\nthree\nfour\nfive\n');
+    const records: string[] = [];
+    h.dispatcher.onCallRecord((r) => records.push(r.recordId));
     const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'ONE\ntwo\nthree\nfour\nFIVE\n' });
     const diff = await ws.host.catalog.nextDiff();
     assert.equal(diff.request.current, 'one\ntwo\nthree\nfour\nfive\n');
-    assert.equal(diff.request.requestId, id);
+    assert.equal(diff.request.recordId, records[0], 'the review names its call\'s card');
     diff.accept('one\ntwo\nthree\nfour\nFIVE\n', 'keep the first line lower case');
     assert.deepEqual(value(await h.response(id)), {
       path: 'src/a.ts',

@@ -46,14 +46,14 @@ describe('tool ShowMessage', () => {
   it('a question (with buttons) passes its call to the host so the chat can answer it; information does not', async () => {
     const calls: (string | undefined)[] = [];
     ws.host.showMessage = async (_text, _severity, buttons, question) => {
-      calls.push(question?.requestId);
+      calls.push(question?.recordId);
       assert.equal(question?.signal.aborted ?? false, false);
       return buttons[0];
     };
     assert.equal(chosen(await h.call('ShowMessage', { message: 'Go on?', buttons: ['Yes', 'No'] })), 'Yes');
     await h.call('ShowMessage', { message: 'FYI' });
     assert.equal(calls.length, 2);
-    assert.match(calls[0] ?? '', /.+/, 'the question carries its request id');
+    assert.match(calls[0] ?? '', /.+/, 'the question carries its call\'s record id');
     assert.equal(calls[1], undefined, 'information is not a question');
   });
 

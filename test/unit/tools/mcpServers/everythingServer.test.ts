@@ -39,7 +39,7 @@ function waitFor(supervisor: McpServerSupervisor, pred: (s: McpServerState) => b
 }
 
 function ctx(): ToolContext {
-  return { signal: new AbortController().signal, requestId: 'r1', maxResultBytes: 1 << 24, permissionGranted: true, progress() {}, resolvePath: () => Promise.reject(new Error('no paths')), host: {} as never };
+  return { signal: new AbortController().signal, requestId: 'r1', recordId: 'rec-1', maxResultBytes: 1 << 24, permissionGranted: true, progress() {}, resolvePath: () => Promise.reject(new Error('no paths')), host: {} as never };
 }
 
 describe('MCP servers: the reference "everything" server over stdio', function () {

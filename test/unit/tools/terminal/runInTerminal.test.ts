@@ -48,7 +48,7 @@ describe('tool RunInTerminal', () => {
     ws.host.catalog.commandHandler = async () => ({ exitCode: 0, output: '\u001b]633;C\u0007hello\r\n', truncated: false, timedOut: false, via: 'terminal' });
     const v = value(await h.call('RunInTerminal', { command: 'echo hello && ls -la' }));
     assert.equal(ws.host.prompts[0].message, 'Run `echo hello && ls -la` in the ws folder?');
-    assert.match(ws.host.prompts[0].detail ?? '', /^Command:\necho hello && ls -la\n/);
+    assert.match(ws.host.prompts[0].detail, /\n\nCommand: echo hello && ls -la\n\nFolder: \.\n\n/);
     assert.deepEqual(ws.host.catalog.commands[0], { command: 'echo hello && ls -la', cwd: ws.folders[0].path, timeoutMs: 60_000, maxOutputChars: MAX_OUTPUT_CHARS * 2 });
     assert.deepEqual(v, { command: 'echo hello && ls -la', cwd: '.', exitCode: 0, timedOut: false, output: 'hello', ranIn: 'terminal' });
   });
@@ -98,11 +98,11 @@ describe('tool RunInTerminal', () => {
     assert.equal(ws.host.prompts.length, 0);
   });
 
-  it('shows a multi-line command in full in the prompt detail', async () => {
+  it('shows a multi-line command in full in the prompt detail, as one value: its line breaks as ⏎', async () => {
     ws.host.answerPrompts('deny');
     await h.call('RunInTerminal', { command: 'cd pkg\nnpm ci\nnpm test' });
     assert.equal(ws.host.prompts[0].message, 'Run this 3-line command in the ws folder?');
-    assert.match(ws.host.prompts[0].detail ?? '', /Command:\ncd pkg\nnpm ci\nnpm test\n/);
+    assert.match(ws.host.prompts[0].detail, /\n\nCommand: cd pkg⏎npm ci⏎npm test\n\n/);
   });
 
   it('reports a time-out and caps long output', async () => {
