@@ -308,13 +308,13 @@ export class Dispatcher implements Disposable {
     const id = call.requestId;
     const found = this.options.registry.lookup(request.toolName);
     if (!found.ok) return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
-    const { tool, group } = found.entry;
+    const { tool, group, key } = found.entry;
 
     const invalid = this.options.registry.validateArguments(tool.name, request.arguments);
     if (invalid !== undefined) return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
 
     const args = request.arguments;
-    this.startRecord(call, request, group);
+    this.startRecord(call, request, group, key);
     if (call.background === 'deny') {
       this.updateRecord(call, { permission: { decision: 'denied', via: 'backgroundCalls' } });
       const message = `background calls are off: no chat run you started is in progress, and clientTools.permissions.backgroundCalls is "deny"; ${tool.name} was not run`;
@@ -335,6 +335,7 @@ export class Dispatcher implements Disposable {
     if (mustAsk) {
       const decision = await this.options.gate.check({
         requestId: id,
+        toolKey: key,
         toolName: tool.name,
         groupName: group,
         message: prepared?.prompt ?? `Allow ${tool.name}?`,
@@ -553,12 +554,13 @@ export class Dispatcher implements Disposable {
 
   // ── the call's record ──────────────────────────────────────────────
 
-  private startRecord(call: Call, request: ClientToolInvokeRequest, group: string): void {
+  private startRecord(call: Call, request: ClientToolInvokeRequest, group: string, toolKey: string): void {
     call.record = {
       requestId: call.requestId,
       callId: request.callId,
       ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),
       toolName: call.toolName,
+      toolKey,
       groupName: group,
       arguments: request.arguments,
       background: call.background !== undefined,

@@ -74,7 +74,14 @@ export function grantTargetOf(target: ResolvedPath): GrantTarget {
 export type JsonSchema = Record<string, unknown>;
 
 export interface ClientTool<A = Record<string, unknown>, P extends Preparation = Preparation, H = IdeHost> {
+  /** The model-facing name (a function name). */
   name: string;
+  /**
+   * The tool's own name where it comes from, when the model-facing name had to differ (an MCP
+   * server's tool name, a VS Code tool's name): with the registration's source it is the tool's
+   * identity (src/core/toolIdentity.ts), which policies and grants key on.
+   */
+  sourceName?: string;
   /** Name of the group the tool belongs to; must match the group it is registered with. */
   group: string;
   description: string;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ToolPolicies } from '../core/permissions';
+import type { RegisteredTool } from '../core/registry';
 import type { ToolGroupDefinition, ToolGroupState } from '../protocol';
 import { safe, uiText } from '../core/uiText';
 import * as ui from './ui';
@@ -30,10 +31,17 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   readonly onDidChangeTreeData = this.changed.event;
   private policies: ToolPolicies | undefined;
   private notices: GroupNotice[] = [];
+  private lookup: (toolName: string) => RegisteredTool | undefined = () => undefined;
 
   /** The user's tool policies, shown on the tools that ask permission. */
   setPolicies(policies: ToolPolicies): void {
     this.policies = policies;
+    this.changed.fire(undefined);
+  }
+
+  /** Where the view finds each tool's identity (policies are kept under it) and classification: the registry. */
+  setToolLookup(lookup: (toolName: string) => RegisteredTool | undefined): void {
+    this.lookup = lookup;
     this.changed.fire(undefined);
   }
 
@@ -63,7 +71,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
     return this.definitions.map((g) => ({
       name: g.name,
       status: this.groupStatus(g.name),
-      tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true, policy: this.policies?.get(t.name) ?? 'ask' })),
+      tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true, policy: this.policyOf(t.name) ?? 'ask' })),
     })).concat(this.shownNotices().map((n) => ({ name: n.group, status: n.detail === undefined ? n.status : `${n.status}: ${n.detail}`, tools: [] })));
   }
 
@@ -126,8 +134,14 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
     });
   }
 
+  /** The tool's policy, read under its identity key. */
+  private policyOf(toolName: string): ReturnType<ToolPolicies['get']> {
+    const key = this.lookup(toolName)?.key;
+    return key === undefined ? undefined : this.policies?.get(key, toolName);
+  }
+
   private permissionText(tool: string): string {
-    const policy = this.policies?.get(tool);
+    const policy = this.policyOf(tool);
     return policy === 'allow' ? 'allowed by your policy' : policy === 'deny' ? 'denied by your policy' : 'asks permission';
   }
 
@@ -139,7 +153,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   }
 
   private toolStatus(group: string, tool: string): string {
-    if (this.policies?.get(tool) === 'deny' && this.definitions.find((d) => d.name === group)?.tools.find((t) => t.name === tool)?.requiresPermission) return 'not offered to the backend';
+    if (this.policyOf(tool) === 'deny' && this.definitions.find((d) => d.name === group)?.tools.find((t) => t.name === tool)?.requiresPermission) return 'not offered to the backend';
     const g = this.state?.groups.find((s) => s.name === group);
     const t = g?.tools.find((x) => x.name === tool);
     if (!t) return this.state ? 'not registered' : '';

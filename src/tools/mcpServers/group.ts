@@ -1,15 +1,17 @@
 /**
  * One MCP server's tools as a collapsed client tool group `MCP: <server>`. Every tool asks before it
- * runs (the Tool Groups view's Allow policy can answer instead); names are `mcp_<server>_<tool>`,
- * stable across restarts, so a policy set on one server's tool never lands on another's. Schemas go
- * through the same conversion and strict compile as other extensions' tools; descriptions are the
- * server's untrusted words, clipped, and reach VS Code's UI only through the sanitiser.
+ * runs (the Tool Groups view's Allow policy can answer instead). Each tool's identity is (server,
+ * tool), which policies and grants key on; its model-facing name follows from that identity alone
+ * (`mcpToolName`), so it is the same after a restart and differs from every other server's tools.
+ * Schemas go through the same conversion and strict compile as other extensions' tools;
+ * descriptions are the server's untrusted words, clipped, and reach VS Code's UI only through the
+ * sanitiser.
  */
-import { createHash } from 'node:crypto';
-import type { ContentItem } from '../../protocol';
+import { digestedFunctionName, isPlainFunctionName, type ContentItem } from '../../protocol';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
 import { defineTool, type ClientTool, type JsonSchema } from '../../core/tool';
-import { MAX_BRIDGED_TOOLS, sanitizeToolName, strictSchema } from '../vscodeTools/lmBridge';
+import type { ToolSource } from '../../core/toolIdentity';
+import { MAX_BRIDGED_TOOLS, strictSchema } from '../vscodeTools/lmBridge';
 
 /** What `tools/list` says about one tool (the fields this file reads). */
 export interface McpToolInfo {
@@ -37,13 +39,23 @@ export function mcpGroupName(serverName: string): string {
   return `MCP: ${serverName}`;
 }
 
-/** `mcp_<server>_<tool>`, sanitised; a name over 64 characters keeps a digest of the whole so it stays unique. */
+/** The identity source of a server's tools. */
+export function mcpSource(serverName: string): ToolSource {
+  return { kind: 'mcp', server: serverName };
+}
+
+/**
+ * The model-facing name of a server's tool. `mcp_<server>_<tool>` as it is when the server's name
+ * has no `_` (so the first `_` after `mcp_` ends it: the name says which server and tool it is) and
+ * the whole is a function name that does not end like a digest; otherwise the same text made a
+ * function name, cut, and a digest of (server, tool) (src/protocol/functionNames.ts). Server
+ * `github_create` with tool `issue` and server `github` with tool `create_issue` thus get different
+ * names, and a name never depends on which server started first.
+ */
 export function mcpToolName(serverName: string, toolName: string): string {
-  const full = `mcp_${serverName}_${toolName}`;
-  const clean = sanitizeToolName(full);
-  if (full.length <= 64 && clean === full) return clean;
-  const digest = createHash('sha256').update(full).digest('hex').slice(0, 8);
-  return `${clean.slice(0, 55)}_${digest}`;
+  const plain = `mcp_${serverName}_${toolName}`;
+  if (/^[A-Za-z0-9-]+$/.test(serverName) && isPlainFunctionName(plain)) return plain;
+  return digestedFunctionName(plain, ['mcp', serverName, toolName]);
 }
 
 export function buildMcpGroup(serverName: string, infos: readonly McpToolInfo[], call: McpToolCaller, isTaken: (name: string) => boolean): McpGroup {
@@ -51,6 +63,7 @@ export function buildMcpGroup(serverName: string, infos: readonly McpToolInfo[],
   const tools: ClientTool[] = [];
   const skipped: string[] = [];
   const chosen = new Set<string>();
+  const listed = new Set<string>();
   const probe = new ToolRegistry();
   try {
     for (const info of infos) {
@@ -58,9 +71,15 @@ export function buildMcpGroup(serverName: string, infos: readonly McpToolInfo[],
         skipped.push(`${info.name}: more than ${MAX_BRIDGED_TOOLS} tools`);
         continue;
       }
+      if (listed.has(info.name)) {
+        skipped.push(`${info.name}: listed twice by the server; the first is kept`);
+        continue;
+      }
+      listed.add(info.name);
       const name = mcpToolName(serverName, info.name);
+      // Refused, never renamed: a renamed tool would take another's place after the next restart.
       if (chosen.has(name) || isTaken(name)) {
-        skipped.push(`${info.name}: the name ${name} is taken`);
+        skipped.push(`${info.name}: NAME_TAKEN: the function name ${name} is held by another tool`);
         continue;
       }
       chosen.add(name);
@@ -84,6 +103,7 @@ export function buildMcpGroup(serverName: string, infos: readonly McpToolInfo[],
 function makeTool(name: string, group: string, serverName: string, original: string, description: string, parameters: JsonSchema, call: McpToolCaller): ClientTool {
   return defineTool<Record<string, unknown>>({
     name,
+    sourceName: original,
     group,
     description,
     parameters,

@@ -11,8 +11,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Disposable, ToolRegistry } from '../../core';
+import { CodedError } from '../../protocol';
 import { approvalKey, MAX_CONFIG_BYTES, parseMcpConfig, parseMcpJsonText, type McpConfigProblem, type McpServerConfig, type McpVariables, type ParsedMcpConfig } from '../../tools/mcpServers/config';
-import { buildMcpGroup, mcpGroupName } from '../../tools/mcpServers/group';
+import { buildMcpGroup, mcpGroupName, mcpSource } from '../../tools/mcpServers/group';
 import { DECLINED_DETAIL, startDecision } from '../../tools/mcpServers/startPolicy';
 import type { McpServerState, McpServerSupervisor } from '../../tools/mcpServers/supervisor';
 import { channelLogger } from '../log';
@@ -26,6 +27,8 @@ interface Running {
   launchKey: string;
   registration: Disposable | undefined;
   toolsSignature: string;
+  /** Why its tools could not be registered (a name another group holds), shown in the Tool Groups view. */
+  refused: string | undefined;
 }
 
 export class McpServersBridge implements vscode.Disposable {
@@ -59,7 +62,7 @@ export class McpServersBridge implements vscode.Disposable {
 
   /** The notices right now (servers that are not a working group, and why). */
   get notices(): GroupNotice[] {
-    const states = [...this.running.entries()].map(([, r]) => notice(r.supervisor.config.name, r.supervisor.state)).filter((n): n is GroupNotice => n !== undefined);
+    const states = [...this.running.entries()].map(([, r]) => notice(r.supervisor.config.name, r.supervisor.state, r.refused)).filter((n): n is GroupNotice => n !== undefined);
     return [...this.waiting, ...states];
   }
 
@@ -146,7 +149,7 @@ export class McpServersBridge implements vscode.Disposable {
     const { McpServerSupervisor } = await import('../../tools/mcpServers/supervisor');
     if (this.disposed) return;
     const supervisor = new McpServerSupervisor(server, channelLogger(this.log), { clientVersion: this.version });
-    const entry: Running = { supervisor, launchKey: approvalKey(server), registration: undefined, toolsSignature: '' };
+    const entry: Running = { supervisor, launchKey: approvalKey(server), registration: undefined, toolsSignature: '', refused: undefined };
     this.running.set(server.name, entry);
     supervisor.onDidChangeState((s) => this.onState(entry, s));
     // Only the origin of a URL: its path or query may carry a token.
@@ -162,19 +165,23 @@ export class McpServersBridge implements vscode.Disposable {
         entry.registration = undefined;
         entry.toolsSignature = signature;
         const name = entry.supervisor.config.name;
-        const built = buildMcpGroup(name, state.tools, (tool, args, signal) => entry.supervisor.callTool(tool, args, signal), (n) => this.registry.get(n) !== undefined);
+        const built = buildMcpGroup(name, state.tools, (tool, args, signal) => entry.supervisor.callTool(tool, args, signal), (n) => this.registry.holdsFunctionName(n));
         for (const s of built.skipped) this.log.warn(`MCP server "${name}": tool left out: ${s}`);
+        entry.refused = undefined;
         try {
-          entry.registration = this.registry.register(built.group, built.tools);
+          entry.registration = this.registry.register(built.group, built.tools, { source: mcpSource(name) });
           this.log.info(`MCP server "${name}" offers ${built.tools.length} tools as the group ${built.group.name}`);
         } catch (e) {
-          this.log.error(`MCP server "${name}": could not register its tools: ${(e as Error).message}`);
+          const reason = e instanceof CodedError ? `${e.code}: ${e.message}` : (e as Error).message;
+          entry.refused = reason;
+          this.log.error(`MCP server "${name}": could not register its tools: ${reason}`);
         }
       }
     } else if (state.kind === 'failed' || state.kind === 'stopped') {
       entry.registration?.dispose();
       entry.registration = undefined;
       entry.toolsSignature = '';
+      entry.refused = undefined;
     }
     this.fireNotices();
   }
@@ -248,12 +255,12 @@ function problemNotice(p: McpConfigProblem): GroupNotice {
   return { group: p.name !== undefined ? mcpGroupName(p.name) : `MCP configuration: ${p.source.kind === 'workspace' ? p.source.folderName : 'user'}`, status: 'configuration error', detail: `${where}: ${p.message}`, error: true };
 }
 
-/** A running server needs no notice: its group is in the registry. */
-function notice(name: string, s: McpServerState): GroupNotice | undefined {
+/** A running server needs no notice (its group is in the registry) unless its group was refused. */
+function notice(name: string, s: McpServerState, refused: string | undefined): GroupNotice | undefined {
   const group = mcpGroupName(name);
   switch (s.kind) {
     case 'running':
-      return undefined;
+      return refused === undefined ? undefined : { group, status: 'error', detail: `its tools were not registered: ${refused}`, error: true };
     case 'starting':
       return { group, status: s.attempt > 1 ? `starting (attempt ${s.attempt})` : 'starting', error: false };
     case 'restarting':
