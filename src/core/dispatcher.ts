@@ -28,6 +28,7 @@ import {
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
+import type { CallerLifetime } from './callerLifetime';
 import { isFinalStatus, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import type { IdeHost } from './host';
@@ -118,6 +119,8 @@ interface Call {
   record: CallRecord | undefined;
   /** Who sent it, when not the backend. */
   caller: string | undefined;
+  /** Stops listening for the end of the caller's lifetime. */
+  detachCaller: Disposable | undefined;
 }
 
 /** How each log outcome shows in the call's record. */
@@ -176,7 +179,11 @@ export class Dispatcher implements Disposable {
     this.peerMaxMessageBytes = bytes;
   }
 
-  handleInvoke(request: ClientToolInvokeRequest): void {
+  /**
+   * Runs a request. `lifetime`: how long whoever carries it is there (src/core/callerLifetime.ts);
+   * when it ends, the call is cancelled (an open prompt closes, an Allow clicked later runs nothing).
+   */
+  handleInvoke(request: ClientToolInvokeRequest, lifetime?: CallerLifetime): void {
     const id = request.requestId;
     const stored = this.replays.lookup(id);
     if (stored?.kind === 'answer') {
@@ -221,8 +228,14 @@ export class Dispatcher implements Disposable {
       background: this.options.background?.(request),
       record: undefined,
       caller: this.options.caller?.(request),
+      detachCaller: undefined,
     };
     this.calls.set(id, call);
+    if (lifetime) call.detachCaller = lifetime.onEnd((reason) => this.abortCall(call, reason.code, reason.message));
+    if (call.ended) {
+      this.calls.delete(id);
+      return;
+    }
     void this.execute(call, request);
   }
 
@@ -489,6 +502,7 @@ export class Dispatcher implements Disposable {
   private finish(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, send = true, bytes?: number): void {
     if (call.ended) return;
     call.ended = true;
+    call.detachCaller?.dispose();
     this.stopTimers(call);
     this.replays.remember(call.requestId, call.toolName, response, bytes ?? contentBytes(response.content));
     if (send) this.deliver(response);
