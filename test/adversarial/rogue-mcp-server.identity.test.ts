@@ -17,20 +17,19 @@ import { defineTool, textResult } from '../../src/core/tool';
 import { CodedError, ErrorCode, toFunctionName, type ToolGroupDefinition } from '../../src/protocol';
 import { registerBuiltinGroups } from '../../src/tools';
 import { buildMcpGroup, mcpGroupName, mcpSource, mcpToolName } from '../../src/tools/mcpServers/group';
+import { McpGroupRegistration } from '../../src/tools/mcpServers/groupRegistration';
 import type { McpServerSupervisor } from '../../src/tools/mcpServers/supervisor';
 import { TestClient } from '../support/backend-client';
-import { DispatchHarness } from '../support/dispatch-harness';
+import { DispatchHarness, RecordingLogger } from '../support/dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from '../support/fake-host';
 import { scriptedStats, startScriptedServer } from '../support/scripted-mcp-server';
 
-/** Registers a running server's tools as the bridge does (src/vscode/mcpServers/mcpServersBridge.ts). */
+/** Registers a running server's tools as the extension's bridge does (src/tools/mcpServers/groupRegistration.ts). */
 function registerServer(registry: ToolRegistry, supervisor: McpServerSupervisor): { names: string[]; skipped: string[] } {
-  const state = supervisor.state;
-  assert.ok(state.kind === 'running');
-  const name = supervisor.config.name;
-  const built = buildMcpGroup(name, state.tools, (tool, args, signal) => supervisor.callTool(tool, args, signal), (n) => registry.holdsFunctionName(n));
-  registry.register(built.group, built.tools, { source: mcpSource(name) });
-  return { names: built.tools.map((t) => t.name), skipped: built.skipped };
+  const logger = new RecordingLogger();
+  new McpGroupRegistration(registry, supervisor, logger).update(supervisor.state);
+  const names = registry.snapshot().find((g) => g.name === mcpGroupName(supervisor.config.name))?.tools.map((t) => t.name) ?? [];
+  return { names, skipped: logger.entries.filter((e) => e.message.includes('tool left out')).map((e) => e.message) };
 }
 
 function nameTaken(fn: () => unknown): string {

@@ -22,8 +22,13 @@ export interface ScriptedTool {
   result?: Record<string, unknown>;
 }
 
-export function scriptedConfig(serverName: string, tools: readonly ScriptedTool[]): McpServerConfig {
-  const spec = JSON.stringify({ name: serverName, tools });
+/** `mutating`: every tools/list answers a changed list, as a hostile server would. */
+export interface ScriptedOptions {
+  mutating?: boolean;
+}
+
+export function scriptedConfig(serverName: string, tools: readonly ScriptedTool[], scripted: ScriptedOptions = {}): McpServerConfig {
+  const spec = JSON.stringify({ name: serverName, tools, ...scripted });
   const parsed = parseMcpConfig({ servers: { [serverName]: { type: 'stdio', command: process.execPath, args: [SCRIPTED_SERVER, spec] } } }, { kind: 'user' }, { userHome: '/home/u', env: {}, pathSeparator: '/' });
   const server = parsed.servers[0];
   assert.ok(server, JSON.stringify(parsed.problems));
@@ -44,8 +49,8 @@ export function waitForState(supervisor: McpServerSupervisor, pred: (s: McpServe
 }
 
 /** Starts the scripted server under a supervisor and waits until its tools are listed. */
-export async function startScriptedServer(serverName: string, tools: readonly ScriptedTool[], options: SupervisorOptions & { logger?: Logger } = {}): Promise<McpServerSupervisor> {
-  const supervisor = new McpServerSupervisor(scriptedConfig(serverName, tools), options.logger ?? silentLogger, { initialDelayMs: 100, maxDelayMs: 500, ...options });
+export async function startScriptedServer(serverName: string, tools: readonly ScriptedTool[], options: SupervisorOptions & ScriptedOptions & { logger?: Logger } = {}): Promise<McpServerSupervisor> {
+  const supervisor = new McpServerSupervisor(scriptedConfig(serverName, tools, { mutating: options.mutating }), options.logger ?? silentLogger, { initialDelayMs: 100, maxDelayMs: 500, ...options });
   supervisor.start();
   await waitForState(supervisor, (s) => s.kind === 'running');
   return supervisor;

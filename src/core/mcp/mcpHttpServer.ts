@@ -220,7 +220,7 @@ export class McpHttpServer implements Disposable {
             }
           : {}),
       });
-      return toCallToolResult(response);
+      return toCallToolResult(response, this.options.registry.get(request.params.name)?.tool.outputSchema !== undefined);
     });
     return server;
   }

@@ -9,9 +9,10 @@
  */
 import { digestedFunctionName, isPlainFunctionName, type ContentItem } from '../../protocol';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
-import { defineTool, type ClientTool, type JsonSchema } from '../../core/tool';
+import { defineTool, describeEffects, type ClientTool, type JsonSchema, type ToolEffects } from '../../core/tool';
 import type { ToolSource } from '../../core/toolIdentity';
 import { MAX_BRIDGED_TOOLS, strictSchema } from '../vscodeTools/lmBridge';
+import { MAX_OUTPUT_SCHEMA_BYTES } from './outputValidator';
 
 /** What `tools/list` says about one tool (the fields this file reads). */
 export interface McpToolInfo {
@@ -19,11 +20,12 @@ export interface McpToolInfo {
   title?: string;
   description?: string;
   inputSchema?: unknown;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
+  outputSchema?: unknown;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }
 
 /** Calls the server's tool by its own name, resolving with the mapped content (results.ts). */
-export type McpToolCaller = (toolName: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ContentItem[]>;
+export type McpToolCaller = (toolName: string, args: Record<string, unknown>, signal: AbortSignal, structured?: boolean) => Promise<ContentItem[]>;
 
 export interface McpGroup {
   group: ToolGroupSpec;
@@ -84,8 +86,10 @@ export function buildMcpGroup(serverName: string, infos: readonly McpToolInfo[],
       }
       chosen.add(name);
       const description = describe(info);
-      let tool = makeTool(name, groupName, serverName, info.name, description, strictSchema(info.inputSchema), call);
-      if (!compiles(probe, tool)) tool = makeTool(name, groupName, serverName, info.name, description, { type: 'object' }, call);
+      const effects = effectsOf(info);
+      const output = outputSchemaOf(probe, info.outputSchema);
+      let tool = makeTool(name, groupName, serverName, info.name, description, strictSchema(info.inputSchema), effects, output, call);
+      if (!compiles(probe, tool)) tool = makeTool(name, groupName, serverName, info.name, description, { type: 'object' }, effects, output, call);
       tools.push(tool);
     }
   } finally {
@@ -100,7 +104,10 @@ export function buildMcpGroup(serverName: string, infos: readonly McpToolInfo[],
   return { group, tools, skipped };
 }
 
-function makeTool(name: string, group: string, serverName: string, original: string, description: string, parameters: JsonSchema, call: McpToolCaller): ClientTool {
+function makeTool(name: string, group: string, serverName: string, original: string, description: string, parameters: JsonSchema, effects: ToolEffects | undefined, outputSchema: JsonSchema | undefined, call: McpToolCaller): ClientTool {
+  const claimed = describeEffects(effects);
+  // The server's hints are its own words about its tool: shown as such, never a reason not to ask.
+  const claim = claimed.length ? `\nThe server describes this tool as: ${claimed.join(', ')} (its claim, not checked; you are asked all the same).` : '';
   return defineTool<Record<string, unknown>>({
     name,
     sourceName: original,
@@ -109,16 +116,44 @@ function makeTool(name: string, group: string, serverName: string, original: str
     parameters,
     requiresPermission: true,
     declineStrategy: 'reject',
+    ...(effects ? { effects } : {}),
+    ...(outputSchema ? { outputSchema } : {}),
     prepare(args) {
       return Promise.resolve({
         prompt: `Run ${original} on the MCP server "${serverName}"?`,
-        detail: `Arguments: ${clip(JSON.stringify(args), MAX_ARGS_IN_PROMPT)}`,
+        detail: `Arguments: ${clip(JSON.stringify(args), MAX_ARGS_IN_PROMPT)}${claim}`,
       });
     },
     async run(args, ctx) {
-      return { content: await call(original, args, ctx.signal) };
+      return { content: await call(original, args, ctx.signal, outputSchema !== undefined) };
     },
   });
+}
+
+/**
+ * The server's output schema as the tool's, when it is an object schema of at most 64 KiB that
+ * compiles as strictly as parameters do (RE2 patterns); otherwise the tool declares none and its
+ * results are passed on as content.
+ */
+function outputSchemaOf(probe: ToolRegistry, schema: unknown): JsonSchema | undefined {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
+  if (JSON.stringify(schema).length > MAX_OUTPUT_SCHEMA_BYTES) return undefined;
+  const converted = strictSchema(schema);
+  if (converted.type !== 'object') return undefined;
+  const check = defineTool({ name: 'output', group: 'probe', description: 'output schema probe', parameters: converted, requiresPermission: false, declineStrategy: 'reject', run: async () => ({ content: [] }) });
+  return compiles(probe, check) ? converted : undefined;
+}
+
+/** The server's hints as the tool's classification (only what it says: MCP's defaults are not assumed). */
+function effectsOf(info: McpToolInfo): ToolEffects | undefined {
+  const a = info.annotations;
+  if (!a) return undefined;
+  const effects: ToolEffects = {};
+  if (typeof a.readOnlyHint === 'boolean') effects.readOnly = a.readOnlyHint;
+  if (typeof a.destructiveHint === 'boolean') effects.destructive = a.destructiveHint;
+  if (typeof a.idempotentHint === 'boolean') effects.idempotent = a.idempotentHint;
+  if (typeof a.openWorldHint === 'boolean') effects.openWorld = a.openWorldHint;
+  return Object.keys(effects).length ? effects : undefined;
 }
 
 function describe(info: McpToolInfo): string {

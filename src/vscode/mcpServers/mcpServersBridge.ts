@@ -10,10 +10,10 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Disposable, ToolRegistry } from '../../core';
-import { CodedError } from '../../protocol';
+import type { ToolRegistry } from '../../core';
 import { approvalKey, MAX_CONFIG_BYTES, parseMcpConfig, parseMcpJsonText, type McpConfigProblem, type McpServerConfig, type McpVariables, type ParsedMcpConfig } from '../../tools/mcpServers/config';
-import { buildMcpGroup, mcpGroupName, mcpSource } from '../../tools/mcpServers/group';
+import { mcpGroupName } from '../../tools/mcpServers/group';
+import { McpGroupRegistration } from '../../tools/mcpServers/groupRegistration';
 import { DECLINED_DETAIL, startDecision } from '../../tools/mcpServers/startPolicy';
 import type { McpServerState, McpServerSupervisor } from '../../tools/mcpServers/supervisor';
 import { channelLogger } from '../log';
@@ -25,10 +25,8 @@ const RELOAD_DEBOUNCE_MS = 300;
 interface Running {
   supervisor: McpServerSupervisor;
   launchKey: string;
-  registration: Disposable | undefined;
-  toolsSignature: string;
-  /** Why its tools could not be registered (a name another group holds), shown in the Tool Groups view. */
-  refused: string | undefined;
+  /** Its group in the registry, following the supervisor's state. */
+  group: McpGroupRegistration;
 }
 
 export class McpServersBridge implements vscode.Disposable {
@@ -62,7 +60,7 @@ export class McpServersBridge implements vscode.Disposable {
 
   /** The notices right now (servers that are not a working group, and why). */
   get notices(): GroupNotice[] {
-    const states = [...this.running.entries()].map(([, r]) => notice(r.supervisor.config.name, r.supervisor.state, r.refused)).filter((n): n is GroupNotice => n !== undefined);
+    const states = [...this.running.entries()].map(([, r]) => notice(r.supervisor.config.name, r.supervisor.state, r.group.refused)).filter((n): n is GroupNotice => n !== undefined);
     return [...this.waiting, ...states];
   }
 
@@ -149,48 +147,22 @@ export class McpServersBridge implements vscode.Disposable {
     const { McpServerSupervisor } = await import('../../tools/mcpServers/supervisor');
     if (this.disposed) return;
     const supervisor = new McpServerSupervisor(server, channelLogger(this.log), { clientVersion: this.version });
-    const entry: Running = { supervisor, launchKey: approvalKey(server), registration: undefined, toolsSignature: '', refused: undefined };
+    const entry: Running = { supervisor, launchKey: approvalKey(server), group: new McpGroupRegistration(this.registry, supervisor, channelLogger(this.log)) };
     this.running.set(server.name, entry);
-    supervisor.onDidChangeState((s) => this.onState(entry, s));
+    supervisor.onDidChangeState((s) => {
+      entry.group.update(s);
+      this.fireNotices();
+    });
     // Only the origin of a URL: its path or query may carry a token.
     this.log.info(`MCP server "${server.name}" starting (${server.launch.type === 'stdio' ? server.launch.command : new URL(server.launch.url).origin})`);
     supervisor.start();
-  }
-
-  private onState(entry: Running, state: McpServerState): void {
-    if (state.kind === 'running') {
-      const signature = JSON.stringify(state.tools);
-      if (signature !== entry.toolsSignature || !entry.registration) {
-        entry.registration?.dispose();
-        entry.registration = undefined;
-        entry.toolsSignature = signature;
-        const name = entry.supervisor.config.name;
-        const built = buildMcpGroup(name, state.tools, (tool, args, signal) => entry.supervisor.callTool(tool, args, signal), (n) => this.registry.holdsFunctionName(n));
-        for (const s of built.skipped) this.log.warn(`MCP server "${name}": tool left out: ${s}`);
-        entry.refused = undefined;
-        try {
-          entry.registration = this.registry.register(built.group, built.tools, { source: mcpSource(name) });
-          this.log.info(`MCP server "${name}" offers ${built.tools.length} tools as the group ${built.group.name}`);
-        } catch (e) {
-          const reason = e instanceof CodedError ? `${e.code}: ${e.message}` : (e as Error).message;
-          entry.refused = reason;
-          this.log.error(`MCP server "${name}": could not register its tools: ${reason}`);
-        }
-      }
-    } else if (state.kind === 'failed' || state.kind === 'stopped') {
-      entry.registration?.dispose();
-      entry.registration = undefined;
-      entry.toolsSignature = '';
-      entry.refused = undefined;
-    }
-    this.fireNotices();
   }
 
   private async stopOne(name: string): Promise<void> {
     const r = this.running.get(name);
     if (!r) return;
     this.running.delete(name);
-    r.registration?.dispose();
+    r.group.dispose();
     await r.supervisor.stop();
     this.log.info(`MCP server "${name}" stopped`);
   }
