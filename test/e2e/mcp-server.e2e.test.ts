@@ -5,7 +5,8 @@
  * calls OpenFile, ReadFile of a PNG (image content), DeleteFile with Deny and with Allow clicked on
  * the real permission dialog, and GetDiagnostics; each call shows in the chat as a card marked with
  * the client's name. Then the official MCP conformance suite runs against the same server (baseline
- * in test/fixtures), and requests without the token, with an Origin or with a foreign Host are
+ * in test/fixtures; its fixture tools registered through the API by the test-only extension
+ * test/fixtures/mcp-conformance-extension), and requests without the token, with an Origin or with a foreign Host are
  * refused. Background calls are allowed here, so only DeleteFile asks (the `ask` default is covered
  * by test/unit/core/mcp/mcpServer.test.ts).
  *
@@ -63,6 +64,7 @@ describe('the editor as an MCP server in a real VS Code', function () {
     name: 'mcp-server',
     allowBackgroundCalls: true,
     settings: { ...MODAL_PROMPTS, 'clientTools.mcpServer.enabled': true },
+    extensions: [path.join(ROOT, 'test', 'fixtures', 'mcp-conformance-extension')],
     prepare: (workspace) => {
       fs.writeFileSync(path.join(workspace, 'green.png'), PNG);
       fs.writeFileSync(path.join(workspace, 'keep.txt'), 'keep me\n');
@@ -199,7 +201,9 @@ describe('the editor as an MCP server in a real VS Code', function () {
     try {
       const run = await runConformance(ROOT, node22(ROOT), lock.port, lock.token, out);
       assert.equal(run.exitCode, 0, run.output.slice(-4000));
-      assert.match(run.output, /✓ tools-list: \d+ passed, 0 failed/);
+      for (const scenario of ['tools-list', 'logging-set-level', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-logging', 'tools-call-with-progress', 'tools-call-error']) {
+        assert.match(run.output, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`), scenario);
+      }
       assert.match(run.output, /Baseline check passed/);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, LoggingLevelSchema, SetLevelRequestSchema, type CallToolResult, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposable } from '../../base/events';
 import { refuseBrowserOrForeignHost, secretDigest, secretMatches } from '../../base/localRequest';
 import { silentLogger, type Logger } from '../../base/logger';
@@ -199,26 +199,32 @@ export class McpHttpServer implements Disposable {
   private createServer(): Server {
     const server = new Server(
       { name: 'client-tools', title: 'Client Tools (VS Code)', version: this.options.serverVersion },
-      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+      { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
     );
+    // Log messages go only to a client that asked for them (`logging/setLevel`), at that level or above.
+    let logLevel: LoggingLevel | undefined;
+    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      logLevel = request.params.level;
+      return {};
+    });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(this.options.registry) }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const caller = callerLabel(server.getClientVersion()?.name);
       const progressToken = request.params._meta?.progressToken;
+      const toolName = request.params.name;
       let step = 0;
       const lifetime = this.callerLifetime(extra.signal);
-      const response = await this.options.calls.call(request.params.name, request.params.arguments ?? {}, {
+      const response = await this.options.calls.call(toolName, request.params.arguments ?? {}, {
         caller,
         lifetime,
-        ...(progressToken !== undefined
-          ? {
-              onProgress: (status, details) => {
-                step += 1;
-                const message = status === 'awaiting-permission' ? 'waiting for the user to allow or deny' : status === 'running' ? 'running' : details ?? 'running';
-                void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, message } }).catch(() => {});
-              },
-            }
-          : {}),
+        // The call's state and the tool's own progress: as progress when the client gave a token,
+        // and as `info` log messages when it set a level that shows them.
+        onProgress: (status, details) => {
+          step += 1;
+          const message = status === 'awaiting-permission' ? 'waiting for the user to allow or deny' : status === 'running' ? 'running' : details ?? 'running';
+          if (progressToken !== undefined) void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, message } }).catch(() => {});
+          if (logLevel !== undefined && logs(logLevel, 'info')) void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'client-tools', data: `${toolName}: ${message}` } }).catch(() => {});
+        },
       });
       return toCallToolResult(response, this.options.registry.get(request.params.name)?.tool.outputSchema !== undefined);
     });
@@ -254,6 +260,12 @@ export class McpHttpServer implements Disposable {
       for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => {});
     });
   }
+}
+
+/** Whether a client that set `level` gets messages of `severity` (MCP's syslog order). */
+function logs(level: LoggingLevel, severity: LoggingLevel): boolean {
+  const order = LoggingLevelSchema.options;
+  return order.indexOf(severity) >= order.indexOf(level);
 }
 
 function sendPlain(res: http.ServerResponse, status: number, text: string, headers: Record<string, string>): void {
