@@ -14,6 +14,7 @@
  * Run: npm run build && npx mocha --no-config --require tsx/cjs --extension ts --timeout 300000 --exit test/e2e/mcp-server.e2e.test.ts
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -69,6 +70,7 @@ describe('the editor as an MCP server in a real VS Code', function () {
       fs.writeFileSync(path.join(workspace, 'green.png'), PNG);
       fs.writeFileSync(path.join(workspace, 'keep.txt'), 'keep me\n');
       fs.writeFileSync(path.join(workspace, 'doomed.txt'), 'delete me\n');
+      fs.writeFileSync(path.join(workspace, 'orphan.txt'), 'the client that asked is gone\n');
       fs.writeFileSync(path.join(workspace, 'broken.json'), '{ "a": 1,,, }\n');
     },
   });
@@ -167,6 +169,26 @@ describe('the editor as an MCP server in a real VS Code', function () {
     assert.equal(await card.locator('.caller-badge').textContent(), `MCP: ${CLIENT_NAME}`);
     await screenshot('cards');
     await page.locator('.part.sidebar').screenshot({ path: path.join(RESULTS, 'mcp-server-cards.chat.png') });
+  });
+
+  it('T-GONE-05: a real MCP client process killed while its DeleteFile dialog is open: Allow clicked afterwards deletes nothing, the card says cancelled', async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'fixtures', 'mcp-clients', 'call-tool.mjs'), lock.url, lock.token, 'DeleteFile', JSON.stringify({ path: 'orphan.txt' })], { stdio: 'ignore' });
+    try {
+      const dialog = modalDialog(page);
+      await dialog.waitFor({ timeout: 30_000 });
+      assert.match((await dialog.locator('.dialog-message-text').textContent()) ?? '', /orphan\.txt/);
+      child.kill('SIGKILL');
+      const card = cards().filter({ hasText: 'DeleteFile' }).filter({ hasText: 'killed-client' }).last();
+      // VS Code cannot close a modal from code: the card says cancelled first, then the user clicks.
+      await chat.waitForCardStatus(card, 'cancelled', 30_000);
+      await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(fs.existsSync(path.join(workspace, 'orphan.txt')), 'Allow deleted the file for a client that was gone');
+      await chat.waitForCardStatus(card, 'cancelled', 5_000);
+      await screenshot('gone-client');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('refuses a request without the token, with an Origin, or with a foreign Host', async () => {
