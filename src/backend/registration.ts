@@ -1,12 +1,15 @@
 /**
  * Admission of client tool groups (from `hello`, `updateToolGroups` or an augmentation's
  * `injectGroups`). A tool whose parameter schema is not a usable JSON Schema, or whose name is
- * already taken, is refused with a problem naming it; the rest of its group is still registered.
+ * already taken (NAME_TAKEN), is refused with a problem naming it; the rest of its group is still
+ * registered. A group whose container function (`toFunctionName` of its name) is taken, by a server
+ * tool, another group's container, tool or skill, or one of its own tools or skills, is refused
+ * whole (NAME_TAKEN): a model-facing name is never renamed to make room.
  * A session's tool state holds at most SESSION_LIMITS groups, tools and schema bytes; what would
  * pass them is refused with LIMIT_EXCEEDED (one problem per group, not per tool).
  */
 import type { Augmentation, ToolGroupDefinition } from '../protocol';
-import { ErrorCode } from '../protocol';
+import { ErrorCode, toFunctionName } from '../protocol';
 import { checkParameters, SchemaCompiler } from './jsonSchema';
 import type { ClientToolState } from './toolState';
 
@@ -39,7 +42,7 @@ export interface Usage {
 }
 
 /**
- * @param taken names the model already sees elsewhere (server tools, tools of groups that stay)
+ * @param taken names the model already sees elsewhere (server tools, the containers, tools and skills of groups that stay)
  * @param used what the tool state keeps besides these groups
  */
 export function admitGroups(groups: readonly ToolGroupDefinition[], taken: ReadonlySet<string>, used: Usage = { groups: 0, tools: 0, schemaBytes: 0 }): Admission {
@@ -61,11 +64,18 @@ export function admitGroups(groups: readonly ToolGroupDefinition[], taken: Reado
       continue;
     }
     seenGroups.add(group.name);
+    const container = toFunctionName(group.name);
+    const own = [...group.tools.map((t) => t.name), ...(group.skills ?? []).map((s) => s.name)];
+    if (names.has(container) || own.includes(container)) {
+      problems.push({ code: ErrorCode.NameTaken, group: group.name, message: `Tool group "${group.name}" was not registered: its container function ${container} is the name of another function the model sees; rename the group.` });
+      continue;
+    }
     if (groupCount >= SESSION_LIMITS.maxGroups) {
       problems.push({ code: ErrorCode.LimitExceeded, group: group.name, message: `Tool group "${group.name}" was not registered: a session may have at most ${SESSION_LIMITS.maxGroups} tool groups (limit "groups per session").` });
       continue;
     }
     groupCount++;
+    names.add(container);
 
     let overCount = 0;
     const tools = group.tools.filter((tool) => {
@@ -80,7 +90,7 @@ export function admitGroups(groups: readonly ToolGroupDefinition[], taken: Reado
         return false;
       }
       if (names.has(tool.name)) {
-        problems.push({ code: ErrorCode.InvalidMessage, group: group.name, tool: tool.name, message: `Tool "${tool.name}" (group "${group.name}") was not registered: another tool already has that name.` });
+        problems.push({ code: ErrorCode.NameTaken, group: group.name, tool: tool.name, message: `Tool "${tool.name}" (group "${group.name}") was not registered: another function the model sees already has that name.` });
         return false;
       }
       if (schemaBytes + schema.bytes > SESSION_LIMITS.maxSchemaBytes) {
@@ -99,7 +109,7 @@ export function admitGroups(groups: readonly ToolGroupDefinition[], taken: Reado
     const toolNames = new Set(tools.map((t) => t.name));
     const skills = (group.skills ?? []).flatMap((skill) => {
       if (names.has(skill.name)) {
-        problems.push({ code: ErrorCode.InvalidMessage, group: group.name, tool: skill.name, message: `Skill "${skill.name}" (group "${group.name}") was not registered: a tool or skill already has that name.` });
+        problems.push({ code: ErrorCode.NameTaken, group: group.name, tool: skill.name, message: `Skill "${skill.name}" (group "${group.name}") was not registered: another function the model sees already has that name.` });
         return [];
       }
       names.add(skill.name);
@@ -129,7 +139,7 @@ export function applyAugmentation(
   let problems: RegistrationProblem[] = [];
   if (aug.injectGroups?.length) {
     const replaced = new Set(aug.injectGroups.map((g) => g.name));
-    const admission = admitGroups(aug.injectGroups, new Set([...reserved, ...state.namesInUse(replaced)]), usage(state.groupDefinitions(replaced)));
+    const admission = admitGroups(aug.injectGroups, new Set([...reserved, ...state.namesInUse(replaced), ...state.containerNames(replaced)]), usage(state.groupDefinitions(replaced)));
     problems = admission.problems;
     applied = { ...aug, injectGroups: admission.groups };
   }

@@ -434,7 +434,7 @@ export class Session implements ClientLink {
   private newState(groups: Hello['toolGroups'], preExpanded: string[]): ClientToolState {
     const { options } = this.deps;
     return new ClientToolState(
-      { collapsing: options.collapsing, instructions: options.clientToolsInstructions, reservedNames: this.deps.serverTools().keys() },
+      { collapsing: options.collapsing, instructions: options.clientToolsInstructions },
       groups,
       preExpanded,
     );

@@ -2,8 +2,8 @@
  * What the model sees of the client's tools, for one thread. Pure: no I/O, no timers, so every rule
  * here is unit-tested directly.
  *
- * - A collapsed group is ONE container function (its name sanitised to the function-name pattern
- *   and unique). Calling it expands the group: the result says "<Group> expanded. Available
+ * - A collapsed group is ONE container function, named `toFunctionName(group)` (admission in
+ *   registration.ts refused a group whose container name another function has). Calling it expands the group: the result says "<Group> expanded. Available
  *   functions: A, B" followed by the group's `functionResult`, and the group's `systemPrompt` joins
  *   the system prompt every turn while it stays expanded.
  * - A skill is a function of its own, offered while it is not active (whether its group is collapsed
@@ -17,7 +17,7 @@
  * - Augmentations and context items change the state; `clone()` gives a thread its own copy.
  */
 import type { Augmentation, ContextItem, GroupState, SkillDefinition, ToolDefinition, ToolGroupDefinition, ToolGroupState } from '../protocol';
-import { TOOL_NAME_PATTERN, toFunctionName } from '../protocol';
+import { toFunctionName } from '../protocol';
 
 export const DEFAULT_CLIENT_TOOLS_INSTRUCTIONS = [
   'Some of your functions are client tools: they run inside the user\'s editor, where the user can see what they do.',
@@ -36,8 +36,6 @@ export interface ToolStateOptions {
   collapsing: boolean;
   /** Text joined to the system prompt whenever any client tool group is registered. */
   instructions: string;
-  /** Function names the model already sees from elsewhere (server tools); containers avoid them. */
-  reservedNames?: Iterable<string>;
 }
 
 /** A function as the model sees it. */
@@ -77,14 +75,12 @@ export class ClientToolState {
   /** Per-tool visibility set by augmentations; overrides the definition's `hidden`. */
   private readonly hiddenOverride = new Map<string, boolean>();
   private context: ContextItem[] = [];
-  private readonly reserved: Set<string>;
 
   constructor(
     private readonly options: ToolStateOptions,
     groups: readonly ToolGroupDefinition[] = [],
     preExpanded: readonly string[] = [],
   ) {
-    this.reserved = new Set(options.reservedNames ?? []);
     for (const g of groups) this.insert(g, 'registered', preExpanded.includes(g.name));
   }
 
@@ -97,7 +93,6 @@ export class ClientToolState {
     copy.groups = this.groups.map((e) => ({ ...e, activeSkills: new Set(e.activeSkills) }));
     for (const [k, v] of this.hiddenOverride) copy.hiddenOverride.set(k, v);
     copy.context = [...this.context];
-    for (const r of this.reserved) copy.reserved.add(r);
     return copy;
   }
 
@@ -119,6 +114,11 @@ export class ClientToolState {
       for (const s of e.def.skills ?? []) names.add(s.name);
     }
     return names;
+  }
+
+  /** The container function names of every group except the ones named (which are about to be replaced). */
+  containerNames(except: ReadonlySet<string> = new Set()): Set<string> {
+    return new Set(this.groups.filter((e) => !except.has(e.def.name)).map((e) => e.containerName));
   }
 
   /** The functions the model sees, in group order: container, inactive skills, visible tools. */
@@ -264,19 +264,8 @@ export class ClientToolState {
       this.groups[existing] = { def, containerName: old.containerName, expanded, activeSkills: new Set(), source };
       return;
     }
-    this.groups.push({ def, containerName: this.uniqueContainerName(def), expanded, activeSkills: new Set(), source });
-  }
-
-  private uniqueContainerName(def: ToolGroupDefinition): string {
-    const taken = new Set(this.reserved);
-    for (const e of this.groups) {
-      taken.add(e.containerName);
-      for (const t of e.def.tools) taken.add(t.name);
-      for (const s of e.def.skills ?? []) taken.add(s.name);
-    }
-    for (const t of def.tools) taken.add(t.name);
-    for (const s of def.skills ?? []) taken.add(s.name);
-    return uniqueName(sanitizeFunctionName(def.name), taken);
+    // Admission (registration.ts) refused a group whose container name is taken.
+    this.groups.push({ def, containerName: toFunctionName(def.name), expanded, activeSkills: new Set(), source });
   }
 
   private entry(name: string): GroupEntry | undefined {
@@ -311,21 +300,6 @@ export class ClientToolState {
 
   private skillDescription(e: GroupEntry, s: SkillDefinition): string {
     return `${s.description}${s.description ? ' ' : ''}(skill of the "${e.def.name}" tool group; activating it makes available: ${listOrNone(s.tools)}).`;
-  }
-}
-
-/** Replaces every character a function name may not contain with `_` and keeps at most 64. */
-export function sanitizeFunctionName(name: string): string {
-  const s = toFunctionName(name);
-  return TOOL_NAME_PATTERN.test(s) ? s : 'group';
-}
-
-function uniqueName(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) {
-    const suffix = `_${i}`;
-    const candidate = base.slice(0, 64 - suffix.length) + suffix;
-    if (!taken.has(candidate)) return candidate;
   }
 }
 

@@ -2,7 +2,7 @@
  * How the project builds ajv (JSON Schema 2020-12) for tools' parameter schemas: the one place its
  * options, the linear regular-expression engine and the linear `uniqueItems` are chosen.
  *
- * Two modes, on purpose:
+ * Three modes, on purpose:
  * - `strict`, the extension's registry. The arguments come from a backend (maybe a hostile one) and
  *   go to a tool that acts on the user's machine, so anything the schema does not allow is refused:
  *   nothing is coerced, defaulted or stripped, and an unknown keyword in a schema (a typo) fails
@@ -12,7 +12,10 @@
  *   so they are coerced (and defaults filled) before the arguments are sent, and the client's strict
  *   check then sees clean values. Schemas here come from clients, so unknown keywords are tolerated.
  *
- * Both modes run `pattern` on RE2 (never exponential backtracking) and read only own properties (an
+ * - `lenient`, data a peer checks against its own schema (an MCP server's tool results against its
+ *   `outputSchema`): unknown keywords tolerated, nothing coerced or defaulted.
+ *
+ * Every mode runs `pattern` on RE2 (never exponential backtracking) and read only own properties (an
  * optional property named `toString` is absent unless the arguments have it). Neither validates
  * `format`: no format plugin is bundled, and tools check their own inputs.
  */
@@ -21,7 +24,7 @@ import type { RegExpEngine } from 'ajv/dist/types';
 import { linearRegExp } from './linearRegExp';
 import { uniqueItemsKeyword } from './uniqueItems';
 
-export type SchemaMode = 'strict' | 'coercing';
+export type SchemaMode = 'strict' | 'coercing' | 'lenient';
 
 export const META_SCHEMA_2020 = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -67,7 +70,8 @@ const COERCING_SCHEMA_OPTIONS = {
  */
 export function createAjv(mode: SchemaMode, regExp: RegExpEngine = linearRegExp): Ajv2020 {
   if (mode === 'strict') return new Ajv2020({ ...STRICT_SCHEMA_OPTIONS, code: { regExp } });
-  const ajv = new Ajv2020({ ...COERCING_SCHEMA_OPTIONS, code: { regExp } });
+  const options = mode === 'coercing' ? COERCING_SCHEMA_OPTIONS : { ...COERCING_SCHEMA_OPTIONS, coerceTypes: false, useDefaults: false };
+  const ajv = new Ajv2020({ ...options, code: { regExp } });
   // ajv's own uniqueItems compares every pair of items when they are not all scalars; this one is
   // linear. The strict mode still has ajv's (the built-in schemas use it on strings only).
   ajv.removeKeyword('uniqueItems');

@@ -5,7 +5,9 @@
  * folder that another user owns or that group or others may write is refused, since whoever can
  * write there can plant or swap the file. A file left by a process that no longer runs is replaced;
  * anything else already at the path is an error that says what it is. Nothing here ever opens a
- * path in a way that can block: a FIFO at the path used to hang start-up in `open()`.
+ * path in a way that can block: a FIFO at the path used to hang start-up in `open()`. A folder of
+ * such files (one per window) is swept of the files whose writer no longer runs, so discovery never
+ * offers a dead window.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -55,6 +57,59 @@ export function writeLockFile(file: string, info: LockInfo, wording: LockWording
       // Already gone: nothing of ours to remove.
     }
   };
+}
+
+/** A lock file found in a folder, with the JSON it holds. */
+export interface FoundLock {
+  file: string;
+  info: Record<string, unknown> & { pid: number };
+}
+
+/**
+ * The lock files in `dir` whose name ends in `suffix` and whose writer still runs; those whose writer
+ * is gone (a crash left them) are removed on the way. Only regular files of ours are read or removed:
+ * a link, a folder, another user's file or one that is not a lock file is left alone and not listed.
+ * A folder that is not ours or that others may write is not read at all (nothing in it can be trusted).
+ */
+export function liveLockFiles(dir: string, suffix: string, wording: LockWording): FoundLock[] {
+  let names: string[];
+  try {
+    checkFolder(dir, wording);
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const live: FoundLock[] = [];
+  for (const name of names.filter((n) => n.endsWith(suffix)).sort()) {
+    const file = path.join(dir, name);
+    const before = ownRegularFile(file);
+    if (!before) continue;
+    const info = readLockFile(file);
+    if (!info) continue;
+    if (isRunning(info.pid)) {
+      live.push({ file, info });
+      continue;
+    }
+    // Remove it only if it is still the file that was read: a window may have replaced it meanwhile.
+    const now = ownRegularFile(file);
+    if (now?.ino !== before.ino || now.dev !== before.dev) continue;
+    try {
+      fs.unlinkSync(file);
+    } catch {
+      // Gone already.
+    }
+  }
+  return live;
+}
+
+function ownRegularFile(file: string): fs.Stats | undefined {
+  try {
+    const st = fs.lstatSync(file);
+    const uid = process.getuid?.();
+    return st.isFile() && (uid === undefined || st.uid === uid) ? st : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The folder must be ours and writable by nobody else (POSIX; Windows has neither bit). */

@@ -23,6 +23,7 @@ import {
   type Welcome,
 } from '../protocol';
 import { assertNever, isRunEvent } from '../protocol';
+import { CallerLifetime } from './callerLifetime';
 import type { BackgroundCallPolicy, CallRecord } from './callRecord';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
 import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits, type DispatcherOptions } from './dispatcher';
@@ -71,8 +72,17 @@ export interface ClientCoreOptions {
   };
   /** Groups the backend should start expanded. */
   preExpanded?: string[];
+  /**
+   * How long a dropped backend session can still be resumed (the reference backend keeps it 5
+   * minutes, PROTOCOL.md). Calls it carried that are still waiting (an open prompt) are cancelled
+   * once the connection has been down this long: nobody would receive what they do. Default 5 minutes.
+   */
+  resumeWindowMs?: number;
   timers?: Timers;
 }
+
+/** The reference backend's session grace (PROTOCOL.md): how long a dropped session can be resumed. */
+export const DEFAULT_RESUME_WINDOW_MS = 5 * 60_000;
 
 export class ClientCore implements Disposable {
   readonly registry = new ToolRegistry();
@@ -93,6 +103,10 @@ export class ClientCore implements Disposable {
   private updateQueued = false;
   private readonly userRuns = new UserRuns();
   private backgroundCalls: BackgroundCallPolicy;
+  /** The backend session that carries the calls it sent (src/core/callerLifetime.ts). */
+  private sessionLifetime = new CallerLifetime();
+  /** Set while the connection is down: ends the session's lifetime when the resume window passes. */
+  private resumeWindowTimer: unknown;
 
   /** The current connection's events; a connection replaced for a new URL or settings keeps the listeners. */
   private readonly stateRelay = new Relay<ConnectionState>();
@@ -309,6 +323,7 @@ export class ClientCore implements Disposable {
   }
 
   dispose(): void {
+    this.stopResumeWindow();
     this.dropConnection();
     this.disposables.dispose();
   }
@@ -375,6 +390,28 @@ export class ClientCore implements Disposable {
 
   private onConnectionState(state: ConnectionState): void {
     if (state.kind === 'stopped') this.dispatcher.abortAll(ErrorCode.Disconnected, `the backend connection stopped: ${state.reason}`);
+    // Only a connection that is up again (or given up on) ends the window; attempts in between do not.
+    if (state.kind === 'reconnecting') this.startResumeWindow();
+    else if (state.kind !== 'connecting') this.stopResumeWindow();
+  }
+
+  /** The connection dropped: the session's calls last as long as it could still be resumed. */
+  private startResumeWindow(): void {
+    if (this.resumeWindowTimer !== undefined) return;
+    const timers = this.options.timers ?? systemTimers;
+    const ms = this.options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS;
+    const lifetime = this.sessionLifetime;
+    this.resumeWindowTimer = timers.setTimeout(() => {
+      this.resumeWindowTimer = undefined;
+      this.logger.warn('the backend did not come back within the resume window; its calls are cancelled', { seconds: Math.round(ms / 1000) });
+      lifetime.end(ErrorCode.Disconnected, `the backend did not come back within ${Math.round(ms / 1000)} s, so its session cannot be resumed and nobody would receive the answer`);
+    }, ms);
+  }
+
+  private stopResumeWindow(): void {
+    if (this.resumeWindowTimer === undefined) return;
+    (this.options.timers ?? systemTimers).clearTimeout(this.resumeWindowTimer);
+    this.resumeWindowTimer = undefined;
   }
 
   private handleWelcome(welcome: Welcome): void {
@@ -385,6 +422,8 @@ export class ClientCore implements Disposable {
       this.dispatcher.onSessionResumed();
     } else {
       this.dispatcher.onNewSession();
+      this.sessionLifetime.end(ErrorCode.Cancelled, 'the backend session ended');
+      this.sessionLifetime = new CallerLifetime();
       this.registry.resetVisibility();
       this.userRuns.clear();
     }
@@ -402,7 +441,7 @@ export class ClientCore implements Disposable {
         // The connection hands the welcome to handleWelcome, never to this handler.
         return;
       case 'clientToolInvokeRequest':
-        this.dispatcher.handleInvoke(message);
+        this.dispatcher.handleInvoke(message, this.sessionLifetime);
         return;
       case 'clientToolCancel':
         this.dispatcher.handleCancel(message);

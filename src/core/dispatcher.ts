@@ -28,6 +28,7 @@ import {
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
+import type { CallerLifetime } from './callerLifetime';
 import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { consent, consentLines } from './consentText';
@@ -121,6 +122,8 @@ interface Call {
   record: CallRecord | undefined;
   /** Who sent it, when not the backend. */
   caller: string | undefined;
+  /** Stops listening for the end of the caller's lifetime. */
+  detachCaller: Disposable | undefined;
 }
 
 /** How each log outcome shows in the call's record. */
@@ -179,7 +182,11 @@ export class Dispatcher implements Disposable {
     this.peerMaxMessageBytes = bytes;
   }
 
-  handleInvoke(request: ClientToolInvokeRequest): void {
+  /**
+   * Runs a request. `lifetime`: how long whoever carries it is there (src/core/callerLifetime.ts);
+   * when it ends, the call is cancelled (an open prompt closes, an Allow clicked later runs nothing).
+   */
+  handleInvoke(request: ClientToolInvokeRequest, lifetime?: CallerLifetime): void {
     const id = request.requestId;
     const stored = this.replays.lookup(id);
     if (stored?.kind === 'answer') {
@@ -225,8 +232,14 @@ export class Dispatcher implements Disposable {
       background: this.options.background?.(request),
       record: undefined,
       caller: this.options.caller?.(request),
+      detachCaller: undefined,
     };
     this.calls.set(id, call);
+    if (lifetime) call.detachCaller = lifetime.onEnd((reason) => this.abortCall(call, reason.code, reason.message));
+    if (call.ended) {
+      this.calls.delete(id);
+      return;
+    }
     void this.execute(call, request);
   }
 
@@ -316,13 +329,13 @@ export class Dispatcher implements Disposable {
     const id = call.requestId;
     const found = this.options.registry.lookup(request.toolName);
     if (!found.ok) return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
-    const { tool, group } = found.entry;
+    const { tool, group, key } = found.entry;
 
     const invalid = this.options.registry.validateArguments(tool.name, request.arguments);
     if (invalid !== undefined) return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
 
     const args = request.arguments;
-    this.startRecord(call, request, group);
+    this.startRecord(call, request, group, key);
     if (call.background === 'deny') {
       this.updateRecord(call, { permission: { decision: 'denied', via: 'backgroundCalls' } });
       const message = `background calls are off: no chat run you started is in progress, and clientTools.permissions.backgroundCalls is "deny"; ${tool.name} was not run`;
@@ -343,6 +356,7 @@ export class Dispatcher implements Disposable {
     if (mustAsk) {
       const decision = await this.options.gate.check({
         requestId: id,
+        toolKey: key,
         toolName: tool.name,
         groupName: group,
         message: prepared?.prompt ?? `Allow ${tool.name}?`,
@@ -497,6 +511,7 @@ export class Dispatcher implements Disposable {
   private finish(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, send = true, bytes?: number): void {
     if (call.ended) return;
     call.ended = true;
+    call.detachCaller?.dispose();
     this.stopTimers(call);
     this.replays.remember(call.requestId, call.toolName, response, bytes ?? contentBytes(response.content));
     if (send) this.deliver(response);
@@ -562,13 +577,14 @@ export class Dispatcher implements Disposable {
 
   // ── the call's record ──────────────────────────────────────────────
 
-  private startRecord(call: Call, request: ClientToolInvokeRequest, group: string): void {
+  private startRecord(call: Call, request: ClientToolInvokeRequest, group: string, toolKey: string): void {
     call.record = {
       recordId: call.recordId,
       requestId: call.requestId,
       callId: request.callId,
       ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),
       toolName: call.toolName,
+      toolKey,
       groupName: group,
       arguments: request.arguments,
       background: call.background !== undefined,

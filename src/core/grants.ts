@@ -1,7 +1,9 @@
 /**
  * Remembered permissions ("grants"), bound to what the prompt's button said.
  *
- * A grant is (tool, target), (tool, folder) or, for a tool whose calls name no target, (tool). It is
+ * A grant is (tool, target), (tool, folder) or, for a tool whose calls name no target, (tool), where
+ * the tool is its identity (`toolKey`, src/core/toolIdentity.ts), never its model-facing name alone:
+ * a grant for one MCP server's tool never answers for another server's tool of the same name. It is
  * matched against the target the tool's own `prepare` resolved (the real path the prompt named),
  * never against anything in the request. A folder grant covers files below that folder; it is only
  * offered for a folder inside a workspace folder, never for a workspace folder itself.
@@ -23,6 +25,9 @@ export interface GrantTarget {
 export type GrantKind = 'target' | 'folder' | 'tool';
 
 export interface Grant {
+  /** The tool's identity key: what the grant covers. */
+  toolKey: string;
+  /** The tool's name as the prompt showed it: for the label only. */
   toolName: string;
   kind: GrantKind;
   /** Real absolute path of the target or folder; empty for a `tool` grant. */
@@ -35,8 +40,8 @@ export interface Grant {
 }
 
 /** Identifies a grant regardless of its scope or label. */
-export function grantKey(g: Pick<Grant, 'toolName' | 'kind' | 'path'>): string {
-  return `${g.toolName}\u0000${g.kind}\u0000${g.path}`;
+export function grantKey(g: Pick<Grant, 'toolKey' | 'kind' | 'path'>): string {
+  return `${g.toolKey}\u0000${g.kind}\u0000${g.path}`;
 }
 
 const WHERE: Record<RememberScope, string> = {
@@ -55,16 +60,16 @@ export function grantLabel(toolName: string, kind: GrantKind, shown: string, sco
   }
 }
 
-export function makeGrant(toolName: string, kind: GrantKind, target: GrantTarget | undefined, scope: RememberScope): Grant {
+export function makeGrant(tool: { key: string; name: string }, kind: GrantKind, target: GrantTarget | undefined, scope: RememberScope): Grant {
   const where = kind === 'folder' ? target?.folder : kind === 'target' ? target : undefined;
   const p = where?.absolute ?? '';
   const shown = where?.relative ?? '';
-  return { toolName, kind, path: p, shown, scope, label: grantLabel(toolName, kind, shown, scope) };
+  return { toolKey: tool.key, toolName: tool.name, kind, path: p, shown, scope, label: grantLabel(tool.name, kind, shown, scope) };
 }
 
-/** Whether `grant` covers a call of `toolName` on `target` (undefined: the call names no target). */
-export function grantCovers(grant: Grant, toolName: string, target: GrantTarget | undefined): boolean {
-  if (grant.toolName !== toolName) return false;
+/** Whether `grant` covers a call of the tool with identity key `toolKey` on `target` (undefined: the call names no target). */
+export function grantCovers(grant: Grant, toolKey: string, target: GrantTarget | undefined): boolean {
+  if (grant.toolKey !== toolKey) return false;
   if (!target) return grant.kind === 'tool';
   if (grant.kind === 'target') return grant.path === target.absolute;
   if (grant.kind === 'folder') {
@@ -74,7 +79,12 @@ export function grantCovers(grant: Grant, toolName: string, target: GrantTarget 
   return false;
 }
 
-/** A stored grant read back from durable storage: parse, don't trust (older versions stored bare tool names). */
+/**
+ * A stored grant read back from durable storage: parse, don't trust (older versions stored bare tool
+ * names). A grant stored before identities has no `toolKey` and is kept under its tool name, which
+ * is the key of a built-in tool of that name and of nothing else: such a grant of a bridged or MCP
+ * tool matches no tool any more (it could have meant either of two tools), so it never widens.
+ */
 export function parseStoredGrant(value: unknown): Grant | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
@@ -83,5 +93,7 @@ export function parseStoredGrant(value: unknown): Grant | undefined {
   const kind = v.kind as GrantKind;
   if ((kind === 'tool') !== (v.path === '')) return undefined;
   if (kind !== 'tool' && !path.isAbsolute(v.path)) return undefined;
-  return { toolName: v.toolName, kind, path: v.path, shown: v.shown, scope: 'workspace', label: grantLabel(v.toolName, kind, v.shown, 'workspace') };
+  if (v.toolKey !== undefined && typeof v.toolKey !== 'string') return undefined;
+  const toolKey = typeof v.toolKey === 'string' ? v.toolKey : v.toolName;
+  return { toolKey, toolName: v.toolName, kind, path: v.path, shown: v.shown, scope: 'workspace', label: grantLabel(v.toolName, kind, v.shown, 'workspace') };
 }

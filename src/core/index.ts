@@ -10,3 +10,4 @@ export * from './permissions';
 export * from './registry';
 export * from './timers';
 export * from './tool';
+export * from './toolIdentity';

@@ -47,9 +47,10 @@ export type { BarragePolicy } from './promptBarrage';
  */
 export type ToolPolicy = 'ask' | 'allow' | 'deny';
 
-/** Where the gate reads each tool's policy (src/vscode/toolPolicies.ts keeps them). */
+/** Where the gate reads each tool's policy (src/vscode/toolPolicies.ts keeps them), by the tool's identity. */
 export interface ToolPolicies {
-  get(toolName: string): ToolPolicy | undefined;
+  /** `toolKey`: the tool's identity key; `toolName`: its model-facing name (for policies stored before identities). */
+  get(toolKey: string, toolName: string): ToolPolicy | undefined;
 }
 
 /** Anything that can show a prompt; `IdeHost` is one. */
@@ -70,6 +71,8 @@ export interface PermissionStore {
 
 export interface PermissionCheck {
   requestId: string;
+  /** The tool's identity key (src/core/toolIdentity.ts): policies and grants are looked up by it. */
+  toolKey: string;
   toolName: string;
   groupName: string;
   /** The one line naming the exact target; shown on one line whatever it holds. */
@@ -209,9 +212,9 @@ export class PermissionGate implements Disposable {
     });
   }
 
-  /** The grant that covers a call of `toolName` on `target`, if any. */
-  grantFor(toolName: string, target: GrantTarget | undefined): Grant | undefined {
-    return this.remembered().find((g) => grantCovers(g, toolName, target));
+  /** The grant that covers a call of the tool with identity key `toolKey` on `target`, if any. */
+  grantFor(toolKey: string, target: GrantTarget | undefined): Grant | undefined {
+    return this.remembered().find((g) => grantCovers(g, toolKey, target));
   }
 
   /** Every remembered grant: this window's, then the workspace's. */
@@ -346,7 +349,7 @@ export class PermissionGate implements Disposable {
 
   /** Deny always applies; Allow only where a remembered grant could (never to a forced prompt). */
   private policyFor(check: PermissionCheck): PermissionDecision | undefined {
-    const policy = this.policies?.get(check.toolName);
+    const policy = this.policies?.get(check.toolKey, check.toolName);
     if (policy === 'deny') {
       this.logger.info('permission denied by the tool policy', { requestId: check.requestId, tool: check.toolName });
       return { kind: 'denied', via: 'policy' };
@@ -360,7 +363,7 @@ export class PermissionGate implements Disposable {
 
   private rememberedFor(check: PermissionCheck): PermissionDecision | undefined {
     if (!check.rememberable) return undefined;
-    const grant = this.grantFor(check.toolName, check.target);
+    const grant = this.grantFor(check.toolKey, check.target);
     if (!grant) return undefined;
     this.logger.info('permission granted by a remembered grant', { requestId: check.requestId, tool: check.toolName, grant: grant.label });
     return { kind: 'allowed', via: 'remembered', grant: { label: grant.label } };
@@ -374,7 +377,7 @@ export class PermissionGate implements Disposable {
       const kind: GrantKind = check.target ? 'target' : 'tool';
       const offer = (answer: 'allowSession' | 'allowFolder', grantKind: GrantKind) => {
         // A button says what it remembers whole, or it is not offered: a cut label could hide the scope.
-        const label = consentValue(makeGrant(check.toolName, grantKind, check.target, scope).label);
+        const label = consentValue(makeGrant(toolOf(check), grantKind, check.target, scope).label);
         if (consentRows(label, MAX_CHOICE_LABEL_COLUMNS) === 1) choices.push({ answer, label });
       };
       offer('allowSession', kind);
@@ -395,7 +398,7 @@ export class PermissionGate implements Disposable {
       // A remember button that was not offered (a forced prompt) is allow-once.
       if (!wasOffered(answer)) return { kind: 'allowed', via: 'prompt' };
       const kind: GrantKind = answer === 'allowFolder' ? 'folder' : check.target ? 'target' : 'tool';
-      const grant = this.remember(makeGrant(check.toolName, kind, check.target, this.effectiveScope()));
+      const grant = this.remember(makeGrant(toolOf(check), kind, check.target, this.effectiveScope()));
       return { kind: 'allowed', via: 'prompt', remembered: { label: grant.label } };
     }
     if (answer === undefined) {
@@ -446,6 +449,10 @@ export class PermissionGate implements Disposable {
   private emitActivity(): void {
     this.activity.fire({ open: this.active && !this.active.settled ? 1 : 0, queued: this.queue.length });
   }
+}
+
+function toolOf(check: PermissionCheck): { key: string; name: string } {
+  return { key: check.toolKey, name: check.toolName };
 }
 
 /**

@@ -9,9 +9,10 @@
 import type Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { createAjv, STRICT_SCHEMA_OPTIONS } from '../base/jsonSchema';
-import { CodedError, ErrorCode, Schemas, TOOL_NAME_PATTERN, type SkillDefinition, type ToolGroupDefinition } from '../protocol';
+import { CodedError, ErrorCode, Schemas, TOOL_NAME_PATTERN, toFunctionName, type SkillDefinition, type ToolGroupDefinition } from '../protocol';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import type { ClientTool } from './tool';
+import { toolKey, type ToolIdentity, type ToolSource } from './toolIdentity';
 
 /** Everything about a group except its tools. */
 export interface ToolGroupSpec {
@@ -34,6 +35,10 @@ export interface DisabledReason {
 export interface RegisteredTool {
   readonly tool: ClientTool;
   readonly group: string;
+  /** Where the tool comes from and its name there. */
+  readonly identity: ToolIdentity;
+  /** `toolKey(identity)`: what policies and grants are kept under. */
+  readonly key: string;
   readonly hidden: boolean;
   /** Set while switched off: by workspace trust or `setDisabled`. */
   readonly disabled: DisabledReason | undefined;
@@ -44,6 +49,11 @@ export type ToolLookup = { ok: true; entry: RegisteredTool } | { ok: false; code
 /** A tool as the UI shows it: every registered tool, with why it is not callable. */
 export interface ToolSnapshot {
   name: string;
+  /** `toolKey` of the tool's identity. */
+  key: string;
+  identity: ToolIdentity;
+  /** The tool's classification (its definition's, or its MCP server's hints), shown beside it. */
+  effects?: ClientTool['effects'];
   requiresPermission: boolean;
   hidden: boolean;
   disabled?: DisabledReason;
@@ -59,6 +69,8 @@ export interface GroupSnapshot {
 interface Entry {
   tool: ClientTool;
   group: string;
+  identity: ToolIdentity;
+  key: string;
   /** Compiled at registration, or at the first call for a checked (built-in) schema. */
   validate: ValidateFunction | undefined;
   hidden: boolean;
@@ -68,6 +80,8 @@ interface Entry {
 interface Group {
   spec: ToolGroupSpec;
   tools: string[];
+  /** Every model-facing name the group holds: its container, its tools, its skills. */
+  functionNames: string[];
 }
 
 export interface RegisterOptions {
@@ -79,11 +93,20 @@ export interface RegisterOptions {
    * checked and compiled at registration, so a bad one is refused there.
    */
   schemasChecked?: boolean;
+  /**
+   * Where the group's tools come from; each tool's identity is this source with the tool's
+   * `sourceName` (or its name). Default: another extension's group, named by the group.
+   */
+  source?: ToolSource;
 }
 
 export class ToolRegistry implements Disposable {
   private readonly groups = new Map<string, Group>();
   private readonly tools = new Map<string, Entry>();
+  /** Every model-facing name in use (containers, tools, skills), with what holds it. */
+  private readonly functionNames = new Map<string, string>();
+  /** Tool name by identity key. */
+  private readonly keys = new Map<string, string>();
   private trusted = true;
   private readonly compiler = new SchemaCompiler();
   private readonly changed = new Emitter<void>();
@@ -93,21 +116,30 @@ export class ToolRegistry implements Disposable {
   /**
    * Registers a group and its tools. Throws CodedError INVALID_SCHEMA naming the tool when a
    * parameter schema does not compile (with `schemasChecked`, schemas are compiled at each tool's
-   * first call instead), a name breaks the protocol's pattern, a tool belongs to another group, a
-   * name is taken, or a skill names a tool outside the group.
+   * first call instead), a name breaks the protocol's pattern, a tool belongs to another group, or a
+   * skill names a tool outside the group; NAME_TAKEN when the group is registered already, or a
+   * model-facing name (the group's container function `toFunctionName(group.name)`, a tool, a skill)
+   * or a tool's identity is held already. Nothing is renamed: the whole group is refused.
    */
   register(group: ToolGroupSpec, tools: readonly ClientTool[], options: RegisterOptions = {}): Disposable {
-    if (this.groups.has(group.name)) throw invalidSchema(`group "${group.name}" is registered already`);
+    if (this.groups.has(group.name)) throw nameTaken(`group "${group.name}" is registered already`);
+    const source: ToolSource = options.source ?? { kind: 'extension', group: group.name };
     const entries: Entry[] = [];
+    let functionNames: string[];
     try {
-      this.prepareGroup(group, tools, entries, options.schemasChecked === true);
+      functionNames = this.claimNames(group, tools, source);
+      this.prepareGroup(group, tools, source, entries, options.schemasChecked === true);
     } catch (e) {
       for (const done of entries) this.compiler.release(done.tool);
       throw e;
     }
 
-    this.groups.set(group.name, { spec: group, tools: entries.map((e) => e.tool.name) });
-    for (const e of entries) this.tools.set(e.tool.name, e);
+    this.groups.set(group.name, { spec: group, tools: entries.map((e) => e.tool.name), functionNames });
+    for (const n of functionNames) this.functionNames.set(n, group.name);
+    for (const e of entries) {
+      this.tools.set(e.tool.name, e);
+      this.keys.set(e.key, e.tool.name);
+    }
     this.changed.fire();
 
     let disposed = false;
@@ -116,13 +148,25 @@ export class ToolRegistry implements Disposable {
         if (disposed) return;
         disposed = true;
         this.groups.delete(group.name);
+        for (const n of functionNames) if (this.functionNames.get(n) === group.name) this.functionNames.delete(n);
         for (const e of entries) {
           if (this.tools.get(e.tool.name) === e) this.tools.delete(e.tool.name);
+          if (this.keys.get(e.key) === e.tool.name) this.keys.delete(e.key);
           this.compiler.release(e.tool);
         }
         this.changed.fire();
       },
     };
+  }
+
+  /** The model-facing name of the tool with this identity key, if it is registered. */
+  nameOfKey(key: string): string | undefined {
+    return this.keys.get(key);
+  }
+
+  /** Whether a model-facing name (a tool, a skill or a group's container function) is held. */
+  holdsFunctionName(name: string): boolean {
+    return this.functionNames.has(name);
   }
 
   /** Exact-name lookup of a registered tool (callable or not). */
@@ -233,7 +277,15 @@ export class ToolRegistry implements Disposable {
         .filter((e): e is Entry => e !== undefined)
         .map((e) => {
           const disabled = this.disabledReason(e);
-          return { name: e.tool.name, requiresPermission: e.tool.requiresPermission, hidden: e.hidden, ...(disabled ? { disabled } : {}) };
+          return {
+            name: e.tool.name,
+            key: e.key,
+            identity: e.identity,
+            requiresPermission: e.tool.requiresPermission,
+            hidden: e.hidden,
+            ...(e.tool.effects ? { effects: { ...e.tool.effects } } : {}),
+            ...(disabled ? { disabled } : {}),
+          };
         }),
     }));
   }
@@ -242,17 +294,45 @@ export class ToolRegistry implements Disposable {
     this.changed.dispose();
     this.groups.clear();
     this.tools.clear();
+    this.functionNames.clear();
+    this.keys.clear();
+  }
+
+  /**
+   * The group's model-facing names (container, tools, skills), checked against each other and
+   * everything registered; throws NAME_TAKEN naming the clash. Identities are checked the same way.
+   */
+  private claimNames(group: ToolGroupSpec, tools: readonly ClientTool[], source: ToolSource): string[] {
+    const mine = new Map<string, string>();
+    const claim = (name: string, what: string) => {
+      const holder = this.functionNames.get(name);
+      if (holder !== undefined) throw nameTaken(`${what} would be the function ${name}, which the group "${holder}" holds already`);
+      const own = mine.get(name);
+      if (own !== undefined) throw nameTaken(`${what} would be the function ${name}, the same name as ${own}`);
+      mine.set(name, what);
+    };
+    claim(toFunctionName(group.name), `the container of group "${group.name}"`);
+    const keys = new Set<string>();
+    for (const tool of tools) {
+      claim(tool.name, `tool ${tool.name}`);
+      const key = toolKey({ source, tool: tool.sourceName ?? tool.name });
+      if (keys.has(key) || this.keys.has(key)) throw nameTaken(`tool ${tool.name}: another registered tool is the same tool (${key})`);
+      keys.add(key);
+    }
+    for (const skill of group.skills ?? []) claim(skill.name, `skill ${skill.name}`);
+    return [...mine.keys()];
   }
 
   /** Checks a group and compiles its tools into `entries`; throws INVALID_SCHEMA. */
-  private prepareGroup(group: ToolGroupSpec, tools: readonly ClientTool[], entries: Entry[], schemasChecked: boolean): void {
+  private prepareGroup(group: ToolGroupSpec, tools: readonly ClientTool[], source: ToolSource, entries: Entry[], schemasChecked: boolean): void {
     const seen = new Set<string>();
     for (const tool of tools) {
       if (!TOOL_NAME_PATTERN.test(tool.name)) throw invalidSchema(`tool name "${tool.name}" must match ${TOOL_NAME_PATTERN.source}`);
       if (tool.group !== group.name) throw invalidSchema(`tool ${tool.name} belongs to group "${tool.group}", not "${group.name}"`);
-      if (seen.has(tool.name) || this.tools.has(tool.name)) throw invalidSchema(`tool ${tool.name} is registered already`);
+      if (seen.has(tool.name) || this.tools.has(tool.name)) throw nameTaken(`tool ${tool.name} is registered already`);
       seen.add(tool.name);
-      entries.push({ tool, group: group.name, validate: schemasChecked ? undefined : this.compiler.compile(tool, false), hidden: tool.hidden === true });
+      const identity: ToolIdentity = { source, tool: tool.sourceName ?? tool.name };
+      entries.push({ tool, group: group.name, identity, key: toolKey(identity), validate: schemasChecked ? undefined : this.compiler.compile(tool, false), hidden: tool.hidden === true });
     }
     for (const skill of group.skills ?? []) {
       const missing = skill.tools.find((t) => !seen.has(t));
@@ -274,7 +354,7 @@ export class ToolRegistry implements Disposable {
   }
 
   private view(e: Entry): RegisteredTool {
-    return { tool: e.tool, group: e.group, hidden: e.hidden, disabled: this.disabledReason(e) };
+    return { tool: e.tool, group: e.group, identity: e.identity, key: e.key, hidden: e.hidden, disabled: this.disabledReason(e) };
   }
 }
 
@@ -381,4 +461,8 @@ function printable(s: string): string {
 
 function invalidSchema(message: string): CodedError {
   return new CodedError(ErrorCode.InvalidSchema, message);
+}
+
+function nameTaken(message: string): CodedError {
+  return new CodedError(ErrorCode.NameTaken, message);
 }

@@ -77,7 +77,14 @@ export function grantTargetOf(target: ResolvedPath): GrantTarget {
 export type JsonSchema = Record<string, unknown>;
 
 export interface ClientTool<A = Record<string, unknown>, P extends Preparation = Preparation, H = IdeHost> {
+  /** The model-facing name (a function name). */
   name: string;
+  /**
+   * The tool's own name where it comes from, when the model-facing name had to differ (an MCP
+   * server's tool name, a VS Code tool's name): with the registration's source it is the tool's
+   * identity (src/core/toolIdentity.ts), which policies and grants key on.
+   */
+  sourceName?: string;
   /** Name of the group the tool belongs to; must match the group it is registered with. */
   group: string;
   description: string;
@@ -98,13 +105,45 @@ export interface ClientTool<A = Record<string, unknown>, P extends Preparation =
    * `readOnly`: changes nothing (reads files or editor state). `destructive`: may delete or overwrite
    * the user's work; false for a tool that only adds or changes the view (opens a tab, shows a note).
    */
-  effects?: { readOnly?: boolean; destructive?: boolean };
+  effects?: ToolEffects;
+  /**
+   * JSON Schema of the JSON object a successful call's result holds (its one `json` item), for
+   * clients that check structured results (the MCP server's `outputSchema`). Leave it out for a tool
+   * whose result is text or binary.
+   */
+  outputSchema?: JsonSchema;
   /**
    * Resolves and checks the target before any prompt; throws a CodedError to refuse the call
    * without asking the user (missing file, path outside the workspace, …).
    */
   prepare?(args: A, ctx: ToolContext<H>): Promise<P>;
   run(args: A, ctx: ToolContext<H>, prepared: P | undefined): Promise<ToolResult>;
+}
+
+/**
+ * What a call does, as a classification. `readOnly`: changes nothing. `destructive`: may delete or
+ * overwrite the user's work. `idempotent`: calling it again with the same arguments does nothing
+ * more. `openWorld`: reaches beyond the editor and its workspace (a terminal, the network). For a
+ * bridged MCP tool these are the server's own hints, unchecked: they are shown, never obeyed.
+ */
+export interface ToolEffects {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+}
+
+/** The classification in words ("read-only", "may delete or overwrite data", …); empty when nothing is said. */
+export function describeEffects(effects: ToolEffects | undefined): string[] {
+  if (!effects) return [];
+  const words: string[] = [];
+  if (effects.readOnly === true) words.push('read-only');
+  else if (effects.destructive === true) words.push('may delete or overwrite data');
+  else if (effects.destructive === false) words.push('changes data but deletes nothing');
+  if (effects.idempotent === true && effects.readOnly !== true) words.push('repeating it changes nothing more');
+  if (effects.openWorld === true) words.push('reaches outside the editor');
+  if (effects.openWorld === false) words.push('stays within the editor');
+  return words;
 }
 
 /**

@@ -8,4 +8,4 @@ export * from './types';
 export * from './codec';
 export { assertNever, assertNeverOr } from './assertNever';
 export { isRunEvent } from './runEvents';
-export { toFunctionName } from './functionNames';
+export { digestedFunctionName, isPlainFunctionName, toFunctionName } from './functionNames';

@@ -19,5 +19,5 @@ export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspac
  * so each is compiled at its tool's first call rather than here, at activation.
  */
 export function registerBuiltinGroups(registry: ToolRegistry): ReturnType<ToolRegistry['register']>[] {
-  return BUILTIN_GROUPS.map(({ group, tools }) => registry.register(group, tools, { schemasChecked: true }));
+  return BUILTIN_GROUPS.map(({ group, tools }) => registry.register(group, tools, { schemasChecked: true, source: { kind: 'builtin' } }));
 }

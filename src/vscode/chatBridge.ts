@@ -34,7 +34,8 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
 
 /** Converts the dispatcher's record of a call into what `postMessage` carries, clipped like run events. */
 export function toChatCallRecord(record: CallRecord, toBase64: (bytes: Uint8Array) => string): ChatCallRecord {
-  const { content, ...rest } = record;
+  // The identity key stays in the extension: the card names the tool and its group.
+  const { content, toolKey: _toolKey, ...rest } = record;
   return {
     ...rest,
     arguments: clipStrings(record.arguments, MAX_POSTED_STRING) as Record<string, unknown>,

@@ -231,9 +231,11 @@ async function statusBarActions(ctx: ClientToolsContext): Promise<void> {
 /** A tool's policy from the Tool Groups view; only for a tool node of a tool that asks permission. */
 async function setToolPolicy(ctx: ClientToolsContext, node: unknown, policy: ToolPolicy): Promise<void> {
   const name = node !== null && typeof node === 'object' && (node as { kind?: unknown }).kind === 'tool' ? (node as { name?: unknown }).name : undefined;
-  if (typeof name !== 'string' || !ctx.core.registry.allDefinitions().some((g) => g.tools.some((t) => t.name === name && t.requiresPermission))) return;
-  await ctx.toolPolicies.set(name, policy);
-  ctx.log.info(`Tool policy of ${name}: ${policy}`);
+  const entry = typeof name === 'string' ? ctx.core.registry.get(name) : undefined;
+  if (!entry?.tool.requiresPermission) return;
+  // Kept under the tool's identity, so it follows this tool and no other of the same name.
+  await ctx.toolPolicies.set(entry.key, entry.tool.name, policy);
+  ctx.log.info(`Tool policy of ${entry.tool.name} (${entry.key}): ${policy}`);
 }
 
 /** Accept or Reject for an OpenDiff review: the one named, the active diff, or the only one open. */

@@ -149,6 +149,7 @@ export class ClientToolsContext implements vscode.Disposable {
     this.disposables.push(this.chatPrompts);
     this.toolPolicies = new ToolPolicyStore(extension.workspaceState);
     this.core.permissions.setToolPolicies(this.toolPolicies);
+    this.toolGroups.setToolLookup((name) => this.core.registry.get(name));
     this.toolGroups.setPolicies(this.toolPolicies);
     this.disposables.push(this.toolPolicies, this.toolPolicies.onDidChange(() => this.toolGroups.refresh()));
     this.disposables.push(keepSwitchedOffTools(this.core.registry, this.toolPolicies));

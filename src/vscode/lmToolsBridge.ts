@@ -59,11 +59,12 @@ export class LmToolsBridge implements vscode.Disposable {
     this.unregister();
     if (infos.length === 0) return;
     const bridged = bridgeTools(infos, config.enabled, invokeLmTool, {
-      isTaken: (name) => this.registry.get(name) !== undefined,
+      isTaken: (name) => this.registry.holdsFunctionName(name),
       requirePermission: config.askPermission,
     });
+    for (const s of bridged.skipped) this.log.warn(`VS Code tool left out: ${s}`);
     try {
-      this.registration = this.registry.register(bridged.group, bridged.tools);
+      this.registration = this.registry.register(bridged.group, bridged.tools, { source: { kind: 'vscode' } });
       this.log.info(`VS Code tools offered to the agent: ${[...bridged.names].map(([ours, theirs]) => (ours === theirs ? ours : `${ours} (${theirs})`)).join(', ')}`);
     } catch (e) {
       this.log.error(`Could not offer VS Code tools to the agent: ${(e as Error).message}`);

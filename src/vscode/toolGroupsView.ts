@@ -1,5 +1,8 @@
 import * as vscode from 'vscode';
 import type { ToolPolicies } from '../core/permissions';
+import type { RegisteredTool } from '../core/registry';
+import { describeEffects } from '../core/tool';
+import { describeSource } from '../core/toolIdentity';
 import type { ToolGroupDefinition, ToolGroupState } from '../protocol';
 import { safe, uiText } from '../core/uiText';
 import * as ui from './ui';
@@ -30,10 +33,17 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   readonly onDidChangeTreeData = this.changed.event;
   private policies: ToolPolicies | undefined;
   private notices: GroupNotice[] = [];
+  private lookup: (toolName: string) => RegisteredTool | undefined = () => undefined;
 
   /** The user's tool policies, shown on the tools that ask permission. */
   setPolicies(policies: ToolPolicies): void {
     this.policies = policies;
+    this.changed.fire(undefined);
+  }
+
+  /** Where the view finds each tool's identity (policies are kept under it) and classification: the registry. */
+  setToolLookup(lookup: (toolName: string) => RegisteredTool | undefined): void {
+    this.lookup = lookup;
     this.changed.fire(undefined);
   }
 
@@ -59,11 +69,11 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   }
 
   /** A plain snapshot of what the tree shows, for tests and for "Show Tool Groups". */
-  snapshot(): { name: string; status: string; tools: { name: string; status: string; permission: boolean; policy: string }[] }[] {
+  snapshot(): { name: string; status: string; tools: { name: string; status: string; permission: boolean; policy: string; classification: string }[] }[] {
     return this.definitions.map((g) => ({
       name: g.name,
       status: this.groupStatus(g.name),
-      tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true, policy: this.policies?.get(t.name) ?? 'ask' })),
+      tools: g.tools.map((t) => ({ name: t.name, status: this.toolStatus(g.name, t.name), permission: t.requiresPermission === true, policy: this.policyOf(t.name) ?? 'ask', classification: this.classificationOf(t.name) })),
     })).concat(this.shownNotices().map((n) => ({ name: n.group, status: n.detail === undefined ? n.status : `${n.status}: ${n.detail}`, tools: [] })));
   }
 
@@ -116,18 +126,39 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
     }
     const def = this.definitions.find((d) => d.name === node.group)?.tools.find((t) => t.name === node.name);
     const status = this.toolStatus(node.group, node.name);
+    const classification = this.classificationOf(node.name);
     return ui.treeItem(uiText(node.name), vscode.TreeItemCollapsibleState.None, {
       id: `tool:${node.group}/${node.name}`,
-      description: uiText([def?.requiresPermission ? this.permissionText(node.name) : '', status].filter(Boolean).join(' · ')),
-      tooltip: def?.description === undefined ? undefined : uiText(def.description),
+      description: uiText([def?.requiresPermission ? this.permissionText(node.name) : '', classification, status].filter(Boolean).join(' · ')),
+      tooltip: def?.description === undefined ? undefined : uiText([def.description, this.classificationNote(node.name)].filter(Boolean).join('\n\n')),
       iconPath: new vscode.ThemeIcon(def?.requiresPermission ? 'shield' : status === 'hidden' ? 'eye-closed' : 'tools'),
       // Policies (Allow / Ask / Deny in the context menu) apply where the gate asks: tools that ask permission.
       contextValue: def?.requiresPermission ? 'tool-asks' : 'tool',
     });
   }
 
+  /** What the tool does, in words, as its definition (or its MCP server) classifies it. */
+  private classificationOf(toolName: string): string {
+    return describeEffects(this.lookup(toolName)?.tool.effects).join(', ');
+  }
+
+  /** Where the classification comes from, for the tooltip: an MCP server's hints are its claim and skip no prompt. */
+  private classificationNote(toolName: string): string {
+    const entry = this.lookup(toolName);
+    const words = describeEffects(entry?.tool.effects);
+    if (!entry || words.length === 0) return '';
+    if (entry.identity.source.kind !== 'mcp') return `Classification: ${words.join(', ')}.`;
+    return `Classification: ${words.join(', ')}, as ${describeSource(entry.identity.source)} describes it (its claim, not checked; it never skips a prompt).`;
+  }
+
+  /** The tool's policy, read under its identity key. */
+  private policyOf(toolName: string): ReturnType<ToolPolicies['get']> {
+    const key = this.lookup(toolName)?.key;
+    return key === undefined ? undefined : this.policies?.get(key, toolName);
+  }
+
   private permissionText(tool: string): string {
-    const policy = this.policies?.get(tool);
+    const policy = this.policyOf(tool);
     return policy === 'allow' ? 'allowed by your policy' : policy === 'deny' ? 'denied by your policy' : 'asks permission';
   }
 
@@ -139,7 +170,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   }
 
   private toolStatus(group: string, tool: string): string {
-    if (this.policies?.get(tool) === 'deny' && this.definitions.find((d) => d.name === group)?.tools.find((t) => t.name === tool)?.requiresPermission) return 'not offered to the backend';
+    if (this.policyOf(tool) === 'deny' && this.definitions.find((d) => d.name === group)?.tools.find((t) => t.name === tool)?.requiresPermission) return 'not offered to the backend';
     const g = this.state?.groups.find((s) => s.name === group);
     const t = g?.tools.find((x) => x.name === tool);
     if (!t) return this.state ? 'not registered' : '';

@@ -1,15 +1,16 @@
 /**
  * The user's per-tool policies from the Tool Groups view (Allow / Ask / Deny for the tools that ask
- * permission), kept in the workspace's state, which no workspace file can write. The permission
- * gate reads them at every check (src/core/permissions.ts `ToolPolicies`).
+ * permission), kept in the workspace's state, which no workspace file can write, under each tool's
+ * identity key (src/core/storedPolicies.ts says how, and what becomes of entries stored before). The
+ * permission gate reads them at every check (src/core/permissions.ts `ToolPolicies`).
  */
 import * as vscode from 'vscode';
 import type { ToolPolicies, ToolPolicy } from '../core/permissions';
 import type { ToolRegistry } from '../core/registry';
+import { storedPolicy, withStoredPolicy } from '../core/storedPolicies';
 import { ErrorCode } from '../protocol';
 
 const POLICIES_KEY = 'clientTools.toolPolicies';
-const POLICIES: readonly ToolPolicy[] = ['ask', 'allow', 'deny'];
 
 export class ToolPolicyStore implements ToolPolicies, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -18,15 +19,13 @@ export class ToolPolicyStore implements ToolPolicies, vscode.Disposable {
 
   constructor(private readonly state: vscode.Memento) {}
 
-  get(toolName: string): ToolPolicy | undefined {
-    const value = this.all()[toolName];
-    return POLICIES.includes(value as ToolPolicy) && value !== 'ask' ? (value as ToolPolicy) : undefined;
+  get(toolKey: string, toolName: string): ToolPolicy | undefined {
+    return storedPolicy(this.all(), toolKey, toolName);
   }
 
   /** `ask` removes the entry: asking is what a tool without a policy does. */
-  async set(toolName: string, policy: ToolPolicy): Promise<void> {
-    const { [toolName]: _old, ...others } = this.all();
-    await this.state.update(POLICIES_KEY, policy === 'ask' ? others : { ...others, [toolName]: policy });
+  async set(toolKey: string, toolName: string, policy: ToolPolicy): Promise<void> {
+    await this.state.update(POLICIES_KEY, withStoredPolicy(this.all(), toolKey, toolName, policy));
     this.changed.fire();
   }
 
@@ -55,7 +54,7 @@ export function keepSwitchedOffTools(registry: ToolRegistry, policies: ToolPolic
   const apply = (): void => {
     for (const group of registry.snapshot()) {
       for (const tool of group.tools) {
-        const off = tool.requiresPermission && policies.get(tool.name) === 'deny';
+        const off = tool.requiresPermission && policies.get(tool.key, tool.name) === 'deny';
         const reason = switchedOffReason(tool.name);
         if (off && tool.disabled === undefined) registry.setDisabled(tool.name, reason);
         else if (!off && tool.disabled?.message === reason.message) registry.setDisabled(tool.name, undefined);

@@ -69,14 +69,10 @@ function loads(expansion: ExpansionItem, card: Omit<ToolItem, 'id'>): boolean {
 
 /**
  * Whether `toolName` is the backend's function for the group or skill `name`: the name itself, or as
- * a function name ("MCP: everything" → `MCP__everything`), with the `_2` the backend adds when two
- * names become the same.
+ * a function name ("MCP: everything" → `MCP__everything_<digest>`, one rule in
+ * src/protocol/functionNames.ts; a taken name is refused, never suffixed).
  */
 function isContainerOf(toolName: string, name: string | undefined): boolean {
   if (name === undefined) return false;
-  if (toolName === name) return true;
-  const fn = toFunctionName(name);
-  if (toolName === fn) return true;
-  const suffixed = /^(.*)(_\d+)$/.exec(toolName);
-  return suffixed !== null && suffixed[1] === fn.slice(0, 64 - suffixed[2].length);
+  return toolName === name || toolName === toFunctionName(name);
 }

@@ -5,7 +5,8 @@
  * calls OpenFile, ReadFile of a PNG (image content), DeleteFile with Deny and with Allow clicked on
  * the real permission dialog, and GetDiagnostics; each call shows in the chat as a card marked with
  * the client's name. Then the official MCP conformance suite runs against the same server (baseline
- * in test/fixtures), and requests without the token, with an Origin or with a foreign Host are
+ * in test/fixtures; its fixture tools registered through the API by the test-only extension
+ * test/fixtures/mcp-conformance-extension), and requests without the token, with an Origin or with a foreign Host are
  * refused. Background calls are allowed here, so only DeleteFile asks (the `ask` default is covered
  * by test/unit/core/mcp/mcpServer.test.ts).
  *
@@ -13,6 +14,7 @@
  * Run: npm run build && npx mocha --no-config --require tsx/cjs --extension ts --timeout 300000 --exit test/e2e/mcp-server.e2e.test.ts
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -63,10 +65,12 @@ describe('the editor as an MCP server in a real VS Code', function () {
     name: 'mcp-server',
     allowBackgroundCalls: true,
     settings: { ...MODAL_PROMPTS, 'clientTools.mcpServer.enabled': true },
+    extensions: [path.join(ROOT, 'test', 'fixtures', 'mcp-conformance-extension')],
     prepare: (workspace) => {
       fs.writeFileSync(path.join(workspace, 'green.png'), PNG);
       fs.writeFileSync(path.join(workspace, 'keep.txt'), 'keep me\n');
       fs.writeFileSync(path.join(workspace, 'doomed.txt'), 'delete me\n');
+      fs.writeFileSync(path.join(workspace, 'orphan.txt'), 'the client that asked is gone\n');
       fs.writeFileSync(path.join(workspace, 'broken.json'), '{ "a": 1,,, }\n');
     },
   });
@@ -167,6 +171,26 @@ describe('the editor as an MCP server in a real VS Code', function () {
     await page.locator('.part.sidebar').screenshot({ path: path.join(RESULTS, 'mcp-server-cards.chat.png') });
   });
 
+  it('T-GONE-05: a real MCP client process killed while its DeleteFile dialog is open: Allow clicked afterwards deletes nothing, the card says cancelled', async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'fixtures', 'mcp-clients', 'call-tool.mjs'), lock.url, lock.token, 'DeleteFile', JSON.stringify({ path: 'orphan.txt' })], { stdio: 'ignore' });
+    try {
+      const dialog = modalDialog(page);
+      await dialog.waitFor({ timeout: 30_000 });
+      assert.match((await dialog.locator('.dialog-message-text').textContent()) ?? '', /orphan\.txt/);
+      child.kill('SIGKILL');
+      const card = cards().filter({ hasText: 'DeleteFile' }).filter({ hasText: 'killed-client' }).last();
+      // VS Code cannot close a modal from code: the card says cancelled first, then the user clicks.
+      await chat.waitForCardStatus(card, 'cancelled', 30_000);
+      await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(fs.existsSync(path.join(workspace, 'orphan.txt')), 'Allow deleted the file for a client that was gone');
+      await chat.waitForCardStatus(card, 'cancelled', 5_000);
+      await screenshot('gone-client');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('refuses a request without the token, with an Origin, or with a foreign Host', async () => {
     assert.equal(await post(lock.port, {}), 401);
     assert.equal(await post(lock.port, { Authorization: `Bearer ${lock.token}`, Origin: 'https://evil.example' }), 403);
@@ -199,7 +223,9 @@ describe('the editor as an MCP server in a real VS Code', function () {
     try {
       const run = await runConformance(ROOT, node22(ROOT), lock.port, lock.token, out);
       assert.equal(run.exitCode, 0, run.output.slice(-4000));
-      assert.match(run.output, /✓ tools-list: \d+ passed, 0 failed/);
+      for (const scenario of ['tools-list', 'logging-set-level', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-logging', 'tools-call-with-progress', 'tools-call-error']) {
+        assert.match(run.output, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`), scenario);
+      }
       assert.match(run.output, /Baseline check passed/);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });

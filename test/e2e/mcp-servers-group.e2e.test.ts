@@ -17,6 +17,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { toFunctionName } from '../../src/protocol/functionNames';
 import { startFakeOpenAI, type ChatRequestMessage, type FakeOpenAI } from '../support/fake-openai';
 import { ChatDriver, modalDialog, RESULTS_DIR } from './support/chat-driver';
 
@@ -127,7 +128,7 @@ describe('The user\'s MCP server as a client tool group, in a real VS Code with 
 
   it('the model expands MCP: everything and calls its image tool; after Allow the image shows on the card and reaches the model', async () => {
     fake.enqueue(
-      { toolCalls: [{ name: 'MCP__everything', arguments: {} }] },
+      { toolCalls: [{ name: toFunctionName('MCP: everything'), arguments: {} }] },
       { toolCalls: [{ name: IMAGE_TOOL, arguments: {} }] },
       { text: 'Here is the MCP logo from your everything server.' },
     );

@@ -18,6 +18,7 @@ import { registerBuiltinGroups } from '../../src/tools';
 import { RecordingLogger } from './dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from './fake-host';
 import { makePng } from './png';
+import * as conformanceFixtures from '../fixtures/mcp-conformance-extension/fixtureTools';
 
 export const PNG = makePng(2, 2);
 const PNG_BYTES = new Uint8Array(PNG);
@@ -57,7 +58,12 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
-export async function startMcpHarness(options: { backgroundCalls?: BackgroundCallPolicy; files?: Record<string, string | Uint8Array> } = {}): Promise<McpHarness> {
+/**
+ * `conformanceFixtures`: also register the official conformance suite's fixture tools
+ * (test/fixtures/mcp-conformance-extension/fixtureTools.js), the test-only group the suite's tool
+ * scenarios call, as another extension's group would be.
+ */
+export async function startMcpHarness(options: { backgroundCalls?: BackgroundCallPolicy; files?: Record<string, string | Uint8Array>; conformanceFixtures?: boolean } = {}): Promise<McpHarness> {
   const ws = await createTempWorkspace(['ws'], options.files ?? {});
   const logger = new RecordingLogger();
   const core = new ClientCore({
@@ -71,6 +77,7 @@ export async function startMcpHarness(options: { backgroundCalls?: BackgroundCal
   });
   registerBuiltinGroups(core.registry);
   core.registry.register({ name: 'Probe', description: 'test tools' }, probeTools());
+  if (options.conformanceFixtures) core.registry.register(conformanceFixtures.group, conformanceFixtures.tools());
   resetProbeCounters();
   const calls = new McpCalls((o) => core.createDispatcher(o));
   const records: CallRecord[] = [];

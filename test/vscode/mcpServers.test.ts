@@ -46,6 +46,9 @@ describe('MCP servers as client tool groups', function () {
     const image = shown.tools.find((t) => t.name === IMAGE_TOOL);
     assert.ok(image, shown.tools.map((t) => t.name).join(', '));
     assert.equal(image.permission, true, 'an MCP tool asks before it runs');
+    // The server's hints (echo: readOnlyHint, openWorldHint false) are the tool's classification in the view; it still asks.
+    const echo = shown.tools.find((t) => t.name === ECHO_TOOL);
+    assert.deepEqual([echo?.classification, echo?.permission, echo?.policy], ['read-only, stays within the editor', true, 'ask']);
     await until('the backend told of the group', () => offered(IMAGE_TOOL));
     const update = backend.received.filter((m) => m.type === 'updateToolGroups').map((m) => JSON.stringify(m)).reverse().find((s) => s.includes(IMAGE_TOOL)) ?? '';
     assert.match(update, /"name":"MCP: everything"/);

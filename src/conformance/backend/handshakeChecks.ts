@@ -1,11 +1,11 @@
 /** The handshake: hello, welcome and the first toolGroupState; what comes before hello; another version. */
 import type { ToolGroupState, Welcome } from '../../protocol';
-import { ErrorCode, PROTOCOL, TOOL_NAME_PATTERN } from '../../protocol';
+import { ErrorCode, PROTOCOL, TOOL_NAME_PATTERN, toFunctionName } from '../../protocol';
 import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { verify } from '../check';
 import type { BackendContext } from './context';
-import { FILES_GROUP_NAME, helloMessage, nextError, uniqueId } from './context';
+import { FILES_GROUP, FILES_GROUP_NAME, helloMessage, nextError, READ_TOOL, uniqueId } from './context';
 
 export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
   {
@@ -26,6 +26,25 @@ export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
       verify(!state.collapsing || !group.expanded, `${FILES_GROUP_NAME} is expanded although it starts collapsed`);
       verify(TOOL_NAME_PATTERN.test(group.containerName), `containerName "${group.containerName}" is not a valid function name`);
       return `welcome (session ${welcome.sessionId.length} characters, limits ${JSON.stringify(welcome.limits)}), toolGroupState with container ${group.containerName}`;
+    },
+  },
+  {
+    id: 'handshake.name-taken',
+    title: 'Container names follow the function-name rule; a group whose container name is taken is refused with NAME_TAKEN, never renamed',
+    expected: `error ${ErrorCode.NameTaken} for a group named like the kit's tool, and the group "Conformance Spaced" with the container ${toFunctionName('Conformance Spaced')}`,
+    async run(context) {
+      const peer = await context.connect();
+      const clashing = { name: READ_TOOL, description: 'A group named like a tool.', tools: [{ name: 'ConformanceOther', description: 'x', parameters: { type: 'object' } }] };
+      const spaced = { name: 'Conformance Spaced', description: 'A group whose name is not a function name.', tools: [{ name: 'ConformanceSpacedTool', description: 'x', parameters: { type: 'object' } }] };
+      peer.send(helloMessage({ toolGroups: [FILES_GROUP, clashing, spaced] }));
+      await context.wait(peer, (m): m is Welcome => m.type === 'welcome', 'welcome');
+      const state = await context.wait(peer, (m): m is ToolGroupState => m.type === 'toolGroupState', 'toolGroupState after welcome');
+      const errors = peer.messages().filter((m) => m.type === 'error');
+      verify(errors.some((e) => e.type === 'error' && e.code === ErrorCode.NameTaken), `errors: ${errors.map(describeMessage).join('; ') || 'none'}`);
+      verify(!state.groups.some((g) => g.name === READ_TOOL), `the group ${READ_TOOL} was registered (container ${state.groups.find((g) => g.name === READ_TOOL)?.containerName ?? ''})`);
+      const group = state.groups.find((g) => g.name === spaced.name);
+      verify(group?.containerName === toFunctionName(spaced.name), `"${spaced.name}" has the container ${group ? group.containerName : '(none: not registered)'}`);
+      return `error ${ErrorCode.NameTaken}, container ${group.containerName}`;
     },
   },
   {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientToolInvokeResponse, ClientToServer, ProgressStatus } from '../../protocol';
 import type { Disposable, Event } from '../../base/events';
+import type { CallerLifetime } from '../callerLifetime';
 import type { CallRecord } from '../callRecord';
 import type { Dispatcher, DispatcherOptions } from '../dispatcher';
 
@@ -16,8 +17,11 @@ export type DispatcherFactory = (options: Pick<DispatcherOptions, 'send' | 'call
 export interface McpCallOptions {
   /** `callerLabel(...)` of the MCP client; shown on the call's card and its prompt. */
   caller: string;
-  /** Aborts when the client sends `notifications/cancelled` (or its session ends). */
-  signal: AbortSignal;
+  /**
+   * Ends when the client cancels (`notifications/cancelled`), its session ends, or the HTTP request
+   * that carries the call closes before its answer (the client is gone): the call is then cancelled.
+   */
+  lifetime: CallerLifetime;
   /** Set when the client asked for progress (it sent a `progressToken`). */
   onProgress?: (status: ProgressStatus, details: string | undefined) => void;
 }
@@ -51,18 +55,8 @@ export class McpCalls implements Disposable {
     // Our own id, never the client's: the replay cache and the chat's cards key on it.
     const requestId = `mcp-${randomUUID()}`;
     return new Promise((resolve) => {
-      const onAbort = (): void => this.dispatcher.handleCancel({ type: 'clientToolCancel', requestId, reason: 'the MCP client cancelled the request' });
-      this.pending.set(requestId, {
-        caller: options.caller,
-        onProgress: options.onProgress,
-        resolve: (response) => {
-          options.signal.removeEventListener('abort', onAbort);
-          resolve(response);
-        },
-      });
-      options.signal.addEventListener('abort', onAbort, { once: true });
-      this.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args });
-      if (options.signal.aborted) onAbort();
+      this.pending.set(requestId, { caller: options.caller, onProgress: options.onProgress, resolve });
+      this.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args }, options.lifetime);
     });
   }
 

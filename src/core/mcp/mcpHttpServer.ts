@@ -6,15 +6,18 @@
  * initialized client gets a session of its own (its `clientInfo` names its calls); at most
  * `maxSessions` live at once, the least recently used is closed for a new one.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, LoggingLevelSchema, SetLevelRequestSchema, type CallToolResult, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposable } from '../../base/events';
 import { refuseBrowserOrForeignHost, secretDigest, secretMatches } from '../../base/localRequest';
 import { silentLogger, type Logger } from '../../base/logger';
+import { ErrorCode } from '../../protocol';
+import { CallerLifetime } from '../callerLifetime';
 import { callerLabel } from '../callRecord';
 import type { ToolRegistry } from '../registry';
 import type { McpCalls } from './mcpCalls';
@@ -56,6 +59,12 @@ export class McpHttpServer implements Disposable {
   private readonly registryListener: Disposable;
   private listChangedQueued = false;
   private closed = false;
+  /**
+   * The HTTP response that carries the request being handled: the SDK runs a request's handler in
+   * the async context of the `handleRequest` that read it, so a `tools/call` handler finds the
+   * response its answer would go out on, and learns when the client closed it.
+   */
+  private readonly carriers = new AsyncLocalStorage<http.ServerResponse>();
 
   private constructor(private readonly options: McpHttpServerOptions, private readonly http: http.Server, readonly port: number) {
     this.tokenDigest = secretDigest(options.token);
@@ -127,10 +136,10 @@ export class McpHttpServer implements Disposable {
           return;
         }
         session.lastUsed = Date.now();
-        await session.transport.handleRequest(req, res);
+        await this.carriers.run(res, () => session.transport.handleRequest(req, res));
         return;
       }
-      await this.newSession(req, res);
+      await this.carriers.run(res, () => this.newSession(req, res));
     } catch (e) {
       this.logger.error('MCP request failed', { reason: e instanceof Error ? e.message : String(e) });
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
@@ -190,29 +199,56 @@ export class McpHttpServer implements Disposable {
   private createServer(): Server {
     const server = new Server(
       { name: 'client-tools', title: 'Client Tools (VS Code)', version: this.options.serverVersion },
-      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+      { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
     );
+    // Log messages go only to a client that asked for them (`logging/setLevel`), at that level or above.
+    let logLevel: LoggingLevel | undefined;
+    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      logLevel = request.params.level;
+      return {};
+    });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(this.options.registry) }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const caller = callerLabel(server.getClientVersion()?.name);
       const progressToken = request.params._meta?.progressToken;
+      const toolName = request.params.name;
       let step = 0;
-      const response = await this.options.calls.call(request.params.name, request.params.arguments ?? {}, {
+      const lifetime = this.callerLifetime(extra.signal);
+      const response = await this.options.calls.call(toolName, request.params.arguments ?? {}, {
         caller,
-        signal: extra.signal,
-        ...(progressToken !== undefined
-          ? {
-              onProgress: (status, details) => {
-                step += 1;
-                const message = status === 'awaiting-permission' ? 'waiting for the user to allow or deny' : status === 'running' ? 'running' : details ?? 'running';
-                void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, message } }).catch(() => {});
-              },
-            }
-          : {}),
+        lifetime,
+        // The call's state and the tool's own progress: as progress when the client gave a token,
+        // and as `info` log messages when it set a level that shows them.
+        onProgress: (status, details) => {
+          step += 1;
+          const message = status === 'awaiting-permission' ? 'waiting for the user to allow or deny' : status === 'running' ? 'running' : details ?? 'running';
+          if (progressToken !== undefined) void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, message } }).catch(() => {});
+          if (logLevel !== undefined && logs(logLevel, 'info')) void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'client-tools', data: `${toolName}: ${message}` } }).catch(() => {});
+        },
       });
-      return toCallToolResult(response);
+      return toCallToolResult(response, this.options.registry.get(request.params.name)?.tool.outputSchema !== undefined);
     });
     return server;
+  }
+
+  /**
+   * A call's caller: it ends when the client cancels or its session ends (`signal`), or when the HTTP
+   * response that carries the call closes before it was written to the end (the client process
+   * exited, its connection dropped). The server keeps no event store, so a closed stream cannot be
+   * resumed: whatever the call would answer could reach nobody, and it must not run.
+   */
+  private callerLifetime(signal: AbortSignal): CallerLifetime {
+    const lifetime = CallerLifetime.until(signal, ErrorCode.Cancelled, 'the MCP client cancelled the request, or its session ended');
+    const carrier = this.carriers.getStore();
+    if (!carrier) return lifetime;
+    const gone = () => lifetime.end(ErrorCode.Cancelled, 'the MCP client went away: the HTTP request that carried the call closed before its answer');
+    if (carrier.destroyed && !carrier.writableFinished) gone();
+    const onClose = () => {
+      if (!carrier.writableFinished) gone();
+    };
+    carrier.once('close', onClose);
+    lifetime.onEnd(() => carrier.off('close', onClose));
+    return lifetime;
   }
 
   /** The registry changed (a group registered, trust granted, a tool shown): tell every session once. */
@@ -224,6 +260,12 @@ export class McpHttpServer implements Disposable {
       for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => {});
     });
   }
+}
+
+/** Whether a client that set `level` gets messages of `severity` (MCP's syslog order). */
+function logs(level: LoggingLevel, severity: LoggingLevel): boolean {
+  const order = LoggingLevelSchema.options;
+  return order.indexOf(severity) >= order.indexOf(level);
 }
 
 function sendPlain(res: http.ServerResponse, status: number, text: string, headers: Record<string, string>): void {

@@ -10,10 +10,19 @@ import type { ClientToolInvokeResponse, ContentItem } from '../../protocol';
 
 type McpContent = CallToolResult['content'][number];
 
-export function toCallToolResult(response: ClientToolInvokeResponse): CallToolResult {
+/**
+ * `declaresOutput`: the tool listed an `outputSchema`, so a successful result must carry
+ * `structuredContent`; a success without a JSON object (a skipped call) becomes `isError` with its
+ * code, which clients do not check against the schema.
+ */
+export function toCallToolResult(response: ClientToolInvokeResponse, declaresOutput = false): CallToolResult {
   if (!response.success) {
     const code = response.errorCode ?? 'TOOL_FAILED';
     return { isError: true, content: [{ type: 'text', text: `${code}: ${response.errorMessage ?? 'the call failed'}` }] };
+  }
+  if (declaresOutput && !response.content.some((item) => item.type === 'json' && isPlainObject(item.value))) {
+    const said = response.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+    return { isError: true, content: [{ type: 'text', text: `${response.errorCode ?? 'TOOL_FAILED'}: ${said || 'the tool returned no structured result'}` }] };
   }
   const content: McpContent[] = [];
   let structured: Record<string, unknown> | undefined;

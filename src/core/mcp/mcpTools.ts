@@ -1,7 +1,7 @@
 /**
  * The registry's callable tools as MCP tools: every tool a backend could call right now (not
  * hidden, not switched off, not off in an untrusted workspace), flat, with its JSON Schema and the
- * hints its definition gives. Flat rather than collapsed groups: see docs/MCP.md for the measured
+ * hints its definition gives, and the output schema of a tool whose results are a JSON object. Flat rather than collapsed groups: see docs/MCP.md for the measured
  * listing cost both ways.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +21,7 @@ export function listMcpTools(registry: ToolRegistry): Tool[] {
         name: tool.name,
         description: tool.description,
         inputSchema: tool.parameters as Tool['inputSchema'],
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
         annotations: annotationsOf(tool, group.name),
       });
     }
@@ -28,14 +29,18 @@ export function listMcpTools(registry: ToolRegistry): Tool[] {
   return tools;
 }
 
-/** MCP's hints from the definition; a tool that says nothing gets MCP's own cautious defaults (may write, may destroy). */
+/**
+ * MCP's hints from the definition (for a bridged MCP tool, its own server's hints, passed on as
+ * they were given); a tool that says nothing gets MCP's own cautious defaults (may write, may destroy).
+ */
 function annotationsOf(tool: ClientTool, group: string): NonNullable<Tool['annotations']> {
   const readOnly = tool.effects?.readOnly === true;
   return {
     title: `${tool.name} (${group})`,
     readOnlyHint: readOnly,
     ...(readOnly ? {} : { destructiveHint: tool.effects?.destructive ?? true }),
-    // Everything acts on this editor and its workspace, except a terminal command.
-    openWorldHint: group === 'Terminal',
+    ...(tool.effects?.idempotent !== undefined ? { idempotentHint: tool.effects.idempotent } : {}),
+    // Everything built in acts on this editor and its workspace, except a terminal command.
+    openWorldHint: tool.effects?.openWorld ?? group === 'Terminal',
   };
 }

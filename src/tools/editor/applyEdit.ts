@@ -15,6 +15,7 @@ import { toTextEdits, type RangeEdit } from '../support/textEdits';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathParameter, POSITION } from '../support/parameters';
 import { requireFile } from '../support/requireFile';
+import { BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 
 interface ApplyEditArgs {
   path: string;
@@ -70,6 +71,7 @@ export const ApplyEdit = defineEditorTool<ApplyEditArgs, ApplyEditPreparation>({
   requiresPermission: true,
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ path: STRING, applied: INTEGER, lineCount: INTEGER, saved: BOOLEAN, dirty: BOOLEAN }, ['path', 'applied', 'lineCount', 'saved', 'dirty']),
   sequential: true,
 
   async prepare(args, ctx) {

@@ -2,6 +2,7 @@
 import { jsonResult } from '../../core/tool';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathOnlyParameters } from '../support/parameters';
+import { INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 
 interface CloseTabArgs {
   path: string;
@@ -15,6 +16,7 @@ export const CloseTab = defineEditorTool<CloseTabArgs>({
   requiresPermission: false,
   effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ path: STRING, closed: INTEGER, keptDirty: INTEGER, message: STRING }, ['path', 'closed', 'keptDirty']),
   // Closing a tab changes no file and loses nothing (dirty tabs stay), so it stays on in restricted mode.
   availableWhenUntrusted: true,
 

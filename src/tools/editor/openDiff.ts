@@ -18,6 +18,7 @@ import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 
 interface OpenDiffArgs {
   path: string;
@@ -56,6 +57,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
   requiresPermission: false,
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ path: STRING, decision: { enum: ['accepted', 'partial', 'rejected'] }, unchanged: BOOLEAN, newFile: BOOLEAN, hunks: { type: 'array', items: objectOutput({ hunk: INTEGER, lines: STRING, decision: STRING }, ['hunk', 'decision']) }, keptHunks: { type: 'array', items: INTEGER }, rejectedHunks: { type: 'array', items: INTEGER }, content: STRING, editedByUser: BOOLEAN, userEdits: STRING, reason: STRING, message: STRING }, ['path', 'decision']),
 
   async prepare(args, ctx) {
     const target = await ctx.resolvePath(args.path);

@@ -8,6 +8,7 @@ import { consent, consentLines } from '../../core/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathOnlyParameters } from '../support/parameters';
+import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
 
 interface SaveDocumentArgs {
   path: string;
@@ -32,6 +33,7 @@ export const SaveDocument = defineEditorTool<SaveDocumentArgs, SavePreparation>(
   requiresPermission: false,
   effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ path: STRING, saved: BOOLEAN, status: STRING, message: STRING }, ['path', 'saved', 'status', 'message']),
 
   async prepare(args, ctx) {
     const target = await ctx.resolvePath(args.path);

@@ -8,6 +8,7 @@ import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes, plural } from '../support/format';
 import { defineIdeTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
 
 interface DeleteFileArgs {
   path: string;
@@ -45,6 +46,7 @@ export const DeleteFile = defineIdeTool<DeleteFileArgs, DeletePreparation>({
   requiresPermission: true,
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ deleted: STRING, kind: { enum: ['file', 'folder'] }, movedToTrash: BOOLEAN }, ['deleted', 'kind', 'movedToTrash']),
   sequential: true,
 
   async prepare(args, ctx) {

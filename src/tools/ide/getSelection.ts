@@ -5,6 +5,7 @@ import { consent } from '../../core/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { defineIdeTool } from '../support/toolGroup';
 import { NO_PARAMETERS } from '../support/parameters';
+import { BOOLEAN, objectOutput, RANGE_OUTPUT, STRING } from '../support/outputSchemas';
 
 /** Longest selected text returned; the rest is cut and `truncated` says so. */
 export const MAX_SELECTION_CHARS = 100_000;
@@ -23,6 +24,7 @@ export const GetSelection = defineIdeTool<Record<string, never>, SelectionPrepar
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ activeEditor: BOOLEAN, message: STRING, file: STRING, language: STRING, range: RANGE_OUTPUT, text: STRING, isEmpty: BOOLEAN, truncated: BOOLEAN }, ['activeEditor']),
   availableWhenUntrusted: true,
 
   async prepare(_args, ctx) {

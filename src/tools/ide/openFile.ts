@@ -5,6 +5,7 @@ import { jsonResult } from '../../core/tool';
 import { defineIdeTool } from '../support/toolGroup';
 import { pathParameter, POSITION } from '../support/parameters';
 import { requireFile } from '../support/requireFile';
+import { INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 
 interface OpenFileArgs {
   path: string;
@@ -41,6 +42,7 @@ export const OpenFile = defineIdeTool<OpenFileArgs>({
   requiresPermission: false,
   effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ path: STRING, language: STRING, lineCount: INTEGER }, ['path', 'language', 'lineCount']),
   availableWhenUntrusted: true,
 
   async run(args, ctx) {

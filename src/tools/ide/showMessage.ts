@@ -7,6 +7,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { jsonResult } from '../../core/tool';
 import { sanitizeForNotification } from '../../core/uiText';
 import { defineIdeTool } from '../support/toolGroup';
+import { BOOLEAN, objectOutput } from '../support/outputSchemas';
 
 interface ShowMessageArgs {
   message: string;
@@ -41,6 +42,7 @@ export const ShowMessage = defineIdeTool<ShowMessageArgs>({
   requiresPermission: false,
   effects: { readOnly: false, destructive: false },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ shown: BOOLEAN, chosen: { type: ['string', 'null'] } }),
   availableWhenUntrusted: true,
 
   async run(args, ctx) {

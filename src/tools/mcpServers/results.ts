@@ -1,7 +1,8 @@
 /**
  * An MCP `tools/call` result as client tool content: text stays text, images (and audio) become
  * binary content so the chat shows them and the model sees them, embedded resources become text or
- * binary, resource links a line of text, `structuredContent` JSON when there is nothing else, and
+ * binary, resource links a line of text, `structuredContent` JSON when there is nothing else (or,
+ * for a tool with an output schema, in place of its text, which only repeats it), and
  * `isError` a TOOL_FAILED error carrying the server's text. Everything is capped: a server is a
  * peer like any other and may send more than anyone should hold.
  */
@@ -17,8 +18,11 @@ export const MAX_ERROR_CHARS = 4000;
 const MIME = /^[\w.+-]{1,100}\/[\w.+-]{1,100}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** Maps a result; throws CodedError TOOL_FAILED (`isError`, a malformed item) or RESULT_TOO_LARGE. */
-export function mapCallResult(result: unknown, serverName: string): ContentItem[] {
+/**
+ * Maps a result; throws CodedError TOOL_FAILED (`isError`, a malformed item) or RESULT_TOO_LARGE.
+ * `structured`: the tool declared an output schema (the SDK client checked the result against it).
+ */
+export function mapCallResult(result: unknown, serverName: string, structured = false): ContentItem[] {
   if (!isRecord(result)) throw failed(`MCP server ${serverName} answered with something other than a tool result`);
   const content = Array.isArray(result.content) ? result.content : [];
   if (result.isError === true) {
@@ -26,6 +30,11 @@ export function mapCallResult(result: unknown, serverName: string): ContentItem[
     throw failed(clip(textOf || `MCP server ${serverName} reported an error without a message`, MAX_ERROR_CHARS));
   }
   if (content.length > MAX_CONTENT_ITEMS) throw new CodedError(ErrorCode.ResultTooLarge, `MCP server ${serverName} returned ${content.length} content items; at most ${MAX_CONTENT_ITEMS} are accepted`);
+  if (structured && isRecord(result.structuredContent)) {
+    // MCP asks a server to repeat its structured result as text; the JSON is the result itself.
+    const others = content.filter((c) => !(isRecord(c) && c.type === 'text')).map((c) => mapItem(c, serverName));
+    return [{ type: 'json', value: result.structuredContent }, ...others];
+  }
   const items = content.map((c) => mapItem(c, serverName));
   if (items.length === 0 && result.structuredContent !== undefined) items.push({ type: 'json', value: result.structuredContent });
   if (items.length === 0) items.push({ type: 'text', text: '(the tool returned no content)' });

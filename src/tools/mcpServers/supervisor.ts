@@ -1,7 +1,9 @@
 /**
  * Keeps one MCP server running for as long as it is configured: connects with the official SDK
  * client (stdio or Streamable HTTP), lists its tools (every page, capped), lists them again on
- * `notifications/tools/list_changed`, and when the server exits or the connection drops, starts it
+ * `notifications/tools/list_changed` (a burst of them is one re-list, and re-lists are at least
+ * `minRelistIntervalMs` apart, so a flood costs a bounded amount of work), and when the server exits
+ * or the connection drops, starts it
  * again after an exponential backoff (capped). A server that keeps failing to start ends in the
  * `failed` state with the reason, so the Tool Groups view can show it instead of a silent absence.
  * Its stderr goes to the log a line at a time, each line and the rate capped (stderrLines.ts).
@@ -16,6 +18,7 @@ import type { Logger } from '../../base/logger';
 import { CodedError, ErrorCode, type ContentItem } from '../../protocol';
 import type { McpLaunch, McpServerConfig } from './config';
 import type { McpToolInfo } from './group';
+import { LinearOutputValidator } from './outputValidator';
 import { mapCallResult } from './results';
 import { StderrLines } from './stderrLines';
 
@@ -37,6 +40,10 @@ export interface SupervisorOptions {
   /** A tool call's own limit; the dispatcher's signal usually ends it first. */
   callTimeoutMs?: number;
   clientVersion?: string;
+  /** How long after a `list_changed` the tools are listed again, so a burst is one re-list. Default 100 ms. */
+  listChangedDelayMs?: number;
+  /** Least time between two re-lists (a flood of `list_changed` waits this long between them). Default 1 s. */
+  minRelistIntervalMs?: number;
   /** For tests: makes the transport instead of the SDK's stdio or HTTP one. */
   makeTransport?: (launch: McpLaunch) => Transport;
 }
@@ -57,6 +64,13 @@ export class McpServerSupervisor {
   /** The current connection's attempt number (1 for the first start). */
   private attempt = 1;
   private stopped = false;
+  /** A re-list is scheduled or running; more `list_changed` meanwhile only set `relistAgain`. */
+  private relistTimer: NodeJS.Timeout | undefined;
+  private relisting = false;
+  private relistAgain = false;
+  private lastRelistAt = 0;
+  /** Checks results against the server's output schemas in linear time (the SDK's default does not). */
+  private readonly outputValidator = new LinearOutputValidator();
   private readonly options: Required<Omit<SupervisorOptions, 'makeTransport'>> & Pick<SupervisorOptions, 'makeTransport'>;
 
   constructor(
@@ -71,6 +85,8 @@ export class McpServerSupervisor {
       startTimeoutMs: options.startTimeoutMs ?? 30_000,
       callTimeoutMs: options.callTimeoutMs ?? 3_600_000,
       clientVersion: options.clientVersion ?? '0.0.0',
+      listChangedDelayMs: options.listChangedDelayMs ?? 100,
+      minRelistIntervalMs: options.minRelistIntervalMs ?? 1000,
       makeTransport: options.makeTransport,
     };
   }
@@ -84,8 +100,11 @@ export class McpServerSupervisor {
     void this.connect(1);
   }
 
-  /** Calls a tool on the running server; TOOL_FAILED while it is not running. */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ContentItem[]> {
+  /**
+   * Calls a tool on the running server; TOOL_FAILED while it is not running. `structured`: the tool
+   * declared an output schema, so its `structuredContent` is its result (results.ts).
+   */
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, structured = false): Promise<ContentItem[]> {
     const client = this.client;
     if (!client || this.current.kind !== 'running') throw new CodedError(ErrorCode.ToolFailed, `MCP server ${this.config.name} is not running right now (${this.current.kind})`);
     let result: unknown;
@@ -102,13 +121,14 @@ export class McpServerSupervisor {
       }
       throw new CodedError(ErrorCode.ToolFailed, `MCP server ${this.config.name}: ${(e as Error).message}`);
     }
-    return mapCallResult(result, this.config.name);
+    return mapCallResult(result, this.config.name, structured);
   }
 
   /** Stops the server for good (the config changed or the extension ends). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.relistTimer);
     const client = this.client;
     this.client = undefined;
     this.setState({ kind: 'stopped' });
@@ -120,7 +140,7 @@ export class McpServerSupervisor {
     if (this.stopped) return;
     this.attempt = attempt;
     this.setState({ kind: 'starting', attempt });
-    const client = new Client({ name: 'client-tools-vscode', version: this.options.clientVersion }, { capabilities: {} });
+    const client = new Client({ name: 'client-tools-vscode', version: this.options.clientVersion }, { capabilities: {}, jsonSchemaValidator: this.outputValidator });
     const transport = this.makeTransport();
     let connected = false;
     client.onclose = () => {
@@ -131,7 +151,7 @@ export class McpServerSupervisor {
     };
     client.onerror = (e) => this.logger.debug?.('MCP server transport error', { server: this.config.name, error: e.message });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (this.client === client) void this.refreshTools(client);
+      if (this.client === client) this.scheduleRelist();
     });
     this.client = client;
     const timeout = new Promise<never>((_resolve, reject) => {
@@ -151,6 +171,30 @@ export class McpServerSupervisor {
       await client.close().catch(() => undefined);
       this.failed(`could not start: ${(e as Error).message}`, attempt);
     }
+  }
+
+  /** One re-list for a burst of `list_changed`, and at most one per `minRelistIntervalMs`. */
+  private scheduleRelist(): void {
+    if (this.relistTimer !== undefined || this.relisting) {
+      this.relistAgain = true;
+      return;
+    }
+    const wait = Math.max(this.options.listChangedDelayMs, this.lastRelistAt + this.options.minRelistIntervalMs - Date.now());
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      const client = this.client;
+      if (!client || this.stopped) return;
+      this.relistAgain = false;
+      this.relisting = true;
+      void this.refreshTools(client).finally(() => {
+        this.relisting = false;
+        this.lastRelistAt = Date.now();
+        if (this.relistAgain && !this.stopped) {
+          this.relistAgain = false;
+          this.scheduleRelist();
+        }
+      });
+    }, wait);
   }
 
   private async refreshTools(client: Client): Promise<void> {

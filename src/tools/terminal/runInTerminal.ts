@@ -11,6 +11,7 @@ import { jsonResult, type Preparation } from '../../core/tool';
 import { capMiddle, terminalText } from './terminalOutput';
 import { defineTerminalTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
 
 interface RunInTerminalArgs {
   command: string;
@@ -50,6 +51,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
   requiresPermission: true,
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ command: STRING, cwd: STRING, exitCode: { type: ['integer', 'null'] }, timedOut: BOOLEAN, output: STRING, outputTruncated: BOOLEAN, ranIn: { enum: ['terminal', 'process'] }, stopped: BOOLEAN, message: STRING }, ['command', 'cwd', 'exitCode', 'timedOut', 'output', 'ranIn']),
   sequential: true,
 
   async prepare(args, ctx) {

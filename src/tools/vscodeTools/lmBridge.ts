@@ -5,7 +5,7 @@
  * and the client tools that call them through an injected invoker (src/vscode/lmToolsBridge.ts).
  */
 import type { ContentItem } from '../../protocol';
-import { TOOL_NAME_PATTERN, toFunctionName } from '../../protocol';
+import { toFunctionName } from '../../protocol';
 import { consent } from '../../core/consentText';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
 import { defineTool, type ClientTool, type JsonSchema } from '../../core/tool';
@@ -26,7 +26,7 @@ export interface LmToolInfo {
 export type LmToolInvoker = (name: string, input: Record<string, unknown>, signal: AbortSignal) => Promise<ContentItem[]>;
 
 export interface BridgeOptions {
-  /** Names already used by other registered tools; bridged names avoid them. */
+  /** Function names other registrations hold; a bridged tool that would get one is left out (never renamed). */
   isTaken: (name: string) => boolean;
   /** Ask through the permission gate before each call (off by default: the tools confirm on their own). */
   requirePermission: boolean;
@@ -37,6 +37,8 @@ export interface BridgedGroup {
   tools: ClientTool[];
   /** Client tool name → VS Code tool name. */
   names: Map<string, string>;
+  /** Tools left out, each with why (`NAME_TAKEN: …`). */
+  skipped: string[];
 }
 
 /**
@@ -48,21 +50,6 @@ export function isEnabled(name: string, enabled: readonly string[]): boolean {
   return enabled.includes('*') && !name.endsWith('_internal');
 }
 
-/** `my.tool/name` → `my_tool_name`: characters outside `[A-Za-z0-9_-]` become `_`, at most 64. */
-export function sanitizeToolName(name: string): string {
-  const clean = toFunctionName(name);
-  return clean === '' ? 'tool' : clean;
-}
-
-/** A sanitised name not taken yet: `name`, `name_2`, `name_3`, … (kept within 64 characters). */
-export function uniqueName(base: string, taken: (name: string) => boolean): string {
-  if (!taken(base)) return base;
-  for (let i = 2; ; i++) {
-    const suffix = `_${i}`;
-    const candidate = base.slice(0, 64 - suffix.length) + suffix;
-    if (!taken(candidate)) return candidate;
-  }
-}
 
 /** JSON Schema keywords the registry's strict compiler knows; anything else (editor hints, vendor keys) is dropped. */
 const KEYWORDS = new Set([
@@ -131,17 +118,20 @@ function convert(node: unknown): unknown {
  */
 export function bridgeTools(infos: readonly LmToolInfo[], enabled: readonly string[], invoke: LmToolInvoker, options: BridgeOptions): BridgedGroup {
   const names = new Map<string, string>();
-  const chosen = new Set<string>();
-  const taken = (n: string) => chosen.has(n) || options.isTaken(n);
+  const skipped: string[] = [];
   const tools: ClientTool[] = [];
   const probe = new ToolRegistry();
   try {
     for (const info of [...infos].sort((a, b) => a.name.localeCompare(b.name))) {
       if (tools.length >= MAX_BRIDGED_TOOLS) break;
       if (!isEnabled(info.name, enabled)) continue;
-      const name = uniqueName(sanitizeToolName(info.name), taken);
-      if (!TOOL_NAME_PATTERN.test(name)) continue;
-      chosen.add(name);
+      // The VS Code name itself when it is a function name, else that name with a digest of it
+      // (src/protocol/functionNames.ts): a name that depends on no other tool, so it never moves.
+      const name = toFunctionName(info.name);
+      if (names.has(name) || options.isTaken(name)) {
+        skipped.push(`${info.name}: NAME_TAKEN: the function name ${name} is held by another tool`);
+        continue;
+      }
       names.set(name, info.name);
       const original = info.name;
       const description = clip(info.description || `VS Code tool ${original}.`, MAX_DESCRIPTION_CHARS);
@@ -158,12 +148,13 @@ export function bridgeTools(infos: readonly LmToolInfo[], enabled: readonly stri
     functionResult: 'These tools come from other VS Code extensions; some ask the user to confirm before they run.',
     startCollapsed: true,
   };
-  return { group, tools, names };
+  return { group, tools, names, skipped };
 }
 
 function makeTool(name: string, description: string, parameters: JsonSchema, original: string, invoke: LmToolInvoker, requiresPermission: boolean): ClientTool {
   return defineTool<Record<string, unknown>>({
     name,
+    sourceName: original,
     group: VSCODE_TOOLS_GROUP,
     description,
     parameters,

@@ -10,6 +10,7 @@ import { jsonResult } from '../../core/tool';
 import { GitIgnore } from '../support/gitignore';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineWorkspaceTool } from '../support/toolGroup';
+import { BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 
 interface FindFilesArgs {
   pattern: string;
@@ -42,6 +43,7 @@ export const FindFiles = defineWorkspaceTool<FindFilesArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ files: { type: 'array', items: STRING }, count: INTEGER, truncated: BOOLEAN, ignoredByGitignore: INTEGER }, ['files', 'count', 'truncated']),
 
   async run(args, ctx) {
     const pattern = checkPattern(args.pattern);

@@ -4,6 +4,7 @@ import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineWorkspaceTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { BOOLEAN, INTEGER, objectOutput, RANGE_OUTPUT, STRING } from '../support/outputSchemas';
 
 interface GetDiagnosticsArgs {
   path?: string;
@@ -33,6 +34,7 @@ export const GetDiagnostics = defineWorkspaceTool<GetDiagnosticsArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ diagnostics: { type: 'array', items: objectOutput({ path: STRING, severity: { enum: ['error', 'warning', 'information', 'hint'] }, message: STRING, range: RANGE_OUTPUT, source: STRING }, ['path', 'severity', 'message', 'range']) }, total: INTEGER, counts: objectOutput({ error: INTEGER, warning: INTEGER, information: INTEGER, hint: INTEGER }, ['error', 'warning', 'information', 'hint']), truncated: BOOLEAN }, ['diagnostics', 'total', 'counts']),
 
   async run(args, ctx) {
     const folders = ctx.host.workspaceFolders();

@@ -3,6 +3,7 @@ import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineWorkspaceTool } from '../support/toolGroup';
 import { NO_PARAMETERS } from '../support/parameters';
+import { BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 
 export const GetOpenEditors = defineWorkspaceTool<Record<string, never>>({
   name: 'GetOpenEditors',
@@ -13,6 +14,7 @@ export const GetOpenEditors = defineWorkspaceTool<Record<string, never>>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ editors: { type: 'array', items: objectOutput({ path: STRING, label: STRING, outsideWorkspace: BOOLEAN, active: BOOLEAN, dirty: BOOLEAN, language: STRING, kind: STRING, group: INTEGER, preview: BOOLEAN }, ['label', 'active', 'dirty', 'kind', 'group']) }, count: INTEGER }, ['editors', 'count']),
   availableWhenUntrusted: true,
 
   async run(_args, ctx) {

@@ -2,6 +2,7 @@
 import { jsonResult } from '../../core/tool';
 import { defineWorkspaceTool } from '../support/toolGroup';
 import { NO_PARAMETERS } from '../support/parameters';
+import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
 
 export const GetWorkspaceFolders = defineWorkspaceTool<Record<string, never>>({
   name: 'GetWorkspaceFolders',
@@ -12,6 +13,7 @@ export const GetWorkspaceFolders = defineWorkspaceTool<Record<string, never>>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ folders: { type: 'array', items: objectOutput({ name: STRING, path: STRING }, ['name', 'path']) }, multiRoot: BOOLEAN, trusted: BOOLEAN }, ['folders', 'multiRoot', 'trusted']),
   availableWhenUntrusted: true,
 
   async run(_args, ctx) {

@@ -10,9 +10,10 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Disposable, ToolRegistry } from '../../core';
+import type { ToolRegistry } from '../../core';
 import { approvalKey, MAX_CONFIG_BYTES, parseMcpConfig, parseMcpJsonText, type McpConfigProblem, type McpServerConfig, type McpVariables, type ParsedMcpConfig } from '../../tools/mcpServers/config';
-import { buildMcpGroup, mcpGroupName } from '../../tools/mcpServers/group';
+import { mcpGroupName } from '../../tools/mcpServers/group';
+import { McpGroupRegistration } from '../../tools/mcpServers/groupRegistration';
 import { DECLINED_DETAIL, startDecision, TOO_LARGE_TO_APPROVE } from '../../tools/mcpServers/startPolicy';
 import type { McpServerState, McpServerSupervisor } from '../../tools/mcpServers/supervisor';
 import { channelLogger } from '../log';
@@ -24,8 +25,8 @@ const RELOAD_DEBOUNCE_MS = 300;
 interface Running {
   supervisor: McpServerSupervisor;
   launchKey: string;
-  registration: Disposable | undefined;
-  toolsSignature: string;
+  /** Its group in the registry, following the supervisor's state. */
+  group: McpGroupRegistration;
 }
 
 export class McpServersBridge implements vscode.Disposable {
@@ -59,7 +60,7 @@ export class McpServersBridge implements vscode.Disposable {
 
   /** The notices right now (servers that are not a working group, and why). */
   get notices(): GroupNotice[] {
-    const states = [...this.running.entries()].map(([, r]) => notice(r.supervisor.config.name, r.supervisor.state)).filter((n): n is GroupNotice => n !== undefined);
+    const states = [...this.running.entries()].map(([, r]) => notice(r.supervisor.config.name, r.supervisor.state, r.group.refused)).filter((n): n is GroupNotice => n !== undefined);
     return [...this.waiting, ...states];
   }
 
@@ -146,44 +147,22 @@ export class McpServersBridge implements vscode.Disposable {
     const { McpServerSupervisor } = await import('../../tools/mcpServers/supervisor');
     if (this.disposed) return;
     const supervisor = new McpServerSupervisor(server, channelLogger(this.log), { clientVersion: this.version });
-    const entry: Running = { supervisor, launchKey: approvalKey(server), registration: undefined, toolsSignature: '' };
+    const entry: Running = { supervisor, launchKey: approvalKey(server), group: new McpGroupRegistration(this.registry, supervisor, channelLogger(this.log)) };
     this.running.set(server.name, entry);
-    supervisor.onDidChangeState((s) => this.onState(entry, s));
+    supervisor.onDidChangeState((s) => {
+      entry.group.update(s);
+      this.fireNotices();
+    });
     // Only the origin of a URL: its path or query may carry a token.
     this.log.info(`MCP server "${server.name}" starting (${server.launch.type === 'stdio' ? server.launch.command : new URL(server.launch.url).origin})`);
     supervisor.start();
-  }
-
-  private onState(entry: Running, state: McpServerState): void {
-    if (state.kind === 'running') {
-      const signature = JSON.stringify(state.tools);
-      if (signature !== entry.toolsSignature || !entry.registration) {
-        entry.registration?.dispose();
-        entry.registration = undefined;
-        entry.toolsSignature = signature;
-        const name = entry.supervisor.config.name;
-        const built = buildMcpGroup(name, state.tools, (tool, args, signal) => entry.supervisor.callTool(tool, args, signal), (n) => this.registry.get(n) !== undefined);
-        for (const s of built.skipped) this.log.warn(`MCP server "${name}": tool left out: ${s}`);
-        try {
-          entry.registration = this.registry.register(built.group, built.tools);
-          this.log.info(`MCP server "${name}" offers ${built.tools.length} tools as the group ${built.group.name}`);
-        } catch (e) {
-          this.log.error(`MCP server "${name}": could not register its tools: ${(e as Error).message}`);
-        }
-      }
-    } else if (state.kind === 'failed' || state.kind === 'stopped') {
-      entry.registration?.dispose();
-      entry.registration = undefined;
-      entry.toolsSignature = '';
-    }
-    this.fireNotices();
   }
 
   private async stopOne(name: string): Promise<void> {
     const r = this.running.get(name);
     if (!r) return;
     this.running.delete(name);
-    r.registration?.dispose();
+    r.group.dispose();
     await r.supervisor.stop();
     this.log.info(`MCP server "${name}" stopped`);
   }
@@ -248,12 +227,12 @@ function problemNotice(p: McpConfigProblem): GroupNotice {
   return { group: p.name !== undefined ? mcpGroupName(p.name) : `MCP configuration: ${p.source.kind === 'workspace' ? p.source.folderName : 'user'}`, status: 'configuration error', detail: `${where}: ${p.message}`, error: true };
 }
 
-/** A running server needs no notice: its group is in the registry. */
-function notice(name: string, s: McpServerState): GroupNotice | undefined {
+/** A running server needs no notice (its group is in the registry) unless its group was refused. */
+function notice(name: string, s: McpServerState, refused: string | undefined): GroupNotice | undefined {
   const group = mcpGroupName(name);
   switch (s.kind) {
     case 'running':
-      return undefined;
+      return refused === undefined ? undefined : { group, status: 'error', detail: `its tools were not registered: ${refused}`, error: true };
     case 'starting':
       return { group, status: s.attempt > 1 ? `starting (attempt ${s.attempt})` : 'starting', error: false };
     case 'restarting':

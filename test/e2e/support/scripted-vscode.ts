@@ -28,6 +28,8 @@ export interface ScriptedVSCodeOptions {
   settings?: Record<string, unknown>;
   /** Where the workbench's log goes; by default into `workbenchLog`, shown when a test fails. */
   onAutomationLog?: (type: string, message: string) => void;
+  /** Folders of further test-only extensions to install (e.g. test/fixtures/mcp-conformance-extension). */
+  extensions?: string[];
 }
 
 export interface ScriptedVSCode {
@@ -66,6 +68,7 @@ export async function startScriptedVSCode(options: ScriptedVSCodeOptions): Promi
       workspace: copy.workspace,
       settings,
       env: { CLIENT_TOOLS_BACKEND_TOKEN: token },
+      ...(options.extensions ? { extensions: options.extensions } : {}),
       onAutomationLog: options.onAutomationLog ?? ((type, message) => {
         if (!/open-vsx\.org/.test(message)) workbenchLog.push(`[${type}] ${message}`);
       }),

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { ToolGroupDefinition } from '../../../src/protocol';
-import { ErrorCode } from '../../../src/protocol';
+import { ErrorCode, toFunctionName } from '../../../src/protocol';
 import { admitGroups, applyAugmentation } from '../../../src/backend/registration';
-import { ClientToolState, DEFAULT_CLIENT_TOOLS_INSTRUCTIONS, sanitizeFunctionName } from '../../../src/backend/toolState';
+import { ClientToolState, DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from '../../../src/backend/toolState';
 
 const obj = { type: 'object', properties: {} };
 
@@ -10,8 +10,8 @@ function group(name: string, tools: string[], extra: Partial<ToolGroupDefinition
   return { name, description: `${name} tools.`, tools: tools.map((t) => ({ name: t, description: `${t} does things`, parameters: obj })), ...extra };
 }
 
-function state(groups: ToolGroupDefinition[], opts: { collapsing?: boolean; preExpanded?: string[]; reserved?: string[] } = {}): ClientToolState {
-  return new ClientToolState({ collapsing: opts.collapsing ?? true, instructions: DEFAULT_CLIENT_TOOLS_INSTRUCTIONS, reservedNames: opts.reserved }, groups, opts.preExpanded);
+function state(groups: ToolGroupDefinition[], opts: { collapsing?: boolean; preExpanded?: string[] } = {}): ClientToolState {
+  return new ClientToolState({ collapsing: opts.collapsing ?? true, instructions: DEFAULT_CLIENT_TOOLS_INSTRUCTIONS }, groups, opts.preExpanded);
 }
 
 const names = (s: ClientToolState) => s.functions().map((f) => f.name);
@@ -26,12 +26,15 @@ describe('backend client tool state', () => {
     assert.deepEqual(fns[0].parameters, { type: 'object', properties: {}, additionalProperties: false });
   });
 
-  it('sanitises container names to the function-name pattern and keeps them unique', () => {
-    assert.equal(sanitizeFunctionName('My IDE tools!'), 'My_IDE_tools_');
-    assert.equal(sanitizeFunctionName('x'.repeat(80)).length, 64);
-    const s = state([group('My IDE', ['A']), group('My/IDE', ['B']), group('C', ['C'])], { reserved: ['My_IDE_3'] });
-    assert.deepEqual(names(s), ['My_IDE', 'My_IDE_2', 'C_2']);
+  it('names containers by the function-name rule alone: names that differ stay apart, a taken one is refused (NAME_TAKEN), nothing is renamed', () => {
+    const admitted = admitGroups([group('My IDE', ['A']), group('My/IDE', ['B']), group('My_IDE', ['D']), group('C', ['C']), group('Taken', ['E'])], new Set(['Taken']));
+    assert.deepEqual(admitted.problems.map((p) => [p.code, p.group]), [[ErrorCode.NameTaken, 'C'], [ErrorCode.NameTaken, 'Taken']]);
+    const s = state(admitted.groups);
+    assert.deepEqual(names(s), [toFunctionName('My IDE'), toFunctionName('My/IDE'), 'My_IDE']);
+    assert.equal(new Set(names(s)).size, 3);
+    assert.match(toFunctionName('My IDE'), /^My_IDE_[0-9a-f]{12}$/);
     for (const n of names(s)) assert.match(n, /^[A-Za-z0-9_-]{1,64}$/);
+    assert.equal(toFunctionName('x'.repeat(80)).length, 64);
   });
 
   it('expands a group when its container is called: result text, functionResult, then the tools are visible', () => {

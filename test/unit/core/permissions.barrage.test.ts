@@ -6,7 +6,7 @@ import { AnsweringPrompter, ManualTimers } from './permission-fakes';
 const MINUTE = 60_000;
 
 function ask(toolName = 'DeleteFile', extra: Partial<PermissionCheck> = {}): PermissionCheck {
-  return { requestId: `r-${Math.random()}`, toolName, groupName: 'IDE', message: `Run ${toolName}?`, rememberable: true, signal: new AbortController().signal, ...extra };
+  return { requestId: `r-${Math.random()}`, toolKey: toolName, toolName, groupName: 'IDE', message: `Run ${toolName}?`, rememberable: true, signal: new AbortController().signal, ...extra };
 }
 
 const isRateLimited = (d: PermissionDecision) => d.kind === 'refused' && d.code === ErrorCode.PromptRateLimited;

@@ -17,7 +17,7 @@ function recordingGate(surface: ConsentSurface = 'modal'): { gate: PermissionGat
 }
 
 function check(extra: Partial<PermissionCheck>): PermissionCheck {
-  return { requestId: 'r-1', toolName: 'DeleteFile', groupName: 'Workspace', message: 'Delete src/old.ts?', rememberable: true, signal: new AbortController().signal, ...extra };
+  return { requestId: 'r-1', toolKey: 'DeleteFile', toolName: 'DeleteFile', groupName: 'Workspace', message: 'Delete src/old.ts?', rememberable: true, signal: new AbortController().signal, ...extra };
 }
 
 describe('permission prompt: the request\'s description', () => {

@@ -21,9 +21,12 @@ function resolved(relative: string, folderName = 'ws', multiRoot = false): Resol
   };
 }
 
+const DELETE_FILE = { key: 'DeleteFile', name: 'DeleteFile' };
+
 function deleteOf(relative: string, extra: Partial<PermissionCheck> = {}): PermissionCheck {
   return {
     requestId: `r-${Math.random()}`,
+    toolKey: 'DeleteFile',
     toolName: 'DeleteFile',
     groupName: 'IDE',
     message: `Delete ${relative}?`,
@@ -47,7 +50,7 @@ describe('permission grants', () => {
   describe('grantCovers', () => {
     const a: GrantTarget = grantTargetOf(resolved('src/a.ts'));
     it('a target grant covers that tool on that resolved path only', () => {
-      const g = makeGrant('DeleteFile', 'target', a, 'session');
+      const g = makeGrant(DELETE_FILE, 'target', a, 'session');
       assert.equal(g.label, 'Allow DeleteFile of src/a.ts until this window closes');
       assert.equal(grantCovers(g, 'DeleteFile', grantTargetOf(resolved('src/a.ts'))), true);
       assert.equal(grantCovers(g, 'DeleteFile', grantTargetOf(resolved('src/b.ts'))), false);
@@ -56,7 +59,7 @@ describe('permission grants', () => {
     });
 
     it('a folder grant covers files below it, not the folder itself, not a sibling that shares its prefix', () => {
-      const g = makeGrant('DeleteFile', 'folder', a, 'workspace');
+      const g = makeGrant(DELETE_FILE, 'folder', a, 'workspace');
       assert.equal(g.label, 'Allow DeleteFile in src/ in this workspace from now on');
       assert.equal(grantCovers(g, 'DeleteFile', grantTargetOf(resolved('src/b.ts'))), true);
       assert.equal(grantCovers(g, 'DeleteFile', grantTargetOf(resolved('src/deep/er/c.ts'))), true);
@@ -66,7 +69,7 @@ describe('permission grants', () => {
     });
 
     it('a tool grant (a tool whose calls name no target) never covers a call that names one', () => {
-      const g = makeGrant('Custom', 'tool', undefined, 'session');
+      const g = makeGrant({ key: 'Custom', name: 'Custom' }, 'tool', undefined, 'session');
       assert.equal(g.label, 'Allow every Custom call until this window closes');
       assert.equal(grantCovers(g, 'Custom', undefined), true);
       assert.equal(grantCovers(g, 'Custom', a), false);

@@ -3,7 +3,7 @@ import { PermissionGate, type PermissionCheck, type ToolPolicy } from '../../../
 import { AnsweringPrompter } from './permission-fakes';
 
 function check(toolName: string, extra: Partial<PermissionCheck> = {}): PermissionCheck {
-  return { requestId: `r-${Math.random()}`, toolName, groupName: 'IDE', message: `${toolName}?`, rememberable: true, signal: new AbortController().signal, ...extra };
+  return { requestId: `r-${Math.random()}`, toolKey: toolName, toolName, groupName: 'IDE', message: `${toolName}?`, rememberable: true, signal: new AbortController().signal, ...extra };
 }
 
 describe('tool policies (Tool Groups view) in the permission gate', () => {

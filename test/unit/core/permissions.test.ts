@@ -37,6 +37,7 @@ const EVERY_DELETE = 'Allow every DeleteFile call until this window closes';
 function request(toolName: string, extra: Partial<PermissionCheck> = {}): PermissionCheck {
   return {
     requestId: `r-${Math.random()}`,
+    toolKey: toolName,
     toolName,
     groupName: 'IDE',
     message: `Run ${toolName}?`,

@@ -89,14 +89,17 @@ describe('registry', () => {
     assert.equal(registry.definitions().length, 0, 'a failed registration leaves nothing behind');
   });
 
-  it('refuses names outside the protocol pattern, a wrong group, duplicates and skills naming foreign tools', () => {
+  it('refuses names outside the protocol pattern, a wrong group, duplicates (NAME_TAKEN) and skills naming foreign tools', () => {
     expectCode(() => registry.register(group, [tool('Bad Name')]), ErrorCode.InvalidSchema, /Bad Name/);
     expectCode(() => registry.register(group, [tool('DeleteFіle')]), ErrorCode.InvalidSchema); // Cyrillic і
     expectCode(() => registry.register(group, [tool('A', { group: 'Other' })]), ErrorCode.InvalidSchema, /A/);
-    expectCode(() => registry.register(group, [tool('A'), tool('A')]), ErrorCode.InvalidSchema, /A/);
+    expectCode(() => registry.register(group, [tool('A'), tool('A')]), ErrorCode.NameTaken, /A/);
+    expectCode(() => registry.register({ name: 'A', description: 'a' }, [tool('A', { group: 'A' })]), ErrorCode.NameTaken, /container of group "A"/);
+    expectCode(() => registry.register({ ...group, skills: [{ name: 'A', description: 's', tools: ['A'] }] }, [tool('A')]), ErrorCode.NameTaken, /skill A/);
     expectCode(() => registry.register({ ...group, skills: [{ name: 'S', description: 's', tools: ['Nope'] }] }, [tool('A')]), ErrorCode.InvalidSchema, /Nope/);
     registry.register(group, [tool('A')]);
-    expectCode(() => registry.register({ name: 'H', description: 'h' }, [tool('A', { group: 'H' })]), ErrorCode.InvalidSchema, /A/);
+    expectCode(() => registry.register({ name: 'H', description: 'h' }, [tool('A', { group: 'H' })]), ErrorCode.NameTaken, /A/);
+    expectCode(() => registry.register({ name: 'A', description: 'a' }, []), ErrorCode.NameTaken, /holds already/);
   });
 
   it('looks tools up by exact name only: no case folding, no look-alikes, no prototype keys', () => {

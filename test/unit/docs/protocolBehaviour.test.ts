@@ -7,8 +7,9 @@
 import { strict as assert } from 'node:assert';
 import type { Backend } from '../../../src/backend';
 import { createBackend } from '../../../src/backend';
+import { admitGroups } from '../../../src/backend/registration';
 import { ClientToolState } from '../../../src/backend/toolState';
-import { ErrorCode } from '../../../src/protocol';
+import { ErrorCode, toFunctionName } from '../../../src/protocol';
 import type { ToolGroupDefinition } from '../../../src/protocol';
 import { TestClient } from '../../support/backend-client';
 
@@ -87,23 +88,27 @@ describe('docs/PROTOCOL.md: answers checked against the reference backend', () =
 });
 
 describe('docs/PROTOCOL.md: container names and descriptions', () => {
-  const options = { collapsing: true, instructions: '', reservedNames: ['web_search'] };
+  const options = { collapsing: true, instructions: '' };
   const containerOf = (state: ClientToolState, name: string) => state.snapshot().groups.find((g) => g.name === name)!.containerName;
 
-  it('replaces characters outside [A-Za-z0-9_-] per UTF-16 unit, and takes the first free suffix', () => {
-    const state = new ClientToolState(options, [group('Web Search', ['Fetch']), group('web search', ['Get']), group('ReadFile', ['ReadFile']), group('Bücher 📚', ['Lend'])]);
-    assert.equal(containerOf(state, 'Web Search'), 'Web_Search');
-    assert.equal(containerOf(state, 'web search'), 'web_search_2', 'a server tool\'s name is taken');
-    assert.equal(containerOf(state, 'ReadFile'), 'ReadFile_2', 'the group\'s own tool name is taken');
-    assert.equal(containerOf(state, 'Bücher 📚'), 'B_cher___');
+  it('keeps a name that is a function name; replaces other characters per UTF-16 unit and adds a digest; refuses a taken name (NAME_TAKEN)', () => {
+    const admitted = admitGroups([group('Web Search', ['Fetch']), group('Web_Search', ['Get']), group('web_search', ['Find']), group('ReadFile', ['ReadFile']), group('Bücher 📚', ['Lend']), group('Files', ['Read'])], new Set(['web_search']));
+    assert.deepEqual(admitted.problems.map((p) => [p.code, p.group]), [[ErrorCode.NameTaken, 'web_search'], [ErrorCode.NameTaken, 'ReadFile']], 'a server tool\'s name, the group\'s own tool name');
+    const state = new ClientToolState(options, admitted.groups);
+    assert.equal(containerOf(state, 'Files'), 'Files');
+    assert.equal(containerOf(state, 'Web_Search'), 'Web_Search');
+    assert.match(containerOf(state, 'Web Search'), /^Web_Search_[0-9a-f]{12}$/, 'a digest keeps it apart from Web_Search');
+    assert.match(containerOf(state, 'Bücher 📚'), /^B_cher____[0-9a-f]{12}$/);
+    assert.equal(containerOf(state, 'Bücher 📚'), toFunctionName('Bücher 📚'), 'one rule, in src/protocol/functionNames.ts');
   });
 
-  it('cuts to 64 characters, and cuts further so a suffix fits', () => {
+  it('cuts a changed name to 51 characters before the digest; a 64-character function name stays', () => {
     const long = 'A'.repeat(64);
-    const state = new ClientToolState(options, [group(long, ['X']), group(`${long.slice(0, 63)}!`, ['Y']), group(`${'A'.repeat(63)}?`, ['Z'])]);
+    const state = new ClientToolState(options, [group(long, ['X']), group(`${long.slice(0, 63)}!`, ['Y']), group('A'.repeat(65), ['Z'])]);
     assert.equal(containerOf(state, long), long);
-    assert.equal(containerOf(state, `${'A'.repeat(63)}!`), `${'A'.repeat(63)}_`);
-    assert.equal(containerOf(state, `${'A'.repeat(63)}?`), `${'A'.repeat(62)}_2`);
+    assert.match(containerOf(state, `${'A'.repeat(63)}!`), new RegExp(`^${'A'.repeat(51)}_[0-9a-f]{12}$`));
+    assert.match(containerOf(state, 'A'.repeat(65)), new RegExp(`^${'A'.repeat(51)}_[0-9a-f]{12}$`));
+    assert.notEqual(containerOf(state, 'A'.repeat(65)), containerOf(state, `${'A'.repeat(63)}!`));
   });
 
   it('describes a collapsed group exactly as the page says', () => {

@@ -49,7 +49,7 @@ describe('built-in tool groups', () => {
       registry.register({ name: 'First', description: 'first group' }, stampGroup({ name: 'First', description: 'first group' }, [probe]));
       assert.throws(
         () => registry.register({ name: 'Second', description: 'second group' }, stampGroup({ name: 'Second', description: 'second group' }, [probe])),
-        (e: unknown) => e instanceof CodedError && e.code === ErrorCode.InvalidSchema && /Probe is registered already/.test(e.message),
+        (e: unknown) => e instanceof CodedError && e.code === ErrorCode.NameTaken && /tool Probe .*group "First" holds already/.test(e.message),
       );
       assert.deepEqual(registry.snapshot().map((g) => g.name), ['First']);
     } finally {

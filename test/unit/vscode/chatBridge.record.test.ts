@@ -5,7 +5,7 @@ import { toChatCallRecord } from '../../../src/vscode/chatBridge';
 import { PendingHostMessages } from '../../../src/vscode/pendingHostMessages';
 
 const toBase64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
-const base: CallRecord = { recordId: 'rec-1', requestId: 'r1', callId: 'c1', toolName: 'ReadFile', groupName: 'IDE', arguments: {}, background: true, status: 'pending' };
+const base: CallRecord = { recordId: 'rec-1', requestId: 'r1', callId: 'c1', toolName: 'ReadFile', toolKey: 'ReadFile', groupName: 'IDE', arguments: {}, background: true, status: 'pending' };
 const message = (change: Partial<CallRecord>): HostMessage => ({ type: 'callRecord', record: toChatCallRecord({ ...base, ...change }, toBase64) });
 
 describe('chat messages: call records', () => {

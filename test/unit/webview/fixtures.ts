@@ -31,6 +31,7 @@ export function record(requestId: string, toolName: string, change: Partial<Call
     callId: `call-${requestId}`,
     threadId: THREAD,
     toolName,
+    toolKey: toolName,
     groupName: 'IDE',
     arguments: {},
     background: false,

@@ -113,7 +113,8 @@ describe('the editor MCP server: official SDK client over loopback Streamable HT
     });
 
     it('goes through the same permission gate as the backend: a Deny policy from the Tool Groups view refuses without a prompt', async () => {
-      h.core.permissions.setToolPolicies({ get: (name) => (name === 'Guarded' ? 'deny' : undefined) });
+      const guarded = h.core.registry.get('Guarded');
+      h.core.permissions.setToolPolicies({ get: (key) => (key === guarded?.key ? 'deny' : undefined) });
       const client = await h.connect();
       const result = await call(client, 'Guarded');
       assert.match(text(result), /^PERMISSION_DENIED: the user set Guarded to Deny/);

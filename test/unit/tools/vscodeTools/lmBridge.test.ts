@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { ErrorCode, TOOL_NAME_PATTERN, type ContentItem } from '../../../../src/protocol';
-import { bridgeTools, isEnabled, sanitizeToolName, strictSchema, uniqueName, VSCODE_TOOLS_GROUP, type LmToolInfo } from '../../../../src/tools/vscodeTools/lmBridge';
+import { ErrorCode, TOOL_NAME_PATTERN, toFunctionName, type ContentItem } from '../../../../src/protocol';
+import { bridgeTools, isEnabled, strictSchema, VSCODE_TOOLS_GROUP, type LmToolInfo } from '../../../../src/tools/vscodeTools/lmBridge';
 import { DispatchHarness } from '../../../support/dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from '../../../support/fake-host';
 
@@ -14,16 +14,12 @@ describe('VS Code tools bridge', () => {
     assert.equal(isEnabled('a', []), false);
   });
 
-  it('sanitises names to the protocol pattern and keeps them unique', () => {
-    assert.equal(sanitizeToolName('my.ext/find files'), 'my_ext_find_files');
-    assert.equal(sanitizeToolName('x'.repeat(80)).length, 64);
-    assert.equal(sanitizeToolName('…'), '_');
-    const taken = new Set(['ReadFile', 'ReadFile_2']);
-    assert.equal(uniqueName('ReadFile', (n) => taken.has(n)), 'ReadFile_3');
-    const long = 'y'.repeat(64);
-    const second = uniqueName(long, (n) => n === long);
-    assert.equal(second.length, 64);
-    assert.match(second, TOOL_NAME_PATTERN);
+  it('names a tool by its VS Code name, or that name made a function name with a digest of it, never by what else is registered', () => {
+    assert.equal(toFunctionName('copilot_searchCodebase'), 'copilot_searchCodebase');
+    const dotted = toFunctionName('my.ext/find files');
+    assert.match(dotted, /^my_ext_find_files_[0-9a-f]{12}$/);
+    assert.notEqual(dotted, toFunctionName('my_ext/find files'), 'two names that differ only where a character was replaced stay apart');
+    for (const n of ['x'.repeat(80), '…', '']) assert.match(toFunctionName(n), TOOL_NAME_PATTERN);
   });
 
   it('turns extension schemas into strict 2020-12 schemas', () => {
@@ -69,29 +65,32 @@ describe('VS Code tools bridge', () => {
       await ws.dispose();
     });
 
-    it('registers the enabled tools under unique names and calls each by its VS Code name', async () => {
+    it('registers the enabled tools under their own names, leaves out one whose name is held (NAME_TAKEN), and calls each by its VS Code name', async () => {
       const bridged = bridgeTools(infos, ['*'], invoke, { isTaken: (n) => n === 'ReadFile', requirePermission: false });
-      assert.deepEqual([...bridged.names], [['ext_search', 'ext.search'], ['ReadFile_2', 'ReadFile'], ['weird', 'weird']]);
+      const extSearch = toFunctionName('ext.search');
+      assert.deepEqual([...bridged.names], [[extSearch, 'ext.search'], ['weird', 'weird']]);
+      assert.deepEqual(bridged.skipped, ['ReadFile: NAME_TAKEN: the function name ReadFile is held by another tool']);
       assert.equal(bridged.group.name, VSCODE_TOOLS_GROUP);
       assert.deepEqual(bridged.tools.find((t) => t.name === 'weird')?.parameters, { type: 'object' }, 'an uncompilable schema falls back');
       assert.equal(bridged.tools.find((t) => t.name === 'weird')?.description, 'VS Code tool weird.');
       h = new DispatchHarness({ host: ws.host, group: bridged.group, tools: bridged.tools });
-      const r = await h.call('ext_search', { q: 'x' });
+      const r = await h.call(extSearch, { q: 'x' });
       assert.deepEqual(r.content, [{ type: 'text', text: 'ran ext.search' }]);
       assert.deepEqual(calls, [{ name: 'ext.search', input: { q: 'x' } }]);
-      assert.equal((await h.call('ext_search', {})).errorCode, ErrorCode.InvalidArguments, 'arguments are validated against their schema');
+      assert.equal((await h.call(extSearch, {})).errorCode, ErrorCode.InvalidArguments, 'arguments are validated against their schema');
       assert.equal(ws.host.prompts.length, 0, 'no prompt of ours by default');
     });
 
     it('asks through the permission gate when the setting says so, and is off in restricted mode', async () => {
       const bridged = bridgeTools(infos, ['ext.search'], invoke, { isTaken: () => false, requirePermission: true });
+      const extSearch = toFunctionName('ext.search');
       assert.equal(bridged.tools.length, 1);
       h = new DispatchHarness({ host: ws.host, group: bridged.group, tools: bridged.tools });
       ws.host.answerPrompts('deny');
-      assert.equal((await h.call('ext_search', { q: 'x' })).errorCode, ErrorCode.PermissionDenied);
+      assert.equal((await h.call(extSearch, { q: 'x' })).errorCode, ErrorCode.PermissionDenied);
       assert.equal(calls.length, 0);
       h.registry.setWorkspaceTrusted(false);
-      assert.equal((await h.call('ext_search', { q: 'x' })).errorCode, ErrorCode.WorkspaceUntrusted);
+      assert.equal((await h.call(extSearch, { q: 'x' })).errorCode, ErrorCode.WorkspaceUntrusted);
     });
   });
 });
