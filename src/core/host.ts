@@ -344,9 +344,81 @@ export interface TerminalToolsHost extends ToolHost {
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult>;
 }
 
+/** A text search as the Search group's SearchText runs it (src/tools/search/ripgrep.ts). */
+export interface TextSearchQuery {
+  /** Absolute folder to search, inside the workspace (already resolved). */
+  root: string;
+  pattern: string;
+  /** A regular expression (run by a linear-time engine) rather than a literal string. */
+  isRegex: boolean;
+  caseSensitive: boolean;
+  wholeWord: boolean;
+  /** Globs a file must match (any of them), relative to its root; empty for every file. */
+  includes: readonly string[];
+  /** Globs of files and folders to leave out: the caller's and the user's exclude settings. */
+  excludes: readonly string[];
+  /** Globs to leave out whatever their case: the protected files (src/core/paths.ts). */
+  excludesIgnoringCase: readonly string[];
+  /** Honour `.gitignore` and `.ignore` files below each root. */
+  useIgnoreFiles: boolean;
+  /** Lines of context before and after each matching line. */
+  contextLines: number;
+  /** Matching lines returned with their text; the rest are counted only. */
+  maxMatches: number;
+  /** The search stops here and says it is incomplete. */
+  timeoutMs: number;
+}
+
+export interface TextSearchHit {
+  /** Absolute path of the file. */
+  path: string;
+  /** One-based line. */
+  line: number;
+  /** One-based column (UTF-16 code units, as editors count) of the first match; undefined with `text`. */
+  column?: number;
+  /** The line's text, or undefined when the line was too long to keep (`length` says how long). */
+  text?: string;
+  /** The line's length in bytes, when its text was not kept. */
+  length?: number;
+  before: readonly string[];
+  after: readonly string[];
+}
+
+export interface TextSearchOutcome {
+  hits: TextSearchHit[];
+  /** Every matching line seen, the returned ones included. */
+  matchingLines: number;
+  /** Files with at least one matching line. */
+  files: number;
+  /** False when the time or output limit stopped the search: the counts are then lower bounds. */
+  complete: boolean;
+  stoppedBy?: 'time' | 'output';
+}
+
+export interface DirectoryEntry {
+  name: string;
+  /** A symbolic link is reported as one and never followed. */
+  kind: 'file' | 'directory' | 'symlink' | 'other';
+  /** Bytes, for files. */
+  size?: number;
+}
+
+/** The Search group's host (src/tools/search/). */
+export interface SearchToolsHost extends ToolHost, FileReader {
+  /**
+   * The user's exclude globs that are on for a workspace folder (`files.exclude`, and with `search`
+   * also `search.exclude`); conditional ones (`{ "when": … }`) are left out.
+   */
+  excludeGlobs(folderPath: string, settings: 'files' | 'search'): readonly string[];
+  /** Runs a text search with the editor's own ripgrep; rejects with INVALID_ARGUMENTS for a pattern it cannot run. */
+  searchText(query: TextSearchQuery, signal: AbortSignal): Promise<TextSearchOutcome>;
+  /** One folder's entries, without following links. */
+  readDirectory(absDir: string): Promise<DirectoryEntry[]>;
+}
+
 /**
  * The whole host: the permission prompt and every built-in group's part. The extension
  * (src/vscode/ideHost.ts) and the test fake implement it; each tool's context is typed with its
  * group's part only (src/tools/support/toolGroup.ts).
  */
-export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost {}
+export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost {}

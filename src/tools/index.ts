@@ -5,13 +5,14 @@
 import type { ToolRegistry } from '../core/registry';
 import { editorToolGroup } from './editor/group';
 import { ideToolGroup } from './ide/group';
+import { searchToolGroup } from './search/group';
 import type { BuiltinGroup } from './support/toolGroup';
 import { terminalToolGroup } from './terminal/group';
 import { workspaceToolGroup } from './workspace/group';
 
 export type { BuiltinGroup } from './support/toolGroup';
 
-export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup()];
+export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup(), searchToolGroup()];
 
 /**
  * Registers every built-in group; the returned disposables remove them again. The built-in schemas

@@ -11,6 +11,7 @@ import { PendingQuestions } from './pendingQuestions';
 import * as editorHost from './editorHost';
 import { TerminalRunner } from './terminalRunner';
 import * as ui from './ui';
+import * as searchHost from './searchHost';
 import * as workspaceHost from './workspaceHost';
 
 const ALLOW = safe`Allow`;
@@ -169,6 +170,11 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   readonly findFiles = workspaceHost.findFiles;
   readonly openEditors = workspaceHost.openEditors;
   readonly diagnostics = workspaceHost.diagnostics;
+
+  // ── Search group (searchHost.ts) ──
+  readonly excludeGlobs = searchHost.excludeGlobs;
+  readonly searchText = searchHost.searchText;
+  readonly readDirectory = searchHost.readDirectory;
 
   // ── Editor group (editorHost.ts, diffReview.ts) ──
   readonly readDocument = editorHost.readDocument;

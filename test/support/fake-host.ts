@@ -9,6 +9,7 @@ import type {
   AppliedEdits,
   ClosedTabs,
   DeleteOptions,
+  DirectoryEntry,
   DiffOutcome,
   DiffRequest,
   DocumentSnapshot,
@@ -29,9 +30,12 @@ import type {
   SaveOutcome,
   SelectionInfo,
   TextEditSpec,
+  TextSearchOutcome,
+  TextSearchQuery,
   WorkspaceFolder,
 } from '../../src/core/host';
 import { FakeCatalog } from './fake-catalog';
+import { FakeSearch } from './fake-search';
 
 /** A prompt the test holds open until it answers it (or the call withdraws it). */
 export interface HeldPrompt {
@@ -248,6 +252,22 @@ export class FakeHost implements IdeHost {
 
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     return this.catalog.runCommand(request, signal);
+  }
+
+  // ── Search group: fake-search.ts (the real ripgrep runner) ──
+
+  readonly search = new FakeSearch();
+
+  excludeGlobs(folderPath: string, settings: 'files' | 'search'): readonly string[] {
+    return this.search.excludeGlobs(folderPath, settings);
+  }
+
+  searchText(query: TextSearchQuery, signal: AbortSignal): Promise<TextSearchOutcome> {
+    return this.search.searchText(query, signal);
+  }
+
+  readDirectory(absDir: string): Promise<DirectoryEntry[]> {
+    return this.search.readDirectory(absDir);
   }
 }
 
