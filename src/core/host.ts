@@ -416,9 +416,129 @@ export interface SearchToolsHost extends ToolHost, FileReader {
   readDirectory(absDir: string): Promise<DirectoryEntry[]>;
 }
 
+/** A zero-based place in a document, as in the VS Code API. */
+export interface SourcePosition {
+  line: number;
+  character: number;
+}
+
+/** A range in a document a language server named: a file on disk (`path`), or any other resource (`uri` only). */
+export interface SourceLocation {
+  /** Absolute file-system path, for `file:` resources. */
+  path?: string;
+  uri: string;
+  range: TextRange;
+}
+
+export type LocationQuery = 'definition' | 'typeDefinition' | 'implementation' | 'references';
+
+export interface SymbolInfo {
+  name: string;
+  /** `Function`, `Class`, … (VS Code's SymbolKind name). */
+  kind: string;
+  detail?: string;
+  /** The enclosing symbol's name. */
+  container?: string;
+  /** Where the symbol is; `range` is its name (selection range) when the server says so. */
+  location: SourceLocation;
+  /** Nesting level in a document outline, 0 at the top. */
+  depth?: number;
+}
+
+export interface CallInfo {
+  /** The caller (incoming) or the callee (outgoing). */
+  symbol: SymbolInfo;
+  /** Where the calls are: in the caller's file for incoming calls, in the asked symbol's file for outgoing ones. */
+  callSites: TextRange[];
+}
+
+/** Text edits for one resource, as a language server proposed them. */
+export interface FileEdits {
+  path?: string;
+  uri: string;
+  edits: TextEditSpec[];
+}
+
+/** A change a language server proposes (a rename, a code action). */
+export interface WorkspaceChange {
+  files: FileEdits[];
+  /** Files it would also create, rename or delete: not applied by these tools. */
+  fileOperations: number;
+}
+
+export interface CodeActionInfo {
+  title: string;
+  /** `quickfix`, `refactor.extract.function`, … */
+  kind?: string;
+  isPreferred?: boolean;
+  /** Why the action cannot be applied now, when the server says it is disabled. */
+  disabled?: string;
+  /** The action also runs a command (which cannot be shown before it runs). */
+  runsCommand: boolean;
+  change?: WorkspaceChange;
+}
+
+/** One file of a multi-file change under review. */
+export interface ChangeReviewFile {
+  path: string;
+  /** Workspace-relative, `/` separators: what the review names it. */
+  relative: string;
+  /** The file's text as the review read it. */
+  current: string;
+  proposed: string;
+}
+
+/** A change to several files reviewed as one: one decision, hunks kept or rejected per file. */
+export interface ChangeReviewRequest {
+  requestId: string;
+  /** What the review is called ("Rename greet to salute"). */
+  title: string;
+  /** One sentence saying what is proposed; the host adds how to decide. */
+  message: string;
+  files: ChangeReviewFile[];
+}
+
+export interface ChangeReviewOutcome {
+  decision: 'accepted' | 'rejected';
+  /** With `accepted`: each file's final text, including the user's own edits, in request order. */
+  contents?: string[];
+  reason?: string;
+}
+
+/** The Language group's host (src/tools/language/): the language servers, through VS Code's commands. */
+export interface LanguageToolsHost extends ToolHost {
+  /**
+   * Definitions, type definitions, implementations or references of the symbol at `position`. Right
+   * after the document opened or changed, an empty answer is asked again (bounded) while the
+   * language server catches up.
+   */
+  locations(query: LocationQuery, absPath: string, position: SourcePosition): Promise<SourceLocation[]>;
+  /** The hover texts (markdown) at `position`. */
+  hover(absPath: string, position: SourcePosition): Promise<string[]>;
+  /** The document's outline, depth first. */
+  documentSymbols(absPath: string): Promise<SymbolInfo[]>;
+  /** Symbols of the whole workspace matching `query` (the server's own fuzzy match). */
+  workspaceSymbols(query: string): Promise<SymbolInfo[]>;
+  /** The symbol at `position` and its callers or callees; undefined when the server offers no call hierarchy there. */
+  callHierarchy(absPath: string, position: SourcePosition, direction: 'incoming' | 'outgoing'): Promise<{ symbol: SymbolInfo; calls: CallInfo[] } | undefined>;
+  /** What renaming the symbol at `position` would change; rejects with the server's reason when it cannot be renamed there. */
+  renameEdits(absPath: string, position: SourcePosition, newName: string): Promise<WorkspaceChange>;
+  /** Code actions (quick fixes, refactorings) for a range, their changes resolved. */
+  codeActions(absPath: string, range: TextRange, kind: string | undefined): Promise<CodeActionInfo[]>;
+  /** The document's text: the editor's buffer when it is open, else the file on disk. */
+  readDocument(absPath: string): Promise<DocumentSnapshot>;
+  /**
+   * Shows a change to several files as one review (each file's diff, each hunk kept or rejected)
+   * and resolves when the user accepts or rejects it. Writes nothing: the caller does, with `writeDocuments`.
+   */
+  reviewChanges(request: ChangeReviewRequest, signal: AbortSignal): Promise<ChangeReviewOutcome>;
+  /** Replaces the text of every file with one undoable workspace edit, then saves them. */
+  writeDocuments(files: readonly { path: string; text: string }[]): Promise<void>;
+}
+
 /**
  * The whole host: the permission prompt and every built-in group's part. The extension
  * (src/vscode/ideHost.ts) and the test fake implement it; each tool's context is typed with its
  * group's part only (src/tools/support/toolGroup.ts).
  */
-export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost {}
+export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost, LanguageToolsHost {}

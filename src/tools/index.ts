@@ -5,6 +5,7 @@
 import type { ToolRegistry } from '../core/registry';
 import { editorToolGroup } from './editor/group';
 import { ideToolGroup } from './ide/group';
+import { languageToolGroup } from './language/group';
 import { searchToolGroup } from './search/group';
 import type { BuiltinGroup } from './support/toolGroup';
 import { terminalToolGroup } from './terminal/group';
@@ -12,7 +13,7 @@ import { workspaceToolGroup } from './workspace/group';
 
 export type { BuiltinGroup } from './support/toolGroup';
 
-export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup(), searchToolGroup()];
+export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup(), searchToolGroup(), languageToolGroup()];
 
 /**
  * Registers every built-in group; the returned disposables remove them again. The built-in schemas

@@ -8,6 +8,10 @@ import * as path from 'node:path';
 import type {
   AppliedEdits,
   ClosedTabs,
+  CallInfo,
+  ChangeReviewOutcome,
+  ChangeReviewRequest,
+  CodeActionInfo,
   DeleteOptions,
   DirectoryEntry,
   DiffOutcome,
@@ -16,6 +20,7 @@ import type {
   FileDiagnostics,
   FileStat,
   FindFilesOptions,
+  LocationQuery,
   IdeHost,
   MessageSeverity,
   QuestionCall,
@@ -29,12 +34,18 @@ import type {
   RunCommandResult,
   SaveOutcome,
   SelectionInfo,
+  SourceLocation,
+  SourcePosition,
+  SymbolInfo,
   TextEditSpec,
+  TextRange,
   TextSearchOutcome,
   TextSearchQuery,
+  WorkspaceChange,
   WorkspaceFolder,
 } from '../../src/core/host';
 import { FakeCatalog } from './fake-catalog';
+import { FakeLanguage } from './fake-language';
 import { FakeSearch } from './fake-search';
 
 /** A prompt the test holds open until it answers it (or the call withdraws it). */
@@ -268,6 +279,47 @@ export class FakeHost implements IdeHost {
 
   readDirectory(absDir: string): Promise<DirectoryEntry[]> {
     return this.search.readDirectory(absDir);
+  }
+
+  // ── Language group: fake-language.ts (a scripted language server; documents from the catalog) ──
+
+  readonly language = new FakeLanguage();
+
+  locations(query: LocationQuery, absPath: string, position: SourcePosition): Promise<SourceLocation[]> {
+    return this.language.locations(query, absPath, position);
+  }
+
+  hover(absPath: string, position: SourcePosition): Promise<string[]> {
+    return this.language.hover(absPath, position);
+  }
+
+  documentSymbols(absPath: string): Promise<SymbolInfo[]> {
+    return this.language.documentSymbols(absPath);
+  }
+
+  workspaceSymbols(query: string): Promise<SymbolInfo[]> {
+    return this.language.workspaceSymbols(query);
+  }
+
+  callHierarchy(absPath: string, position: SourcePosition): Promise<{ symbol: SymbolInfo; calls: CallInfo[] } | undefined> {
+    return this.language.callHierarchy(absPath, position);
+  }
+
+  renameEdits(absPath: string, position: SourcePosition, newName: string): Promise<WorkspaceChange> {
+    return this.language.renameEdits(absPath, position, newName);
+  }
+
+  codeActions(absPath: string, range: TextRange): Promise<CodeActionInfo[]> {
+    return this.language.codeActions(absPath, range);
+  }
+
+  reviewChanges(request: ChangeReviewRequest, signal: AbortSignal): Promise<ChangeReviewOutcome> {
+    return this.language.reviewChanges(request, signal);
+  }
+
+  async writeDocuments(files: readonly { path: string; text: string }[]): Promise<void> {
+    for (const f of files) await this.catalog.writeDocument(f.path, f.text);
+    this.language.writes.push(files.map((f) => ({ ...f })));
   }
 }
 

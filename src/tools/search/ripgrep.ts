@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { CodedError, ErrorCode } from '../../protocol';
 import type { TextSearchHit, TextSearchOutcome, TextSearchQuery } from '../../core/host';
+import { clipAround } from '../support/format';
 
 /** Longest output record kept and parsed; a longer one is a line too long to show. */
 export const MAX_RECORD_BYTES = 256 * 1024;
@@ -26,8 +27,6 @@ export const MAX_RECORD_BYTES = 256 * 1024;
 export const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Matching lines counted at most; the search stops there and says it is incomplete. */
 export const MAX_COUNTED_LINES = 100_000;
-/** Characters of a line (and of a context line) returned. */
-export const MAX_LINE_CHARS = 400;
 /** What compiling a pattern may take (ripgrep's own limits, lowered). */
 const REGEX_SIZE_LIMIT = '16M';
 const STDERR_CHARS = 2000;
@@ -270,13 +269,6 @@ function decode(t: RgText | undefined): string {
 
 function stripEol(line: string): string {
   return line.replace(/\r?\n$/, '');
-}
-
-/** At most MAX_LINE_CHARS of a line, keeping the part around `index` (the match) in view. */
-export function clipAround(line: string, index: number): string {
-  if (line.length <= MAX_LINE_CHARS) return line;
-  const start = Math.max(0, Math.min(index - Math.floor(MAX_LINE_CHARS / 4), line.length - MAX_LINE_CHARS));
-  return `${start > 0 ? '…' : ''}${line.slice(start, start + MAX_LINE_CHARS)}${start + MAX_LINE_CHARS < line.length ? '…' : ''}`;
 }
 
 /**

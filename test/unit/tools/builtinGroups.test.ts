@@ -15,6 +15,10 @@ const EXPECTED: Record<string, string[]> = {
   Editor: ['OpenDiff', 'ApplyEdit', 'SaveDocument', 'CloseTab'],
   Terminal: ['RunInTerminal'],
   Search: ['SearchText', 'ListDirectory'],
+  Language: [
+    'GoToDefinition', 'GoToTypeDefinition', 'FindImplementations', 'FindReferences', 'GetHover', 'GetDocumentSymbols', 'SearchWorkspaceSymbols', 'GetCallHierarchy',
+    'RenameSymbol', 'GetCodeActions', 'ApplyCodeAction',
+  ],
 };
 
 const probe = defineIdeTool({

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TextSearchQuery } from '../../../../src/core/host';
 import { ErrorCode, isCodedError } from '../../../../src/protocol';
-import { clipAround, MAX_LINE_CHARS, ripgrepArguments, ripgrepCandidates, runRipgrep } from '../../../../src/tools/search/ripgrep';
+import { ripgrepArguments, ripgrepCandidates, runRipgrep } from '../../../../src/tools/search/ripgrep';
+import { clipAround, MAX_LINE_CHARS } from '../../../../src/tools/support/format';
 import { localRipgrep } from '../../../support/fake-search';
 
 describe('ripgrep runner', () => {
