@@ -536,9 +536,58 @@ export interface LanguageToolsHost extends ToolHost {
   writeDocuments(files: readonly { path: string; text: string }[]): Promise<void>;
 }
 
+/** One changed file as the Git extension reports it. */
+export interface GitChange {
+  /** Absolute path. */
+  path: string;
+  /** `modified`, `added`, `deleted`, `renamed`, `untracked`, `both modified`, … */
+  status: string;
+  /** Where a renamed or copied file came from. */
+  originalPath?: string;
+}
+
+export interface GitRepositoryState {
+  /** Absolute path of the repository's root. */
+  root: string;
+  /** The checked-out branch, or undefined when HEAD is detached. */
+  branch?: string;
+  /** HEAD's commit hash. */
+  commit?: string;
+  /** `origin/main`, … */
+  upstream?: string;
+  ahead?: number;
+  behind?: number;
+  staged: GitChange[];
+  unstaged: GitChange[];
+  untracked: GitChange[];
+  /** Files with merge conflicts. */
+  conflicts: GitChange[];
+}
+
+export interface GitCommit {
+  hash: string;
+  message: string;
+  authorName?: string;
+  /** ISO 8601. */
+  authorDate?: string;
+}
+
+/** The SourceControl group's host (src/tools/sourceControl/): the built-in Git extension's API, reads only. */
+export interface SourceControlToolsHost extends ToolHost {
+  /**
+   * The repository the Git extension has open that holds `absPath` (the innermost), its status
+   * refreshed; undefined when none does. Never opens a repository the Git extension has not.
+   */
+  gitRepository(absPath: string): Promise<GitRepositoryState | undefined>;
+  /** A file's diff against HEAD: of the working tree, or with `staged` of the index. Empty when unchanged. */
+  gitDiff(root: string, absPath: string, staged: boolean): Promise<string>;
+  /** Recent commits, newest first; of one file or folder with `absPath`. */
+  gitLog(root: string, maxEntries: number, absPath?: string): Promise<GitCommit[]>;
+}
+
 /**
  * The whole host: the permission prompt and every built-in group's part. The extension
  * (src/vscode/ideHost.ts) and the test fake implement it; each tool's context is typed with its
  * group's part only (src/tools/support/toolGroup.ts).
  */
-export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost, LanguageToolsHost {}
+export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost, LanguageToolsHost, SourceControlToolsHost {}

@@ -11,6 +11,7 @@ import { readPromptStyle, readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
 import { PendingQuestions } from './pendingQuestions';
 import * as editorHost from './editorHost';
+import * as gitHost from './gitHost';
 import { LanguageHost } from './languageHost';
 import { TerminalRunner } from './terminalRunner';
 import * as ui from './ui';
@@ -235,6 +236,11 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   reviewChanges(request: ChangeReviewRequest, signal: AbortSignal): Promise<ChangeReviewOutcome> {
     return this.changes.open(request, signal);
   }
+
+  // ── SourceControl group (gitHost.ts) ──
+  readonly gitRepository = gitHost.gitRepository;
+  readonly gitDiff = gitHost.gitDiff;
+  readonly gitLog = gitHost.gitLog;
 
   // ── Terminal group (terminalRunner.ts) ──
   private readonly terminals = new TerminalRunner();

@@ -20,6 +20,8 @@ import type {
   FileDiagnostics,
   FileStat,
   FindFilesOptions,
+  GitCommit,
+  GitRepositoryState,
   LocationQuery,
   IdeHost,
   MessageSeverity,
@@ -45,6 +47,7 @@ import type {
   WorkspaceFolder,
 } from '../../src/core/host';
 import { FakeCatalog } from './fake-catalog';
+import { FakeGit } from './fake-git';
 import { FakeLanguage } from './fake-language';
 import { FakeSearch } from './fake-search';
 
@@ -320,6 +323,22 @@ export class FakeHost implements IdeHost {
   async writeDocuments(files: readonly { path: string; text: string }[]): Promise<void> {
     for (const f of files) await this.catalog.writeDocument(f.path, f.text);
     this.language.writes.push(files.map((f) => ({ ...f })));
+  }
+
+  // ── SourceControl group: fake-git.ts (scripted repositories) ──
+
+  readonly git = new FakeGit();
+
+  gitRepository(absPath: string): Promise<GitRepositoryState | undefined> {
+    return this.git.gitRepository(absPath);
+  }
+
+  gitDiff(root: string, absPath: string, staged: boolean): Promise<string> {
+    return this.git.gitDiff(root, absPath, staged);
+  }
+
+  gitLog(root: string, maxEntries: number, absPath?: string): Promise<GitCommit[]> {
+    return this.git.gitLog(root, maxEntries, absPath);
   }
 }
 

@@ -19,6 +19,7 @@ const EXPECTED: Record<string, string[]> = {
     'GoToDefinition', 'GoToTypeDefinition', 'FindImplementations', 'FindReferences', 'GetHover', 'GetDocumentSymbols', 'SearchWorkspaceSymbols', 'GetCallHierarchy',
     'RenameSymbol', 'GetCodeActions', 'ApplyCodeAction',
   ],
+  SourceControl: ['GitStatus', 'GitDiff', 'GitLog'],
 };
 
 const probe = defineIdeTool({
