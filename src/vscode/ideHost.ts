@@ -16,6 +16,7 @@ import { LanguageHost } from './languageHost';
 import { TerminalRunner } from './terminalRunner';
 import * as ui from './ui';
 import * as searchHost from './searchHost';
+import * as tasksHost from './tasksHost';
 import * as workspaceHost from './workspaceHost';
 
 const ALLOW = safe`Allow`;
@@ -241,6 +242,9 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   readonly gitRepository = gitHost.gitRepository;
   readonly gitDiff = gitHost.gitDiff;
   readonly gitLog = gitHost.gitLog;
+
+  // ── Tasks group (tasksHost.ts; a task's command runs through runCommand below) ──
+  readonly listTasks = tasksHost.listTasks;
 
   // ── Terminal group (terminalRunner.ts) ──
   private readonly terminals = new TerminalRunner();

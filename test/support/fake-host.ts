@@ -39,6 +39,7 @@ import type {
   SourceLocation,
   SourcePosition,
   SymbolInfo,
+  TaskInfo,
   TextEditSpec,
   TextRange,
   TextSearchOutcome,
@@ -50,6 +51,7 @@ import { FakeCatalog } from './fake-catalog';
 import { FakeGit } from './fake-git';
 import { FakeLanguage } from './fake-language';
 import { FakeSearch } from './fake-search';
+import { FakeTasks } from './fake-tasks';
 
 /** A prompt the test holds open until it answers it (or the call withdraws it). */
 export interface HeldPrompt {
@@ -339,6 +341,14 @@ export class FakeHost implements IdeHost {
 
   gitLog(root: string, maxEntries: number, absPath?: string): Promise<GitCommit[]> {
     return this.git.gitLog(root, maxEntries, absPath);
+  }
+
+  // ── Tasks group: fake-tasks.ts (running a task's command is the catalog's runCommand) ──
+
+  readonly taskList = new FakeTasks();
+
+  listTasks(): Promise<TaskInfo[]> {
+    return this.taskList.listTasks();
   }
 }
 

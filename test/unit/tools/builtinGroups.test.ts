@@ -20,6 +20,7 @@ const EXPECTED: Record<string, string[]> = {
     'RenameSymbol', 'GetCodeActions', 'ApplyCodeAction',
   ],
   SourceControl: ['GitStatus', 'GitDiff', 'GitLog'],
+  Tasks: ['ListTasks', 'RunTask'],
 };
 
 const probe = defineIdeTool({
