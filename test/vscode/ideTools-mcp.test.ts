@@ -64,6 +64,8 @@ describe('the IDE intelligence tools through the editor\'s MCP server (official 
       assert.equal(tools.get(name)?.annotations?.readOnlyHint, true, name);
     }
     for (const name of ['RenameSymbol', 'ApplyCodeAction', 'RunTask']) assert.equal(tools.get(name)?.annotations?.readOnlyHint, false, name);
+    assert.equal(tools.get('RunTask')?.annotations?.openWorldHint, true, 'a task runs a command');
+    assert.equal(tools.get('SearchText')?.annotations?.openWorldHint, false);
   });
 
   it('SearchText, FindReferences and GetDocumentSymbols answer as they do for the backend', async () => {

@@ -34,9 +34,12 @@ describe('the Language group in a real VS Code (TypeScript)', function () {
   let backend: ScriptedBackend;
   let workspace: string;
   const file = (rel: string) => path.join(workspace, rel);
-  const send = (tool: string, args: Record<string, unknown>) => backend.invoke(tool, args);
-  const answer = (id: string) => backend.first('clientToolInvokeResponse', (m) => m.requestId === id, 60_000);
-  const invoke = (tool: string, args: Record<string, unknown>) => answer(send(tool, args));
+  let calls = 0;
+  /** Sends a call and returns its answer; a cold TypeScript server may take longer than the scripted backend's default wait. */
+  const invoke = (tool: string, args: Record<string, unknown>) => {
+    const requestId = `language-${++calls}`;
+    return backend.sendRequest({ type: 'clientToolInvokeRequest', requestId, toolName: tool, callId: `call-${requestId}`, arguments: args }, 60_000);
+  };
   const locations = (v: Located) => v.locations.map((l) => l.location);
 
   before(async () => {
@@ -91,7 +94,7 @@ describe('the Language group in a real VS Code (TypeScript)', function () {
     const sample = fs.readFileSync(file('src/sample.ts'), 'utf8');
     const main = fs.readFileSync(file('app/main.ts'), 'utf8');
     try {
-      const id = send('RenameSymbol', { path: 'src/sample.ts', symbol: 'greet', newName: 'salute' });
+      const renamed = invoke('RenameSymbol', { path: 'src/sample.ts', symbol: 'greet', newName: 'salute' });
       const proposedMain = await until('the proposed app/main.ts', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === CHANGES_SCHEME && d.uri.path === '/app/main.ts'), 30_000);
       assert.ok(vscode.workspace.textDocuments.some((d) => d.uri.scheme === CHANGES_SCHEME && d.uri.authority === proposedMain.uri.authority && d.uri.path === '/src/sample.ts'), 'both files are in one review');
       assert.equal(fs.readFileSync(file('app/main.ts'), 'utf8'), main, 'written before the review was decided');
@@ -102,7 +105,7 @@ describe('the Language group in a real VS Code (TypeScript)', function () {
       revert.replace(proposedMain.uri, line.range, line.text.replace('salute(guest)', 'greet(guest)'));
       assert.equal(await vscode.workspace.applyEdit(revert), true);
       assert.equal(await vscode.commands.executeCommand('clientTools.acceptDiff'), true);
-      const v = json<{ decision: string; files: { path: string; decision: string; keptHunks: number[]; rejectedHunks: number[] }[] }>(await answer(id));
+      const v = json<{ decision: string; files: { path: string; decision: string; keptHunks: number[]; rejectedHunks: number[] }[] }>(await renamed);
       assert.equal(v.decision, 'partial');
       const byPath = Object.fromEntries(v.files.map((f) => [f.path, [f.decision, f.keptHunks, f.rejectedHunks]]));
       assert.deepEqual(byPath, { 'src/sample.ts': ['accepted', [1], []], 'app/main.ts': ['partial', [1, 2], [3]] });

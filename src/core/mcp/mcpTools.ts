@@ -35,7 +35,7 @@ function annotationsOf(tool: ClientTool, group: string): NonNullable<Tool['annot
     title: `${tool.name} (${group})`,
     readOnlyHint: readOnly,
     ...(readOnly ? {} : { destructiveHint: tool.effects?.destructive ?? true }),
-    // Everything acts on this editor and its workspace, except a terminal command.
-    openWorldHint: group === 'Terminal',
+    // Everything acts on this editor and its workspace, except a command (a terminal's or a task's).
+    openWorldHint: group === 'Terminal' || group === 'Tasks',
   };
 }
