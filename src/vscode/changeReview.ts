@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ChangeReviewOutcome, ChangeReviewRequest } from '../core/host';
-import { hunkReview, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
+import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
 import { safe, uiText } from '../core/uiText';
 import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
 import { ContextKeys } from './ids';
@@ -91,11 +91,11 @@ export class ChangeReviews implements vscode.Disposable {
   async setHunk(reviewId: string, index: number, keep: boolean): Promise<boolean> {
     const review = this.reviews.get(reviewId);
     if (!review) return false;
-    let rest = index;
-    const file = review.files.find((f) => (rest < f.hunks.hunks.length ? true : ((rest -= f.hunks.hunks.length), false)));
-    if (!file) return false;
+    const at = locateHunk(review.files.map((f) => f.hunks.hunks.length), index);
+    if (!at) return false;
+    const file = review.files[at.file];
     const text = this.textOf(file);
-    const next = withHunk(file.hunks, text, rest, keep);
+    const next = withHunk(file.hunks, text, at.hunk, keep);
     if (next === undefined) return false;
     if (next === text) return true;
     const doc = this.documentOf(file);
