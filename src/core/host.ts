@@ -16,6 +16,10 @@
  */
 import type { ConsentSurface, FittedConsent } from './consentText';
 import type { UnrenderedLine } from './renderLimit';
+import type { LanguageToolsHost, SearchToolsHost, SourceControlToolsHost, TasksToolsHost } from './intelligenceHost';
+
+/** The Search, Language, SourceControl and Tasks groups' parts live in their own file. */
+export type * from './intelligenceHost';
 
 export interface WorkspaceFolder {
   /** The name VS Code shows for the folder; used as the first segment of paths in multi-root workspaces. */
@@ -366,4 +370,4 @@ export interface TerminalToolsHost extends ToolHost {
  * (src/vscode/ideHost.ts) and the test fake implement it; each tool's context is typed with its
  * group's part only (src/tools/support/toolGroup.ts).
  */
-export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost {}
+export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost, LanguageToolsHost, SourceControlToolsHost, TasksToolsHost {}

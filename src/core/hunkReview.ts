@@ -64,6 +64,19 @@ export function withHunk(review: HunkReview, text: string, index: number, keep: 
   return lines.join('');
 }
 
+/**
+ * Which file's hunk a review of several files means by `index`, counted across the files in order
+ * (the chat's card lists them so); undefined past the last.
+ */
+export function locateHunk(hunksPerFile: readonly number[], index: number): { file: number; hunk: number } | undefined {
+  let rest = index;
+  for (let file = 0; file < hunksPerFile.length; file++) {
+    if (rest < hunksPerFile[file]) return { file, hunk: rest };
+    rest -= hunksPerFile[file];
+  }
+  return undefined;
+}
+
 /** The user's own edits: what they typed on top of their hunk choices, as a unified diff. */
 export function userEditsOf(review: HunkReview, text: string, states: readonly HunkState[], maxChars: number): string {
   return unifiedDiff(compose(review, states), splitLines(text), maxChars);

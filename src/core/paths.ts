@@ -237,6 +237,23 @@ const PROTECTED_PATTERNS: readonly RegExp[] = [
   /^kubeconfig(\..*)?$/,
 ];
 
+/** PROTECTED_PATTERNS as name globs, for searches that filter by glob before reading (ripgrep). */
+const PROTECTED_NAME_GLOBS = [
+  '.env', '.env.*', '*.code-workspace', '*.{pem,key,p12,pfx,jks,keystore,ppk,asc,gpg}', 'id_*',
+  '*.tfstate', '*.tfstate.*', '*.tfvars', '*.tfvars.*', 'service-account*.json', 'kubeconfig', 'kubeconfig.*',
+];
+
+/**
+ * The protected list as gitignore-style globs (each matched case-insensitively, at any depth, a
+ * folder's with everything in it), plus the user's own patterns: what a text search leaves out
+ * before reading anything. `isProtectedPath` stays the authority and is applied to every result too
+ * (it also catches hard links and names that only Windows equates).
+ */
+export function protectedGlobs(userPatterns: readonly string[] = []): string[] {
+  const own = userPatterns.map((g) => g.trim()).filter((g) => g !== '' && !g.startsWith('!'));
+  return [...PROTECTED_DIRS, ...PROTECTED_FILES, ...PROTECTED_NAME_GLOBS, ...own];
+}
+
 /**
  * True for a path (relative or absolute, any separators) that holds secrets or configuration that
  * can make the editor or a tool run code: `.env*`, anything in `.git/`, `.vscode/`, `.ssh/`,

@@ -5,13 +5,17 @@
 import type { ToolRegistry } from '../core/registry';
 import { editorToolGroup } from './editor/group';
 import { ideToolGroup } from './ide/group';
+import { languageToolGroup } from './language/group';
+import { searchToolGroup } from './search/group';
+import { sourceControlToolGroup } from './sourceControl/group';
+import { tasksToolGroup } from './tasks/group';
 import type { BuiltinGroup } from './support/toolGroup';
 import { terminalToolGroup } from './terminal/group';
 import { workspaceToolGroup } from './workspace/group';
 
 export type { BuiltinGroup } from './support/toolGroup';
 
-export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup()];
+export const BUILTIN_GROUPS: readonly BuiltinGroup[] = [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup(), searchToolGroup(), languageToolGroup(), sourceControlToolGroup(), tasksToolGroup()];
 
 /**
  * Registers every built-in group; the returned disposables remove them again. The built-in schemas

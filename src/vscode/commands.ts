@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { CHANGES_SCHEME } from './changeReview';
 import type { Grant } from '../core';
 import type { ToolPolicy } from '../core/permissions';
 import type { EditorContext } from '../protocol';
@@ -240,9 +241,15 @@ async function setToolPolicy(ctx: ClientToolsContext, node: unknown, policy: Too
 
 /** Accept or Reject for an OpenDiff review: the one named, the active diff, or the only one open. */
 async function decideDiff(ctx: ClientToolsContext, uri: unknown, accept: boolean): Promise<boolean> {
-  const done = accept ? await ctx.host.diffs.accept(uri) : await ctx.host.diffs.reject(uri);
+  // A multi-file change when the title bar names one of its documents or no OpenDiff review is open; else OpenDiff's first.
+  const changesFirst = uri instanceof vscode.Uri ? uri.scheme === CHANGES_SCHEME : ctx.host.diffs.pending === 0;
+  let done = false;
+  for (const reviews of changesFirst ? [ctx.host.changes, ctx.host.diffs] : [ctx.host.diffs, ctx.host.changes]) {
+    done = accept ? await reviews.accept(uri) : await reviews.reject(uri);
+    if (done) break;
+  }
   if (!done) {
-    const open = ctx.host.diffs.pending;
+    const open = ctx.host.diffs.pending + ctx.host.changes.pending;
     void ui.showInfo(open === 0 ? safe`Client Tools: no proposed change is waiting for review.` : safe`Client Tools: focus the diff to accept or reject first.`);
   }
   return done;

@@ -116,6 +116,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.core.onRunEvent((e) => this.chat.postRunEvent(e)),
       this.core.onCallRecord((r) => this.chat.postCallRecord(r)),
       ...showReviewsInChat(this.host.diffs, this.chat),
+      ...showReviewsInChat(this.host.changes, this.chat),
       this.core.onToolGroupState((s) => this.toolGroups.setState(s)),
       this.core.onServerError((e) => {
         this.log.warn(`backend error ${e.code}: ${e.message}`);

@@ -32,6 +32,7 @@ import { consent, consentLines, fitConsent, type FittedConsent } from '../core/c
 import { safe, uiText } from '../core/uiText';
 import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
 import { ContextKeys } from './ids';
+import { ProposalFileSystem } from './proposalFileSystem';
 import * as ui from './ui';
 
 export const DIFF_SCHEME = 'client-tools-diff';
@@ -52,7 +53,7 @@ interface Review {
 }
 
 export class DiffReviews implements vscode.Disposable {
-  private readonly files = new MemoryFileSystem();
+  private readonly files = new ProposalFileSystem();
   /** Open reviews by the proposed document's URI. */
   private readonly reviews = new Map<string, Review>();
   private readonly changes = new vscode.EventEmitter<ChatReview>();
@@ -294,87 +295,4 @@ function clip(text: string): string {
 
 function isOutcome(v: unknown): v is DiffOutcome {
   return typeof v === 'object' && v !== null && 'decision' in v;
-}
-
-/**
- * A flat in-memory file system holding the two sides of open reviews, keyed by authority and path (the
- * authority is a review's own); folders are implied by paths.
- */
-class MemoryFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
-  private readonly entries = new Map<string, { data: Uint8Array; ctime: number; mtime: number }>();
-  private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changes.event;
-
-  put(uri: vscode.Uri, text: string): void {
-    const now = Date.now();
-    this.entries.set(key(uri), { data: new TextEncoder().encode(text), ctime: now, mtime: now });
-  }
-
-  text(uri: vscode.Uri): string {
-    const entry = this.entries.get(key(uri));
-    return entry ? new TextDecoder().decode(entry.data) : '';
-  }
-
-  remove(uri: vscode.Uri): void {
-    this.entries.delete(key(uri));
-  }
-
-  watch(): vscode.Disposable {
-    return new vscode.Disposable(() => undefined);
-  }
-
-  stat(uri: vscode.Uri): vscode.FileStat {
-    const entry = this.entries.get(key(uri));
-    if (entry) return { type: vscode.FileType.File, ctime: entry.ctime, mtime: entry.mtime, size: entry.data.byteLength };
-    const prefix = key(uri).endsWith('/') ? key(uri) : `${key(uri)}/`;
-    if ([...this.entries.keys()].some((k) => k.startsWith(prefix))) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
-    throw vscode.FileSystemError.FileNotFound(uri);
-  }
-
-  readDirectory(uri: vscode.Uri): [string, vscode.FileType][] {
-    const prefix = key(uri).endsWith('/') ? key(uri) : `${key(uri)}/`;
-    const names = new Map<string, vscode.FileType>();
-    for (const key of this.entries.keys()) {
-      if (!key.startsWith(prefix)) continue;
-      const [first, ...rest] = key.slice(prefix.length).split('/');
-      names.set(first, rest.length > 0 ? vscode.FileType.Directory : vscode.FileType.File);
-    }
-    return [...names];
-  }
-
-  createDirectory(): void {
-    // Folders exist implicitly.
-  }
-
-  readFile(uri: vscode.Uri): Uint8Array {
-    const entry = this.entries.get(key(uri));
-    if (!entry) throw vscode.FileSystemError.FileNotFound(uri);
-    return entry.data;
-  }
-
-  writeFile(uri: vscode.Uri, content: Uint8Array): void {
-    const old = this.entries.get(key(uri));
-    // Only the documents of open reviews can be saved; anything else is refused.
-    if (!old) throw vscode.FileSystemError.NoPermissions(uri);
-    this.entries.set(key(uri), { data: content, ctime: old.ctime, mtime: Date.now() });
-    this.changes.fire([{ type: vscode.FileChangeType.Changed, uri }]);
-  }
-
-  delete(uri: vscode.Uri): void {
-    this.entries.delete(key(uri));
-  }
-
-  rename(oldUri: vscode.Uri): void {
-    throw vscode.FileSystemError.NoPermissions(oldUri);
-  }
-
-  dispose(): void {
-    this.entries.clear();
-    this.changes.dispose();
-  }
-}
-
-/** Where an entry lives: a review's authority and the path in it. */
-function key(uri: vscode.Uri): string {
-  return `//${uri.authority.toLowerCase()}${uri.path}`;
 }

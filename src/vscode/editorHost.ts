@@ -64,6 +64,21 @@ export async function writeDocument(absPath: string, text: string): Promise<void
   if (!(await doc.save())) throw new CodedError(ErrorCode.ToolFailed, `the change was applied but ${uri.fsPath} could not be saved`);
 }
 
+/** Replaces the whole text of every file with one WorkspaceEdit (one Undo), then saves each. */
+export async function writeDocuments(files: readonly { path: string; text: string }[]): Promise<void> {
+  const edit = new vscode.WorkspaceEdit();
+  const docs: vscode.TextDocument[] = [];
+  for (const f of files) {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(f.path));
+    edit.replace(doc.uri, new vscode.Range(doc.lineAt(0).range.start, doc.lineAt(doc.lineCount - 1).range.end), f.text);
+    docs.push(doc);
+  }
+  if (!(await vscode.workspace.applyEdit(edit))) throw new CodedError(ErrorCode.ToolFailed, 'VS Code refused the edit (a document may be read-only)');
+  const unsaved = [];
+  for (const doc of docs) if (!(await doc.save())) unsaved.push(doc.uri.fsPath);
+  if (unsaved.length > 0) throw new CodedError(ErrorCode.ToolFailed, `the change was applied but could not be saved in ${unsaved.join(', ')}`);
+}
+
 export async function saveDocument(absPath: string): Promise<SaveOutcome> {
   const uri = vscode.Uri.file(absPath);
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());

@@ -1,17 +1,23 @@
 import * as vscode from 'vscode';
 import type {
-  DeleteOptions, DiffOutcome, DiffRequest, FileStat, IdeHost, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer,
-  PermissionPrompt, PermissionReply, QuestionCall, RunCommandRequest, RunCommandResult, SelectionInfo, TextRange, WorkspaceFolder,
+  CallInfo, ChangeReviewOutcome, ChangeReviewRequest, CodeActionInfo, DeleteOptions, DiffOutcome, DiffRequest, FileDiagnostics, FileStat, IdeHost,
+  LocationQuery, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer, PermissionPrompt, PermissionReply, QuestionCall, RunCommandRequest,
+  RunCommandResult, SelectionInfo, SourceLocation, SourcePosition, SymbolInfo, TextRange, WorkspaceChange, WorkspaceFolder,
 } from '../core/host';
 import type { ConsentSurface } from '../core/consentText';
 import { safe, uiText } from '../core/uiText';
+import { ChangeReviews } from './changeReview';
 import type { ChatPrompts } from './chatPrompts';
 import { readPromptStyle, readProtectedPatterns } from './config';
 import { DiffReviews } from './diffReview';
 import { PendingQuestions } from './pendingQuestions';
 import * as editorHost from './editorHost';
+import * as gitHost from './gitHost';
+import { LanguageHost } from './languageHost';
 import { TerminalRunner } from './terminalRunner';
 import * as ui from './ui';
+import * as searchHost from './searchHost';
+import * as tasksHost from './tasksHost';
 import * as workspaceHost from './workspaceHost';
 
 const ALLOW = safe`Allow`;
@@ -173,7 +179,17 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   // ── Workspace group (workspaceHost.ts) ──
   readonly findFiles = workspaceHost.findFiles;
   readonly openEditors = workspaceHost.openEditors;
-  readonly diagnostics = workspaceHost.diagnostics;
+
+  /** Diagnostics once they can be taken as settled: right after a file opened or changed, the language server is waited for (bounded). */
+  async diagnostics(absPath?: string): Promise<FileDiagnostics[]> {
+    await this.language.settleDiagnostics(absPath);
+    return workspaceHost.diagnostics(absPath);
+  }
+
+  // ── Search group (searchHost.ts) ──
+  readonly excludeGlobs = searchHost.excludeGlobs;
+  readonly searchText = searchHost.searchText;
+  readonly readDirectory = searchHost.readDirectory;
 
   // ── Editor group (editorHost.ts, diffReview.ts) ──
   readonly readDocument = editorHost.readDocument;
@@ -190,6 +206,52 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     return this.diffs.open(request, signal);
   }
 
+  // ── Language group (languageHost.ts, changeReview.ts) ──
+  readonly language = new LanguageHost();
+  /** Open multi-file change reviews (RenameSymbol, ApplyCodeAction); the accept/reject commands act on them too. */
+  readonly changes = new ChangeReviews();
+  readonly writeDocuments = editorHost.writeDocuments;
+
+  locations(query: LocationQuery, absPath: string, position: SourcePosition): Promise<SourceLocation[]> {
+    return this.language.locations(query, absPath, position);
+  }
+
+  hover(absPath: string, position: SourcePosition): Promise<string[]> {
+    return this.language.hover(absPath, position);
+  }
+
+  documentSymbols(absPath: string): Promise<SymbolInfo[]> {
+    return this.language.documentSymbols(absPath);
+  }
+
+  workspaceSymbols(query: string): Promise<SymbolInfo[]> {
+    return this.language.workspaceSymbols(query);
+  }
+
+  callHierarchy(absPath: string, position: SourcePosition, direction: 'incoming' | 'outgoing'): Promise<{ symbol: SymbolInfo; calls: CallInfo[] } | undefined> {
+    return this.language.callHierarchy(absPath, position, direction);
+  }
+
+  renameEdits(absPath: string, position: SourcePosition, newName: string): Promise<WorkspaceChange> {
+    return this.language.renameEdits(absPath, position, newName);
+  }
+
+  codeActions(absPath: string, range: TextRange, kind: string | undefined): Promise<CodeActionInfo[]> {
+    return this.language.codeActions(absPath, range, kind);
+  }
+
+  reviewChanges(request: ChangeReviewRequest, signal: AbortSignal): Promise<ChangeReviewOutcome> {
+    return this.changes.open(request, signal);
+  }
+
+  // ── SourceControl group (gitHost.ts) ──
+  readonly gitRepository = gitHost.gitRepository;
+  readonly gitDiff = gitHost.gitDiff;
+  readonly gitLog = gitHost.gitLog;
+
+  // ── Tasks group (tasksHost.ts; a task's command runs through runCommand below) ──
+  readonly listTasks = tasksHost.listTasks;
+
   // ── Terminal group (terminalRunner.ts) ──
   private readonly terminals = new TerminalRunner();
 
@@ -200,6 +262,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   dispose(): void {
     this.promptEmitter.dispose();
     this.diffs.dispose();
+    this.changes.dispose();
+    this.language.dispose();
     this.terminals.dispose();
   }
 }

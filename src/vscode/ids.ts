@@ -40,6 +40,8 @@ export const ContextKeys = {
   running: 'clientTools.running',
   /** An OpenDiff review waits for Accept or Reject. */
   diffPending: 'clientTools.diffPending',
+  /** A multi-file change (RenameSymbol, ApplyCodeAction) waits for Accept or Reject. */
+  changesPending: 'clientTools.changesPending',
 } as const;
 
 export const SecretKeys = {

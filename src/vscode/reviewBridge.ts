@@ -6,9 +6,16 @@
 import type * as vscode from 'vscode';
 import { assertNever } from '../protocol';
 import type { ChatViewProvider } from './chatView';
-import type { DiffReviews } from './diffReview';
+import type { ChatReview } from '../protocol/webview';
 
-export function showReviewsInChat(reviews: DiffReviews, chat: ChatViewProvider): vscode.Disposable[] {
+/** OpenDiff's reviews (src/vscode/diffReview.ts) and multi-file change reviews (src/vscode/changeReview.ts) alike; each ignores another's review ids. */
+export interface ChatReviewSource {
+  readonly onDidChangeReview: vscode.Event<ChatReview>;
+  decide(reviewId: string, accept: boolean, reason: string | undefined): Promise<boolean>;
+  setHunk(reviewId: string, index: number, keep: boolean): Promise<boolean>;
+}
+
+export function showReviewsInChat(reviews: ChatReviewSource, chat: ChatViewProvider): vscode.Disposable[] {
   return [
     reviews.onDidChangeReview((review) => chat.postReview(review)),
     chat.onDidReviewRequest((request) => {

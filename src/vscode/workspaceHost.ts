@@ -35,16 +35,22 @@ export async function findFiles(include: string, options: FindFilesOptions, sign
 
 function excludePattern(folder: vscode.Uri): string | null {
   const globs = new Set<string>();
-  for (const section of ['files', 'search']) {
-    const map = vscode.workspace.getConfiguration(section, folder).get<Record<string, unknown>>('exclude') ?? {};
-    for (const [glob, on] of Object.entries(map)) {
-      if (on !== true) continue;
-      // A comma left after brace expansion (inside [...]) cannot be joined into one {a,b} pattern.
-      for (const g of expandBraces(glob)) if (!g.includes(',')) globs.add(g);
-    }
+  for (const glob of excludeGlobs(folder.fsPath, 'search')) {
+    // A comma left after brace expansion (inside [...]) cannot be joined into one {a,b} pattern.
+    for (const g of expandBraces(glob)) if (!g.includes(',')) globs.add(g);
   }
   const list = [...globs].slice(0, MAX_EXCLUDES);
   return list.length === 0 ? null : `{${list.join(',')}}`;
+}
+
+/** The exclude globs switched on for a folder: `files.exclude`, and with `search` also `search.exclude`; conditional ones left out. */
+export function excludeGlobs(folderPath: string, settings: 'files' | 'search'): string[] {
+  const globs = new Set<string>();
+  for (const section of settings === 'search' ? ['files', 'search'] : ['files']) {
+    const map = vscode.workspace.getConfiguration(section, vscode.Uri.file(folderPath)).get<Record<string, unknown>>('exclude') ?? {};
+    for (const [glob, on] of Object.entries(map)) if (on === true) globs.add(glob);
+  }
+  return [...globs];
 }
 
 export async function openEditors(): Promise<OpenEditorInfo[]> {

@@ -9,6 +9,8 @@ export const EXAMPLE_PROMPTS = [
   'open notes.md',
   'which files are open?',
   'find all TypeScript files',
+  'find usages of greet',
+  'search for TODO',
   'read logo.png',
   'propose changing hello.txt to Hello!',
   'show a warning saying hi',

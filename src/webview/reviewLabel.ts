@@ -1,5 +1,6 @@
 /**
- * An OpenDiff card's status in review words: "Awaiting your review" while the review is open, then
+ * The card of a reviewed change (OpenDiff, and the multi-file changes of RenameSymbol and
+ * ApplyCodeAction) shows its status in review words: "Awaiting your review" while the review is open, then
  * "Accepted", "Partly accepted" or "Rejected" (never a green "Succeeded" for a rejection), read from
  * the extension's own record of the call's result. No DOM, so it is tested in Node.
  */
@@ -7,9 +8,12 @@ import { isTerminal, type ToolItem } from './state';
 
 export type ReviewLabel = 'Awaiting your review' | 'Accepted' | 'Partly accepted' | 'Rejected' | 'Unchanged';
 
-/** The card's status in review words, or undefined when the card is not an OpenDiff review (or it failed). */
+/** The built-in tools whose result is a review's decision (`decision`: accepted, partial, rejected). */
+const REVIEWED_TOOLS: ReadonlySet<string> = new Set(['OpenDiff', 'RenameSymbol', 'ApplyCodeAction']);
+
+/** The card's status in review words, or undefined when the card is not a review (or it failed). */
 export function reviewLabel(item: ToolItem): ReviewLabel | undefined {
-  if (item.requestId === undefined || item.toolName !== 'OpenDiff') return undefined;
+  if (item.requestId === undefined || !REVIEWED_TOOLS.has(item.toolName)) return undefined;
   if (item.review?.open === true && !isTerminal(item.status)) return 'Awaiting your review';
   if (item.status !== 'succeeded') return undefined;
   const decision = resultDecision(item);

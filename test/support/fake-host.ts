@@ -8,13 +8,21 @@ import * as path from 'node:path';
 import type {
   AppliedEdits,
   ClosedTabs,
+  CallInfo,
+  ChangeReviewOutcome,
+  ChangeReviewRequest,
+  CodeActionInfo,
   DeleteOptions,
+  DirectoryEntry,
   DiffOutcome,
   DiffRequest,
   DocumentSnapshot,
   FileDiagnostics,
   FileStat,
   FindFilesOptions,
+  GitCommit,
+  GitRepositoryState,
+  LocationQuery,
   IdeHost,
   MessageSeverity,
   QuestionCall,
@@ -28,11 +36,23 @@ import type {
   RunCommandResult,
   SaveOutcome,
   SelectionInfo,
+  SourceLocation,
+  SourcePosition,
+  SymbolInfo,
+  TaskInfo,
   TextEditSpec,
+  TextRange,
+  TextSearchOutcome,
+  TextSearchQuery,
+  WorkspaceChange,
   WorkspaceFolder,
 } from '../../src/core/host';
 import type { ConsentSurface } from '../../src/core/consentText';
 import { FakeCatalog } from './fake-catalog';
+import { FakeGit } from './fake-git';
+import { FakeLanguage } from './fake-language';
+import { FakeSearch } from './fake-search';
+import { FakeTasks } from './fake-tasks';
 
 /** A prompt the test holds open until it answers it (or the call withdraws it). */
 export interface HeldPrompt {
@@ -260,6 +280,87 @@ export class FakeHost implements IdeHost {
 
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     return this.catalog.runCommand(request, signal);
+  }
+
+  // ── Search group: fake-search.ts (the real ripgrep runner) ──
+
+  readonly search = new FakeSearch();
+
+  excludeGlobs(folderPath: string, settings: 'files' | 'search'): readonly string[] {
+    return this.search.excludeGlobs(folderPath, settings);
+  }
+
+  searchText(query: TextSearchQuery, signal: AbortSignal): Promise<TextSearchOutcome> {
+    return this.search.searchText(query, signal);
+  }
+
+  readDirectory(absDir: string): Promise<DirectoryEntry[]> {
+    return this.search.readDirectory(absDir);
+  }
+
+  // ── Language group: fake-language.ts (a scripted language server; documents from the catalog) ──
+
+  readonly language = new FakeLanguage();
+
+  locations(query: LocationQuery, absPath: string, position: SourcePosition): Promise<SourceLocation[]> {
+    return this.language.locations(query, absPath, position);
+  }
+
+  hover(absPath: string, position: SourcePosition): Promise<string[]> {
+    return this.language.hover(absPath, position);
+  }
+
+  documentSymbols(absPath: string): Promise<SymbolInfo[]> {
+    return this.language.documentSymbols(absPath);
+  }
+
+  workspaceSymbols(query: string): Promise<SymbolInfo[]> {
+    return this.language.workspaceSymbols(query);
+  }
+
+  callHierarchy(absPath: string, position: SourcePosition): Promise<{ symbol: SymbolInfo; calls: CallInfo[] } | undefined> {
+    return this.language.callHierarchy(absPath, position);
+  }
+
+  renameEdits(absPath: string, position: SourcePosition, newName: string): Promise<WorkspaceChange> {
+    return this.language.renameEdits(absPath, position, newName);
+  }
+
+  codeActions(absPath: string, range: TextRange): Promise<CodeActionInfo[]> {
+    return this.language.codeActions(absPath, range);
+  }
+
+  reviewChanges(request: ChangeReviewRequest, signal: AbortSignal): Promise<ChangeReviewOutcome> {
+    return this.language.reviewChanges(request, signal);
+  }
+
+  async writeDocuments(files: readonly { path: string; text: string }[]): Promise<void> {
+    for (const f of files) await this.catalog.writeDocument(f.path, f.text);
+    this.language.writes.push(files.map((f) => ({ ...f })));
+  }
+
+  // ── SourceControl group: fake-git.ts (scripted repositories) ──
+
+  readonly git = new FakeGit();
+
+  gitRepository(absPath: string): Promise<GitRepositoryState | undefined> {
+    return this.git.gitRepository(absPath);
+  }
+
+  gitDiff(root: string, absPath: string, staged: boolean): Promise<string> {
+    return this.git.gitDiff(root, absPath, staged);
+  }
+
+  gitLog(root: string, maxEntries: number, absPath?: string): Promise<GitCommit[]> {
+    return this.git.gitLog(root, maxEntries, absPath);
+  }
+
+  // ── Tasks group: fake-tasks.ts (running a task's command is the catalog's runCommand) ──
+
+  readonly taskList = new FakeTasks();
+
+  listTasks(): Promise<TaskInfo[]> {
+    return this.taskList.listTasks();
   }
 }
 

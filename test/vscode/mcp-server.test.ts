@@ -6,25 +6,12 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { McpLockInfo } from '../../src/core/mcp/mcpLockFile';
+import { LOCK_FOLDER, ownLock } from './support/mcpLock';
 import { until, useScriptedConnection } from './support/scriptedConnection';
-
-const LOCK_FOLDER = path.join(os.homedir(), '.client-tools', 'mcp');
-
-/** This window's lock file, if there is one. */
-function ownLock(): McpLockInfo | undefined {
-  if (!fs.existsSync(LOCK_FOLDER)) return undefined;
-  for (const name of fs.readdirSync(LOCK_FOLDER).filter((n) => n.endsWith('.lock'))) {
-    const info = JSON.parse(fs.readFileSync(path.join(LOCK_FOLDER, name), 'utf8')) as McpLockInfo;
-    if (info.pid === process.pid) return info;
-  }
-  return undefined;
-}
 
 const settings = () => vscode.workspace.getConfiguration('clientTools');
 

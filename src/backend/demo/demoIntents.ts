@@ -19,6 +19,10 @@ export type Intent =
   | { kind: 'save'; path: string }
   | { kind: 'close'; path: string }
   | { kind: 'run'; command: string }
+  | { kind: 'references'; symbol: string }
+  | { kind: 'searchText'; query: string }
+  | { kind: 'gitChanges' }
+  | { kind: 'tasks' }
   | { kind: 'unknown' };
 
 /** Requests the help answer lists, one per thing the demo can do. */
@@ -38,6 +42,10 @@ export const EXAMPLES = [
   'save notes.md',
   'close hello.txt',
   'run `ls`',
+  'find usages of greet',
+  'search for TODO',
+  'what changed?',
+  'what tasks are there?',
 ];
 
 /** Globs for "find all <language> files"; a bare extension ("md files") works too. */
@@ -113,6 +121,13 @@ const SELECTION = /\bselect(ed|ion)?\b/i;
 const FIND_MATCHING = /\b(?:find|list|search\s+for)\s+(?:all\s+)?(?:the\s+)?files?\s+(?:matching|named|like|called)\s+["'`]?([^\s"'`]+)/i;
 const FIND_KIND = /\b(?:find|list|show)\s+(?:me\s+)?(?:all\s+)?(?:the\s+|my\s+)?\*?\.?([\w#+-]+)\s+files\b/i;
 const FIND_BARE = /\bfind\s+(?:all\s+)?(?:files\s+)?["'`]?([^\s"'`]*[*?][^\s"'`]*)/i;
+/** "find usages of greet", "where is greet used?": one identifier after fixed words. */
+const REFERENCES = /\b(?:find|show|list)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:usages|uses|references|callers)\s+(?:of|to)\s+["'`]?([A-Za-z_$][\w$]*)/i;
+const WHERE_USED = /\bwhere\s+is\s+["'`]?([A-Za-z_$][\w$]*)["'`]?\s+(?:used|called|referenced)\b/i;
+/** "search for TODO", "search the code for x", "grep TODO": the rest of the line is the text (taken in code). */
+const SEARCH_FOR = /\b(?:search|grep)\s+(?:(?:the|my)\s+(?:code|workspace|files|project)\s+)?for\s+|\bgrep\s+/i;
+const GIT_CHANGES = /\bwhat\s+(?:has\s+|have\s+I\s+|I\s+)?changed\b|\bwhat\s+did\s+I\s+change\b|\bgit\s+status\b|\b(?:show|list)\s+(?:me\s+)?(?:my\s+|the\s+)?(?:uncommitted\s+|git\s+)?changes\b/i;
+const TASKS = /\b(?:which|what)\s+tasks\b|\b(?:list|show)\s+(?:me\s+)?(?:the\s+|my\s+|all\s+)?tasks\b/i;
 /** What `.` does not match: a pattern that ends in `(.+)$` needs its whole match on the last line. */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
@@ -156,6 +171,13 @@ export function parseRequest(t: string): Intent {
 
   const pattern = findPattern(t);
   if (pattern) return { kind: 'findFiles', pattern };
+
+  const used = REFERENCES.exec(t) ?? WHERE_USED.exec(t);
+  if (used) return { kind: 'references', symbol: used[1] };
+  const query = searchQuery(t);
+  if (query) return { kind: 'searchText', query };
+  if (GIT_CHANGES.test(t)) return { kind: 'gitChanges' };
+  if (TASKS.test(t)) return { kind: 'tasks' };
 
   if (DIAGNOSTICS.test(t)) {
     const path = diagnosticsPath(t);
@@ -217,6 +239,16 @@ function askQuestion(t: string): Intent | undefined {
   const words = /^to\s/i.test(said) ? said.slice(3).trim() : said;
   if (words === '') return undefined;
   return { kind: 'message', severity: 'info', text: `Should I ${words}?`, buttons: ['Yes', 'No'] };
+}
+
+/** The text of "search for TODO" or "grep TODO": the rest of the last line, unquoted, without the question's punctuation. */
+function searchQuery(t: string): string | undefined {
+  const line = lastLine(t);
+  const keyword = SEARCH_FOR.exec(line);
+  if (!keyword) return undefined;
+  const words = stripEnd(line.slice(keyword.index + keyword[0].length).trim(), '?!.');
+  const text = unquote(words).trim();
+  return text === '' ? undefined : text;
 }
 
 /** The file of "errors in src/a.ts": the first word after for/in/of that looks like a path. */

@@ -2,7 +2,8 @@
  * The offline demo model: deterministic, no network, used when no model is configured. It behaves
  * like a real model on a handful of requests (demoIntents.ts: open, read or delete a file, read the
  * selection, show a message, find files, list open editors, diagnostics and workspace folders,
- * propose a change in a diff, replace a line, save, close a tab, run a command): it expands the
+ * propose a change in a diff, replace a line, save, close a tab, run a command, find a symbol's
+ * usages, search the text, what changed, the tasks): it expands the
  * collapsed group that holds the tool it needs, calls the tool with arguments that fit the tool's
  * schema, then answers from the result in a sentence. The help answer says it is the demo and how to
  * configure a real model (the chat's header labels every answer as the demo's).
@@ -11,6 +12,8 @@ import type { ContentItem } from '../../protocol';
 import { ErrorCode } from '../../protocol';
 import { EDITOR_CONTEXT_MARK } from '../agent';
 import { EXAMPLES, MAX_REQUEST_CHARS, parseIntent, type Intent } from './demoIntents';
+import { code, count, fenced, firstString, listed, strings, type Json } from './demoText';
+import { describeGitChanges, describeReferences, describeSearch, describeTasks } from './ideAnswers';
 import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from '../model/chatModel';
 import type { FunctionSpec } from '../toolState';
 
@@ -43,6 +46,10 @@ const TOOL_PATTERNS: Record<ToolKind, RegExp[]> = {
   save: [/^save_?(document|file)$/i, /^save/i],
   close: [/^close_?tabs?$/i, /^close_?(editor|file)/i],
   run: [/^run_?in_?terminal$/i, /^(run|execute)_?(command|shell|in_?terminal)/i],
+  references: [/^find_?references$/i, /^(find|get)_?(usages|references)/i],
+  searchText: [/^search_?text$/i, /^(search|grep)_?(text|code|files_?content)$/i, /^grep$/i],
+  gitChanges: [/^git_?status$/i, /^(scm|source_?control)_?status$/i],
+  tasks: [/^list_?tasks$/i, /^(get|show)_?tasks$/i],
 };
 
 /** The calls one request takes, in order: replacing a line reads that line first to learn where it ends. */
@@ -203,6 +210,10 @@ function argumentsFor(intent: Understood, kind: ToolKind, tool: FunctionSpec, do
       return { [pathKey()]: intent.path, [pick(['newContent', 'content', 'proposed', 'text'], 'newContent')]: intent.content };
     case 'run':
       return { [pick(['command', 'commandLine', 'cmd'], 'command')]: intent.command };
+    case 'references':
+      return { [pick(['symbol', 'name', 'query'], 'symbol')]: intent.symbol };
+    case 'searchText':
+      return { [pick(['query', 'pattern', 'text'], 'query')]: intent.query };
     case 'applyEdit':
       if (kind === 'read') {
         // Only the line to replace, when the tool can read a range.
@@ -260,6 +271,8 @@ function failure(intent: Understood, toolName: string, result: ToolMessage): str
     }
   }
   if (result.errorCode === ErrorCode.Skipped) return `You skipped ${toolName}, so nothing changed.`;
+  if (intent.kind === 'gitChanges' && result.errorCode === ErrorCode.NotFound) return 'VS Code has no Git repository open for this workspace, so there are no changes to show.';
+  if (intent.kind === 'references' && result.errorCode === ErrorCode.NotFound) return `I found no symbol named ${code(intent.symbol)} in the workspace.`;
   if (intent.kind === 'applyEdit' && TOOL_PATTERNS.read.some((p) => p.test(toolName))) {
     return `I could not read line ${intent.line} of ${intent.path}, so I changed nothing. ${toolName} said: ${plainText(result.content)}`;
   }
@@ -299,10 +312,16 @@ function answer(intent: Understood, call: DoneCall): string {
       return json ? describeClose(intent.path, json) : plainText(content);
     case 'run':
       return json ? describeCommand(intent.command, json) : plainText(content);
+    case 'references':
+      return json ? describeReferences(intent.symbol, json) : plainText(content);
+    case 'searchText':
+      return json ? describeSearch(intent.query, json) : plainText(content);
+    case 'gitChanges':
+      return json ? describeGitChanges(json) : plainText(content);
+    case 'tasks':
+      return json ? describeTasks(json) : plainText(content);
   }
 }
-
-type Json = Record<string, unknown>;
 
 function jsonOf(content: ContentItem[]): Json | undefined {
   const json = content.find((c) => c.type === 'json');
@@ -413,33 +432,6 @@ function describeCommand(command: string, v: Json): string {
   return `${how}:\n\n${fenced(lines.slice(0, OUTPUT_LINES).join('\n'))}${rest}`;
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
-}
-
-function count(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-/** "a, b, c" or "a, b, … and 3 more". */
-function listed(items: string[], max: number): string {
-  return items.length > max ? `${items.slice(0, max).join(', ')} and ${items.length - max} more` : items.join(', ');
-}
-
-/** Inline code that survives backticks inside. */
-function code(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const ticks = '`'.repeat(longest + 1);
-  return longest > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
-}
-
-/** A code block that survives fences inside. */
-function fenced(text: string): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}\n${text}\n${fence}`;
-}
-
 function describeSelection(content: ContentItem[]): string {
   const json = content.find((c) => c.type === 'json');
   let text: string | undefined;
@@ -511,10 +503,6 @@ function plainText(content: ContentItem[]): string {
   return content
     .map((c) => (c.type === 'text' ? c.text : c.type === 'json' ? JSON.stringify(c.value) : `[${c.mimeType}, ${c.bytes.byteLength} bytes]`))
     .join('\n');
-}
-
-function firstString(...values: unknown[]): string | undefined {
-  return values.find((v): v is string => typeof v === 'string');
 }
 
 /** What the user chose in a ShowMessage with buttons ({"chosen": label | null}). */

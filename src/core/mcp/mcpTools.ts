@@ -40,7 +40,7 @@ function annotationsOf(tool: ClientTool, group: string): NonNullable<Tool['annot
     readOnlyHint: readOnly,
     ...(readOnly ? {} : { destructiveHint: tool.effects?.destructive ?? true }),
     ...(tool.effects?.idempotent !== undefined ? { idempotentHint: tool.effects.idempotent } : {}),
-    // Everything built in acts on this editor and its workspace, except a terminal command.
-    openWorldHint: tool.effects?.openWorld ?? group === 'Terminal',
+    // Everything built in acts on this editor and its workspace, except a command (a terminal's or a task's).
+    openWorldHint: tool.effects?.openWorld ?? (group === 'Terminal' || group === 'Tasks'),
   };
 }

@@ -10,12 +10,12 @@ import { consent, consentLines } from '../../core/consentText';
 import { DEFAULT_RENDER_LIMIT, longLinesOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
-import { KeyedQueue } from '../../core/keyedQueue';
 import type { EditorToolsHost } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';
+import { afterReviewsOf } from '../support/reviewQueue';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
 import { BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
@@ -32,9 +32,6 @@ interface DiffPreparation extends Preparation {
 export const MAX_PROPOSED_CHARS = 5_000_000;
 /** Longest `userEdits` diff in a result; the whole written text is in `content` anyway. */
 const MAX_USER_EDITS_CHARS = 20_000;
-
-/** One review at a time per file, across every call of this tool. */
-const reviews = new KeyedQueue();
 
 export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
   name: 'OpenDiff',
@@ -87,8 +84,8 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
     const { target } = prepared;
     if (target.protected && !ctx.permissionGranted) throw new CodedError(ErrorCode.PathProtected, `${target.relative} is changed only after the user agrees`);
     const waiting = () => ctx.progress(`waiting: another proposed change to ${target.relative} is still open`);
-    return reviews.run(
-      target.absolute,
+    return afterReviewsOf(
+      [target.absolute],
       ctx.signal,
       async () => {
         // Read now, not in prepare: an earlier review of the same file may have changed it. What is

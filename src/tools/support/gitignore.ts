@@ -1,5 +1,5 @@
 /**
- * A small `.gitignore` matcher for FindFiles: the rules of one `.gitignore` file (the workspace
+ * A small `.gitignore` matcher for FindFiles and ListDirectory: the rules of one `.gitignore` file (the workspace
  * folder's root one), applied to paths relative to that folder.
  *
  * Supported: comments, blank lines, `\#` and `\!` escapes, trailing-space trimming, `!` negation,
@@ -7,7 +7,9 @@
  * `**`. As in git, a file inside an ignored folder cannot be re-included by a later `!` rule.
  * Not read: nested `.gitignore` files, `.git/info/exclude` and the global excludes file.
  */
+import * as path from 'node:path';
 import { globBody } from '../../core/globs';
+import type { FileReader, ToolHost, WorkspaceFolder } from '../../core/host';
 
 interface Rule {
   regex: RegExp;
@@ -35,6 +37,16 @@ export class GitIgnore {
       if (this.decide(segments.slice(0, i).join('/'), true)) return true;
     }
     return this.decide(segments.join('/'), false);
+  }
+
+  /** Whether a folder at this relative path is ignored, itself or through a folder above it. */
+  ignoresFolder(relativePath: string): boolean {
+    if (this.rules.length === 0) return false;
+    const segments = relativePath.split('/').filter((s) => s !== '' && s !== '.');
+    for (let i = 1; i <= segments.length; i++) {
+      if (this.decide(segments.slice(0, i).join('/'), true)) return true;
+    }
+    return false;
   }
 
   private decide(path: string, isDirectory: boolean): boolean {
@@ -72,4 +84,24 @@ function parse(text: string): Rule[] {
     rules.push({ regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`), negated, directoryOnly });
   }
   return rules;
+}
+
+/** A `.gitignore` larger than this is not read (and not applied). */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
+
+/** Each workspace folder's root `.gitignore` with any rules, by the folder's path. */
+export async function readGitIgnores(host: ToolHost & FileReader, folders: readonly WorkspaceFolder[]): Promise<Map<string, GitIgnore>> {
+  const out = new Map<string, GitIgnore>();
+  for (const folder of folders) {
+    const file = path.join(folder.path, '.gitignore');
+    try {
+      const stat = await host.stat(file);
+      if (stat?.kind !== 'file' || stat.size > MAX_GITIGNORE_BYTES) continue;
+      const rules = new GitIgnore(new TextDecoder('utf-8').decode(await host.readFile(file)));
+      if (!rules.isEmpty) out.set(folder.path, rules);
+    } catch {
+      // An unreadable .gitignore filters nothing.
+    }
+  }
+  return out;
 }

@@ -4,7 +4,7 @@
  * context is typed with its group's part of the host (src/core/host.ts), so a tool asks the editor
  * for no more than its group is meant to.
  */
-import type { EditorToolsHost, IdeHost, IdeToolsHost, TerminalToolsHost, WorkspaceToolsHost } from '../../core/host';
+import type { EditorToolsHost, IdeHost, IdeToolsHost, LanguageToolsHost, SearchToolsHost, SourceControlToolsHost, TasksToolsHost, TerminalToolsHost, WorkspaceToolsHost } from '../../core/host';
 import type { ToolGroupSpec } from '../../core/registry';
 import type { ClientTool, Preparation } from '../../core/tool';
 
@@ -28,6 +28,10 @@ export const defineIdeTool = toolDefiner<IdeToolsHost>();
 export const defineWorkspaceTool = toolDefiner<WorkspaceToolsHost>();
 export const defineEditorTool = toolDefiner<EditorToolsHost>();
 export const defineTerminalTool = toolDefiner<TerminalToolsHost>();
+export const defineSearchTool = toolDefiner<SearchToolsHost>();
+export const defineLanguageTool = toolDefiner<LanguageToolsHost>();
+export const defineSourceControlTool = toolDefiner<SourceControlToolsHost>();
+export const defineTasksTool = toolDefiner<TasksToolsHost>();
 
 /**
  * The group's tools, each stamped with the group's name. A `GroupTool<IdeToolsHost>` is a

@@ -3,11 +3,10 @@
  * `search.exclude`; this tool also drops what each workspace folder's root `.gitignore` ignores
  * (read with the small matcher in gitignore.ts; nested `.gitignore` files are not read).
  */
-import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../../protocol';
-import type { WorkspaceFolder, WorkspaceToolsHost } from '../../core/host';
 import { jsonResult } from '../../core/tool';
-import { GitIgnore } from '../support/gitignore';
+import { checkRelativeGlob } from '../support/globArguments';
+import { readGitIgnores } from '../support/gitignore';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineWorkspaceTool } from '../support/toolGroup';
 import { BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
@@ -22,8 +21,6 @@ export const MAX_FILES = 1000;
 /** The host is asked for more than requested so that `.gitignore` filtering still leaves enough. */
 const OVERFETCH = 4;
 const MAX_HOST_RESULTS = 5000;
-/** A `.gitignore` larger than this is not read (and not applied). */
-const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 export const FindFiles = defineWorkspaceTool<FindFilesArgs>({
   name: 'FindFiles',
@@ -46,7 +43,7 @@ export const FindFiles = defineWorkspaceTool<FindFilesArgs>({
   outputSchema: objectOutput({ files: { type: 'array', items: STRING }, count: INTEGER, truncated: BOOLEAN, ignoredByGitignore: INTEGER }, ['files', 'count', 'truncated']),
 
   async run(args, ctx) {
-    const pattern = checkPattern(args.pattern);
+    const pattern = checkRelativeGlob(args.pattern, 'pattern');
     const folders = ctx.host.workspaceFolders();
     if (folders.length === 0) throw new CodedError(ErrorCode.NoWorkspace, 'no workspace folder is open, so there is nothing to search');
     const limit = args.maxResults ?? DEFAULT_MAX_FILES;
@@ -75,33 +72,3 @@ export const FindFiles = defineWorkspaceTool<FindFilesArgs>({
     });
   },
 });
-
-/** Refuses what can only be a mistake or an attempt to leave the workspace: absolute paths, `..`. */
-function checkPattern(pattern: string): string {
-  if (pattern.includes('\0')) throw badPattern('contains a NUL byte');
-  const p = pattern.trim().replace(/\\/g, '/');
-  if (p === '') throw badPattern('is empty');
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) throw badPattern('must be relative to the workspace, not absolute');
-  if (p.split('/').includes('..')) throw badPattern('must not contain ".." segments');
-  return p.replace(/^\.\//, '');
-}
-
-function badPattern(why: string): CodedError {
-  return new CodedError(ErrorCode.InvalidArguments, `pattern: ${why}`);
-}
-
-async function readGitIgnores(host: WorkspaceToolsHost, folders: readonly WorkspaceFolder[]): Promise<Map<string, GitIgnore>> {
-  const out = new Map<string, GitIgnore>();
-  for (const folder of folders) {
-    const file = path.join(folder.path, '.gitignore');
-    try {
-      const stat = await host.stat(file);
-      if (stat?.kind !== 'file' || stat.size > MAX_GITIGNORE_BYTES) continue;
-      const rules = new GitIgnore(new TextDecoder('utf-8').decode(await host.readFile(file)));
-      if (!rules.isEmpty) out.set(folder.path, rules);
-    } catch {
-      // An unreadable .gitignore filters nothing.
-    }
-  }
-  return out;
-}

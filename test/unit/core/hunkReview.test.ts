@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { headerOf, hunkReview, readReviewedText, userEditsOf, withHunk } from '../../../src/core/hunkReview';
+import { headerOf, hunkReview, locateHunk, readReviewedText, userEditsOf, withHunk } from '../../../src/core/hunkReview';
 import { diffLines, MAX_TABLE_CELLS, splitLines } from '../../../src/core/lineDiff';
 
 const ORIGINAL = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
@@ -58,5 +58,13 @@ describe('per-hunk review of a proposal (core/hunkReview)', () => {
     const b = Array.from({ length: side }, (_, i) => (i % 2 ? `a${i}\n` : `b${i}\n`));
     assert.deepEqual(diffLines(a, b), [{ aStart: 0, aEnd: side, bStart: 0, bEnd: side }]);
     assert.equal(diffLines(a.slice(0, 100), b.slice(0, 100)).length, 50);
+  });
+
+  it('locateHunk: a hunk counted across the files of a multi-file review is found in its file', () => {
+    assert.deepEqual(locateHunk([1, 3], 0), { file: 0, hunk: 0 });
+    assert.deepEqual(locateHunk([1, 3], 1), { file: 1, hunk: 0 });
+    assert.deepEqual(locateHunk([1, 3], 3), { file: 1, hunk: 2 });
+    assert.deepEqual(locateHunk([0, 2], 1), { file: 1, hunk: 1 });
+    assert.equal(locateHunk([1, 3], 4), undefined);
   });
 });

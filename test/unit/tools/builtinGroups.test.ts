@@ -14,6 +14,13 @@ const EXPECTED: Record<string, string[]> = {
   Workspace: ['GetWorkspaceFolders', 'FindFiles', 'GetOpenEditors', 'GetDiagnostics'],
   Editor: ['OpenDiff', 'ApplyEdit', 'SaveDocument', 'CloseTab'],
   Terminal: ['RunInTerminal'],
+  Search: ['SearchText', 'ListDirectory'],
+  Language: [
+    'GoToDefinition', 'GoToTypeDefinition', 'FindImplementations', 'FindReferences', 'GetHover', 'GetDocumentSymbols', 'SearchWorkspaceSymbols', 'GetCallHierarchy',
+    'RenameSymbol', 'GetCodeActions', 'ApplyCodeAction',
+  ],
+  SourceControl: ['GitStatus', 'GitDiff', 'GitLog'],
+  Tasks: ['ListTasks', 'RunTask'],
 };
 
 const probe = defineIdeTool({
@@ -26,7 +33,7 @@ const probe = defineIdeTool({
 });
 
 describe('built-in tool groups', () => {
-  it('BUILTIN_GROUPS lists the four groups, and every built-in tool sits in exactly one of them', () => {
+  it('BUILTIN_GROUPS lists the built-in groups, and every built-in tool sits in exactly one of them', () => {
     const listed = Object.fromEntries(BUILTIN_GROUPS.map((g) => [g.group.name, g.tools.map((t) => t.name)]));
     assert.deepEqual(listed, EXPECTED);
     const names = BUILTIN_GROUPS.flatMap((g) => g.tools.map((t) => t.name));

@@ -16,7 +16,7 @@ describe('built-in tool schemas', () => {
   it('every built-in tool\'s parameter schema passes the JSON Schema 2020-12 meta-schema', () => {
     const ajv = new Ajv2020({ strict: true, strictTypes: false, strictTuples: false, logger: false });
     // The four groups the extension registers with schemasChecked (src/vscode/context.ts) are all checked.
-    assert.deepEqual(BUILTIN_GROUPS.map((g) => g.group.name).sort(), ['Editor', 'IDE', 'Terminal', 'Workspace']);
+    assert.deepEqual(BUILTIN_GROUPS.map((g) => g.group.name).sort(), ['Editor', 'IDE', 'Language', 'Search', 'SourceControl', 'Tasks', 'Terminal', 'Workspace']);
     const tools = builtinTools();
     for (const t of tools) assert.ok(ajv.validateSchema(t.parameters), `${t.name}: ${ajv.errorsText(ajv.errors)}`);
   });

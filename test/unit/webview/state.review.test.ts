@@ -60,6 +60,17 @@ describe('chat state: OpenDiff review cards', () => {
     assert.equal(label({ path: 'hello.txt', decision: 'rejected', unchanged: true }), 'Unchanged');
   });
 
+  it('a rename or code action reviewed across files says Rejected or Partly accepted too, its hunks named by file', () => {
+    const rename = (change: Parameters<typeof record>[2] = {}) => record('r1', 'RenameSymbol', { groupName: 'Language', arguments: { symbol: 'greet', newName: 'salute' }, ...change });
+    const multi = review({ path: '2 files (src/a.ts, src/b.ts)', hunks: [{ header: 'src/a.ts, hunk 1', removed: 'greet\n', added: 'salute\n', state: 'kept' }] });
+    const open = card(play([ev.started(), rename({ status: 'running' }), multi]));
+    assert.equal(reviewLabel(open), 'Awaiting your review');
+    assert.equal(open.review?.hunks[0].header, 'src/a.ts, hunk 1');
+    const ended = (decision: string) => reviewLabel(card(play([ev.started(), rename({ status: 'running' }), multi, rename({ status: 'succeeded', durationMs: 5, content: [{ type: 'json', value: { decision } }] })])));
+    assert.equal(ended('rejected'), 'Rejected');
+    assert.equal(ended('partial'), 'Partly accepted');
+  });
+
   it('other tools and failed reviews keep their usual status words', () => {
     const failed = card(play([ev.started(), openDiff({ status: 'failed', errorCode: 'TARGET_CHANGED', errorMessage: 'changed' })]));
     assert.equal(reviewLabel(failed), undefined);

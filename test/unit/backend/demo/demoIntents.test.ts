@@ -55,6 +55,15 @@ describe('demo model intent parsing: worst cases', () => {
     ['backticks only', crafted('', '`', '')],
     ['curly quotes only', crafted('', '“', '')],
     ['"in" + spaces, many lines', crafted('', 'in \n', 'x')],
+    ['"find usages of" + spaces, no name', crafted('find usages of', ' ', '!')],
+    ['"find all the" + spaces + "usages" repeated', crafted('', 'find all the usages ', '')],
+    ['"where is x" + spaces, no "used"', crafted('where is x', ' ', 'y')],
+    ['"search the code for" repeated', crafted('', 'search the code for ', '')],
+    ['"search for" + question marks', crafted('search for ', '?', '')],
+    ['"grep" + spaces', crafted('grep', ' ', 'x')],
+    ['"what have I" + spaces', crafted('what have I', ' ', 'x')],
+    ['"show me my" + spaces, no "changes"', crafted('show me my', ' ', 'x')],
+    ['"list all" + spaces, no "tasks"', crafted('list all', ' ', 'x')],
   ];
 
   for (const [name, text] of cases) {
@@ -104,6 +113,19 @@ describe('demo model intent parsing: what it understands', () => {
     ['errors in "lib/x.js".', { kind: 'diagnostics', path: 'lib/x.js' }],
     ['errors in main', { kind: 'diagnostics' }],
     ['what did I select?', { kind: 'selection' }],
+    ['find usages of greet', { kind: 'references', symbol: 'greet' }],
+    ['Find all references to `Greeting`.', { kind: 'references', symbol: 'Greeting' }],
+    ['where is greet used?', { kind: 'references', symbol: 'greet' }],
+    ['search for TODO', { kind: 'searchText', query: 'TODO' }],
+    ['search the code for "hello world"?', { kind: 'searchText', query: 'hello world' }],
+    ['grep fixme', { kind: 'searchText', query: 'fixme' }],
+    ['search for files matching *.md', { kind: 'findFiles', pattern: '**/*.md' }],
+    ['what changed?', { kind: 'gitChanges' }],
+    ['what have I changed', { kind: 'gitChanges' }],
+    ['git status', { kind: 'gitChanges' }],
+    ['show me my uncommitted changes', { kind: 'gitChanges' }],
+    ['what tasks are there?', { kind: 'tasks' }],
+    ['list the tasks', { kind: 'tasks' }],
     ['write me a sonnet', { kind: 'unknown' }],
   ];
   for (const [ask, intent] of asks) {

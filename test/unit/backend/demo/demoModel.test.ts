@@ -5,6 +5,10 @@ import { ToolRegistry } from '../../../../src/core/registry';
 import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ToolGroupDefinition } from '../../../../src/protocol';
 import { editorToolGroup } from '../../../../src/tools/editor/group';
 import { ideToolGroup } from '../../../../src/tools/ide/group';
+import { languageToolGroup } from '../../../../src/tools/language/group';
+import { searchToolGroup } from '../../../../src/tools/search/group';
+import { sourceControlToolGroup } from '../../../../src/tools/sourceControl/group';
+import { tasksToolGroup } from '../../../../src/tools/tasks/group';
 import { terminalToolGroup } from '../../../../src/tools/terminal/group';
 import { workspaceToolGroup } from '../../../../src/tools/workspace/group';
 import { ideGroup, TestClient } from '../../../support/backend-client';
@@ -21,7 +25,7 @@ const denied = (tool: string): Answer => ({ success: false, content: [], errorCo
 /** The groups exactly as the extension sends them in hello: the real tools' names, schemas and descriptions. */
 function extensionGroups(): ToolGroupDefinition[] {
   const registry = new ToolRegistry();
-  for (const g of [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup()]) registry.register(g.group, g.tools);
+  for (const g of [ideToolGroup(), workspaceToolGroup(), editorToolGroup(), terminalToolGroup(), searchToolGroup(), languageToolGroup(), sourceControlToolGroup(), tasksToolGroup()]) registry.register(g.group, g.tools);
   const definitions = registry.definitions();
   registry.dispose();
   return definitions;
@@ -62,6 +66,10 @@ function defaultAnswers(): Record<string, (req: ClientToolInvokeRequest) => Answ
     SaveDocument: (req) => json({ path: req.arguments.path, saved: true, status: 'saved', message: 'Saved.' }),
     CloseTab: (req) => json({ path: req.arguments.path, closed: 1, keptDirty: 0 }),
     RunInTerminal: (req) => json({ command: req.arguments.command, cwd: '.', exitCode: 0, timedOut: false, output: 'hello.txt\nnotes.md\nsrc', ranIn: 'terminal' }),
+    FindReferences: () => json({ at: 'src/sample.ts:6:17', locations: [{ location: 'app/main.ts:8:10', text: 'return greet(guest);' }, { location: 'src/sample.ts:6:17', text: 'export function greet() {' }], total: 2 }),
+    SearchText: () => json({ matches: [{ location: 'app/main.ts:11:4', text: "// TODO: say goodbye in the guest's own language." }], matchingLines: 1, files: 1, more: 0, complete: true }),
+    GitStatus: () => json({ repository: '.', branch: 'main', staged: ['src/b.ts (added)'], unstaged: ['app/main.ts (modified)'], untracked: [], conflicts: [] }),
+    ListTasks: () => json({ tasks: [{ name: 'build', source: 'npm', command: 'npm run build' }] }),
   };
 }
 
@@ -161,7 +169,7 @@ describe('backend offline demo model', () => {
   it('answers an unknown request with the list of what it understands and how to configure a real model', async () => {
     const r = await ask('write me a sonnet');
     assert.deepEqual(r.called, []);
-    const examples = ['open notes.md', 'what did I select?', 'show a warning saying hi', 'ask me whether to continue', 'read logo.png', 'delete hello.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run `ls`'];
+    const examples = ['open notes.md', 'what did I select?', 'show a warning saying hi', 'ask me whether to continue', 'read logo.png', 'delete hello.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run `ls`', 'find usages of greet', 'search for TODO', 'what changed?', 'what tasks are there?'];
     for (const example of examples) assert.ok(r.answer.includes(example), example);
     assert.match(r.answer, /clientTools\.model\.baseUrl/);
     assert.match(r.answer, /clientTools\.model\.name/);
@@ -212,6 +220,28 @@ describe('backend offline demo model', () => {
         assert.doesNotMatch(r.answer, DEMO_NOTE);
       });
     }
+
+    it('one plain request per Search, Language, SourceControl and Tasks group: the group expanded, the tool called, the answer from its result', async () => {
+      const cases: [string, string[], Record<string, unknown>, RegExp][] = [
+        ['find usages of greet', ['Language', 'FindReferences'], { symbol: 'greet' }, /^`greet` appears in 2 places:\n\n- app\/main\.ts:8:10 `return greet\(guest\);`\n- src\/sample\.ts:6:17 /],
+        ['search for TODO', ['Search', 'SearchText'], { query: 'TODO' }, /^1 line matches `TODO` in 1 file:\n\n- app\/main\.ts:11:4 `\/\/ TODO: say goodbye/],
+        ['what changed?', ['SourceControl', 'GitStatus'], {}, /^On branch `main`:\n\n- 1 file staged: src\/b\.ts \(added\)\n- 1 file changed: app\/main\.ts \(modified\)$/],
+        ['what tasks are there?', ['Tasks', 'ListTasks'], {}, /^The workspace has 1 task:\n\n- build \(npm: `npm run build`\)$/],
+      ];
+      for (const [phrase, calls, args, answer] of cases) {
+        const r = await ask(phrase);
+        assert.deepEqual(r.called, calls, phrase);
+        assert.deepEqual(r.requests[0].arguments, args, phrase);
+        assert.match(r.answer, answer, phrase);
+      }
+    });
+
+    it('"what changed?" without a repository, "search for" with no match: plain answers', async () => {
+      answers.GitStatus = () => ({ success: false, content: [], errorCode: 'NOT_FOUND', errorMessage: 'no Git repository' });
+      assert.equal((await ask('what changed?')).answer, 'VS Code has no Git repository open for this workspace, so there are no changes to show.');
+      answers.SearchText = () => json({ matches: [], matchingLines: 0, files: 0, more: 0, complete: true });
+      assert.equal((await ask('search for nothing-here')).answer, 'Nothing in the workspace matches `nothing-here`.');
+    });
 
     it('"find all TypeScript files": names the files found', async () => {
       const r = await ask('find all TypeScript files');

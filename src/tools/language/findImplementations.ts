@@ -1,0 +1,16 @@
+/** FindImplementations: find the implementations of an interface, abstract class or method (the language server's answer, as path:line:column with each line's text). */
+import { defineLanguageTool } from '../support/toolGroup';
+import { locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
+
+export const FindImplementations = defineLanguageTool<LocationArgs, LocationPreparation>({
+  name: 'FindImplementations',
+  description:
+    'Find the implementations of an interface, abstract class or method. Give path, line and column (1-based), or the symbol\'s name as symbol (with path to say which file). ' +
+    'Returns "path:line:column" locations with the text of each line, workspace files first. Locations outside the workspace come without their text.',
+  parameters: locationParameters(),
+  requiresPermission: false,
+  effects: { readOnly: true },
+  declineStrategy: 'reject',
+  prepare: (args, ctx) => prepareLocations('implementation', args, ctx),
+  run: (args, ctx, prepared) => runLocations('implementation', args, ctx, prepared),
+});

@@ -1,0 +1,12 @@
+/** Shell commands shown to the user for approval (RunInTerminal, RunTask): plain text only, so what is shown is what runs. */
+import { CodedError, ErrorCode } from '../../protocol';
+
+/** Characters that can make a command look like something else: bidi controls, invisible marks, C0 controls including CR (tab and newline allowed). */
+const DECEPTIVE = /[\u0000-\u0008\u000b-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+
+/** Refuses a command holding characters that could hide what it does. */
+export function assertPlainCommand(command: string, what: string): void {
+  if (DECEPTIVE.test(command)) {
+    throw new CodedError(ErrorCode.InvalidArguments, `${what}: contains control or invisible characters that could hide what it does; send plain text`);
+  }
+}
