@@ -20,6 +20,8 @@ export interface BackendTarget {
   prompt: string;
   /** How long one expected answer may take. */
   waitMs: number;
+  /** Only these checks (ids, or prefixes such as `limits`); all when absent. */
+  checks?: readonly string[];
 }
 
 export const FILES_GROUP_NAME = 'ConformanceFiles';

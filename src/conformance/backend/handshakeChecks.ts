@@ -52,7 +52,7 @@ export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
       peer.sendRaw(JSON.stringify({ ...helloMessage(), protocol: 'client-tools/99' }), false);
       const error = await nextError(context, peer, 0);
       verify(error.code === ErrorCode.ProtocolMismatch, describeMessage(error));
-      const closed = await Promise.race([peer.closed, new Promise<undefined>((r) => setTimeout(() => r(undefined), context.target.waitMs))]);
+      const closed = await peer.closeCode(context.target.waitMs);
       verify(closed?.code === 1002, closed ? `closed with ${closed.code}` : 'the connection stayed open');
       return `error ${error.code}, closed with 1002`;
     },

@@ -7,7 +7,7 @@
 import type { Report } from '../report';
 import { buildReport } from '../report';
 import type { Check } from '../check';
-import { runChecks, verify } from '../check';
+import { runChecks, selectChecks, verify } from '../check';
 import { AUTH_CHECKS } from './authChecks';
 import type { BackendTarget } from './context';
 import { BackendContext } from './context';
@@ -37,7 +37,7 @@ export async function checkBackend(target: BackendTarget): Promise<Report> {
   const context = new BackendContext(target);
   try {
     // A check's deadline leaves room for the several answers it waits for.
-    const results = await runChecks(BACKEND_CHECKS, context, target.waitMs * 4, () => context.closeSpent());
+    const results = await runChecks(selectChecks(BACKEND_CHECKS, target.checks), context, target.waitMs * 4, () => context.closeSpent());
     return buildReport('backend', target.url, results);
   } finally {
     await context.close();
