@@ -18,7 +18,8 @@ import { startSelfBackend } from './selfBackend';
 
 export const USAGE = `Usage:
   client-tools-conformance ws://HOST:PORT --token T [options]   check a backend (the kit plays the extension)
-  client-tools-conformance --self [options]                     check this package's own backend (offline demo model)
+  client-tools-conformance --self [options]                     check the reference backend beside the kit (offline demo
+                                                                model; in a clone of client-tools after npm run build)
   client-tools-conformance --serve [--port N] [--token T] [options]
                                                                 check an extension (the kit plays the backend)
 
