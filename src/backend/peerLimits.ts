@@ -6,7 +6,7 @@
  * what cannot be shortened (a `clientToolInvokeRequest`) is not sent: the caller fails the call.
  */
 import type { HelloLimits, EncodedParts, Hello, ServerToClient } from '../protocol';
-import { DEFAULT_LIMITS, encodeParts } from '../protocol';
+import { assertNever, DEFAULT_LIMITS, encodeParts } from '../protocol';
 
 /** What an extension that announces nothing (an older one) is taken to accept: the protocol's defaults. */
 export const DEFAULT_CLIENT_LIMITS: HelloLimits = {
@@ -53,8 +53,21 @@ export function fitted(message: ServerToClient, maxBytes: number): EncodedParts[
         groups: message.groups.map((g) => ({ ...g, description: clip(g.description) })),
         ...(message.context ? { context: message.context.map((c) => ({ ...c, text: clip(c.text) })) } : {}),
       });
-    default:
+    // Small by their schemas (ids, one sentence of at most 10,000 characters, a list of names), or a
+    // request that cannot be cut: the caller fails the call.
+    case 'welcome':
+    case 'clientToolInvokeRequest':
+    case 'clientToolCancel':
+    case 'runStarted':
+    case 'toolCallUpdated':
+    case 'groupExpanded':
+    case 'contextCompacted':
+    case 'runFinished':
+    case 'runError':
+    case 'error':
       return undefined;
+    default:
+      return assertNever(message, 'message to the client');
   }
 }
 
