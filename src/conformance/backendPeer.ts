@@ -61,6 +61,8 @@ export interface Received {
   /** Why the message did not decode (the backend broke the schema or framing rules). */
   invalid?: DecodeError;
   binary: boolean;
+  /** Its size on the wire (attachments included). */
+  bytes: number;
 }
 
 export class BackendPeer {
@@ -76,14 +78,15 @@ export class BackendPeer {
     const intake = new Intake(ws, maxKeptBytes);
     ws.on('message', (data, isBinary) => {
       const index = this.received.length;
-      const admitted = intake.admit((data as Buffer).length);
+      const bytes = (data as Buffer).length;
+      const admitted = intake.admit(bytes);
       if (!admitted.ok) {
-        if (admitted.violation) this.received.push({ index, invalid: admitted.violation, binary: isBinary });
+        if (admitted.violation) this.received.push({ index, invalid: admitted.violation, binary: isBinary, bytes });
         this.wake();
         return;
       }
       const decoded = decodeFromServer(data as Buffer, isBinary);
-      this.received.push(decoded.ok ? { index, message: decoded.message, binary: isBinary } : { index, invalid: decoded.error, binary: isBinary });
+      this.received.push(decoded.ok ? { index, message: decoded.message, binary: isBinary, bytes } : { index, invalid: decoded.error, binary: isBinary, bytes });
       this.wake();
     });
     ws.on('close', () => this.wake());

@@ -14,6 +14,7 @@ import { BackendContext } from './context';
 import { DECODING_CHECKS } from './decodingChecks';
 import { HANDSHAKE_CHECKS } from './handshakeChecks';
 import { LIMIT_CHECKS } from './limitChecks';
+import { REGISTRATION_CHECKS } from './registrationChecks';
 import { SESSION_CHECKS } from './sessionChecks';
 import { TOOL_CHECKS } from './toolChecks';
 
@@ -31,7 +32,7 @@ const SCHEMA_CHECK: Check<BackendContext> = {
   },
 };
 
-export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
+export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...REGISTRATION_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
 
 export async function checkBackend(target: BackendTarget): Promise<Report> {
   const context = new BackendContext(target);
