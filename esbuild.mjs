@@ -4,18 +4,20 @@
 //   dist/backend/index.js    the backend library API for other Node agents
 //   dist/backend/imageWorker.js  the worker thread that downscales images (found beside cli.js/index.js)
 //   dist/conformance/cli.js  the conformance kit (`client-tools-conformance`)
+//   dist/kit/package/cli.js  the same kit, minified, for its own npm package (--kit only; scripts/pack-kit.mjs)
 //   media/chat.js            the sidebar chat webview (browser IIFE)
 //   out/test/vscode/index.js the suite that runs inside a real extension host
 //   bench/.out/*.js          the benchmarks (--bench only)
 // Flags: --watch rebuilds on change; --production minifies and drops source maps; --bench builds
-// only the benchmarks.
+// only the benchmarks; --kit builds only the kit's package bundle.
 import * as esbuild from 'esbuild';
-import { readdirSync, existsSync, rmSync } from 'node:fs';
+import { readdirSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 const bench = process.argv.includes('--bench');
+const kit = process.argv.includes('--kit');
 
 const common = {
   bundle: true,
@@ -56,17 +58,22 @@ const nodeTargets = [
     format: 'cjs',
     plugins: [forbid(['vscode', 'openai'])],
   },
-  {
+  kitTarget('dist/conformance'),
+];
+
+/** The conformance kit as one file that needs nothing but Node (scripts/pack-kit.mjs ships it). */
+function kitTarget(outdir) {
+  return {
     ...common,
     entryPoints: { cli: 'src/conformance/cli.ts' },
-    outdir: 'dist/conformance',
+    outdir,
     platform: 'node',
     format: 'cjs',
     banner: { js: '#!/usr/bin/env node' },
     // The kit checks any backend and extension from the outside: neither may be bundled into it.
     plugins: [forbid(['vscode', 'openai'])],
-  },
-];
+  };
+}
 
 const webviewTargets = [
   {
@@ -126,15 +133,18 @@ function forbid(names) {
 }
 
 // A production build starts clean so no stale source maps or bundles end up in the .vsix.
-if (production) {
+if (production && !kit) {
   for (const p of ['dist', 'media/chat.js.map']) rmSync(p, { recursive: true, force: true });
 }
 
-const targets = bench ? benchTargets : [...nodeTargets, ...webviewTargets, ...(production ? [] : testTargets)];
+// Its metafile tells scripts/pack-kit.mjs which packages the bundle holds (their licences ship with it).
+const kitTargets = [{ ...kitTarget('dist/kit/package'), sourcemap: false, minify: true, metafile: true }];
+const targets = kit ? kitTargets : bench ? benchTargets : [...nodeTargets, ...webviewTargets, ...(production ? [] : testTargets)];
 if (watch) {
   const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
   await Promise.all(contexts.map((c) => c.watch()));
   console.log('[watch] watching for changes');
 } else {
-  await Promise.all(targets.map((t) => esbuild.build(t)));
+  const results = await Promise.all(targets.map((t) => esbuild.build(t)));
+  if (kit) writeFileSync('dist/kit/meta.json', JSON.stringify(results[0].metafile));
 }

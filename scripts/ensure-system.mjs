@@ -16,6 +16,7 @@ export const DEBIAN_PACKAGES = [
   'build-essential', // make and g++ for node-gyp
   'python3', // node-gyp
   'redis-server', // the shared state of backend replicas (--redis), started per test on a random port
+  'python3-websockets', // a third-party backend that half-closes TCP (the conformance kit's size check is tested against it)
 ];
 
 function installed(pkg) {

@@ -103,7 +103,7 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   },
   toolCallStarted: {
     title: 'Tool call started',
-    description: `${TO_CLIENT} The model called a tool (client, server or a group's container function). For display; client tools are run by \`clientToolInvokeRequest\`, not by this event.`,
+    description: `${TO_CLIENT} The model called a function (a client tool, a backend tool, a group's container or a skill); every call gets one, refused calls included. For display; client tools are run by \`clientToolInvokeRequest\`, not by this event.`,
   },
   toolCallUpdated: {
     title: 'Tool call updated',
@@ -111,7 +111,7 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   },
   toolCallEnded: {
     title: 'Tool call ended',
-    description: `${TO_CLIENT} A tool call finished, with its outcome and the content the model received.`,
+    description: `${TO_CLIENT} A tool call finished, with its outcome, the content the model received, and for every outcome but \`succeeded\` the error message and code. Must fit the extension's \`hello.limits.maxMessageBytes\`: a result too large to echo is replaced by a note.`,
   },
   groupExpanded: {
     title: 'Group expanded',
@@ -166,7 +166,7 @@ const DEFINITIONS: [string, z.ZodType, string][] = [
   ['EditorContext', S.EditorContext, 'What the user was looking at when sending a message. Lines and characters are zero-based.'],
   ['GroupState', S.GroupState, 'One tool group as the backend currently presents it to the model.'],
   ['ProgressStatus', S.ProgressStatus, 'State of a pending client tool call.'],
-  ['Executor', S.Executor, 'Who runs a tool: the client (extension) or the server (backend).'],
+  ['Executor', S.Executor, 'Who answers a call: `client` when the backend sends it to the extension as a `clientToolInvokeRequest` with the same `callId`; `server` when the backend answers it itself (its own tools, container and skill functions, and every call it refuses without sending it, so the extension shows it from the display events).'],
   ['ToolCallOutcome', S.ToolCallOutcome, 'How a tool call ended.'],
   ['FinishReason', S.FinishReason, 'Why a run ended.'],
 ];

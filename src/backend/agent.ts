@@ -615,11 +615,13 @@ export class Agent {
     const parsed = parseArguments(call.arguments);
     const serverTool = this.serverTool(thread, call.name);
     const resolved = serverTool ? undefined : thread.tools.resolve(call.name);
-    const executor = serverTool ? 'server' : resolved?.kind === 'tool' || resolved?.kind === 'unavailable' ? 'client' : 'server';
+    const executor = serverTool ? 'server' : 'client';
     const group = resolved && 'group' in resolved ? resolved.group : undefined;
 
+    // A call refused here never reaches the extension: the backend answers it, so its executor is
+    // `server` and the chat draws its card from these events (PROTOCOL.md "toolCallStarted").
     const immediate = (result: ToolCallResult) => {
-      host.send({ type: 'toolCallStarted', ...ref, callId: call.id, toolName: call.name, arguments: parsed.ok ? parsed.value : {}, executor, ...(group ? { group } : {}) });
+      host.send({ type: 'toolCallStarted', ...ref, callId: call.id, toolName: call.name, arguments: parsed.ok ? parsed.value : {}, executor: 'server', ...(group ? { group } : {}) });
       this.sendEnded(ref, call.id, result, 0);
       return { result };
     };
@@ -735,6 +737,7 @@ export class Agent {
       outcome: result.outcome,
       content: result.content,
       ...(result.errorMessage !== undefined ? { errorMessage: result.errorMessage.slice(0, 10_000) } : {}),
+      ...(result.outcome !== 'succeeded' ? { errorCode: (result.errorCode ?? ErrorCode.ToolFailed).slice(0, 64) } : {}),
       durationMs,
     });
   }

@@ -18,8 +18,8 @@
  * model asked, whatever order they finished in.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ContentItem, Executor, ProgressStatus, ServerToClient } from '../protocol';
-import { ErrorCode } from '../protocol';
+import type { HelloLimits, ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ContentItem, Executor, ProgressStatus, ServerToClient } from '../protocol';
+import { DEFAULT_LIMITS, ErrorCode } from '../protocol';
 import type { ToolCallResult } from './serverTools';
 
 export const DISCONNECT_STRATEGIES = ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const;
@@ -43,8 +43,11 @@ export interface InvokerOptions {
 /** The session's side of the connection, whichever socket it is on right now. */
 export interface ClientLink {
   readonly connected: boolean;
-  /** Sends now, or (for anything but requests) keeps the message for a resume. */
-  send(message: ServerToClient): void;
+  /**
+   * Sends now, or (for anything but requests) keeps the message for a resume. False when the
+   * message cannot fit the client's message limit, so it was not sent.
+   */
+  send(message: ServerToClient): boolean;
 }
 
 export interface ClientCall {
@@ -84,10 +87,16 @@ interface PendingCall {
   disconnected: boolean;
   /** The request went out more than once; a DUPLICATE_REQUEST answer to the copy is not the result. */
   resent: boolean;
+  /** When the request last went out: the client remembers its id for its replay window from then on at least. */
+  sentAt?: number;
+  /** Ends a call waiting for a resume once its request could no longer be re-sent safely. */
+  windowTimer?: NodeJS.Timeout;
 }
 
 export class ClientInvoker {
   private readonly pending = new Map<string, PendingCall>();
+  /** What the client announced in `hello.limits` (its in-flight cap and replay window bind this side too). */
+  private clientLimits: Pick<HelloLimits, 'maxInFlight' | 'replayWindowMs'> = { maxInFlight: Number.POSITIVE_INFINITY, replayWindowMs: DEFAULT_LIMITS.replayWindowMs };
   /** Handed over to another replica: calls end here without an outcome in the journal (that replica collects them). */
   private abandoned = false;
 
@@ -104,11 +113,21 @@ export class ClientInvoker {
     return this.pending.size;
   }
 
+  /** The limits of the client's latest `hello`; apply to calls started and re-sent from now on. */
+  setClientLimits(limits: Pick<HelloLimits, 'maxInFlight' | 'replayWindowMs'>): void {
+    this.clientLimits = { maxInFlight: limits.maxInFlight, replayWindowMs: limits.replayWindowMs };
+  }
+
+  /** The fewer of this backend's own cap and the client's (PROTOCOL.md: neither side is sent more than it takes). */
+  private get maxInFlight(): number {
+    return Math.min(this.options.maxInFlight, this.clientLimits.maxInFlight);
+  }
+
   /** `signal` undefined: the call can only end by answer, timeout or disconnection strategy. */
   invoke(call: ClientCall, signal: AbortSignal | undefined, onProgress: ProgressListener): Promise<ToolCallResult> {
     if (signal?.aborted) return Promise.resolve(this.ended(call, cancelled(call.toolName)));
-    if (this.pending.size >= this.options.maxInFlight) {
-      return Promise.resolve(this.ended(call, failure(ErrorCode.TooManyInFlight, `${this.options.maxInFlight} client tool calls are already running; ${call.toolName} was not started. Try again after they finish.`)));
+    if (this.pending.size >= this.maxInFlight) {
+      return Promise.resolve(this.ended(call, failure(ErrorCode.TooManyInFlight, `${this.maxInFlight} client tool calls are already running; ${call.toolName} was not started. Try again after they finish.`)));
     }
     return new Promise<ToolCallResult>((resolve) => {
       const onAbort = () => this.cancel(pc.requestId, 'The run was cancelled.');
@@ -123,6 +142,7 @@ export class ClientInvoker {
           if (!this.pending.delete(pc.requestId)) return;
           clearTimeout(pc.timer);
           clearTimeout(pc.backoffTimer);
+          clearTimeout(pc.windowTimer);
           signal?.removeEventListener('abort', onAbort);
           if (!this.abandoned) this.journal?.settle(toResponse(pc.requestId, result));
           resolve(this.ended(call, result));
@@ -177,6 +197,7 @@ export class ClientInvoker {
           if (!this.pending.delete(pc.requestId)) return;
           clearTimeout(pc.timer);
           clearTimeout(pc.backoffTimer);
+          clearTimeout(pc.windowTimer);
           if (!this.abandoned) this.journal?.settle(toResponse(pc.requestId, result));
           resolve(this.ended(call, result));
         },
@@ -240,6 +261,11 @@ export class ClientInvoker {
     for (const pc of [...this.pending.values()]) {
       if (!pc.disconnected) continue;
       clearTimeout(pc.backoffTimer);
+      clearTimeout(pc.windowTimer);
+      if (this.pastReplayWindow(pc)) {
+        pc.finish(notResent(pc.call.toolName));
+        continue;
+      }
       if (this.options.disconnectStrategy === 'retryWithBackoff') pc.retries++;
       pc.resent = true;
       this.send(pc);
@@ -259,8 +285,20 @@ export class ClientInvoker {
 
   private send(pc: PendingCall): void {
     pc.disconnected = false;
-    this.link.send(this.request(pc));
+    if (!this.link.send(this.request(pc))) {
+      pc.finish(failure(ErrorCode.MessageTooLarge, `${pc.call.toolName} was not sent: its request is larger than the editor accepts (hello.limits.maxMessageBytes). Use smaller arguments.`));
+      return;
+    }
+    pc.sentAt = Date.now();
     this.arm(pc);
+  }
+
+  /**
+   * A request sent longer ago than the client's replay window may have been answered and forgotten
+   * by now: sending it again could run the tool twice. Never sent (recorded while disconnected): nothing to fear.
+   */
+  private pastReplayWindow(pc: PendingCall): boolean {
+    return pc.sentAt !== undefined && Date.now() - pc.sentAt >= this.clientLimits.replayWindowMs;
   }
 
   private request(pc: PendingCall): ClientToolInvokeRequest {
@@ -301,6 +339,10 @@ export class ClientInvoker {
     clearTimeout(pc.timer);
     pc.disconnected = true;
     const tool = pc.call.toolName;
+    if (pc.sentAt !== undefined && (this.options.disconnectStrategy === 'retryWithBackoff' || this.options.disconnectStrategy === 'suspend')) {
+      clearTimeout(pc.windowTimer);
+      pc.windowTimer = setTimeout(() => pc.finish(notResent(tool)), Math.max(0, pc.sentAt + this.clientLimits.replayWindowMs - Date.now()));
+    }
     switch (this.options.disconnectStrategy) {
       case 'failFast':
         pc.finish(failure(ErrorCode.Disconnected, `The editor disconnected while ${tool} was running; the call was abandoned.`));
@@ -374,6 +416,10 @@ export async function executeBatch(calls: readonly PreparedCall[]): Promise<Tool
 
 export function failure(code: string, message: string, content: ContentItem[] = []): ToolCallResult {
   return { outcome: 'failed', content, errorCode: code, errorMessage: message.slice(0, 10_000) };
+}
+
+function notResent(toolName: string): ToolCallResult {
+  return failure(ErrorCode.Disconnected, `The editor disconnected while ${toolName} was running and did not come back within its replay window; the request is not sent again, so the tool cannot run twice.`);
 }
 
 function cancelled(toolName: string): ToolCallResult {

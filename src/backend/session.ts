@@ -8,10 +8,11 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { WebSocket } from 'ws';
-import type { Augmentation, ClientToServer, Hello, ServerToClient } from '../protocol';
+import type { Augmentation, HelloLimits, ClientToServer, Hello, ServerToClient } from '../protocol';
 import { assertNever, encodeParts, ErrorCode, isRunEvent, PROTOCOL } from '../protocol';
 import type { DecodeError } from '../protocol';
 import { sendEncoded } from '../net/send';
+import { clientLimitsOf, DEFAULT_CLIENT_LIMITS, fitted } from './peerLimits';
 import { Agent, validate } from './agent';
 import type { BackendEventEmitter } from './events';
 import { ClientInvoker, failure } from './invoker';
@@ -96,6 +97,8 @@ export class Session implements ClientLink {
   readonly agent: Agent;
   private socket: WebSocket | undefined;
   private outbox: ServerToClient[] = [];
+  /** What the client announced in its latest `hello` (`limits`): every message to it fits. */
+  private clientLimits: HelloLimits = DEFAULT_CLIENT_LIMITS;
   private droppedWhileDetached = 0;
   private base: ClientToolState;
   private graceTimer: NodeJS.Timeout | undefined;
@@ -223,19 +226,30 @@ export class Session implements ClientLink {
     return secret !== undefined && timingSafeEqual(digest(secret), this.secretDigest);
   }
 
-  send(message: ServerToClient): void {
+  /** Sends now, or keeps the message for a resume; false when it cannot fit the client's message limit at all (it was not sent). */
+  send(message: ServerToClient): boolean {
     if (isRunEvent(message)) this.deps.events.emit('runEvent', message, this.id);
     if (message.type === 'toolGroupState') this.deps.events.emit('toolGroupState', message, this.id);
-    if (this.socket && this.connected) {
-      sendFrame(this.socket, message);
-      return;
-    }
-    if (NOT_BUFFERED.has(message.type) || this.ended) return;
+    if (this.socket && this.connected) return this.sendFitted(this.socket, message);
+    if (NOT_BUFFERED.has(message.type) || this.ended) return true;
     this.outbox.push(message);
     if (this.outbox.length > MAX_OUTBOX) {
       this.outbox.shift();
       this.droppedWhileDetached++;
     }
+    return true;
+  }
+
+  /** Sends `message` as frames that fit the client's `maxMessageBytes` (peerLimits.ts); false when it cannot fit. */
+  private sendFitted(socket: WebSocket, message: ServerToClient): boolean {
+    const { maxMessageBytes } = this.clientLimits;
+    const frames = fitted(message, maxMessageBytes);
+    if (!frames) {
+      this.deps.options.log.warn(`${this.logLabel}: a ${message.type} was not sent: it does not fit the editor's message limit of ${maxMessageBytes} bytes`);
+      return false;
+    }
+    for (const frame of frames) sendEncoded(socket, frame);
+    return true;
   }
 
   /**
@@ -272,6 +286,8 @@ export class Session implements ClientLink {
     }
     this.socket = socket;
     this.established = true;
+    this.clientLimits = clientLimitsOf(hello);
+    this.invoker.setClientLimits(this.clientLimits);
     const { options, model } = this.deps;
     sendFrame(socket, {
       type: 'welcome',
@@ -298,7 +314,7 @@ export class Session implements ClientLink {
       this.deps.options.log.warn(`${this.logLabel}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
       this.droppedWhileDetached = 0;
     }
-    for (const m of missed) sendFrame(socket, m);
+    for (const m of missed) this.sendFitted(socket, m);
     this.invoker.connectionRestored();
   }
 
@@ -312,7 +328,8 @@ export class Session implements ClientLink {
    * Runs one of this client's tools outside a model turn, on the model's path: the tool must be
    * registered (a collapsed group does not matter; a hidden tool is refused), the arguments are
    * validated and coerced against its schema, then the invoker sends the request with its timeout
-   * and disconnection strategy. No run events are sent and no hooks run.
+   * and disconnection strategy. No run events are sent and no hooks run. The request carries no
+   * `threadId`, so an augmentation in the answer applies to the session (PROTOCOL.md "Augmentation").
    */
   invokeTool(toolName: string, args: Record<string, unknown>, options: InvokeClientToolOptions = {}): Promise<ToolCallResult> {
     if (this.ended) return Promise.resolve(failure(ErrorCode.Disconnected, `Session ${this.id} has ended.`));
@@ -326,7 +343,11 @@ export class Session implements ClientLink {
     const checked = validate(toolName, resolved.tool.parameters, args);
     if (!checked.ok) return Promise.resolve(checked.result);
     const call = { toolName, callId: `call_${randomUUID()}`, arguments: checked.value, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
-    return this.invoker.invoke(call, options.signal, options.onProgress ?? (() => {}));
+    // A call on no thread: its answer's augmentation applies to the session, as an updateToolGroups would.
+    return this.invoker.invoke(call, options.signal, options.onProgress ?? (() => {})).then((result) => {
+      if (result.augmentation && !this.ended) this.updateToolGroups(result.augmentation);
+      return result;
+    });
   }
 
   /** The socket closed. Pending calls follow the disconnection strategy; the session waits to be resumed. */
@@ -423,8 +444,9 @@ export class Session implements ClientLink {
     this.stateTimer.unref();
   }
 
+  /** Registration errors name the group and the tool or skill at fault, for code to act on (PROTOCOL.md "What follows welcome"). */
   private reportProblems(problems: readonly RegistrationProblem[]): void {
-    for (const p of problems) this.error(p.code, p.message);
+    for (const p of problems) this.send({ type: 'error', code: p.code, message: p.message.slice(0, 10_000), group: p.group, ...(p.tool !== undefined ? { tool: p.tool } : {}) });
   }
 
   private error(code: string, message: string, relatedId?: string): void {

@@ -44,6 +44,16 @@ export function upgrade(url: string, options: UpgradeOptions): Promise<Upgrade> 
   });
 }
 
+/** How often a wait looks whether the peer started to close (a close frame read sets no event). */
+const CLOSING_POLL_MS = 20;
+/** How long a close the peer started may take before the kit drops the socket. */
+const CLOSE_GRACE_MS = 500;
+
+export interface Closed {
+  code: number;
+  reason: string;
+}
+
 export interface Received {
   /** Position in arrival order, for waiting on what came after a point. */
   index: number;
@@ -51,11 +61,13 @@ export interface Received {
   /** Why the message did not decode (the backend broke the schema or framing rules). */
   invalid?: DecodeError;
   binary: boolean;
+  /** Its size on the wire (attachments included). */
+  bytes: number;
 }
 
 export class BackendPeer {
   readonly received: Received[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly closed: Promise<Closed>;
   private waiters: (() => void)[] = [];
 
   constructor(
@@ -66,14 +78,15 @@ export class BackendPeer {
     const intake = new Intake(ws, maxKeptBytes);
     ws.on('message', (data, isBinary) => {
       const index = this.received.length;
-      const admitted = intake.admit((data as Buffer).length);
+      const bytes = (data as Buffer).length;
+      const admitted = intake.admit(bytes);
       if (!admitted.ok) {
-        if (admitted.violation) this.received.push({ index, invalid: admitted.violation, binary: isBinary });
+        if (admitted.violation) this.received.push({ index, invalid: admitted.violation, binary: isBinary, bytes });
         this.wake();
         return;
       }
       const decoded = decodeFromServer(data as Buffer, isBinary);
-      this.received.push(decoded.ok ? { index, message: decoded.message, binary: isBinary } : { index, invalid: decoded.error, binary: isBinary });
+      this.received.push(decoded.ok ? { index, message: decoded.message, binary: isBinary, bytes } : { index, invalid: decoded.error, binary: isBinary, bytes });
       this.wake();
     });
     ws.on('close', () => this.wake());
@@ -101,24 +114,37 @@ export class BackendPeer {
   async waitFor<T extends ServerToClient>(match: (m: ServerToClient) => m is T, what: string, timeoutMs: number, since?: number): Promise<T>;
   async waitFor(match: (m: ServerToClient) => boolean, what: string, timeoutMs: number, since?: number): Promise<ServerToClient>;
   async waitFor(match: (m: ServerToClient) => boolean, what: string, timeoutMs: number, since = 0): Promise<ServerToClient> {
+    const outcome = await this.nextOf(match, timeoutMs, since);
+    if ('message' in outcome) return outcome.message;
+    if ('closed' in outcome) throw new Error(`${what}: the connection closed first (close code ${outcome.closed.code}; ${this.describeLast()})`);
+    throw new Error(`${what}: nothing within ${timeoutMs} ms (${this.describeLast()})`);
+  }
+
+  /**
+   * Whichever comes first from `since` on: a decoded message `match` accepts, the peer closing the
+   * connection, or `timeoutMs` passing. A close counts from the moment the peer starts it (its close
+   * frame read, or its end of the TCP stream), not from the TCP close, which may wait behind the
+   * kit's own unsent output; see `closeCode`.
+   */
+  async nextOf(match: (m: ServerToClient) => boolean, timeoutMs: number, since = 0): Promise<{ message: ServerToClient } | { closed: Closed } | { timedOut: true }> {
     const deadline = Date.now() + timeoutMs;
     let from = since;
     for (;;) {
       for (; from < this.received.length; from++) {
         const m = this.received[from].message;
-        if (m && match(m)) return m;
+        if (m && match(m)) return { message: m };
       }
-      if (!this.open) throw new Error(`${what}: the connection closed first (${this.describeLast()})`);
+      if (!this.open) return { closed: await this.finishClose() };
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${what}: nothing within ${timeoutMs} ms (${this.describeLast()})`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      if (left <= 0) return { timedOut: true };
+      await this.change(Math.min(left, CLOSING_POLL_MS));
     }
+  }
+
+  /** The peer's close code once it closes (or starts to) within `timeoutMs`; undefined while the connection stays open. */
+  async closeCode(timeoutMs: number): Promise<Closed | undefined> {
+    const outcome = await this.nextOf(() => false, timeoutMs);
+    return 'closed' in outcome ? outcome.closed : undefined;
   }
 
   /** The decoded messages from `since` on. */
@@ -160,6 +186,35 @@ export class BackendPeer {
     this.ws.close(1000);
     const timer = setTimeout(() => this.ws.terminate(), 1_000);
     return this.closed.then(() => clearTimeout(timer));
+  }
+
+  /**
+   * Completes a close the peer started. RFC 6455 lets a server close TCP first, and a backend may
+   * half-close right after its close frame while the kit's own output (a large message it refused)
+   * still waits to be written: `ws` would report the close only once that output is gone. So the kit
+   * drops the socket at once when output of its own is waiting, else after `CLOSE_GRACE_MS`; the
+   * code is the one of the peer's close frame either way (1006 when the peer sent none).
+   */
+  private async finishClose(): Promise<Closed> {
+    const timer = setTimeout(() => this.ws.terminate(), this.ws.bufferedAmount > 0 ? 0 : CLOSE_GRACE_MS);
+    const closed = await this.closed;
+    clearTimeout(timer);
+    return closed;
+  }
+
+  /** Resolves on the next message or close, or after `ms` (`ws` has no event for a close frame read, so waiting polls). */
+  private change(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve();
+      }, ms);
+      this.waiters.push(waiter);
+    });
   }
 
   private wake(): void {

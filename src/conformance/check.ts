@@ -28,6 +28,21 @@ export function skip(reason: string): never {
   throw new CheckSkipped(reason);
 }
 
+/**
+ * The checks `selection` names (`--check`): an id, or a prefix such as `limits` for every
+ * `limits.*` check; all of them when the selection is empty. A name that selects nothing is a
+ * usage error, so a typo never yields an empty green run.
+ */
+export function selectChecks<Context>(checks: readonly Check<Context>[], selection: readonly string[] | undefined): readonly Check<Context>[] {
+  if (!selection || selection.length === 0) return checks;
+  const matches = (id: string, name: string) => id === name || id.startsWith(`${name}.`);
+  const unknown = selection.filter((name) => !checks.some((c) => matches(c.id, name)));
+  if (unknown.length > 0) throw new UnknownCheck(`no check is named ${unknown.map((n) => `"${n}"`).join(', ')}; the checks are ${checks.map((c) => c.id).join(', ')}`);
+  return checks.filter((c) => selection.some((name) => matches(c.id, name)));
+}
+
+export class UnknownCheck extends Error {}
+
 /** Runs `checks` in order; `afterEach` tidies up between them (closing connections a check opened). */
 export async function runChecks<Context>(checks: readonly Check<Context>[], context: Context, deadlineMs: number, afterEach?: () => Promise<void>): Promise<CheckResult[]> {
   const results: CheckResult[] = [];

@@ -9,7 +9,8 @@
  * required check passed, 1 when one failed, 2 on a usage error.
  */
 import { parseArgs } from 'node:util';
-import { checkBackend } from './backend';
+import { BACKEND_CHECKS, checkBackend } from './backend';
+import { selectChecks, UnknownCheck } from './check';
 import { serveForExtension } from './extension';
 import type { Report } from './report';
 import { formatJson, formatText } from './report';
@@ -17,7 +18,8 @@ import { startSelfBackend } from './selfBackend';
 
 export const USAGE = `Usage:
   client-tools-conformance ws://HOST:PORT --token T [options]   check a backend (the kit plays the extension)
-  client-tools-conformance --self [options]                     check this package's own backend (offline demo model)
+  client-tools-conformance --self [options]                     check the reference backend beside the kit (offline demo
+                                                                model; in a clone of client-tools after npm run build)
   client-tools-conformance --serve [--port N] [--token T] [options]
                                                                 check an extension (the kit plays the backend)
 
@@ -26,6 +28,8 @@ Options:
   --json               Print the report as JSON.
   --timeout <seconds>  How long one expected answer may take (default 10; with --serve 60, a person may answer a prompt).
   --origin-check       Also check the Origin and Host refusals when the backend is not on loopback.
+  --check <id>         Run only this check, or every check under a prefix such as "limits"; repeat it for more
+                       (backend mode; the tools.* checks after tools.expansion need it selected too).
   --prompt <text>      What the kit asks the backend's model, which must then read a file with the kit's ReadFile tool
                        (default "read conformance.png", which the reference backend's offline demo model acts on).
   --port <n>           With --serve: the port to listen on (default 0: any free port, printed on stderr).
@@ -41,7 +45,7 @@ export class UsageError extends Error {}
 
 export type Command =
   | { kind: 'help' }
-  | { kind: 'backend'; url: string | 'self'; token: string | undefined; json: boolean; waitMs: number; originCheck: boolean; prompt: string }
+  | { kind: 'backend'; url: string | 'self'; token: string | undefined; json: boolean; waitMs: number; originCheck: boolean; prompt: string; checks?: string[] }
   | { kind: 'serve'; host: string; port: number; token: string | undefined; json: boolean; waitMs: number; connectMs: number; tool?: string; args?: Record<string, unknown>; readPath?: string };
 
 export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
@@ -56,6 +60,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
         json: { type: 'boolean' },
         timeout: { type: 'string' },
         'origin-check': { type: 'boolean' },
+        check: { type: 'string', multiple: true },
         prompt: { type: 'string' },
         self: { type: 'boolean' },
         serve: { type: 'boolean' },
@@ -77,6 +82,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   const json = values.json === true;
   if (values.serve) {
     if (positionals.length > 0 || values.self) throw new UsageError('--serve takes no URL and no --self');
+    if (values.check) throw new UsageError('--check selects backend checks; --serve runs every extension check');
     return {
       kind: 'serve',
       host: values.host ?? '127.0.0.1',
@@ -91,7 +97,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
     };
   }
   const waitMs = seconds('--timeout', values.timeout ?? '10');
-  const common = { json, waitMs, originCheck: values['origin-check'] === true, prompt: values.prompt ?? 'read conformance.png' };
+  const common = { json, waitMs, originCheck: values['origin-check'] === true, prompt: values.prompt ?? 'read conformance.png', ...checksOption(values.check) };
   if (values.self) {
     if (positionals.length > 0) throw new UsageError('--self takes no URL');
     return { kind: 'backend', url: 'self', token: undefined, ...common };
@@ -99,6 +105,17 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   if (positionals.length !== 1 || !/^wss?:\/\//.test(positionals[0])) throw new UsageError('give the backend\'s ws:// or wss:// URL, --self or --serve');
   if (!token) throw new UsageError('--token (or CLIENT_TOOLS_TOKEN) is required to check a backend');
   return { kind: 'backend', url: positionals[0], token, ...common };
+}
+
+function checksOption(names: string[] | undefined): { checks?: string[] } {
+  if (!names) return {};
+  try {
+    selectChecks(BACKEND_CHECKS, names);
+  } catch (e) {
+    if (e instanceof UnknownCheck) throw new UsageError(e.message);
+    throw e;
+  }
+  return { checks: names };
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {
@@ -130,10 +147,11 @@ async function run(command: Exclude<Command, { kind: 'help' }>, log: (line: stri
     log(`client-tools-conformance: listening on ${server.url}; point the extension at it (clientTools.backendUrl${command.token ? ', with the token' : ''})`);
     return report;
   }
-  if (command.url !== 'self') return checkBackend({ url: command.url, token: command.token ?? '', originCheck: command.originCheck, prompt: command.prompt, waitMs: command.waitMs });
+  const { originCheck, prompt, waitMs, checks } = command;
+  if (command.url !== 'self') return checkBackend({ url: command.url, token: command.token ?? '', originCheck, prompt, waitMs, checks });
   const self = await startSelfBackend(command.waitMs * 3);
   try {
-    return await checkBackend({ url: self.url, token: self.token, originCheck: command.originCheck, prompt: command.prompt, waitMs: command.waitMs });
+    return await checkBackend({ url: self.url, token: self.token, originCheck, prompt, waitMs, checks });
   } finally {
     await self.stop();
   }

@@ -61,6 +61,11 @@ export interface CallRecord {
   errorMessage?: string;
   /** What the extension answered, for a call that succeeded. */
   content?: ContentItem[];
+  /**
+   * Refused before anything ran (unknown, hidden or disabled tool, invalid arguments, the in-flight
+   * cap, an undecodable request): status `failed`, and `arguments` are the request's, unchecked.
+   */
+  refused?: true;
 }
 
 /** Random per process, so no window, reload or restart hands out an id another one used. */

@@ -7,6 +7,7 @@ import {
   CodedError,
   DEFAULT_LIMITS,
   ErrorCode,
+  MIN_PEER_MESSAGE_BYTES,
   PROTOCOL,
   Schemas,
   type Augmentation,
@@ -385,6 +386,17 @@ export class ClientCore implements Disposable {
       },
       toolGroups: this.pendingHelloGroups,
       ...(this.options.preExpanded?.length ? { preExpanded: this.options.preExpanded } : {}),
+      limits: this.announcedLimits(),
+    };
+  }
+
+  /** What the backend must respect (PROTOCOL.md "Limits each side announces"): the limits this side enforces. */
+  private announcedLimits(): NonNullable<Hello['limits']> {
+    const limits = { ...DEFAULT_DISPATCHER_LIMITS, ...this.options.limits };
+    return {
+      maxMessageBytes: Math.max(MIN_PEER_MESSAGE_BYTES, Math.floor(limits.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes)),
+      maxInFlight: Math.max(1, Math.floor(limits.maxInFlight)),
+      replayWindowMs: Math.max(1, Math.floor(limits.replayWindowMs)),
     };
   }
 

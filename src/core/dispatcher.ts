@@ -152,8 +152,10 @@ export class Dispatcher implements Disposable {
   private readonly callRecordEmitter = new Emitter<CallRecord>();
   /**
    * Every change of every call the dispatcher executes (a copy each time): pending, awaiting
-   * permission, running, and how it ended. Quick refusals before a call starts (duplicate ids, the
-   * in-flight cap, unknown tools, invalid arguments) run nothing and are not recorded.
+   * permission, running, and how it ended. A call refused before it could run (an unknown, hidden
+   * or disabled tool, invalid arguments, the in-flight cap, a request that could not be decoded) is
+   * recorded too, once, as failed and `refused`: the chat shows every call the backend asked for.
+   * A copy of a request the dispatcher has (DUPLICATE_REQUEST, a replayed answer) adds none.
    */
   readonly onCallRecord: Event<CallRecord> = this.callRecordEmitter.event;
 
@@ -208,13 +210,13 @@ export class Dispatcher implements Disposable {
     }
     if (this.calls.size >= this.limits.maxInFlight) {
       this.logger.warn('too many calls in flight; refused', { requestId: id, tool: request.toolName, inFlight: this.calls.size });
-      this.sendNow(errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
+      this.refuseNow(request, errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
       return;
     }
     const backlog = this.options.backlog?.() ?? 0;
     if (backlog > this.limits.maxBacklogBytes) {
       this.logger.warn('the backend is not reading its answers; refused', { requestId: id, tool: request.toolName, backlogBytes: backlog });
-      this.sendNow(errorResponse(id, ErrorCode.TooManyInFlight, `the backend is not reading: ${backlog} bytes of answers wait to be sent (limit ${this.limits.maxBacklogBytes}); retry later`));
+      this.refuseNow(request, errorResponse(id, ErrorCode.TooManyInFlight, `the backend is not reading: ${backlog} bytes of answers wait to be sent (limit ${this.limits.maxBacklogBytes}); retry later`));
       return;
     }
     const call: Call = {
@@ -264,7 +266,11 @@ export class Dispatcher implements Disposable {
       this.logger.warn('malformed copy of a known request ignored', { requestId: id, code: error.code });
       return;
     }
-    this.sendNow(errorResponse(id, error.code, error.message));
+    const response = errorResponse(id, error.code, error.message);
+    this.sendNow(response);
+    const callId = error.call?.callId !== undefined && error.call.callId !== '' ? error.call.callId : id;
+    const toolName = error.call?.toolName || UNREADABLE_TOOL;
+    this.emitRecord(refusedRecord({ recordId: newRecordId(), requestId: id, callId, toolName, toolKey: toolName, groupName: '', arguments: {}, background: false }, response));
   }
 
   /** The session was resumed after a reconnect: send the answers the old socket did not take. */
@@ -328,11 +334,19 @@ export class Dispatcher implements Disposable {
   private async runCall(call: Call, request: ClientToolInvokeRequest): Promise<{ response: ClientToolInvokeResponse; outcome: Outcome; bytes?: number }> {
     const id = call.requestId;
     const found = this.options.registry.lookup(request.toolName);
-    if (!found.ok) return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
+    if (!found.ok) {
+      // Recorded as the request named it; the record is emitted once, when the call ends.
+      const known = this.options.registry.get(request.toolName);
+      call.record = this.pendingRecord(call, request, known?.group ?? '', known?.key ?? request.toolName);
+      return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
+    }
     const { tool, group, key } = found.entry;
 
     const invalid = this.options.registry.validateArguments(tool.name, request.arguments);
-    if (invalid !== undefined) return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
+    if (invalid !== undefined) {
+      call.record = this.pendingRecord(call, request, group, key);
+      return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
+    }
 
     const args = request.arguments;
     this.startRecord(call, request, group, key);
@@ -547,6 +561,15 @@ export class Dispatcher implements Disposable {
     this.options.send(response);
   }
 
+  /** A quick refusal of a new call (the in-flight cap): answered and recorded, never run. */
+  private refuseNow(request: ClientToolInvokeRequest, response: ClientToolInvokeResponse): void {
+    this.sendNow(response);
+    const caller = this.options.caller?.(request);
+    const known = this.options.registry.get(request.toolName);
+    const record = this.pendingRecord({ recordId: newRecordId(), requestId: request.requestId, toolName: request.toolName, background: this.options.background?.(request), caller }, request, known?.group ?? '', known?.key ?? request.toolName);
+    this.emitRecord(refusedRecord(record, response));
+  }
+
   // ── progress ───────────────────────────────────────────────────────
 
   private setStatus(call: Call, status: ProgressStatus): void {
@@ -578,7 +601,12 @@ export class Dispatcher implements Disposable {
   // ── the call's record ──────────────────────────────────────────────
 
   private startRecord(call: Call, request: ClientToolInvokeRequest, group: string, toolKey: string): void {
-    call.record = {
+    call.record = this.pendingRecord(call, request, group, toolKey);
+    this.emitRecord(call.record);
+  }
+
+  private pendingRecord(call: Pick<Call, 'recordId' | 'requestId' | 'toolName' | 'background' | 'caller'>, request: ClientToolInvokeRequest, group: string, toolKey: string): CallRecord {
+    return {
       recordId: call.recordId,
       requestId: call.requestId,
       callId: request.callId,
@@ -591,7 +619,6 @@ export class Dispatcher implements Disposable {
       ...(call.caller !== undefined ? { caller: call.caller } : {}),
       status: 'pending',
     };
-    this.emitRecord(call.record);
   }
 
   /** Changes the record; `emit` sends the change now (else it goes with the next one). */
@@ -615,6 +642,11 @@ export class Dispatcher implements Disposable {
 
   private endRecord(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, durationMs: number): void {
     if (!call.record) return;
+    if (outcome === 'refused') {
+      call.record = refusedRecord(call.record, response);
+      this.emitRecord(call.record);
+      return;
+    }
     const status = RECORD_STATUS[outcome];
     call.record = {
       ...call.record,
@@ -630,6 +662,21 @@ export class Dispatcher implements Disposable {
   private emitRecord(record: CallRecord): void {
     if (this.callRecordEmitter.hasListeners) this.callRecordEmitter.fire({ ...record });
   }
+}
+
+/** What a record names a request that could not be decoded far enough to read its tool's name. */
+const UNREADABLE_TOOL = '(unreadable request)';
+
+/** The record of a call refused before it ran: failed, `refused`, nothing run, no time spent. */
+function refusedRecord(record: Omit<CallRecord, 'status'>, response: ClientToolInvokeResponse): CallRecord {
+  return {
+    ...record,
+    status: 'failed',
+    refused: true,
+    durationMs: 0,
+    ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
+    ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
+  };
 }
 
 /** The preparation a background call is asked with: forced, and saying it is a background request. */

@@ -24,6 +24,11 @@ export interface DecodeError {
   relatedId?: string;
   /** The `type` field when one could be read. */
   messageType?: string;
+  /**
+   * A request's `callId` and `toolName` when they could be read as strings, so the receiver can
+   * show which call it refused (PROTOCOL.md "Refused calls").
+   */
+  call?: { callId?: string; toolName?: string };
 }
 
 export type DecodeResult<T> = { ok: true; message: T } | { ok: false; error: DecodeError };
@@ -97,6 +102,7 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
   const relatedId = typeof obj.requestId === 'string' ? obj.requestId.slice(0, 200) : undefined;
   const messageType = typeof obj.type === 'string' ? obj.type.slice(0, 64) : undefined;
   if (messageType === undefined) return fail(ErrorCode.InvalidMessage, 'missing field "type"', relatedId);
+  const call = messageType === 'clientToolInvokeRequest' ? namedCall(obj) : undefined;
   if (!TYPES[direction].has(messageType)) return fail(ErrorCode.UnknownType, `unknown message type "${messageType}"`, relatedId, messageType);
   // A peer of another major version may change any field; report the version, not the first field that differs.
   if ((messageType === 'hello' || messageType === 'welcome') && typeof obj.protocol === 'string' && obj.protocol !== PROTOCOL) {
@@ -106,16 +112,16 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
   if (Array.isArray(obj.content)) {
     // Before any attachment is sliced: the schema's own check comes after resolveBinary.
     if (obj.content.length > MAX_CONTENT_ITEMS) {
-      return fail(ErrorCode.InvalidMessage, `content: at most ${MAX_CONTENT_ITEMS} items, not ${obj.content.length}`, relatedId, messageType);
+      return fail(ErrorCode.InvalidMessage, `content: at most ${MAX_CONTENT_ITEMS} items, not ${obj.content.length}`, relatedId, messageType, call);
     }
     const resolved = resolveBinary(obj.content, attachments);
-    if ('code' in resolved) return { ok: false, error: { ...resolved, relatedId, messageType } };
+    if ('code' in resolved) return fail(resolved.code, resolved.message, relatedId, messageType, call);
   } else if (attachments && attachments.bytes.length > attachments.start) {
-    return fail(ErrorCode.BadBinaryFrame, 'binary frame carries attachments but the message has no content', relatedId, messageType);
+    return fail(ErrorCode.BadBinaryFrame, 'binary frame carries attachments but the message has no content', relatedId, messageType, call);
   }
 
   const parsed = UNION[direction].safeParse(obj);
-  if (!parsed.success) return fail(ErrorCode.InvalidMessage, describeIssue(parsed.error), relatedId, messageType);
+  if (!parsed.success) return fail(ErrorCode.InvalidMessage, describeIssue(parsed.error), relatedId, messageType, call);
   return { ok: true, message: parsed.data as AnyMessage };
 }
 
@@ -265,8 +271,16 @@ function utf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-function fail(code: ErrorCode, message: string, relatedId?: string, messageType?: string): { ok: false; error: DecodeError } {
-  return { ok: false, error: { code, message, relatedId, messageType } };
+function fail(code: ErrorCode, message: string, relatedId?: string, messageType?: string, call?: DecodeError['call']): { ok: false; error: DecodeError } {
+  return { ok: false, error: { code, message, relatedId, messageType, ...(call ? { call } : {}) } };
+}
+
+/** A request's `callId` and `toolName`, those that are strings, cut to 200 characters. */
+function namedCall(obj: Record<string, unknown>): DecodeError['call'] {
+  return {
+    ...(typeof obj.callId === 'string' ? { callId: obj.callId.slice(0, 200) } : {}),
+    ...(typeof obj.toolName === 'string' ? { toolName: obj.toolName.slice(0, 200) } : {}),
+  };
 }
 
 function describeIssue(error: z.ZodError): string {

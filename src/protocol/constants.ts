@@ -23,6 +23,9 @@ export const DEFAULT_LIMITS = {
   heartbeatMs: 10_000,
 } as const;
 
+/** The smallest `maxMessageBytes` a peer may announce in `hello.limits`: every handshake message fits in it. */
+export const MIN_PEER_MESSAGE_BYTES = 65_536;
+
 /** Tool and function names the OpenAI-compatible APIs accept. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 

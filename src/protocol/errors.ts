@@ -63,7 +63,7 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /** What each code means, in one sentence; rendered into docs/PROTOCOL.md's table. */
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
-  PARSE_ERROR: 'The message is not valid JSON (or not valid UTF-8).',
+  PARSE_ERROR: 'The message is not valid JSON, or the JSON of a binary frame is not valid UTF-8 (a text frame that is not valid UTF-8 closes the connection with 1007 instead).',
   UNKNOWN_TYPE: 'The message has a `type` this protocol version does not define.',
   INVALID_MESSAGE: 'A field is missing or has the wrong type; the message names the field.',
   MESSAGE_TOO_LARGE: 'The message is larger than the receiver\'s `maxMessageBytes`.',

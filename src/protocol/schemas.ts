@@ -8,7 +8,7 @@
  * built once per shape from the same factory so they cannot drift apart.
  */
 import { z } from 'zod';
-import { MAX_CONTENT_ITEMS, PROTOCOL, TOOL_NAME_PATTERN } from './constants';
+import { MAX_CONTENT_ITEMS, MIN_PEER_MESSAGE_BYTES, PROTOCOL, TOOL_NAME_PATTERN } from './constants';
 
 const id = z.string().min(1).max(200);
 /** A session's resume secret: base64url, at least 128 bits. */
@@ -131,6 +131,18 @@ export const GroupState = z.object({
 
 const threadRef = { threadId: id, runId: id };
 
+/**
+ * Limits the extension announces in `hello`, which the backend must respect (the extension refuses
+ * what passes them). Absent (an older extension): the protocol's defaults.
+ */
+export const HelloLimits = z
+  .object({
+    maxMessageBytes: z.number().int().min(MIN_PEER_MESSAGE_BYTES).describe('Largest WebSocket message the extension accepts, attachments included. The backend never sends a larger one.'),
+    maxInFlight: z.number().int().positive().describe('Most client tool calls the extension runs at once; it refuses more with TOO_MANY_IN_FLIGHT. The backend keeps at most this many requests pending.'),
+    replayWindowMs: z.number().int().positive().describe('How long the extension remembers an answered requestId. The backend re-sends a request only within this long of sending it.'),
+  })
+  .describe('Limits the backend must respect; absent: maxMessageBytes 33554432, maxInFlight 64, replayWindowMs 600000.');
+
 function buildMessages<C extends z.ZodType>(contentItem: C) {
   const content = z.array(contentItem).max(MAX_CONTENT_ITEMS);
 
@@ -154,6 +166,7 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     resumeSession: id.optional(),
     /** Proves ownership of `resumeSession`: the `resumeSecret` of that session's `welcome`. */
     resumeSecret: resumeSecret.optional(),
+    limits: HelloLimits.optional(),
   });
   const ClientToolInvokeResponse = z.object({
     type: z.literal('clientToolInvokeResponse'),
@@ -246,6 +259,7 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     outcome: ToolCallOutcome,
     content,
     errorMessage: shortText.optional(),
+    errorCode: z.string().max(64).optional().describe('The error code of a call that did not succeed: the extension\'s errorCode (TOOL_FAILED when its answer had none), or the backend\'s own for a call it ended itself.'),
     durationMs: z.number().nonnegative(),
   });
   const GroupExpanded = z.object({
@@ -285,6 +299,8 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     code: z.string().max(64),
     message: shortText,
     relatedId: z.string().max(200).optional(),
+    group: groupName.optional().describe('A registration error (hello, updateToolGroups, injectGroups): the tool group at fault, by name.'),
+    tool: toolName.optional().describe('A registration error about one tool or skill of `group`: its name.'),
   });
 
   // Each direction's messages by name: the one place a message joins the protocol. The unions, the

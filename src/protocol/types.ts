@@ -21,6 +21,7 @@ export type FinishReason = z.infer<typeof S.FinishReason>;
 export type GroupState = z.infer<typeof S.GroupState>;
 export type TokenCounts = z.infer<typeof S.TokenCounts>;
 export type RunUsage = z.infer<typeof S.RunUsage>;
+export type HelloLimits = z.infer<typeof S.HelloLimits>;
 
 /** Every message the extension sends to the backend. */
 export type ClientToServer = z.infer<M['ClientToServer']>;

@@ -70,6 +70,8 @@ export const ChatCallRecord = z.object({
   errorCode: z.string().max(64).optional(),
   errorMessage: z.string().max(10_000).optional(),
   content: z.array(ChatContentItem).max(1000).optional(),
+  /** Refused before anything ran (src/core/callRecord.ts). */
+  refused: z.literal(true).optional(),
 });
 
 export const ConnectionState = z.enum(['connecting', 'connected', 'reconnecting', 'disconnected']);

@@ -66,15 +66,19 @@ const BACKGROUND_TITLE = 'A background call: the backend asked for it while no c
 
 /** Where the call ran. Only a card from the extension's own record says it ran in the editor. */
 function executorLabel(item: ToolItem): string {
+  if (item.notSent) return 'Not sent to your editor';
   if (item.executor === 'backend') return 'Backend';
   if (item.requestId === undefined) return 'IDE';
+  if (item.refused) return 'Refused by your editor';
   if (item.status === 'succeeded' || item.status === 'failed') return 'Ran in your editor';
   return item.status === 'denied' ? 'Not run' : 'In your editor';
 }
 
 function executorTitle(item: ToolItem): string {
+  if (item.notSent) return 'The backend reported this call of an editor tool and ended it without sending it to your editor: nothing ran here.';
   if (item.executor === 'backend') return 'Runs in the agent backend';
   if (item.requestId === undefined) return 'Runs in the editor';
+  if (item.refused) return 'Your editor refused this call before running it (unknown or switched-off tool, invalid arguments, too many calls at once): nothing ran.';
   return 'Recorded by Client Tools as your editor executed it (not as the backend reported it)';
 }
 

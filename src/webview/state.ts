@@ -24,6 +24,8 @@ export const MAX_DETAIL_CHARS = 20_000;
 const MAX_CLOSED_RUNS = 20;
 /** Client tool calls the backend announced that the extension has not recorded (yet). */
 const MAX_ANNOUNCED = 50;
+/** Characters of an announced call's arguments kept for a card the backend's events may have to make (notSentCard). */
+const MAX_ANNOUNCED_ARGS_CHARS = 2_000;
 const SUMMARY_CHARS = 80;
 
 export const CardStatus = z.enum([
@@ -99,6 +101,13 @@ const ToolItem = z.object({
   permissionNote: z.string().optional(),
   /** The tool the backend's display event named for this call, when it is not the one that ran. */
   announcedAs: z.string().optional(),
+  /** Your editor refused the call before running it (from its own record: unknown tool, invalid arguments, …). */
+  refused: z.boolean().optional(),
+  /**
+   * A call of an editor tool the backend announced and ended without ever sending it to the editor
+   * (it refused the call itself, or the run ended first): shown from the backend's events, nothing ran.
+   */
+  notSent: z.boolean().optional(),
   /** An OpenDiff review of this call, as the extension last described it (src/webview/reviewCard.ts). */
   review: ChatReview.optional(),
   /** The backend's card for a group or skill expansion itself (src/webview/expansionFold.ts). */
@@ -106,6 +115,16 @@ const ToolItem = z.object({
   /** The expansion folded into this card, in words ("Loaded the IDE group: …"). */
   expansionNote: z.string().optional(),
 });
+/** A client tool call as the backend announced it, kept until the extension's record of it comes (or its end, if none does). */
+const Announcement = z.object({
+  callId: z.string(),
+  toolName: z.string(),
+  group: z.string().optional(),
+  argsSummary: z.string().default(''),
+  argsJson: z.string().default(''),
+});
+type Announcement = z.infer<typeof Announcement>;
+
 const ExpansionItem = z.object({
   kind: z.literal('expansion'),
   id: z.string(),
@@ -153,7 +172,7 @@ export const ChatState = z.object({
   nextId: z.number().int().nonnegative(),
   closedRunIds: z.array(z.string()),
   /** Client tool calls the backend announced (toolCallStarted) before the extension recorded them. */
-  announced: z.array(z.object({ callId: z.string(), toolName: z.string() })).max(MAX_ANNOUNCED).default([]),
+  announced: z.array(Announcement).max(MAX_ANNOUNCED).default([]),
   /** The conversation's token totals as its last finished run reported them; null until one did. */
   threadUsage: TokenCounts.nullable().default(null),
   /**
@@ -368,7 +387,7 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
       return appendText(state, ev.runId, ev.text);
     case 'toolCallStarted': {
       // What runs in the editor is shown from the extension's own record, never from the backend's word.
-      if (ev.executor === 'client') return noteAnnouncement(state, ev.callId, ev.toolName);
+      if (ev.executor === 'client') return noteAnnouncement(state, ev);
       if (findCard(state, ev.runId, ev.callId) >= 0) return state;
       return bound(appendCard(state, {
         kind: 'tool',
@@ -392,6 +411,10 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         return withOptional({ ...card, status }, 'details', details);
       });
     case 'toolCallEnded':
+      if (findCard(state, ev.runId, ev.callId) < 0 && ev.outcome !== 'succeeded') {
+        const announcement = state.announced.find((a) => a.callId === ev.callId);
+        if (announcement) return bound(notSentCard(state, announcement, ev));
+      }
       return bound(updateCard(state, ev.runId, ev.callId, (card) => {
         if (card.requestId !== undefined) return card;
         const timedOut = ev.outcome === 'timedOut';
@@ -482,6 +505,7 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   next = withOptional(next, 'target', record.target ?? card.target);
   next = withOptional(next, 'caller', record.caller);
   next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) : card.permissionNote);
+  if (record.refused) next = { ...next, refused: true };
   return next;
 }
 
@@ -515,7 +539,8 @@ export function describePermission(p: NonNullable<ChatCallRecord['permission']>)
  * The backend announced a client tool call. If the extension recorded it already, the card notes a
  * tool name that differs from what ran; otherwise the announcement waits for the record.
  */
-function noteAnnouncement(state: ChatState, callId: string, toolName: string): ChatState {
+function noteAnnouncement(state: ChatState, ev: Extract<ChatRunEvent, { type: 'toolCallStarted' }>): ChatState {
+  const { callId, toolName } = ev;
   for (let i = state.items.length - 1; i >= 0; i--) {
     const it = state.items[i];
     if (it.kind === 'tool' && it.requestId !== undefined && it.callId === callId) {
@@ -525,8 +550,44 @@ function noteAnnouncement(state: ChatState, callId: string, toolName: string): C
       return { ...state, items };
     }
   }
-  const announced = [...state.announced.filter((a) => a.callId !== callId), { callId, toolName }].slice(-MAX_ANNOUNCED);
+  const announcement: Announcement = {
+    callId,
+    toolName,
+    ...(ev.group !== undefined ? { group: ev.group } : {}),
+    argsSummary: summarizeArguments(ev.arguments),
+    argsJson: clip(JSON.stringify(ev.arguments, null, 2), MAX_ANNOUNCED_ARGS_CHARS),
+  };
+  const announced = [...state.announced.filter((a) => a.callId !== callId), announcement].slice(-MAX_ANNOUNCED);
   return { ...state, announced };
+}
+
+/**
+ * A client tool call the backend announced ended without success, and no request for it ever
+ * reached the extension (no record came): the backend refused it itself or the run ended before it
+ * was sent. Its card comes from the backend's events and says that nothing ran in the editor. A
+ * "success" of an editor tool that never reached the editor is the backend's word against the
+ * extension's record and makes no card, as before.
+ */
+function notSentCard(state: ChatState, announcement: Announcement, ev: Extract<ChatRunEvent, { type: 'toolCallEnded' }>): ChatState {
+  const announced = state.announced.filter((a) => a !== announcement);
+  const status: CardStatus = ev.outcome === 'timedOut' ? 'failed' : ev.outcome;
+  const code = ev.errorCode !== undefined ? `${ev.errorCode}: ` : '';
+  return appendCard({ ...state, announced }, {
+    kind: 'tool',
+    runId: ev.runId,
+    callId: ev.callId,
+    toolName: announcement.toolName,
+    ...(announcement.group !== undefined ? { group: announcement.group } : {}),
+    executor: 'backend',
+    argsSummary: announcement.argsSummary,
+    argsJson: announcement.argsJson,
+    status,
+    durationMs: ev.durationMs,
+    result: [],
+    expanded: false,
+    notSent: true,
+    ...(ev.errorMessage !== undefined || ev.errorCode !== undefined ? { details: `${code}${ev.errorMessage ?? ''}` } : {}),
+  });
 }
 
 function findRecordCard(state: ChatState, recordId: string): number {

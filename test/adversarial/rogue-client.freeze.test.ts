@@ -1,9 +1,10 @@
 /**
  * A rogue client that holds the token tries to freeze the real backend (offline demo model, its
  * default without a configured model) with one chat message: text crafted so that the demo model's
- * intent parsing backtracks. Everything runs on the backend's one thread, so a freeze would stall
+ * intent parsing backtracks; or with one tool result the context budget must count (a file that is
+ * a megabyte of one letter). Everything runs on the backend's one thread, so a freeze would stall
  * every session, heartbeat and new connection. While the attack is processed, a second client must
- * complete its handshake and a run within seconds (before the fix: minutes).
+ * complete its handshake and a run within seconds (before the fixes: minutes).
  */
 import * as assert from 'node:assert/strict';
 import type { ClientToolInvokeRequest } from '../../src/protocol';
@@ -59,6 +60,19 @@ describe('rogue client: freezing the event loop', () => {
     assert.equal(finished.reason, 'completed');
     assert.match(rogue.text(started.runId), /^Your message is 100,000 characters long; the offline demo model reads requests of up to 10,000 characters, so I did nothing with it\./);
     assert.deepEqual(rogue.all('clientToolInvokeRequest'), []);
+  });
+
+  it('T-FREEZE-03 a tool result of 1,000,000 times one letter (the tokenizer merged it in quadratic time: most of an hour) is counted for the context budget in well under a second: another client completes a run within seconds', async () => {
+    rig = await startBackend({ contextWindow: 128_000 });
+    const rogue = await rig.open();
+    rogue.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: 'a'.repeat(1_000_000) }] }));
+    rogue.send({ type: 'userMessage', threadId: 'rogue-0', text: 'read notes.txt' });
+    await rogue.next('clientToolInvokeRequest', () => true, BOUND_MS);
+    const ms = await honestRun();
+    assert.ok(ms < BOUND_MS, `the honest client took ${ms.toFixed(0)} ms`);
+    const started = await rogue.next('runStarted', (m) => m.threadId === 'rogue-0', BOUND_MS);
+    const finished = await rogue.next('runFinished', (m) => m.runId === started.runId, BOUND_MS);
+    assert.equal(finished.reason, 'completed');
   });
 
   it('T-FREEZE-02 the worst case of every demo pattern at the longest length it reads, all at once on separate threads: another client connects and completes a run within seconds; every rogue run ends', async () => {

@@ -520,10 +520,16 @@ describe('chat webview in Chromium', function () {
       }),
       ev.toolStarted('call-ghost', 'ShowMessage', { text: 'hi' }, { group: 'IDE', executor: 'client' }),
       ev.toolEnded('call-ghost', 'succeeded', 1, [{ type: 'text', text: 'shown' }]),
+      // A call the editor refused before running it, and one the backend ended before sending it.
+      record('r8', 'OpenFile', { status: 'failed', refused: true, durationMs: 0, errorCode: 'INVALID_ARGUMENTS', errorMessage: 'path: is required' }),
+      ev.toolStarted('call-unsent', 'GetDiagnostics', { path: 'big.log' }, { group: 'Workspace', executor: 'client' }),
+      ev.toolEnded('call-unsent', 'failed', 0, [], 'GetDiagnostics was not sent: its request is larger than the editor accepts'),
       ev.finished('completed'),
     );
     assert.equal(await card('GetSelection').count(), 0, 'no card for what was only announced');
-    assert.equal(await card('ShowMessage').count(), 0, 'no card for a call the editor never executed');
+    assert.equal(await card('ShowMessage').count(), 0, 'no card for a "success" the editor never executed');
+    assert.equal(await card('OpenFile').locator('.tool-meta').textContent(), 'Refused by your editor · 0 ms');
+    assert.equal(await card('GetDiagnostics').locator('.tool-meta').textContent(), 'Not sent to your editor · 0 ms');
     const ran = card('DeleteFile');
     assert.equal(await ran.locator('.tool-meta').textContent(), 'Ran in your editor · 15 ms');
     assert.equal(await ran.locator('.background-badge').isVisible(), false);

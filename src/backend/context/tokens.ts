@@ -13,9 +13,37 @@ import type { FunctionSpec } from '../toolState';
 
 /** Tokens the service adds around each message (role markers). */
 const MESSAGE_OVERHEAD = 4;
+/**
+ * The longest run without whitespace the tokenizer is given whole. Its byte-pair merge is quadratic
+ * in the length of one pre-token, and a run of letters or of punctuation is one pre-token: 40,000
+ * letters took 2 s and a megabyte would take most of an hour on the backend's only thread. Longer
+ * runs are counted in pieces of this length, which can only count a token more per piece.
+ */
+const MAX_RUN = 256;
 
 export function countTokens(text: string): number {
-  return text.length === 0 ? 0 : countO200k(text);
+  if (text.length === 0) return 0;
+  // One linear pass over the characters: a regular expression for "a long run" either rescans each
+  // run from every position in it or, on a run of megabytes, overflows V8's backtracking stack.
+  let tokens = 0;
+  let from = 0;
+  let runStart = 0;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && !isSpace(text.charCodeAt(i))) continue;
+    if (i - runStart > MAX_RUN) {
+      if (runStart > from) tokens += countO200k(text.slice(from, runStart));
+      for (let at = runStart; at < i; at += MAX_RUN) tokens += countO200k(text.slice(at, Math.min(at + MAX_RUN, i)));
+      from = i;
+    }
+    runStart = i + 1;
+  }
+  if (from < text.length) tokens += countO200k(text.slice(from));
+  return tokens;
+}
+
+/** ASCII whitespace and the no-break space: where the tokenizer's pre-tokens end. */
+function isSpace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0;
 }
 
 // Messages are replaced, never edited, when history changes, so an object's count stays valid.

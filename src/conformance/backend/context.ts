@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClientToolInvokeRequest, Hello, ServerToClient, ToolGroupDefinition, Welcome } from '../../protocol';
-import { PROTOCOL } from '../../protocol';
+import { DEFAULT_LIMITS, PROTOCOL } from '../../protocol';
 import type { Upgrade, UpgradeOptions } from '../backendPeer';
 import { BackendPeer, upgrade } from '../backendPeer';
 import { CheckFailed } from '../check';
@@ -20,6 +20,8 @@ export interface BackendTarget {
   prompt: string;
   /** How long one expected answer may take. */
   waitMs: number;
+  /** Only these checks (ids, or prefixes such as `limits`); all when absent. */
+  checks?: readonly string[];
 }
 
 export const FILES_GROUP_NAME = 'ConformanceFiles';
@@ -48,6 +50,8 @@ export function helloMessage(overrides: Partial<Hello> = {}): Hello {
     client: { name: 'client-tools-conformance', version: '1', ide: 'conformance kit' },
     workspace: { folders: [], trusted: true },
     toolGroups: [FILES_GROUP],
+    // What the kit takes, as an extension announces it: the protocol's defaults.
+    limits: { maxMessageBytes: DEFAULT_LIMITS.maxMessageBytes, maxInFlight: DEFAULT_LIMITS.maxInFlight, replayWindowMs: DEFAULT_LIMITS.replayWindowMs },
     ...overrides,
   };
 }

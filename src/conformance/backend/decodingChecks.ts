@@ -19,7 +19,8 @@ interface BadInput {
   send(peer: BackendPeer): void;
 }
 
-function frame(json: string, trailing: Buffer = Buffer.alloc(0)): Buffer {
+/** A binary frame: the length of `json`, `json` (text, or bytes as they are), then `trailing`. */
+function frame(json: string | Buffer, trailing: Buffer = Buffer.alloc(0)): Buffer {
   const body = Buffer.from(json);
   const header = Buffer.alloc(4);
   header.writeUInt32BE(body.length, 0);
@@ -47,6 +48,21 @@ const BAD_INPUTS: BadInput[] = [
       p.sendRaw(JSON.stringify({ type: 'clientToolInvokeResponse', requestId: `${badRequestId}-2`, success: true, content: [{ type: 'binary', mimeType: 'image/png', byteLength: 3, data: 'not base64!' }] }), false),
   },
   { id: 'decode.short-binary-frame', title: 'A binary frame shorter than its 4-byte header', code: ErrorCode.BadBinaryFrame, send: (p) => p.sendRaw(Buffer.from([0, 0]), true) },
+  {
+    id: 'decode.binary-utf8',
+    title: 'A binary frame whose JSON is not valid UTF-8',
+    code: ErrorCode.ParseError,
+    // {"type":"cancel","threadId":"<0xC3 0x28>"} as the JSON part.
+    send: (p) => p.sendRaw(frame(Buffer.concat([Buffer.from('{"type":"cancel","threadId":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])), true),
+  },
+  {
+    id: 'decode.attachment-not-integer',
+    title: 'A binary item whose attachment is not an integer',
+    code: ErrorCode.BadBinaryFrame,
+    relatedId: `${badRequestId}-4`,
+    send: (p) =>
+      p.sendRaw(frame(JSON.stringify({ type: 'clientToolInvokeResponse', requestId: `${badRequestId}-4`, success: true, content: [{ type: 'binary', mimeType: 'image/png', byteLength: 1, attachment: 0.5 }] }), Buffer.alloc(1)), true),
+  },
   {
     id: 'decode.binary-frame-lengths',
     title: 'A binary frame whose attachment runs past its end',
@@ -77,6 +93,19 @@ function decodingCheck(input: BadInput): Check<BackendContext> {
 
 export const DECODING_CHECKS: Check<BackendContext>[] = [
   ...BAD_INPUTS.map(decodingCheck),
+  {
+    id: 'decode.invalid-utf8',
+    title: 'A text frame that is not valid UTF-8 fails the connection with 1007 (RFC 6455 §8.1)',
+    expected: 'the connection closed with close code 1007',
+    async run(context) {
+      const { peer } = await context.session();
+      // {"type":"cancel","threadId":"<0xC3 0x28>"}: one byte sequence no UTF-8 decoder accepts.
+      peer.sendRaw(Buffer.concat([Buffer.from('{"type":"cancel","threadId":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), false);
+      const closed = await peer.closeCode(context.target.waitMs);
+      verify(closed?.code === 1007, closed ? `closed with ${closed.code}` : `the connection stayed open (last: ${peer.messages().map((m) => m.type).at(-1) ?? 'nothing'})`);
+      return 'closed with 1007';
+    },
+  },
   {
     id: 'decode.unknown-request',
     title: 'A response for a request the backend never sent is answered with UNKNOWN_REQUEST',

@@ -63,6 +63,21 @@ export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
     },
   },
   {
+    id: 'handshake.decode-before-hello',
+    title: 'A message that cannot be decoded before hello gets its decoding code, not NOT_READY',
+    expected: `error ${ErrorCode.ParseError} for malformed JSON before hello, the connection open, and hello still works afterwards`,
+    async run(context) {
+      const peer = await context.connect();
+      peer.sendRaw('{"type": "userMessage",', false);
+      const error = await nextError(context, peer, 0);
+      verify(error.code === ErrorCode.ParseError, describeMessage(error));
+      const since = peer.mark();
+      peer.send(helloMessage());
+      await context.wait(peer, (m) => m.type === 'welcome', 'welcome after the undecodable message', since);
+      return `error ${error.code}, then welcome`;
+    },
+  },
+  {
     id: 'handshake.protocol-mismatch',
     title: 'A hello of another major version is refused with PROTOCOL_MISMATCH and close code 1002',
     expected: `error ${ErrorCode.ProtocolMismatch}, then the connection closed with 1002`,
@@ -71,7 +86,7 @@ export const HANDSHAKE_CHECKS: Check<BackendContext>[] = [
       peer.sendRaw(JSON.stringify({ ...helloMessage(), protocol: 'client-tools/99' }), false);
       const error = await nextError(context, peer, 0);
       verify(error.code === ErrorCode.ProtocolMismatch, describeMessage(error));
-      const closed = await Promise.race([peer.closed, new Promise<undefined>((r) => setTimeout(() => r(undefined), context.target.waitMs))]);
+      const closed = await peer.closeCode(context.target.waitMs);
       verify(closed?.code === 1002, closed ? `closed with ${closed.code}` : 'the connection stayed open');
       return `error ${error.code}, closed with 1002`;
     },

@@ -7,13 +7,14 @@
 import type { Report } from '../report';
 import { buildReport } from '../report';
 import type { Check } from '../check';
-import { runChecks, verify } from '../check';
+import { runChecks, selectChecks, verify } from '../check';
 import { AUTH_CHECKS } from './authChecks';
 import type { BackendTarget } from './context';
 import { BackendContext } from './context';
 import { DECODING_CHECKS } from './decodingChecks';
 import { HANDSHAKE_CHECKS } from './handshakeChecks';
 import { LIMIT_CHECKS } from './limitChecks';
+import { REGISTRATION_CHECKS } from './registrationChecks';
 import { SESSION_CHECKS } from './sessionChecks';
 import { TOOL_CHECKS } from './toolChecks';
 
@@ -31,13 +32,13 @@ const SCHEMA_CHECK: Check<BackendContext> = {
   },
 };
 
-export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
+export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...REGISTRATION_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
 
 export async function checkBackend(target: BackendTarget): Promise<Report> {
   const context = new BackendContext(target);
   try {
     // A check's deadline leaves room for the several answers it waits for.
-    const results = await runChecks(BACKEND_CHECKS, context, target.waitMs * 4, () => context.closeSpent());
+    const results = await runChecks(selectChecks(BACKEND_CHECKS, target.checks), context, target.waitMs * 4, () => context.closeSpent());
     return buildReport('backend', target.url, results);
   } finally {
     await context.close();

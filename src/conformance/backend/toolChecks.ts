@@ -4,15 +4,25 @@
  * and cancelling a run while a call waits. These need a model that reads a file when asked (the
  * reference backend's offline demo model does); with another model they are skipped with a reason.
  */
-import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ContentItem, ServerToClient, ToolCallEnded, ToolCallStarted, Welcome } from '../../protocol';
+import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ContentItem, ServerToClient, ToolCallEnded, ToolCallStarted, ToolGroupDefinition, Welcome } from '../../protocol';
 import { ErrorCode } from '../../protocol';
 import { describeMessage } from '../backendPeer';
 import type { Check } from '../check';
 import { CheckFailed, skip, verify } from '../check';
 import type { BackendContext, ToolThread } from './context';
-import { FILES_GROUP_NAME, helloMessage, IMAGE_BYTES, READ_TOOL, uniqueId } from './context';
+import { FILES_GROUP, FILES_GROUP_NAME, helloMessage, IMAGE_BYTES, READ_TOOL, uniqueId } from './context';
 
 type Invoke = ClientToolInvokeRequest;
+/** The smallest message limit an extension may announce (PROTOCOL.md "Limits each side announces"). */
+const SMALL_LIMIT = 65_536;
+/** A result larger than SMALL_LIMIT, of words (a run without spaces is no kinder to tokenizers). */
+const LARGE_RESULT_CHARS = 100_000;
+
+/** The kit's group with a ReadFile no model's path matches: the backend refuses the call, or the kit does. */
+const STRICT_FILES_GROUP: ToolGroupDefinition = {
+  ...FILES_GROUP,
+  tools: FILES_GROUP.tools.map((t) => ({ ...t, parameters: { type: 'object', properties: { path: { type: 'string', maxLength: 1 } }, required: ['path'] } })),
+};
 const isInvoke = (m: ServerToClient): m is Invoke => m.type === 'clientToolInvokeRequest';
 
 /** Sends the prompt on the thread and returns the model's ReadFile call, or skips when the model makes none. */
@@ -69,7 +79,7 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
   {
     id: 'tools.expansion',
     title: 'The model sees the collapsed group as a container; calling it expands the group',
-    expected: `toolCallStarted (executor server) for the container, groupExpanded ${FILES_GROUP_NAME} listing ${READ_TOOL}, then a clientToolInvokeRequest for ${READ_TOOL}`,
+    expected: `toolCallStarted (executor server) for the container, groupExpanded ${FILES_GROUP_NAME} listing ${READ_TOOL}, the container's toolCallEnded and the thread's toolGroupState, in this order, then a clientToolInvokeRequest for ${READ_TOOL}`,
     async run(context) {
       const { peer, welcome } = await context.session();
       const thread: ToolThread = { peer, welcome, threadId: uniqueId('conformance-thread') };
@@ -86,8 +96,14 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
       verify(container, `no toolCallStarted with executor server came before the request (saw ${before.map((m) => m.type).join(', ')})`);
       const expanded = before.find((m) => m.type === 'groupExpanded');
       verify(expanded?.type === 'groupExpanded' && expanded.group === FILES_GROUP_NAME && expanded.tools.includes(READ_TOOL), `groupExpanded: ${expanded ? JSON.stringify(expanded) : 'none before the request'}`);
+      // The order of one model turn (PROTOCOL.md "Tool groups"): the container's started, expanded
+      // and ended, then the thread's toolGroupState, all before the next turn's request.
+      const ended = before.find((m) => m.type === 'toolCallEnded' && m.callId === container.callId);
+      const state = before.find((m) => m.type === 'toolGroupState' && m.threadId === thread.threadId);
+      const order = [container, expanded, ended, state].map((m) => (m ? before.indexOf(m) : -1));
+      verify(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1])), `the expansion came as ${before.map((m) => (m.type === 'toolGroupState' ? `toolGroupState(${m.threadId === thread.threadId ? 'thread' : 'session'})` : m.type)).join(', ')}, not toolCallStarted, groupExpanded, toolCallEnded, toolGroupState of the thread, then the request`);
       context.thread = { ...thread, pending: request };
-      return `container ${container.toolName} called, ${FILES_GROUP_NAME} expanded, ${READ_TOOL} requested`;
+      return `container ${container.toolName} called: toolCallStarted, groupExpanded, toolCallEnded, toolGroupState, then ${READ_TOOL} requested`;
     },
   },
   {
@@ -163,6 +179,53 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
       const ended = await answer(context, { ...context.thread, pending: next }, (r) => peer.send(r), [{ type: 'text', text: 'read after the resume' }]);
       verify(ended.outcome === 'succeeded', `toolCallEnded ${ended.outcome}`);
       return `${request.requestId} re-sent unchanged after the resume; answered, the run completed`;
+    },
+  },
+  {
+    id: 'tools.refused',
+    title: 'A call whose arguments break the tool\'s schema is visible however it is refused',
+    expected: `the backend refuses it itself (toolCallStarted executor server, toolCallEnded failed with errorMessage, no request), or sends it (executor client) and reports the kit's ${ErrorCode.InvalidArguments} as toolCallEnded failed; the run ends`,
+    async run(context) {
+      const { peer } = await context.session({ toolGroups: [STRICT_FILES_GROUP] });
+      const threadId = uniqueId('conformance-refused');
+      const since = peer.mark();
+      peer.send({ type: 'userMessage', threadId, text: context.target.prompt });
+      const read = (m: ServerToClient): m is ToolCallStarted => m.type === 'toolCallStarted' && m.toolName === READ_TOOL;
+      const first = await context.wait(peer, (m) => read(m) || (m.type === 'runFinished' && m.threadId === threadId), `a toolCallStarted for ${READ_TOOL}, or the end of the run`, since);
+      if (!read(first)) return skip(`the backend's model made no ${READ_TOOL} call for "${context.target.prompt}"`);
+      const next = await context.wait(peer, (m) => (isInvoke(m) && m.callId === first.callId) || (m.type === 'toolCallEnded' && m.callId === first.callId), `the request or the end of call ${first.callId}`, since);
+      let ended: ToolCallEnded;
+      let how: string;
+      if (isInvoke(next)) {
+        verify(first.executor === 'client', `the call was announced with executor ${first.executor} and then sent to the extension`);
+        const at = peer.mark();
+        peer.send({ type: 'clientToolInvokeResponse', requestId: next.requestId, success: false, content: [{ type: 'text', text: 'path: does not match the schema' }], errorCode: ErrorCode.InvalidArguments, errorMessage: 'path: does not match the schema' });
+        ended = await context.wait(peer, (m): m is ToolCallEnded => m.type === 'toolCallEnded' && m.callId === first.callId, `toolCallEnded for ${first.callId}`, at);
+        how = 'sent (executor client) and refused by the kit';
+      } else {
+        ended = next as ToolCallEnded;
+        verify(first.executor === 'server', `the backend ended the call without sending it, but announced it with executor ${first.executor} (a call the backend answers itself is executor server, so the extension shows it)`);
+        how = `refused by the backend (executor server${ended.errorCode ? `, ${ended.errorCode}` : ''})`;
+      }
+      verify(ended.outcome === 'failed' && (ended.errorMessage ?? '') !== '', `toolCallEnded ${ended.outcome}${ended.errorMessage ? '' : ' without errorMessage'}`);
+      await context.wait(peer, (m) => m.type === 'runFinished' && m.threadId === threadId, 'runFinished', since);
+      return `${READ_TOOL} ${how}: toolCallEnded (failed): ${(ended.errorMessage ?? '').slice(0, 120)}`;
+    },
+  },
+  {
+    id: 'limits.hello-max-message',
+    title: 'Nothing the backend sends is larger than hello.limits.maxMessageBytes, a large result included',
+    expected: `with hello.limits.maxMessageBytes ${SMALL_LIMIT}, a ${LARGE_RESULT_CHARS}-character result is taken: toolCallEnded (succeeded), the run completes, and every message is at most ${SMALL_LIMIT} bytes`,
+    async run(context) {
+      const { peer, welcome } = await context.session({ limits: { maxMessageBytes: SMALL_LIMIT, maxInFlight: 64, replayWindowMs: 600_000 } });
+      const thread: ToolThread = { peer, welcome, threadId: uniqueId('conformance-limits') };
+      const request = await promptForRead(context, thread);
+      const text = 'conformance '.repeat(Math.ceil(LARGE_RESULT_CHARS / 12)).slice(0, LARGE_RESULT_CHARS);
+      const ended = await answer(context, { ...thread, pending: request }, (r) => peer.send(r), [{ type: 'text', text }]);
+      verify(ended.outcome === 'succeeded', `toolCallEnded ${ended.outcome}`);
+      const largest = Math.max(...peer.received.map((r) => r.bytes));
+      verify(largest <= SMALL_LIMIT, `a message of ${largest} bytes came (${peer.received.filter((r) => r.bytes > SMALL_LIMIT).map((r) => r.message?.type ?? r.invalid?.code).join(', ')})`);
+      return `the largest of ${peer.received.length} messages was ${largest} bytes`;
     },
   },
 ];

@@ -3,7 +3,7 @@
  * then reads every message the extension sent against the schema.
  */
 import type { BinaryContent, ClientToolInvokeResponse, Hello } from '../../protocol';
-import { ErrorCode, PROTOCOL, SUBPROTOCOL } from '../../protocol';
+import { ErrorCode, MIN_PEER_MESSAGE_BYTES, PROTOCOL, SUBPROTOCOL } from '../../protocol';
 import type { Check } from '../check';
 import { CheckFailed, skip, verify } from '../check';
 import type { ExtensionContext } from './context';
@@ -63,6 +63,17 @@ export const EXTENSION_CHECKS: Check<ExtensionContext>[] = [
       const tools = hello.toolGroups.reduce((n, g) => n + g.tools.length, 0);
       verify(tools > 0, 'the hello registers no tools');
       return `hello from ${hello.client.name} ${hello.client.version}: ${hello.toolGroups.length} groups, ${tools} tools`;
+    },
+  },
+  {
+    id: 'ext.hello-limits',
+    title: 'hello announces the limits the extension enforces',
+    expected: `hello.limits with maxMessageBytes (at least ${MIN_PEER_MESSAGE_BYTES}), maxInFlight and replayWindowMs; an extension that predates hello.limits leaves it out, which the backend reads as the defaults`,
+    advisory: true,
+    async run(context) {
+      const { hello } = context.connected();
+      verify(hello.limits, 'hello carries no limits: the backend assumes 32 MiB, 64 calls and 10 minutes');
+      return `maxMessageBytes ${hello.limits.maxMessageBytes}, maxInFlight ${hello.limits.maxInFlight}, replayWindowMs ${hello.limits.replayWindowMs}`;
     },
   },
   {
@@ -181,6 +192,18 @@ export const EXTENSION_CHECKS: Check<ExtensionContext>[] = [
       await context.invoke(name, args);
       verify(peer.responses(requestId).length === 1, `${peer.responses(requestId).length} responses`);
       return summary(response);
+    },
+  },
+  {
+    id: 'ext.invalid-utf8',
+    title: 'A text frame that is not valid UTF-8 fails the connection with 1007 (RFC 6455 §8.1)',
+    expected: 'the extension closes the connection with close code 1007 (it reconnects afterwards, to a backend that is gone by then)',
+    async run(context) {
+      const { peer } = context.connected();
+      peer.sendRaw(Buffer.concat([Buffer.from('{"type":"textDelta","threadId":"t","runId":"r","text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), false);
+      const code = await peer.closeCode(context.target.waitMs);
+      verify(code === 1007, code === undefined ? 'the connection stayed open' : `closed with ${code}`);
+      return 'closed with 1007';
     },
   },
   {

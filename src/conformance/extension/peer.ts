@@ -51,7 +51,7 @@ export class ExtensionPeer {
     this.ws.send(frame.data, { binary: frame.binary });
   }
 
-  sendRaw(data: string, binary: boolean): void {
+  sendRaw(data: string | Buffer, binary: boolean): void {
     this.ws.send(data, { binary });
   }
 
@@ -85,6 +85,21 @@ export class ExtensionPeer {
   /** Every response to `requestId` received so far. */
   responses(requestId: string): ClientToolInvokeResponse[] {
     return this.received.flatMap((r) => (r.message?.type === 'clientToolInvokeResponse' && r.message.requestId === requestId ? [r.message] : []));
+  }
+
+  /** The close code once the extension closed the connection, or undefined when it is still open after `timeoutMs`. */
+  async closeCode(timeoutMs: number): Promise<number | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.closedWith === undefined && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now());
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.closedWith;
   }
 
   close(): void {

@@ -46,7 +46,7 @@ describe('conformance kit: backend mode', function () {
 
     it('covers handshake, auth refusals, expansion, binary both ways, errors, cancel, resume and limits', () => {
       const ids = report.results.map((r) => r.id);
-      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'handshake.welcome', 'handshake.protocol-mismatch', 'decode.invalid-message', 'decode.bad-base64', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'session.resume', 'limits.message-too-large', 'limits.tools', 'limits.groups', 'schema.every-message']) {
+      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'auth.order', 'handshake.welcome', 'handshake.decode-before-hello', 'handshake.protocol-mismatch', 'registration.error-ids', 'decode.invalid-message', 'decode.bad-base64', 'decode.invalid-utf8', 'decode.binary-utf8', 'decode.attachment-not-integer', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'tools.refused', 'session.resume', 'limits.message-too-large', 'limits.hello-max-message', 'limits.tools', 'limits.groups', 'schema.every-message']) {
         assert.ok(ids.includes(id), `missing ${id}`);
       }
       assert.match(report.results.find((r) => r.id === 'schema.every-message')!.actual, /[1-9]\d* of them binary frames/);
@@ -95,6 +95,45 @@ describe('conformance kit: backend mode', function () {
       }
       assert.match(careless.results.find((r) => r.id === 'tools.expansion')!.actual, /made no tool call for "read conformance.png" \(it said: "I do not use tools\."\)/);
       assert.match(careless.results.find((r) => r.id === 'tools.cancel')!.actual, /made no tool call/);
+    });
+
+    it('fails each rule the protocol pinned in round 3 on a backend that breaks just that rule, and passes the others', async () => {
+      const run = async (faults: Faults, checks: string[]) => {
+        const broken = await startBrokenBackend(faults);
+        opened.push(broken);
+        const report = await checkBackend({ url: broken.url, token: broken.token, originCheck: false, prompt: 'read conformance.png', waitMs: 3_000, checks });
+        return (id: string) => report.results.find((r) => r.id === id)!;
+      };
+      const reads = await run({ readsFile: true }, ['tools.expansion', 'tools.refused', 'limits.hello-max-message']);
+      assert.deepEqual(['tools.expansion', 'tools.refused'].map((id) => reads(id).status), ['pass', 'pass']);
+      assert.match(reads('tools.refused').actual, /sent \(executor client\) and refused by the kit/);
+      assert.equal(reads('limits.hello-max-message').status, 'fail', 'it echoes a 100,000-character result to a hello that announced 65,536 bytes');
+      assert.match(reads('limits.hello-max-message').actual, /a message of \d+ bytes came \(toolCallEnded\)/);
+
+      const refuses = await run({ readsFile: true, refusesAsClient: true }, ['tools.refused']);
+      assert.equal(refuses('tools.refused').status, 'fail');
+      assert.match(refuses('tools.refused').actual, /announced it with executor client/);
+
+      const late = await run({ readsFile: true, stateAfterRequest: true }, ['tools.expansion']);
+      assert.equal(late('tools.expansion').status, 'fail');
+      assert.match(late('tools.expansion').actual, /not toolCallStarted, groupExpanded, toolCallEnded, toolGroupState of the thread/);
+
+      const unnamed = await run({ unnamedRegistrationErrors: true }, ['registration.error-ids']);
+      assert.equal(unnamed('registration.error-ids').status, 'fail');
+      assert.match(unnamed('registration.error-ids').actual, /group absent, tool absent/);
+
+      const keeps = await run({ keepsInvalidUtf8: true }, ['decode.invalid-utf8']);
+      assert.equal(keeps('decode.invalid-utf8').status, 'fail');
+      assert.match(keeps('decode.invalid-utf8').actual, /the connection stayed open \(last: error\)/);
+
+      const plain = await run({ servesPlainHttp: true }, ['auth.order']);
+      assert.equal(plain('auth.order').status, 'fail');
+      assert.match(plain('auth.order').actual, /a GET without Upgrade: HTTP 200 \(expected HTTP 426\)/);
+    });
+
+    it('fails the new decoding checks of a backend that answers with the wrong codes, and skips the new model checks when the model calls no tool', () => {
+      for (const id of ['handshake.decode-before-hello', 'decode.binary-utf8', 'decode.attachment-not-integer', 'registration.error-ids']) assert.equal(statusOf(careless, id), 'fail', id);
+      for (const id of ['tools.refused', 'limits.hello-max-message']) assert.equal(statusOf(careless, id), 'skip', id);
     });
 
     it('fails the subprotocol check of a backend that selects none', () => {

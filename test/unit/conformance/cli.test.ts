@@ -40,6 +40,14 @@ describe('client-tools-conformance command', function () {
     assert.equal(command.readPath, 'logo.png');
   });
 
+  it('--check selects checks by id or prefix, and refuses a name that selects none', () => {
+    const command = parseCommand(['ws://127.0.0.1:4000', '--token', 't', '--check', 'limits', '--check', 'auth.no-token'], {});
+    assert.ok(command.kind === 'backend');
+    assert.deepEqual(command.checks, ['limits', 'auth.no-token']);
+    assert.throws(() => parseCommand(['ws://127.0.0.1:4000', '--token', 't', '--check', 'limit'], {}), /no check is named "limit"/);
+    assert.throws(() => parseCommand(['--serve', '--check', 'ext.invoke'], {}), UsageError);
+  });
+
   it('refuses a missing URL or token, a bad number and a mix of modes', () => {
     assert.throws(() => parseCommand([], {}), UsageError);
     assert.throws(() => parseCommand(['ws://127.0.0.1:4000'], {}), /--token/);

@@ -72,14 +72,21 @@ describe('conformance kit: extension mode (--serve)', function () {
 
     before(async () => {
       const { server, report: pending } = await serveForExtension({ ...TARGET, waitMs: 3_000, readPath: 'img/shot.png' });
-      socket = new WebSocket(server.url, [SUBPROTOCOL], { headers: { [TOKEN_HEADER]: TOKEN } });
+      // It also reads text frames without checking their UTF-8, and keeps the connection when one is not UTF-8.
+      socket = new WebSocket(server.url, [SUBPROTOCOL], { headers: { [TOKEN_HEADER]: TOKEN }, skipUTF8Validation: true });
+      socket.on('error', () => undefined);
       socket.on('open', () => {
         const tool = (name: string, required: string[]) => ({ name, description: name, parameters: { type: 'object', properties: { path: { type: 'string' } }, required } });
         socket!.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL, client: { name: 'careless', version: '0', ide: 'none' }, workspace: { folders: [], trusted: true }, toolGroups: [{ name: 'Careless', description: 'x', tools: [tool('GetWorkspaceFolders', []), tool('ReadFile', ['path'])] }] }));
       });
       socket.on('message', (data, isBinary) => {
         if (isBinary) return;
-        const message = JSON.parse(String(data)) as { type: string; requestId?: string };
+        let message: { type: string; requestId?: string };
+        try {
+          message = JSON.parse(String(data)) as { type: string; requestId?: string };
+        } catch {
+          return;
+        }
         if (message.type === 'clientToolInvokeRequest') socket!.send(JSON.stringify({ type: 'clientToolInvokeResponse', requestId: message.requestId, success: true, content: [{ type: 'text', text: 'ok' }] }));
       });
       report = await pending;
@@ -88,7 +95,9 @@ describe('conformance kit: extension mode (--serve)', function () {
     after(() => socket?.terminate());
 
     it('fails the checks of the codes it never sends, and the run', () => {
-      for (const id of ['ext.unknown-tool', 'ext.invalid-arguments', 'ext.invalid-message', 'ext.binary-result', 'ext.duplicate']) assert.equal(statusOf(report, id), 'fail', id);
+      for (const id of ['ext.unknown-tool', 'ext.invalid-arguments', 'ext.invalid-message', 'ext.binary-result', 'ext.duplicate', 'ext.invalid-utf8', 'ext.hello-limits']) assert.equal(statusOf(report, id), 'fail', id);
+      assert.equal(report.results.find((r) => r.id === 'ext.invalid-utf8')!.actual, 'the connection stayed open');
+      assert.equal(report.results.find((r) => r.id === 'ext.hello-limits')!.required, false, 'an older extension without hello.limits is not failed for it');
       assert.match(report.results.find((r) => r.id === 'ext.unknown-tool')!.actual, /^success$/);
       assert.equal(statusOf(report, 'ext.upgrade'), 'pass');
       assert.equal(statusOf(report, 'ext.invoke'), 'pass');

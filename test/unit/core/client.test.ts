@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { CodedError, ErrorCode, type BinaryContent, type ClientToolProgress, type RunEvent, type ToolGroupState, type UpdateToolGroups } from '../../../src/protocol';
+import { CodedError, DEFAULT_LIMITS, ErrorCode, type BinaryContent, type ClientToolProgress, type RunEvent, type ToolGroupState, type UpdateToolGroups } from '../../../src/protocol';
 import { ClientCore, type ClientCoreOptions } from '../../../src/core/client';
 import type { ConnectionState } from '../../../src/core/connection';
 import { defineTool, textResult } from '../../../src/core/tool';
@@ -74,6 +74,15 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
     assert.deepEqual(hello.toolGroups.map((g) => g.name), ['IDE']);
     assert.equal(hello.toolGroups[0].tools.find((t) => t.name === 'DeleteFile')?.requiresPermission, true);
     assert.equal(core.state.kind, 'connected');
+  });
+
+  it('announces in hello.limits the limits it enforces: its message size, its in-flight cap, its replay window', async () => {
+    await connected();
+    assert.deepEqual(b.hellos[0].limits, { maxMessageBytes: DEFAULT_LIMITS.maxMessageBytes, maxInFlight: DEFAULT_LIMITS.maxInFlight, replayWindowMs: DEFAULT_LIMITS.replayWindowMs });
+    core.dispose();
+    core = makeCore(b.url, { limits: { maxMessageBytes: 100_000.7, maxInFlight: 3, replayWindowMs: 60_000 } });
+    await connected();
+    assert.deepEqual(b.hellos[1].limits, { maxMessageBytes: 100_000, maxInFlight: 3, replayWindowMs: 60_000 });
   });
 
   it('ReadFile of a PNG travels as a binary frame and arrives with image/png and the same bytes', async () => {

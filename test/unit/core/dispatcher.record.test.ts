@@ -121,10 +121,33 @@ describe('dispatcher: the call record', () => {
     assert.equal(last(id).errorCode, ErrorCode.Cancelled);
   });
 
-  it('records nothing for a request refused before anything runs (unknown tool, invalid arguments)', async () => {
-    await h.call('Nope', {});
-    await h.call('Read', { path: 42 });
-    assert.deepEqual(records, []);
+  it('records a request refused before anything runs once, as failed and refused, with the tool, its arguments as sent and the reason', async () => {
+    await h.call('Nope', { x: 1 }, 'r-unknown');
+    await h.call('Read', { path: 42 }, 'r-invalid');
+    assert.deepEqual(records.map((r) => [r.requestId, r.toolName, r.groupName, r.status, r.refused, r.errorCode, r.durationMs]), [
+      ['r-unknown', 'Nope', '', 'failed', true, ErrorCode.UnknownTool, 0],
+      ['r-invalid', 'Read', 'T', 'failed', true, ErrorCode.InvalidArguments, 0],
+    ]);
+    assert.deepEqual(records[1].arguments, { path: 42 });
+    assert.match(records[1].errorMessage ?? '', /path/);
+    assert.equal(t.runs.Read, undefined, 'nothing ran');
+  });
+
+  it('records a call refused by the in-flight cap, and one it cannot decode; a copy of a request it has adds no record', async () => {
+    h.dispose();
+    h = new DispatchHarness({ host: ws.host, tools: t.tools, group: { name: 'T', description: 'test' }, limits: { maxInFlight: 1 } });
+    records = [];
+    h.dispatcher.onCallRecord((r) => records.push(r));
+    const slow = h.invoke('Slow', {});
+    await h.call('Read', { path: 'a' }, 'r-over');
+    h.dispatcher.handleDecodeError({ code: ErrorCode.InvalidMessage, message: 'arguments: expected record', relatedId: 'r-bad', messageType: 'clientToolInvokeRequest', call: { callId: 'call-bad', toolName: 'Read' } });
+    h.invoke('Slow', {}, slow);
+    const refused = records.filter((r) => r.refused);
+    assert.deepEqual(refused.map((r) => [r.requestId, r.callId, r.toolName, r.errorCode]), [
+      ['r-over', 'c-r-over', 'Read', ErrorCode.TooManyInFlight],
+      ['r-bad', 'call-bad', 'Read', ErrorCode.InvalidMessage],
+    ]);
+    assert.equal(records.filter((r) => r.requestId === slow).length, 1, 'the duplicate of the running call added no record');
   });
 
   it('names the target with the tool\'s own prompt line when it prepared one', async () => {

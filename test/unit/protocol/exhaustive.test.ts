@@ -55,6 +55,8 @@ describe('adding a message type without handling it fails the typecheck', functi
   this.timeout(120_000);
   const client = 'src/core/client.ts';
   const session = 'src/backend/session.ts';
+  /** The backend's fitting of messages to the extension's limit decides per message type whether it can be shortened. */
+  const fitting = 'src/backend/peerLimits.ts';
   const unhandled = 'test/fixtures/exhaustive/unhandled.ts';
   const handled = 'test/fixtures/exhaustive/handled.ts';
   let result: Map<string, ts.Diagnostic[]>;
@@ -70,7 +72,7 @@ describe('adding a message type without handling it fails the typecheck', functi
       .replace(toServer, `${toServer} Pong: z.object({ type: z.literal('pong') }),`);
     const template = readFileSync(path.join(FIXTURE_DIR, 'route.ts.fixture'), 'utf8');
     assert.ok(template.includes(MARKER));
-    result = typecheck([client, session, unhandled, handled].map((f) => path.join(ROOT, f)), new Map([
+    result = typecheck([client, session, fitting, unhandled, handled].map((f) => path.join(ROOT, f)), new Map([
       [SCHEMAS, extended],
       [path.join(ROOT, unhandled), template],
       [path.join(ROOT, handled), template.replace(MARKER, "case 'ping':\n      return message.nonce;")],
@@ -85,8 +87,9 @@ describe('adding a message type without handling it fails the typecheck', functi
     assert.equal(describeAll(result.get(handled)), '', 'the fixture with the case handled compiles');
   });
 
-  it('the real routing switches of the extension and the backend fail at their assertNever, and nothing else does', () => {
-    assert.deepEqual([...result.keys()].sort(), [session, client, unhandled].sort(), describeAll([...result.values()].flat()));
+  it('the real routing switches of the extension and the backend (and the backend\'s message fitting) fail at their assertNever, and nothing else does', () => {
+    assert.deepEqual([...result.keys()].sort(), [session, client, fitting, unhandled].sort(), describeAll([...result.values()].flat()));
+    assert.deepEqual(lines(result.get(fitting)), [lineOf(fitting, "assertNever(message, 'message to the client')")]);
     assert.match(describeAll(result.get(client)), /Argument of type '\{ type: "ping"; nonce: string; \}' is not assignable to parameter of type 'never'/);
     assert.match(describeAll(result.get(session)), /Argument of type '\{ type: "pong"; \}' is not assignable to parameter of type 'never'/);
     assert.deepEqual(lines(result.get(client)), [lineOf(client, "assertNever(message, 'message from the backend')")]);

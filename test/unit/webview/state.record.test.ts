@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { initialState, reduce, restoreState, type ChatAction, type ChatState, type ToolItem } from '../../../src/webview/state';
-import { ev, PNG_1X1, record, RUN } from './fixtures';
+import { ev, hostEvent, PNG_1X1, record, RUN, THREAD } from './fixtures';
 
 const play = (actions: ChatAction[], from: ChatState = initialState()): ChatState => actions.reduce(reduce, from);
 const cards = (s: ChatState): ToolItem[] => s.items.filter((i): i is ToolItem => i.kind === 'tool');
@@ -34,7 +34,7 @@ describe('chat state: cards from the extension\'s record', () => {
     assert.deepEqual(c.result, [{ kind: 'text', text: 'Opened' }]);
   });
 
-  it('a client tool call the backend announced but the extension never executed gets no card', () => {
+  it('a client tool call the backend announced as succeeded but the extension never executed gets no card (the backend cannot claim an editor action)', () => {
     const s = play([
       ev.started(),
       ev.toolStarted('c1', 'DeleteFile', { path: 'a.txt' }, { executor: 'client' }),
@@ -42,6 +42,41 @@ describe('chat state: cards from the extension\'s record', () => {
       ev.toolEnded('c1', 'succeeded', 5, [{ type: 'text', text: 'Deleted a.txt' }]),
     ]);
     assert.deepEqual(cards(s), []);
+  });
+
+  it('a client call the backend announced and ended without success before any request reached the extension gets one card, marked not sent, with the code and reason and no result', () => {
+    const s = play([
+      ev.started(),
+      ev.toolStarted('c1', 'ReadFile', { path: 'a.txt' }, { executor: 'client', group: 'IDE' }),
+      hostEvent({ type: 'toolCallEnded', threadId: THREAD, runId: RUN, callId: 'c1', outcome: 'cancelled', content: [{ type: 'text', text: 'backend words' }], errorCode: 'CANCELLED', errorMessage: 'The run was cancelled before ReadFile was sent.', durationMs: 0 }),
+    ]);
+    const c = only(s);
+    assert.deepEqual([c.toolName, c.group, c.executor, c.status, c.notSent, c.requestId, c.argsSummary], ['ReadFile', 'IDE', 'backend', 'cancelled', true, undefined, 'path: "a.txt"']);
+    assert.equal(c.details, 'CANCELLED: The run was cancelled before ReadFile was sent.');
+    assert.deepEqual(c.result, [], 'nothing ran in the editor: no result is shown');
+    assert.deepEqual(s.announced, []);
+  });
+
+  it('a call the backend refused itself (executor server) is a backend card with the code and reason', () => {
+    const s = play([
+      ev.started(),
+      ev.toolStarted('c1', 'DeleteFile', { path: 'a.txt' }, { executor: 'server', group: 'Files' }),
+      hostEvent({ type: 'toolCallEnded', threadId: THREAD, runId: RUN, callId: 'c1', outcome: 'failed', content: [], errorCode: 'TOOL_HIDDEN', errorMessage: '"DeleteFile" belongs to the collapsed tool group "Files"; call the function "Files" first to expand it.', durationMs: 0 }),
+    ]);
+    const c = only(s);
+    assert.deepEqual([c.toolName, c.executor, c.status, c.notSent, c.refused], ['DeleteFile', 'backend', 'failed', undefined, undefined]);
+    assert.match(c.details ?? '', /collapsed tool group "Files"/);
+  });
+
+  it('a call the extension refused before running it gets a card from its record, marked refused', () => {
+    const s = play([
+      ev.started(),
+      ev.toolStarted('call-r1', 'OpenFile', {}, { executor: 'client' }),
+      record('r1', 'OpenFile', { status: 'failed', refused: true, durationMs: 0, errorCode: 'INVALID_ARGUMENTS', errorMessage: 'path: is required' }),
+      hostEvent({ type: 'toolCallEnded', threadId: THREAD, runId: RUN, callId: 'call-r1', outcome: 'failed', content: [], errorCode: 'INVALID_ARGUMENTS', errorMessage: 'path: is required', durationMs: 1 }),
+    ]);
+    const c = only(s);
+    assert.deepEqual([c.requestId, c.status, c.refused, c.notSent, c.details], ['r1', 'failed', true, undefined, 'path: is required']);
   });
 
   it('a call the extension executed that the backend never announced still gets a card', () => {
