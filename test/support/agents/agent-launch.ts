@@ -1,5 +1,6 @@
 /**
- * How each real agent runs offline in a test: its installed command (scripts/provision-agents.mjs),
+ * How each real agent runs offline in a test: its installed command (scripts/provision-agents.mjs,
+ * installed on first use),
  * a fresh HOME with the configuration that points it at its fake model endpoint and keeps it from
  * phoning home, and the environment variables that do the same. Facts from
  * /work/shared/notes/agents-offline.md; each agent gets a folder of its own, removed by `dispose`.
@@ -29,14 +30,14 @@ export interface AgentLaunch {
 
 interface ProvisionModule {
   agentNamed(name: string): unknown;
-  findAgent(agent: unknown): { command: string; args: string[] } | undefined;
+  provisionAgent(agent: unknown, options?: { log?: (line: string) => void }): Promise<{ command: string; args: string[] }>;
 }
 
-/** The installed command of an agent, or undefined when `node scripts/provision-agents.mjs` has not installed it. */
-export async function installedAgent(name: AgentName): Promise<{ command: string; args: string[] } | undefined> {
+/** The agent's command, installed into the cache first if it is not there (pinned, from the npm registry; quick when it is). */
+export async function installedAgent(name: AgentName): Promise<{ command: string; args: string[] }> {
   // @ts-expect-error plain ESM script without type declarations (its JSDoc documents the shape)
   const provision = await import('../../../scripts/provision-agents.mjs') as ProvisionModule;
-  return provision.findAgent(provision.agentNamed(name));
+  return provision.provisionAgent(provision.agentNamed(name));
 }
 
 /** A minimal environment: nothing of the test runner's (no keys, no proxies), PATH for `sh` and `node`. */
@@ -56,7 +57,6 @@ function baseEnv(home: string): Record<string, string> {
 
 export async function launchAgent(name: AgentName, steps: AgentStep[]): Promise<AgentLaunch> {
   const installed = await installedAgent(name);
-  if (!installed) throw new Error(`${name} is not installed: run node scripts/provision-agents.mjs ${name}`);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `client-tools-${name}-home-`));
   fs.mkdirSync(path.join(home, 'tmp'));
   const env = baseEnv(home);
