@@ -144,6 +144,11 @@ export class AgentSession implements Disposable {
     }
   }
 
+  /** A card at the start of the next run (how the session was opened, when the user should know). */
+  announce(title: string, text: string): void {
+    this.updates.announce(title, text);
+  }
+
   /** Stop: `session/cancel`, every request of the agent withdrawn, the run ended here if the agent does not end it in time. */
   cancel(): void {
     const run = this.run;

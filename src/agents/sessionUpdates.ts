@@ -48,6 +48,7 @@ export class SessionUpdates {
   /** Cards shown in this run, by tool call id (a call over the table's cap has none). */
   private readonly shown = new Set<string>();
   private planShown = false;
+  private readonly announcements: { title: string; text: string }[] = [];
   /** Tool calls of this run past MAX_CARDS_PER_RUN, not shown. */
   private unshown = 0;
   private readonly now: () => number;
@@ -66,6 +67,12 @@ export class SessionUpdates {
     this.planShown = false;
     this.unshown = 0;
     this.options.table.dropped = 0;
+    for (const a of this.announcements.splice(0)) this.note(runId, a.title, a.text, 'succeeded');
+  }
+
+  /** A card for the start of the next run. */
+  announce(title: string, text: string): void {
+    this.announcements.push({ title: oneLine(title, 150), text: clip(text, 2_000) });
   }
 
   /** Ends the run's open thought and says how many calls had no card; the caller then sends runFinished. */

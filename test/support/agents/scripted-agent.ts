@@ -29,7 +29,7 @@ export interface AgentScript {
   capabilities?: Record<string, unknown>;
   /** `initialize` is never answered. */
   initHang?: boolean;
-  /** One list of steps per prompt, in order; a prompt past the end just ends its turn. */
+  /** One list of steps per prompt, in order (counted over every process that shares the log); a prompt past the end just ends its turn. */
   turns: ScriptStep[][];
   /** The turn's stop reason (default end_turn). */
   stopReason?: string;
@@ -46,7 +46,8 @@ const log = (entry: unknown) => {
 };
 
 log({ pid: process.pid });
-let turn = 0;
+let turnInProcess = 0;
+const promptsLogged = () => (fs.existsSync(logFile as string) ? fs.readFileSync(logFile as string, 'utf8').split('\n').filter((l) => l.includes('"method":"session/prompt"')).length : 0);
 /** The session's folder, from session/new or load: `__CWD__` in a step's params or update stands for it. */
 let cwd = '';
 const withCwd = <T>(value: T): T => JSON.parse(JSON.stringify(value).split('__CWD__').join(cwd.replace(/\\/g, '\\\\'))) as T;
@@ -82,9 +83,11 @@ const app = acp.agent({ name: 'scripted-agent' })
     onCancel?.();
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    // Turns count across processes sharing a log (an agent started again after it died goes on).
+    const turn = logFile ? promptsLogged() : turnInProcess++;
     log({ method: 'session/prompt', params });
     cancelled = false;
-    const steps = script.turns[turn++] ?? [];
+    const steps = script.turns[turn] ?? [];
     const sessionId = params.sessionId;
     const background: Promise<unknown>[] = [];
     for (const step of steps) {
