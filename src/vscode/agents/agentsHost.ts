@@ -1,16 +1,16 @@
 /**
- * ACP agents in the chat, on the VS Code side: the agents on offer (`clientTools.agents` from the
- * user's settings only, plus the presets whose command is installed), the chat's agent picker,
- * which agent each thread talks to (workspace state), and the messages, Stop and deleted threads
- * of threads that talk to an agent. The agents themselves run in src/agents/ (`AgentChats`); their
- * run events and call records reach the chat like the backend's, named after the agent.
+ * ACP agents in the chat, on the VS Code side: reads `clientTools.agents` from the user's settings
+ * only and finds the installed presets (src/agents/agentChoice.ts decides which agent answers in
+ * which thread), keeps each thread's agent in workspace state, wires the chat's agent picker, and
+ * sends the messages, Stop and deleted threads of agent threads to `AgentChats`, whose run events
+ * and call records reach the chat like the backend's, named after the agent.
  */
 import * as vscode from 'vscode';
 import { AgentChats, withEditorContext } from '../../agents/agentChats';
+import { AgentChoice } from '../../agents/agentChoice';
 import { findPresetAgents } from '../../agents/agentPresets';
-import { parseAgentSettings, type AgentSpec } from '../../agents/agentSettings';
-import type { AgentStatusChange } from '../../agents/sessionUpdates';
-import { BACKEND, ThreadAgents, type ThreadAgent } from '../../agents/threadAgents';
+import { parseAgentSettings } from '../../agents/agentSettings';
+import { BACKEND, ThreadAgents } from '../../agents/threadAgents';
 import type { ClientCore } from '../../core/client';
 import { CodedError, ErrorCode, type EditorContext } from '../../protocol';
 import { BACKEND_AGENT, type ChatStatus } from '../../protocol/webview';
@@ -39,10 +39,8 @@ export interface AgentsHostOptions {
 
 export class AgentsHost implements vscode.Disposable {
   private readonly bindings: ThreadAgents;
+  private readonly choice: AgentChoice;
   private readonly chats: AgentChats;
-  private agents: AgentSpec[] = [];
-  /** What each agent said about itself last (its mode), by name. */
-  private readonly statuses = new Map<string, AgentStatusChange>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly options: AgentsHostOptions) {
@@ -50,6 +48,10 @@ export class AgentsHost implements vscode.Disposable {
     this.bindings = new ThreadAgents({
       get: () => extension.workspaceState.get<unknown>(THREADS_KEY),
       set: (value) => void extension.workspaceState.update(THREADS_KEY, value),
+    });
+    this.choice = new AgentChoice(this.bindings, {
+      get: () => extension.globalState.get<string>(PICKED_KEY),
+      set: (name) => void extension.globalState.update(PICKED_KEY, name),
     });
     const pkg = extension.extension.packageJSON as { version?: string };
     this.chats = new AgentChats({
@@ -61,8 +63,8 @@ export class AgentsHost implements vscode.Disposable {
       emit: (event, agent) => chat.postRunEvent(event, agent),
       onRecord: (record) => chat.postCallRecord(record),
       onStatus: (agent, change) => {
-        this.statuses.set(agent, { ...this.statuses.get(agent), ...change });
-        if (this.agentOf(options.threads.currentId) === agent) this.showStatus();
+        this.choice.noteStatus(agent, change);
+        if (this.choice.agentOf(options.threads.currentId) === agent) this.showStatus();
       },
     });
     this.disposables.push(
@@ -78,7 +80,7 @@ export class AgentsHost implements vscode.Disposable {
 
   /** Whether the thread talks to an ACP agent (else the chat's own backend). */
   handles(threadId: string): boolean {
-    return this.agentOf(threadId) !== BACKEND;
+    return this.choice.agentOf(threadId) !== BACKEND;
   }
 
   /** The chat's own backend got a message on the thread: it stays the backend's. */
@@ -88,8 +90,8 @@ export class AgentsHost implements vscode.Disposable {
 
   /** Sends the user's message (already shown in the chat) to the thread's agent. */
   send(threadId: string, text: string, context: EditorContext | undefined): void {
-    const name = this.agentOf(threadId);
-    const spec = this.agents.find((a) => a.name === name);
+    const name = this.choice.agentOf(threadId);
+    const spec = this.choice.spec(name);
     if (!spec) {
       this.options.chat.showError(`${name} is no longer on offer (removed from clientTools.agents, or its command is gone). Pick another agent for a new conversation.`, ErrorCode.AgentUnavailable, false);
       return;
@@ -116,8 +118,8 @@ export class AgentsHost implements vscode.Disposable {
 
   /** The picker and the status line follow the thread shown now. */
   refresh(): void {
-    const current = this.agentOf(this.options.threads.currentId);
-    this.options.chat.setAgents(this.agents.map((a) => ({ name: a.name, detail: `${a.command} ${a.args.join(' ')}`.trim().slice(0, 300) })), current === BACKEND ? BACKEND_AGENT : current);
+    const current = this.choice.agentOf(this.options.threads.currentId);
+    this.options.chat.setAgents(this.choice.pickerOptions(), current === BACKEND ? BACKEND_AGENT : current);
     this.showStatus();
   }
 
@@ -131,49 +133,24 @@ export class AgentsHost implements vscode.Disposable {
     this.chats.dispose();
   }
 
-  /** The thread's agent: the one it talks to, else (a thread with no message yet) the one picked last. */
-  private agentOf(threadId: string): string {
-    const bound: ThreadAgent | undefined = this.bindings.get(threadId);
-    if (bound) return bound.agent;
-    const picked = this.options.extension.globalState.get<string>(PICKED_KEY) ?? BACKEND;
-    return picked === BACKEND || this.agents.some((a) => a.name === picked) ? picked : BACKEND;
-  }
-
   private pick(name: string): void {
-    if (name !== BACKEND && !this.agents.some((a) => a.name === name)) return;
-    void this.options.extension.globalState.update(PICKED_KEY, name);
-    const bound = this.bindings.get(this.options.threads.currentId);
-    // A conversation stays with its agent: another agent gets a new one (an empty one is reused).
-    if (bound && bound.agent !== name) this.options.newChat();
+    const picked = this.choice.pick(name, this.options.threads.currentId);
+    if (!picked.accepted) return;
+    if (picked.newConversation) this.options.newChat();
     this.refresh();
   }
 
   private reload(): void {
     const configured = parseAgentSettings(userValue(vscode.workspace.getConfiguration(), SETTING));
     for (const problem of configured.problems) this.options.log.warn(problem);
-    const presets = findPresetAgents().filter((p) => !configured.agents.some((a) => a.name.toLowerCase() === p.name.toLowerCase()));
-    const next = [...configured.agents, ...presets];
-    // An agent whose command changed is stopped; the next message starts it as configured now.
-    for (const old of this.agents) {
-      const now = next.find((a) => a.name === old.name);
-      if (!now || JSON.stringify(now) !== JSON.stringify(old)) this.chats.stopAgent(old.name);
-    }
-    this.agents = next;
-    if (next.length > 0) this.options.log.info(`Agents on offer: ${next.map((a) => `${a.name} (${a.command})`).join(', ')}`);
+    // An agent that is gone or changed is stopped; the next message starts it as configured now.
+    for (const name of this.choice.setAgents(configured.agents, findPresetAgents())) this.chats.stopAgent(name);
+    const agents = this.choice.agents;
+    if (agents.length > 0) this.options.log.info(`Agents on offer: ${agents.map((a) => `${a.name} (${a.command})`).join(', ')}`);
     this.refresh();
   }
 
   private showStatus(): void {
-    const name = this.agentOf(this.options.threads.currentId);
-    if (name === BACKEND) {
-      this.options.chat.setStatus(this.options.backendStatus());
-      return;
-    }
-    const mode = this.statuses.get(name);
-    const modeName = mode?.modes?.available.find((m) => m.id === (mode.currentMode ?? mode.modes?.current))?.name;
-    const available = this.agents.some((a) => a.name === name);
-    this.options.chat.setStatus(available
-      ? { connection: 'connected', model: modeName ? `${name} · ${modeName}` : name }
-      : { connection: 'disconnected', model: name, detail: `${name} is no longer on offer` });
+    this.options.chat.setStatus(this.choice.statusOf(this.options.threads.currentId) ?? this.options.backendStatus());
   }
 }

@@ -1,11 +1,13 @@
 /**
  * `clientTools.agents` parsed entry by entry (src/agents/agentSettings.ts), the presets found on PATH
- * or in npm's npx cache (agentPresets.ts), and which agent each thread talks to (threadAgents.ts).
+ * or in npm's npx cache (agentPresets.ts), which agent each thread talks to (threadAgents.ts), and
+ * what the picker and the status line show (agentChoice.ts).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { AgentChoice } from '../../../src/agents/agentChoice';
 import { findCommand, findPresetAgents } from '../../../src/agents/agentPresets';
 import { MAX_AGENTS, parseAgentSettings } from '../../../src/agents/agentSettings';
 import { BACKEND, MAX_BOUND_THREADS, ThreadAgents } from '../../../src/agents/threadAgents';
@@ -119,5 +121,58 @@ describe('thread agents: which agent each thread talks to', () => {
     assert.equal(b.get('bad'), undefined);
     assert.equal(b.get('worse'), undefined);
     assert.equal(b.get('long'), undefined);
+  });
+});
+
+describe('agent choice: which agent answers in which conversation', () => {
+  const memory = () => {
+    let value: unknown;
+    return { get: () => value, set: (v: unknown) => (value = v) };
+  };
+  const make = () => {
+    const bindings = new ThreadAgents(memory());
+    let picked: string | undefined;
+    const choice = new AgentChoice(bindings, { get: () => picked, set: (n) => (picked = n) });
+    return { bindings, choice };
+  };
+  const claude = { name: 'Claude Code', command: '/bin/claude-code-acp', args: [], env: {} };
+  const gemini = { name: 'Gemini CLI', command: '/bin/gemini', args: ['--acp'], env: {} };
+
+  it('offers configured agents first, a configured name replacing a preset, and says which changed', () => {
+    const { choice } = make();
+    assert.deepEqual(choice.setAgents([], [claude, gemini]), []);
+    const mine = { name: 'claude code', command: '/opt/claude', args: [], env: {} };
+    assert.deepEqual(choice.setAgents([mine], [claude, gemini]), ['Claude Code']);
+    assert.deepEqual(choice.agents.map((a) => a.command), ['/opt/claude', '/bin/gemini']);
+    assert.deepEqual(choice.pickerOptions(), [{ name: 'claude code', detail: '/opt/claude' }, { name: 'Gemini CLI', detail: '/bin/gemini --acp' }]);
+  });
+
+  it('a thread with no message follows the agent picked last; one with messages keeps its agent', () => {
+    const { bindings, choice } = make();
+    choice.setAgents([], [claude, gemini]);
+    assert.equal(choice.agentOf('t1'), BACKEND, 'the backend by default');
+    assert.deepEqual(choice.pick('Claude Code', 't1'), { accepted: true, newConversation: false });
+    assert.equal(choice.agentOf('t1'), 'Claude Code');
+    bindings.bind('t1', 'Claude Code');
+    assert.deepEqual(choice.pick('Gemini CLI', 't1'), { accepted: true, newConversation: true }, 'another agent gets a new conversation');
+    assert.equal(choice.agentOf('t1'), 'Claude Code');
+    assert.equal(choice.agentOf('t2'), 'Gemini CLI');
+    assert.deepEqual(choice.pick('Not Offered', 't2'), { accepted: false, newConversation: false });
+    assert.deepEqual(choice.pick(BACKEND, 't2'), { accepted: true, newConversation: false });
+  });
+
+  it('the status line names the agent and its mode; an agent no longer on offer says so', () => {
+    const { bindings, choice } = make();
+    choice.setAgents([], [claude]);
+    bindings.bind('t1', 'Claude Code');
+    assert.deepEqual(choice.statusOf('t1'), { connection: 'connected', model: 'Claude Code' });
+    choice.noteStatus('Claude Code', { modes: { current: 'default', available: [{ id: 'default', name: 'Default' }, { id: 'plan', name: 'Plan' }] } });
+    choice.noteStatus('Claude Code', { currentMode: 'plan' });
+    assert.deepEqual(choice.statusOf('t1'), { connection: 'connected', model: 'Claude Code · Plan' });
+    choice.noteStatus('Claude Code', { context: { used: 12300, size: 200000, cost: { amount: 0.0123, currency: 'USD' } }, commands: [{ name: 'compact', description: '' }, { name: 'init', description: '' }] });
+    assert.equal(choice.statusOf('t1')?.detail, '12,300 of 200,000 context tokens used (0.01 USD) · Commands: /compact, /init');
+    choice.setAgents([], []);
+    assert.equal(choice.statusOf('t1')?.connection, 'disconnected');
+    assert.equal(choice.statusOf('t9'), undefined, 'a backend thread');
   });
 });
