@@ -6,13 +6,14 @@
  * threads' runs with AGENT_EXITED and is started again by the next message.
  */
 import * as os from 'node:os';
-import type { EditorContext, RunEvent } from '../protocol';
+import { CodedError, ErrorCode, type EditorContext, type RunEvent } from '../protocol';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logger';
 import type { CallRecord } from '../core/callRecord';
 import type { WorkspaceInfo } from '../core/host';
 import { AgentConnection, type ConnectionLimits } from './agentConnection';
 import { startAgentMcp, type AgentMcp, type AgentMcpCore } from './agentMcp';
+import { resolveCommand } from './agentPresets';
 import { AgentSession, type Continuation } from './agentSession';
 import type { AgentSpec } from './agentSettings';
 import { gateCallbacks, type CallbackCore } from './dispatcherCallbacks';
@@ -152,9 +153,13 @@ export class AgentChats implements Disposable {
   private connectionFor(spec: AgentSpec): Promise<AgentConnection> {
     const existing = this.connections.get(spec.name);
     if (existing) return existing;
+    const command = resolveCommand(spec.command);
+    if (command === undefined) {
+      return Promise.reject(new CodedError(ErrorCode.AgentUnavailable, `${spec.name}: ${spec.command} was not found (an absolute path, or a name in one of PATH's absolute folders)`));
+    }
     const starting = AgentConnection.start({
       name: spec.name,
-      command: { command: spec.command, args: spec.args, env: spec.env, cwd: this.cwd() },
+      command: { command, args: spec.args, env: spec.env, cwd: this.cwd() },
       clientInfo: this.options.clientInfo,
       logger: this.options.logger,
       ...(this.options.limits ? { limits: this.options.limits } : {}),

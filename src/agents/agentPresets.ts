@@ -93,3 +93,14 @@ function isExecutable(file: string, platform: NodeJS.Platform): boolean {
     return false;
   }
 }
+
+/**
+ * The absolute path a configured command runs as: an absolute path as it is, a bare name looked up
+ * in PATH's absolute folders only (a relative PATH entry such as `.` would find a program the
+ * workspace planted), anything else (a relative path) refused. Undefined when there is none.
+ */
+export function resolveCommand(command: string, options: FindOptions = {}): string | undefined {
+  if (path.isAbsolute(command)) return command;
+  if (command.includes('/') || command.includes('\\')) return undefined;
+  return findCommand(command, options);
+}

@@ -6,12 +6,17 @@
  * is read or written that the user did not allow, and the session (or the next one) still works.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { RunEvent } from '../../src/protocol';
+import { AgentChats } from '../../src/agents/agentChats';
 import { AgentConnection } from '../../src/agents/agentConnection';
 import { agentEnv } from '../../src/agents/agentProcess';
+import { ThreadAgents } from '../../src/agents/threadAgents';
+import { silentLogger } from '../../src/base/logger';
+import { ClientCore } from '../../src/core/client';
+import { createTempWorkspace } from '../support/fake-host';
 import { scriptedProgram, startAcpHarness, type AcpHarness } from '../support/agents/acp-harness';
 import type { ScriptStep } from '../support/agents/scripted-agent';
 
@@ -210,6 +215,37 @@ describe('rogue agent: the ACP client', () => {
     h = await start([[{ call: 'fs/read_text_file', params: { path: '__CWD__/a.txt', sessionId: 'someone-else' }, as: 'read' }]]);
     await h.prompt('go');
     assert.equal(h.answer('read')?.error?.data?.code, 'SESSION_UNKNOWN');
+  });
+
+  it('T-ACP-17: a configured command name is looked up in PATH\'s absolute folders only: a program the workspace planted for a "." in PATH does not run', async () => {
+    const ws = await createTempWorkspace(['ws']);
+    const marker = path.join(ws.root, 'planted-ran');
+    const planted = path.join(ws.folders[0]?.path as string, 'planted-agent');
+    writeFileSync(planted, `#!/bin/sh\ntouch '${marker}'\n`);
+    chmodSync(planted, 0o755);
+    const core = new ClientCore({ url: '', token: '', clientInfo: { name: 't', version: '1', ide: 'Fake' }, host: ws.host });
+    let stored: unknown;
+    const chats = new AgentChats({
+      core,
+      workspace: ws.host,
+      bindings: new ThreadAgents({ get: () => stored, set: (v) => (stored = v) }),
+      logger: silentLogger,
+      clientInfo: { name: 't', version: '1' },
+      emit: () => undefined,
+      onRecord: () => undefined,
+    });
+    const savedPath = process.env.PATH;
+    process.env.PATH = `.${path.delimiter}${savedPath ?? ''}`;
+    try {
+      await assert.rejects(chats.send('00000000-0000-4000-8000-0000000000bb', { name: 'Planted', command: 'planted-agent', args: [], env: {} }, 'hi'), { code: 'AGENT_UNAVAILABLE' });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(existsSync(marker), false, 'the planted program ran');
+    } finally {
+      process.env.PATH = savedPath;
+      chats.dispose();
+      core.dispose();
+      await ws.dispose();
+    }
   });
 
   it('T-ACP-16: the agent\'s environment has none of Client Tools\' secrets or the host\'s own variables', () => {
