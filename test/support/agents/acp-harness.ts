@@ -72,6 +72,8 @@ export interface HarnessOptions {
   previous?: string;
   /** The agent's working folder; default the workspace folder. */
   cwd?: string;
+  /** How often the turn's events reach the chat (default TurnEvents' own). */
+  flushMs?: number;
 }
 
 const SCRIPTED_AGENT = path.join(__dirname, 'scripted-agent.ts');
@@ -146,6 +148,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     onStatus: (s) => statuses.push(s),
     logger,
     ...(options.cancelGraceMs !== undefined ? { cancelGraceMs: options.cancelGraceMs } : {}),
+    ...(options.flushMs !== undefined ? { flushMs: options.flushMs } : {}),
   }, options.previous);
   running = () => session.running;
   connection.onClose((reason) => session.connectionClosed(reason));

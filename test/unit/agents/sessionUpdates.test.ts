@@ -33,15 +33,15 @@ describe('agent session: session/update as the chat sees it', () => {
   it('a tool call is a card of the agent: title, raw input, running, then its text, diff and terminal content', async () => {
     h = await startAcpHarness({ script: { turns: [[
       { update: { sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'Edit a.txt', kind: 'edit', status: 'pending', rawInput: { file_path: '/x/a.txt' } } },
-      { sleep: 60 },
+      { sleep: 100 },
       { update: { sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'in_progress' } },
-      { sleep: 60 },
+      { sleep: 100 },
       { update: { sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'completed', content: [
         { type: 'content', content: { type: 'text', text: 'Edited.' } },
         { type: 'diff', path: '/x/a.txt', oldText: 'one\ntwo\n', newText: 'one\nTWO\n' },
         { type: 'terminal', terminalId: 'unknown-terminal' },
       ] } },
-    ]] } });
+    ]] }, flushMs: 0 });
     await h.prompt('edit');
     const started = of(h.events, 'toolCallStarted');
     assert.equal(started.length, 1);
