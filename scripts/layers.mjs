@@ -2,7 +2,7 @@
 /**
  * The layers of src/ and which layers each may import: the one table eslint.config.mjs enforces
  * (no-restricted-imports) and docs/ARCHITECTURE.md describes. A layer may always import itself.
- * The extension stacks base ← protocol ← net ← core ← tools ← vscode; the webview sees only the
+ * The extension stacks base ← protocol ← net ← core ← tools ← agents ← vscode; the webview sees only the
  * protocol; the backend and the conformance kit stand beside the extension and never import it.
  */
 export const LAYERS = /** @type {const} */ ({
@@ -11,7 +11,8 @@ export const LAYERS = /** @type {const} */ ({
   net: ['base', 'protocol'],
   core: ['base', 'protocol', 'net'],
   tools: ['base', 'protocol', 'net', 'core'],
-  vscode: ['base', 'protocol', 'net', 'core', 'tools'],
+  agents: ['base', 'protocol', 'net', 'core', 'tools'],
+  vscode: ['base', 'protocol', 'net', 'core', 'tools', 'agents'],
   webview: ['protocol'],
   backend: ['base', 'protocol', 'net'],
   conformance: ['base', 'protocol', 'net'],

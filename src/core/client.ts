@@ -257,12 +257,19 @@ export class ClientCore implements Disposable {
     this.backgroundCalls = policy;
   }
 
+  /** What calls outside a run the user started are subject to now. */
+  get backgroundCallPolicy(): BackgroundCallPolicy {
+    return this.backgroundCalls;
+  }
+
   /**
    * Another dispatcher over this core's registry, permission gate and host (the MCP server's): the
    * same checks and limits, a replay cache of its own, and every call a background call under the
-   * user's `backgroundCalls` policy (read at each call), since no chat run the user started asked for it.
+   * user's `backgroundCalls` policy (read at each call), since no chat run the user started asked for
+   * it, unless the caller says which of its calls belong to a run the user started (an ACP agent's
+   * calls during its chat turn).
    */
-  createDispatcher(options: Pick<DispatcherOptions, 'send' | 'caller'>): Dispatcher {
+  createDispatcher(options: Pick<DispatcherOptions, 'send' | 'caller' | 'background'>): Dispatcher {
     return new Dispatcher({
       registry: this.registry,
       gate: this.permissions,

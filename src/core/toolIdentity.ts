@@ -16,7 +16,9 @@ export type ToolSource =
   /** A language-model tool of VS Code (`vscode.lm.tools`), by VS Code's name for it. */
   | { kind: 'vscode' }
   /** A tool of one of the user's MCP servers, by the server's name in the configuration. */
-  | { kind: 'mcp'; server: string };
+  | { kind: 'mcp'; server: string }
+  /** An ACP agent's own tool (its permission requests), by the agent's name and the call's kind. */
+  | { kind: 'agent'; agent: string };
 
 export interface ToolIdentity {
   source: ToolSource;
@@ -35,6 +37,8 @@ export function toolKey(id: ToolIdentity): string {
       return `vscode:${JSON.stringify([id.tool])}`;
     case 'mcp':
       return `mcp:${JSON.stringify([id.source.server, id.tool])}`;
+    case 'agent':
+      return `agent:${JSON.stringify([id.source.agent, id.tool])}`;
   }
 }
 
@@ -54,5 +58,7 @@ export function describeSource(source: ToolSource): string {
       return 'a VS Code language-model tool';
     case 'mcp':
       return `the MCP server "${source.server}"`;
+    case 'agent':
+      return `the agent "${source.agent}"`;
   }
 }

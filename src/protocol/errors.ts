@@ -56,6 +56,11 @@ export const ErrorCode = {
   ModelError: 'MODEL_ERROR',
   ModelAuth: 'MODEL_AUTH',
   ModelRateLimited: 'MODEL_RATE_LIMITED',
+  // Agents the chat runs over ACP
+  AgentUnavailable: 'AGENT_UNAVAILABLE',
+  AgentExited: 'AGENT_EXITED',
+  AgentError: 'AGENT_ERROR',
+  UnannouncedToolCall: 'UNANNOUNCED_TOOL_CALL',
   Internal: 'INTERNAL',
 } as const;
 
@@ -111,6 +116,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   MODEL_ERROR: 'The model endpoint failed or sent a malformed stream.',
   MODEL_AUTH: 'The model endpoint refused the API key (HTTP 401/403).',
   MODEL_RATE_LIMITED: 'The model endpoint kept answering 429 after retries.',
+  AGENT_UNAVAILABLE: 'An agent the chat runs over ACP could not be started (its command is missing or failed) or failed its `initialize`.',
+  AGENT_EXITED: 'The agent process ended (or closed its stream) while a turn or a request was in progress.',
+  AGENT_ERROR: 'The agent answered a request with an error; the message quotes it.',
+  UNANNOUNCED_TOOL_CALL: 'The agent asked permission for a tool call it never announced and that describes nothing to show; refused without a prompt.',
   INTERNAL: 'A bug on the sending side; the message has details.',
 };
 

@@ -35,9 +35,11 @@ export const ChatBinaryContent = z.object({
 export const ChatContentItem = z.discriminatedUnion('type', [TextContent, JsonContent, ChatBinaryContent]);
 
 export const ChatToolCallEnded = Messages.ToolCallEnded.extend({ content: z.array(ChatContentItem).max(1000) });
+/** `agent`: the ACP agent whose own tool this is (the card names it instead of "Backend"). */
+export const ChatToolCallStarted = Messages.ToolCallStarted.extend({ agent: z.string().min(1).max(64).optional() });
 
 /** A protocol run event as the webview receives it: every run event, with JSON-safe content. */
-export const ChatRunEvent = unionOf({ ...Messages.byDirection.runEvents, ToolCallEnded: ChatToolCallEnded });
+export const ChatRunEvent = unionOf({ ...Messages.byDirection.runEvents, ToolCallStarted: ChatToolCallStarted, ToolCallEnded: ChatToolCallEnded });
 
 /**
  * The extension's own record of a call it executed (src/core/callRecord.ts), as the webview
@@ -224,12 +226,27 @@ export const ChatReview = z.object({
 /** An OpenDiff review opened, changed (a hunk kept or taken back, the user typed) or ended. */
 export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: ChatReview });
 
+/** The chat's own backend in the agent picker. */
+export const BACKEND_AGENT = '';
+export const ChatAgentOption = z.object({
+  /** The agent's name (its id); `BACKEND_AGENT` is the chat's own backend. */
+  name: z.string().max(64),
+  /** A line for the picker's tooltip (the command, or why the agent is unavailable). */
+  detail: z.string().max(300).optional(),
+});
+/**
+ * The agents the picker offers and the one the shown thread talks to (or new threads will);
+ * sent again on every `ready`, like the status.
+ */
+export const HostAgents = z.object({ type: z.literal('agents'), agents: z.array(ChatAgentOption).max(64), current: z.string().max(64) });
+
 export const HostToWebview = z.discriminatedUnion('type', [
   HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
   HostThreads, HostShowThread, HostShowHistory, HostApproval,
   HostDiffReview,
   HostFocusInput, HostAttachSelection,
   HostDisplaySettings,
+  HostAgents,
 ]);
 
 // ── webview → host ────────────────────────────────────────────────────
@@ -293,6 +310,8 @@ export const WebviewDecideReview = z.object({
   accept: z.boolean(),
   reason: z.string().trim().max(MAX_REVIEW_REASON).optional(),
 });
+/** The user picked an agent in the chat (`BACKEND_AGENT` for the chat's own backend). */
+export const WebviewPickAgent = z.object({ type: z.literal('pickAgent'), name: z.string().max(64) });
 /** Keep (as proposed) or take back one hunk of an open review; `hunk` counts from 0. */
 export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), reviewId, hunk: z.number().int().nonnegative().max(MAX_REVIEW_HUNKS), keep: z.boolean() });
 
@@ -301,6 +320,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript, WebviewApprovalAnswer,
   WebviewDecideReview, WebviewReviewHunk,
   WebviewOpenPath,
+  WebviewPickAgent,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
@@ -314,6 +334,7 @@ export type ChatReview = z.infer<typeof ChatReview>;
 export type ChatAttachment = z.infer<typeof ChatAttachment>;
 export type ChatApproval = z.infer<typeof ChatApproval>;
 export type ChatAction = z.infer<typeof ChatAction>;
+export type ChatAgentOption = z.infer<typeof ChatAgentOption>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

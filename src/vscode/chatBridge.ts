@@ -9,13 +9,14 @@ import { isInlineImageType, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type Chat
 
 /**
  * Converts a decoded protocol run event into what `postMessage` carries: bytes become base64 (only
- * for inline images within the cap), long strings in arguments and results are clipped.
+ * for inline images within the cap), long strings in arguments and results are clipped; an ACP
+ * agent's tool cards are named after `agent`.
  * `toBase64` is injected so this file stays free of Node's Buffer and of DOM APIs.
  */
-export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) => string): ChatRunEvent {
+export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) => string, agent?: string): ChatRunEvent {
   switch (event.type) {
     case 'toolCallStarted':
-      return { ...event, arguments: clipStrings(event.arguments, MAX_POSTED_STRING) as Record<string, unknown> };
+      return { ...event, arguments: clipStrings(event.arguments, MAX_POSTED_STRING) as Record<string, unknown>, ...(agent !== undefined ? { agent: agent.slice(0, 64) } : {}) };
     case 'toolCallEnded':
       return { ...event, content: toChatContent(event.content, toBase64) };
     case 'runStarted':

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../core/callRecord';
 import { assertNever, type EditorContext, type RunEvent } from '../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { openPathFromChat } from './openPathFromChat';
@@ -72,13 +72,18 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly approvalEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'approvalAnswer' }>>();
   /** The user answered the approval the chat shows (src/vscode/chatPrompts.ts checks it is the open one). */
   readonly onDidAnswerApproval = this.approvalEmitter.event;
+  private readonly pickAgentEmitter = new vscode.EventEmitter<string>();
+  /** The user picked an agent in the chat (`BACKEND_AGENT` for the chat's own backend). */
+  readonly onDidPickAgent = this.pickAgentEmitter.event;
+  /** The picker's list, sent again on every `ready`. */
+  private agents: Extract<HostToWebview, { type: 'agents' }> | undefined;
   private readonly visibilityEmitter = new vscode.EventEmitter<boolean>();
   /** The view was shown (true) or hidden (false). */
   readonly onDidChangeVisibility = this.visibilityEmitter.event;
   /** The approval the chat shows now; sent again on every `ready`, like the status. */
   private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -134,10 +139,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     );
   }
 
-  postRunEvent(event: RunEvent): void {
+  /** A run event; `agent` names the ACP agent whose run it is (its own tool cards carry the name). */
+  postRunEvent(event: RunEvent, agent?: string): void {
     if (event.type === 'runStarted') this.activeRunId = event.runId;
     else if ((event.type === 'runFinished' || event.type === 'runError') && event.runId === this.activeRunId) this.activeRunId = null;
-    this.post({ type: 'runEvent', event: toChatRunEvent(event, toBase64) });
+    this.post({ type: 'runEvent', event: toChatRunEvent(event, toBase64, agent) });
+  }
+
+  /** The agents the picker offers and the one the shown thread talks to. */
+  setAgents(agents: ChatAgentOption[], current: string): void {
+    this.agents = { type: 'agents', agents: agents.slice(0, 64), current };
+    if (this.ready) this.post(this.agents);
   }
 
   /**
@@ -272,6 +284,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'answerQuestion':
         this.answerEmitter.fire({ recordId: message.recordId, index: message.index });
         break;
+      case 'pickAgent':
+        this.pickAgentEmitter.fire(message.name);
+        break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);
         break;
@@ -289,7 +304,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (message.type === 'showHistory') this.historyRequested = true;
     if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync' || message.type === 'showHistory') return;
     if (message.type === 'approval') return;
-    if (message.type === 'displaySettings') return;
+    if (message.type === 'displaySettings' || message.type === 'agents') return;
     if (message.type === 'threads' && !message.notice) return;
     const droppedBefore = this.queue.dropped;
     this.queue.push(message);
@@ -306,6 +321,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       { type: 'awaitingInput', open: this.awaitingInput },
       { type: 'approval', prompt: this.approval },
       displaySettings(),
+      ...(this.agents ? [this.agents] : []),
       ...(this.threads ? [{ type: 'threads', ...this.threads } as const] : []),
       ...this.queue.take(),
       { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },

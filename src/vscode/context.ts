@@ -8,6 +8,7 @@ import type { ChatStatus } from '../protocol/webview';
 import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './api';
+import { AgentsHost } from './agents/agentsHost';
 import { ChatPrompts } from './chatPrompts';
 import { ChatViewProvider } from './chatView';
 import { showReviewsInChat } from './reviewBridge';
@@ -64,6 +65,10 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly core: ClientCore;
   /** The user's MCP servers as `MCP: <server>` groups. */
   readonly mcpServers: McpServersBridge;
+  /** ACP agents in the chat (Claude Code, Gemini CLI, …) and the chat's agent picker. */
+  readonly agents: AgentsHost;
+  /** What the status line says of the chat's own backend (shown while the thread shown talks to it). */
+  private backendStatus: ChatStatus = { connection: 'disconnected' };
   private embedded: EmbeddedBackend | undefined;
   private endpointLabel = '';
   /** Counts `connect()` calls; see there. */
@@ -98,6 +103,7 @@ export class ClientToolsContext implements vscode.Disposable {
       chat: this.chat,
       log: this.log,
       forgetThread: (threadId) => {
+        this.agents.forgetThread(threadId);
         try {
           this.core.resetThread(threadId);
         } catch {
@@ -133,7 +139,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.modelEndpoint,
       this.modelEndpoint.onDidChange(() => {
         const s = this.core.state;
-        if (s.kind === 'connected') this.chat.setStatus(this.connectedStatus(s.welcome.server.model));
+        if (s.kind === 'connected') this.setBackendStatus(this.connectedStatus(s.welcome.server.model));
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.core.setWorkspaceTrusted(true)),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -158,6 +164,18 @@ export class ClientToolsContext implements vscode.Disposable {
     this.mcpServers = new McpServersBridge(this.core.registry, this.log, new McpApprovals(extension.globalState), pkg.version ?? '0.0.0');
     // Pushed after the chat prompts, so disposed before them: every server stops first.
     this.disposables.push(this.mcpServers, this.mcpServers.onDidChangeNotices((n) => this.toolGroups.setNotices(n)));
+    this.agents = new AgentsHost({
+      extension,
+      core: this.core,
+      host: this.host,
+      chat: this.chat,
+      threads: this.threads,
+      log: this.log,
+      newChat: () => this.newChat(),
+      backendStatus: () => this.backendStatus,
+    });
+    // Disposed before the chat prompts too: every agent process stops and its prompts close first.
+    this.disposables.push(this.agents);
   }
 
   get api(): ClientToolsApi {
@@ -230,7 +248,7 @@ export class ClientToolsContext implements vscode.Disposable {
       const reason = e instanceof Error ? e.message : String(e);
       this.log.error(`Cannot connect: ${reason}`);
       this.statusBar.set({ kind: 'stopped', reason });
-      this.chat.setStatus({ connection: 'disconnected', detail: reason });
+      this.setBackendStatus({ connection: 'disconnected', detail: reason });
     }
   }
 
@@ -251,11 +269,17 @@ export class ClientToolsContext implements vscode.Disposable {
     await this.connect();
   }
 
-  /** Sends a chat message, with the editor's selection as context when asked. */
+  /** Sends a chat message, with the editor's selection as context when asked: to the thread's agent, or the backend. */
   send(text: string, context: EditorContext | undefined, echo: boolean): void {
+    if (echo) this.chat.showUserMessage(text);
+    const threadId = this.threads.currentId;
+    if (this.agents.handles(threadId)) {
+      this.agents.send(threadId, text, context);
+      return;
+    }
     try {
-      if (echo) this.chat.showUserMessage(text);
-      this.core.sendUserMessage(this.threads.currentId, text, context);
+      this.core.sendUserMessage(threadId, text, context);
+      this.agents.noteBackendMessage(threadId);
       this.threads.noteUserMessage(text);
     } catch (e) {
       const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
@@ -265,6 +289,10 @@ export class ClientToolsContext implements vscode.Disposable {
   }
 
   stopRun(): void {
+    if (this.agents.handles(this.threads.currentId)) {
+      this.agents.stop(this.threads.currentId);
+      return;
+    }
     try {
       this.core.cancel(this.threads.currentId);
     } catch (e) {
@@ -278,12 +306,21 @@ export class ClientToolsContext implements vscode.Disposable {
    */
   newChat(): void {
     this.threads.newChat();
+    this.agents.refresh();
   }
 
   /** Opens the chat with its history list showing. */
   async showHistory(): Promise<void> {
     await vscode.commands.executeCommand(`${Views.chat}.focus`);
     this.chat.showHistory();
+  }
+
+  /** The backend's status for the chat: shown unless the thread shown talks to an ACP agent. */
+  private setBackendStatus(status: ChatStatus): void {
+    this.backendStatus = status;
+    // Before the agents exist (constructor), the backend's status goes straight to the chat.
+    if (this.agents) this.agents.backendStatusChanged();
+    else this.chat.setStatus(status);
   }
 
   /** Connected to the backend, and whether its model endpoint answered its connection test. */
@@ -298,27 +335,27 @@ export class ClientToolsContext implements vscode.Disposable {
     switch (s.kind) {
       case 'idle':
         this.statusBar.set({ kind: 'idle' });
-        this.chat.setStatus({ connection: 'disconnected' });
+        this.setBackendStatus({ connection: 'disconnected' });
         this.toolGroups.setState(undefined);
         break;
       case 'connecting':
         this.statusBar.set({ kind: 'connecting', target: this.endpointLabel });
-        this.chat.setStatus({ connection: 'connecting' });
+        this.setBackendStatus({ connection: 'connecting' });
         break;
       case 'connected': {
         const model = s.welcome.server.model;
         this.statusBar.set({ kind: 'connected', target: this.endpointLabel, model: model.name, offline: model.offline });
-        this.chat.setStatus(this.connectedStatus(model));
+        this.setBackendStatus(this.connectedStatus(model));
         this.log.info(`Connected to ${this.endpointLabel} (session ${s.sessionId}${s.resumed ? ', resumed' : ''}; model ${model.name}${model.offline ? ', offline demo' : ''})`);
         break;
       }
       case 'reconnecting':
         this.statusBar.set({ kind: 'reconnecting', target: this.endpointLabel, attempt: s.attempt, reason: s.reason });
-        this.chat.setStatus({ connection: 'reconnecting', detail: s.reason });
+        this.setBackendStatus({ connection: 'reconnecting', detail: s.reason });
         break;
       case 'stopped':
         this.statusBar.set({ kind: 'stopped', reason: `${s.reason} (${s.code}).` });
-        this.chat.setStatus({ connection: 'disconnected', detail: s.reason });
+        this.setBackendStatus({ connection: 'disconnected', detail: s.reason });
         this.toolGroups.setState(undefined);
         // The reason can be the backend's own handshake error text: through the door, or it could carry a command: link.
         void ui.showError(safe`Client Tools: disconnected from the agent backend: ${uiText(s.reason)}`, RETRY, SHOW_LOG).then((choice) => {

@@ -116,6 +116,7 @@ const view = new ChatView(root, {
   removeAttachment: () => dispatch({ type: 'removeAttachment' }),
   openPath: (path, line) => post({ type: 'openPath', path, ...(line !== undefined ? { line } : {}) }),
   answerApproval: (promptId, digest, answer, reason) => post({ type: 'approvalAnswer', promptId, digest, answer, ...(reason !== undefined ? { reason } : {}) }),
+  pickAgent: (name) => post({ type: 'pickAgent', name }),
 });
 view.update(state);
 
@@ -127,6 +128,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   }
   const message = parsed.data;
   if (message.type === 'showHistory') view.openHistory();
+  if (message.type === 'agents') view.setAgents(message.agents, message.current);
   if (message.type === 'focusInput' || message.type === 'attachSelection') view.focusInput();
   // The transcript being left is the host's to keep before another one replaces it.
   if (message.type === 'showThread') saveTranscriptNow();

@@ -4,7 +4,8 @@
  * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
  * open/closed state and keyboard focus survive status changes.
  */
-import { isInlineImageType, type ChatAction } from '../protocol/webview';
+import { isInlineImageType, type ChatAction, type ChatAgentOption } from '../protocol/webview';
+import { AgentPicker } from './agentPicker';
 import { attachmentChip, ComposerKeys } from './composer';
 import { EmptyState } from './emptyState';
 import { QuestionBanner } from './questionBanner';
@@ -38,6 +39,8 @@ export interface ChatActions {
   runAction(action: ChatAction): void;
   /** A ShowMessage question answered in the chat: a button by position, or null to give up. */
   answerQuestion(recordId: string, index: number | null): void;
+  /** The user picked an agent (the backend is ''). */
+  pickAgent(name: string): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -67,7 +70,7 @@ const BACKGROUND_TITLE = 'A background call: the backend asked for it while no c
 /** Where the call ran. Only a card from the extension's own record says it ran in the editor. */
 function executorLabel(item: ToolItem): string {
   if (item.notSent) return 'Not sent to your editor';
-  if (item.executor === 'backend') return 'Backend';
+  if (item.executor === 'backend') return item.agent ?? 'Backend';
   if (item.requestId === undefined) return 'IDE';
   if (item.refused) return 'Refused by your editor';
   if (item.status === 'succeeded' || item.status === 'failed') return 'Ran in your editor';
@@ -76,7 +79,7 @@ function executorLabel(item: ToolItem): string {
 
 function executorTitle(item: ToolItem): string {
   if (item.notSent) return 'The backend reported this call of an editor tool and ended it without sending it to your editor: nothing ran here.';
-  if (item.executor === 'backend') return 'Runs in the agent backend';
+  if (item.executor === 'backend') return item.agent !== undefined ? `A tool call of ${item.agent}, as the agent reported it` : 'Runs in the agent backend';
   if (item.requestId === undefined) return 'Runs in the editor';
   if (item.refused) return 'Your editor refused this call before running it (unknown or switched-off tool, invalid arguments, too many calls at once): nothing ran.';
   return 'Recorded by Client Tools as your editor executed it (not as the backend reported it)';
@@ -126,11 +129,12 @@ export class ChatView {
   private readonly historyButton = h('button', {
     type: 'button', class: 'secondary history-toggle', title: 'Earlier conversations: switch, rename, delete, search', 'aria-expanded': 'false',
   }, 'History');
+  private readonly agentPicker = new AgentPicker((name) => this.actions.pickAgent(name));
   private readonly attachments = h('div', { class: 'attachments', hidden: true });
   private readonly composer = h('form', { class: 'composer', 'aria-label': 'Compose a message' },
     this.attachments,
     this.input,
-    h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.historyButton, this.newChatButton));
+    h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.agentPicker.root, this.historyButton, this.newChatButton));
   private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
   private readonly approval: ApprovalCard;
 
@@ -228,6 +232,11 @@ export class ChatView {
     this.transcript.hidden = true;
     this.historyButton.setAttribute('aria-expanded', 'true');
     this.threadList.open();
+  }
+
+  /** The agents on offer and the one the shown thread talks to (the host's `agents` message). */
+  setAgents(agents: readonly ChatAgentOption[], current: string): void {
+    this.agentPicker.update(agents, current);
   }
 
   /** Puts the keyboard in the message box (Focus Chat). */

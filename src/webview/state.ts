@@ -95,6 +95,8 @@ const ToolItem = z.object({
   background: z.boolean().optional(),
   /** Who asked, when not the backend ("MCP: <client>"). */
   caller: z.string().optional(),
+  /** The ACP agent whose own tool call this card shows (named instead of "Backend"). */
+  agent: z.string().optional(),
   /** What the call acted on, as the extension resolved it. */
   target: z.string().optional(),
   /** How permission was decided, in words ("Allowed by your earlier choice: …"). */
@@ -272,6 +274,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'diffReview':
       return onReview(state, action.review);
     case 'focusInput':
+    case 'agents':
+      // The agent picker is the renderer's (src/webview/agentPicker.ts), not the transcript's.
       return state;
     case 'displaySettings':
       return state.showExpansionSteps === action.showExpansionSteps ? state : { ...state, showExpansionSteps: action.showExpansionSteps };
@@ -395,6 +399,7 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         callId: ev.callId,
         toolName: ev.toolName,
         ...(ev.group !== undefined ? { group: ev.group } : {}),
+        ...(ev.agent !== undefined ? { agent: ev.agent } : {}),
         executor: 'backend',
         argsSummary: summarizeArguments(ev.arguments),
         argsJson: clip(JSON.stringify(ev.arguments, null, 2), MAX_DETAIL_CHARS),

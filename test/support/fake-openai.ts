@@ -18,6 +18,8 @@ import { respondResponses, type ResponsesReply } from './fake-responses';
 
 export interface ScriptedToolCall {
   name: string;
+  /** Responses wire only: the tool namespace the name belongs to (Codex offers MCP tools in one). */
+  namespace?: string;
   /** An object is sent as its JSON text; a string is sent verbatim. */
   arguments?: unknown;
   id?: string;
@@ -113,7 +115,12 @@ const ROUTES: { pattern: RegExp; wire: 'chat' | 'responses'; azure: boolean }[] 
   { pattern: /^\/openai\/responses$/, wire: 'responses', azure: true },
 ];
 
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+export interface FakeOpenAIOptions {
+  /** Answers a request when the queue is empty (a script that follows the request's history). */
+  respond?: (request: RecordedRequest) => Script;
+}
+
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: Script[] = [];
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -151,7 +158,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           w.resolve();
         }
       }
-      let script = queue.shift();
+      let script = queue.shift() ?? options.respond?.(recorded);
       while (typeof script === 'function') script = script(recorded);
       if (!script) {
         sendError(res, 500, { message: `fake-openai: no scripted response left for request ${requests.length}`, type: 'server_error', code: null });
@@ -175,7 +182,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const reply: ResponsesReply = 'malformed' in script
       ? script
       : 'toolCalls' in script
-        ? { text: script.text, toolCalls: script.toolCalls.map((c) => ({ name: c.name, id: c.id, arguments: argumentText(c) })) }
+        ? { text: script.text, toolCalls: script.toolCalls.map((c) => ({ name: c.name, id: c.id, arguments: argumentText(c), ...(c.namespace !== undefined ? { namespace: c.namespace } : {}) })) }
         : { text: script.text, pieces: script.pieces ?? 3 };
     respondResponses(res, body, reply, id);
   }

@@ -15,6 +15,8 @@ export interface ResponsesToolCall {
   /** The JSON text of the arguments, verbatim. */
   arguments: string;
   id?: string;
+  /** The tool namespace (Codex offers MCP tools as a namespace tool and expects it on the call). */
+  namespace?: string;
 }
 
 export type ResponsesReply =
@@ -112,7 +114,7 @@ function message(text: string, pieces: number, id: string): OutputItem {
 function functionCall(call: ResponsesToolCall, id: string): OutputItem {
   const itemId = `fc_${id}`;
   const callId = call.id ?? `call_${id}`;
-  const named = call.name ? { name: call.name } : {};
+  const named = { ...(call.name ? { name: call.name } : {}), ...(call.namespace !== undefined ? { namespace: call.namespace } : {}) };
   return {
     added: { id: itemId, type: 'function_call', status: 'in_progress', call_id: callId, ...named, arguments: '' },
     stream(output_index, send) {

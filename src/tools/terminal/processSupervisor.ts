@@ -187,7 +187,8 @@ export function commandEnv(from: NodeJS.ProcessEnv = process.env): NodeJS.Proces
   return env;
 }
 
-function signalGroup(pgid: number, sig: NodeJS.Signals): void {
+/** Signals a process group (ignored when it is gone); the ACP agent process uses it too. */
+export function signalGroup(pgid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(-pgid, sig);
   } catch {
@@ -196,6 +197,6 @@ function signalGroup(pgid: number, sig: NodeJS.Signals): void {
 }
 
 /** Windows has no process groups: end the shell and every process under it. */
-function killTree(pid: number): void {
+export function killTree(pid: number): void {
   spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on('error', () => undefined);
 }

@@ -1,0 +1,68 @@
+/**
+ * The editor's MCP server for one agent session: the same server as the window's own
+ * (src/core/mcp/mcpHttpServer.ts: 127.0.0.1, Origin/Host checks, bearer token in constant time),
+ * started for the session with a token of its own and closed with it, so the token dies with the
+ * session and nothing else can use it. It is passed to the agent in `session/new` (HTTP with
+ * `Authorization: Bearer`); its calls go through a dispatcher over the one registry, gate and host,
+ * belong to the user's run while the agent's turn runs, and carry the agent's name on their cards.
+ */
+import type * as acp from '@agentclientprotocol/sdk';
+import type { Disposable } from '../base/events';
+import type { Logger } from '../base/logger';
+import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
+import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
+import { McpCalls, type DispatcherFactory, type McpCallOptions } from '../core/mcp/mcpCalls';
+import { McpHttpServer } from '../core/mcp/mcpHttpServer';
+import { newMcpToken } from '../core/mcp/mcpToken';
+import type { ToolRegistry } from '../core/registry';
+import type { AgentCaller } from './agentCallbacks';
+
+/** The name the agent sees the server under (its tools become `mcp__clienttools__ReadFile`, …). */
+export const AGENT_MCP_NAME = 'clienttools';
+
+export interface AgentMcpCore {
+  readonly registry: ToolRegistry;
+  createDispatcher(options: Pick<DispatcherOptions, 'send' | 'caller' | 'background'>): Dispatcher;
+  readonly backgroundCallPolicy: BackgroundCallPolicy;
+}
+
+export interface AgentMcp extends Disposable {
+  /** The entry for `session/new`: HTTP with this session's token. */
+  readonly server: acp.McpServer;
+  readonly url: string;
+}
+
+/** MCP calls named after the agent, whatever name its MCP client gives itself. */
+class AgentMcpCalls extends McpCalls {
+  constructor(createDispatcher: DispatcherFactory, private readonly agent: string) {
+    super(createDispatcher);
+  }
+
+  override call(toolName: string, args: Record<string, unknown>, options: McpCallOptions) {
+    return super.call(toolName, args, { ...options, caller: this.agent });
+  }
+}
+
+export async function startAgentMcp(core: AgentMcpCore, caller: AgentCaller, options: { serverVersion: string; logger: Logger; onRecord: (record: CallRecord) => void }): Promise<AgentMcp> {
+  const background = () => (caller.isRunning() ? undefined : core.backgroundCallPolicy);
+  const calls = new AgentMcpCalls((o) => core.createDispatcher({ ...o, background }), caller.agent);
+  const records = calls.onCallRecord(options.onRecord);
+  const token = newMcpToken();
+  let server: McpHttpServer;
+  try {
+    server = await McpHttpServer.start({ registry: core.registry, calls, token, serverVersion: options.serverVersion, logger: options.logger });
+  } catch (e) {
+    records.dispose();
+    calls.dispose();
+    throw e;
+  }
+  return {
+    url: server.url,
+    server: { type: 'http', name: AGENT_MCP_NAME, url: server.url, headers: [{ name: 'Authorization', value: `Bearer ${token}` }] },
+    dispose() {
+      records.dispose();
+      calls.dispose();
+      void server.close();
+    },
+  };
+}

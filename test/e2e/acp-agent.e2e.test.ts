@@ -1,0 +1,152 @@
+/**
+ * An ACP agent in the chat, in a real VS Code (code-server) and a real Chromium: the scripted ACP
+ * agent (test/support/agents/scripted-agent.ts, a process on the official SDK's agent side)
+ * configured in `clientTools.agents`, picked in the chat's agent picker. In one turn it reads a
+ * file (a ReadFile card of the editor's, named after the agent), proposes a write that the user
+ * reviews per hunk on the card (one hunk rejected: only the kept one reaches the disk, and the
+ * agent is told which), and asks for a command that the user denies with a reason in the chat (the
+ * reason reaches the agent). Its answer streams as the agent's, and the status line names it.
+ *
+ * Screenshots go to test-results/acp-agent-*.png.
+ *
+ * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/acp-agent.e2e.test.ts
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { scriptedProgram, type LogEntry } from '../support/agents/acp-harness';
+import { ChatDriver, RESULTS_DIR, waitUntil } from './support/chat-driver';
+
+const ROOT = path.resolve(__dirname, '../..');
+const AGENT = 'Scripted Agent';
+const REASON = 'run the tests instead';
+
+interface Harness {
+  page: Page | null;
+  logTail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+describe('An ACP agent in the chat, in a real VS Code', function () {
+  this.timeout(300_000);
+  let harness: Harness | undefined;
+  let cleanupWorkspace: (() => void) | undefined;
+  let workspace: string;
+  let logDir: string;
+  let page: Page;
+  let chat: ChatDriver;
+  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `acp-agent-${name}.png`) });
+  const agentLog = (): LogEntry[] => {
+    const file = path.join(logDir, 'agent.jsonl');
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LogEntry) : [];
+  };
+  const answerOf = (as: string) => agentLog().find((e) => e.as === as);
+
+  before(async function () {
+    for (const built of ['dist/extension.js', 'media/chat.js']) {
+      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`node esbuild.mjs\` first`);
+    }
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+    // @ts-expect-error plain ESM script without types
+    const { copyFixtureWorkspace } = (await import('../../scripts/test-workspace.mjs')) as {
+      copyFixtureWorkspace(): { workspace: string; cleanup: () => void };
+    };
+    // @ts-expect-error plain ESM script without types
+    const { startVSCode } = (await import('../../scripts/vscode-harness.mjs')) as {
+      startVSCode(options: { workspace: string; settings: Record<string, unknown> }): Promise<Harness>;
+    };
+    const copy = copyFixtureWorkspace();
+    workspace = copy.workspace;
+    cleanupWorkspace = copy.cleanup;
+    fs.writeFileSync(path.join(workspace, 'notes.txt'), 'alpha\nbeta\ngamma\ndelta\nepsilon\n');
+    logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-acp-e2e-'));
+    const program = scriptedProgram({
+      turns: [[
+        { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Reading your notes. ' } } },
+        { update: { sessionUpdate: 'tool_call', toolCallId: 'read-1', title: 'Read notes.txt', kind: 'read', status: 'in_progress', locations: [{ path: '__CWD__/notes.txt' }] } },
+        { call: 'fs/read_text_file', params: { path: '__CWD__/notes.txt' }, as: 'read' },
+        { update: { sessionUpdate: 'tool_call_update', toolCallId: 'read-1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'read 5 lines' } }] } },
+        { call: 'fs/write_text_file', params: { path: '__CWD__/notes.txt', content: 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n' }, as: 'write' },
+        { call: 'terminal/create', params: { command: 'rm', args: ['-rf', 'build'] }, as: 'terminal' },
+        { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Done with the notes.' } } },
+      ]],
+    }, path.join(logDir, 'agent.jsonl'));
+    harness = await startVSCode({
+      workspace,
+      settings: { 'clientTools.agents': [{ name: AGENT, command: program.command, args: program.args, env: program.env }] },
+    });
+    assert.ok(harness.page, 'the harness opened no page');
+    page = harness.page;
+    chat = new ChatDriver(page);
+    try {
+      await chat.open();
+    } catch (e) {
+      await screenshot('failed-open').catch(() => undefined);
+      throw new Error(`the chat did not open: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
+    }
+  });
+
+  after(async () => {
+    await harness?.stop();
+    cleanupWorkspace?.();
+    if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
+  });
+
+  it('picked in the chat, it reads, writes through a per-hunk review and is denied a command with a reason', async () => {
+    const picker = chat.frame.locator('select.agent-picker');
+    await picker.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.deepEqual(await picker.locator('option').allInnerTexts(), ['Client Tools backend', AGENT]);
+    await picker.selectOption({ label: AGENT });
+    await waitUntil(async () => (await chat.frame.locator('.model-name').innerText()).trim() === AGENT, {
+      describe: async () => `the status line names "${await chat.frame.locator('.model-name').innerText()}"`,
+    });
+    await screenshot('1-picked');
+
+    const turn = await chat.send('Tidy up my notes.', ['ReadFile', 'OpenDiff', 'RunInTerminal', 'Read notes.txt']);
+
+    // The agent's own card for its read, named after it, and the editor's ReadFile card beside it.
+    const agentCard = turn.card('Read notes.txt');
+    await chat.waitForCardStatus(agentCard, 'succeeded', 60_000);
+    assert.match(await agentCard.locator('.tool-meta').innerText(), new RegExp(`^${AGENT}`));
+    const readCard = turn.card('ReadFile');
+    await chat.waitForCardStatus(readCard, 'succeeded');
+    assert.match(await readCard.innerText(), new RegExp(AGENT));
+    await waitUntil(() => answerOf('read'), { describe: () => 'the agent got no answer to its read' });
+    assert.deepEqual(answerOf('read')?.result, { content: 'alpha\nbeta\ngamma\ndelta\nepsilon\n' });
+
+    // The write is reviewed hunk by hunk on the editor's OpenDiff card.
+    const review = turn.card('OpenDiff').locator('section.review');
+    await review.waitFor({ timeout: 30_000 });
+    assert.equal(await review.locator('li.hunk').count(), 2, await review.innerText());
+    await review.getByRole('button', { name: 'Reject hunk 2', exact: true }).click();
+    await review.locator('li.hunk-rejected').waitFor({ timeout: 30_000 });
+    await review.locator('input.review-reason').fill('keep the last line');
+    await screenshot('2-hunk-rejected');
+    await review.getByRole('button', { name: 'Accept', exact: true }).click();
+    await waitUntil(() => fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8') === 'ALPHA\nbeta\ngamma\ndelta\nepsilon\n', {
+      describe: () => `notes.txt is ${JSON.stringify(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'))}`,
+    });
+    await waitUntil(() => answerOf('write'), { describe: () => 'the agent got no answer to its write' });
+    assert.equal(answerOf('write')?.error?.data?.code, 'PERMISSION_DENIED');
+    assert.match(answerOf('write')?.error?.message ?? '', /kept hunks 1; rejected hunks 2.*keep the last line/);
+
+    // The command is asked in the chat with the exact command line; Deny with a reason.
+    await chat.approval.waitFor({ timeout: 30_000 });
+    assert.match(await chat.approval.innerText(), /Run `rm -rf build`/);
+    await chat.approval.locator('input.approval-reason').fill(REASON);
+    await screenshot('3-command-asked');
+    await chat.approvalButton('Deny').click();
+    await waitUntil(() => answerOf('terminal'), { describe: () => 'the agent got no answer to its command' });
+    assert.equal(answerOf('terminal')?.error?.data?.code, 'PERMISSION_DENIED');
+    assert.match(answerOf('terminal')?.error?.message ?? '', new RegExp(REASON));
+    assert.ok(fs.existsSync(path.join(workspace, 'notes.txt')));
+
+    const answer = await chat.waitForAnswer(turn.answer(), 60_000);
+    assert.match(answer, /Reading your notes\./);
+    await chat.waitForIdle();
+    assert.match(await chat.frame.locator('.msg.answer').last().innerText(), /Done with the notes\./);
+    await screenshot('4-done');
+  });
+});

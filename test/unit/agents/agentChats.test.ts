@@ -1,0 +1,163 @@
+/**
+ * The chat's agents in plain Node (src/agents/agentChats.ts) with scripted agent processes: the
+ * first message starts the agent and opens the thread's session, later ones reuse it, a reload
+ * resumes or loads it where the agent offers that, an agent that died is started again, Stop
+ * cancels, a deleted thread's session ends, and a missing command is AGENT_UNAVAILABLE.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AgentChats, withEditorContext } from '../../../src/agents/agentChats';
+import type { AgentSpec } from '../../../src/agents/agentSettings';
+import { ThreadAgents } from '../../../src/agents/threadAgents';
+import type { CallRecord } from '../../../src/core/callRecord';
+import { ClientCore } from '../../../src/core/client';
+import type { RunEvent } from '../../../src/protocol';
+import { registerBuiltinGroups } from '../../../src/tools';
+import { scriptedProgram, type LogEntry } from '../../support/agents/acp-harness';
+import type { AgentScript } from '../../support/agents/scripted-agent';
+import { RecordingLogger } from '../../support/dispatch-harness';
+import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';
+
+const THREAD = '00000000-0000-4000-8000-0000000000aa';
+
+describe('agent chats: agents and sessions behind the chat\'s threads', () => {
+  let ws: TempWorkspace;
+  let core: ClientCore;
+  let dir: string;
+  let store: { get(): unknown; set(v: unknown): void };
+  const opened: AgentChats[] = [];
+  let events: { event: RunEvent; agent: string }[];
+  let records: CallRecord[];
+
+  beforeEach(async () => {
+    ws = await createTempWorkspace(['ws'], { 'a.txt': 'hello\n' });
+    core = new ClientCore({ url: '', token: '', clientInfo: { name: 't', version: '1', ide: 'Fake' }, host: ws.host, logger: new RecordingLogger() });
+    registerBuiltinGroups(core.registry);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-chats-'));
+    let value: unknown;
+    store = { get: () => value, set: (v) => (value = v) };
+    events = [];
+    records = [];
+  });
+  afterEach(async () => {
+    for (const c of opened.splice(0)) c.dispose();
+    core.dispose();
+    await ws.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const chats = (): AgentChats => {
+    const c = new AgentChats({
+      core,
+      workspace: ws.host,
+      bindings: new ThreadAgents(store),
+      logger: new RecordingLogger(),
+      clientInfo: { name: 'test', version: '1' },
+      emit: (event, agent) => events.push({ event, agent }),
+      onRecord: (r) => records.push(r),
+    });
+    opened.push(c);
+    return c;
+  };
+  const spec = (script: AgentScript, name = 'Scripted'): AgentSpec => {
+    const program = scriptedProgram(script, path.join(dir, `${name}.jsonl`));
+    return { name, command: program.command, args: program.args, env: program.env };
+  };
+  const log = (name = 'Scripted'): LogEntry[] => fs.readFileSync(path.join(dir, `${name}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LogEntry);
+  const texts = () => events.filter((e) => e.event.type === 'textDelta').map((e) => (e.event as { text: string }).text);
+  const chunk = (text: string) => ({ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+
+  it('starts the agent on the first message, reuses its session for the next, names the agent on every event', async () => {
+    const c = chats();
+    const s = spec({ turns: [[chunk('one')], [chunk('two')]] });
+    await c.send(THREAD, s, 'first');
+    await c.send(THREAD, s, 'second');
+    assert.deepEqual(texts(), ['one', 'two']);
+    assert.ok(events.every((e) => e.agent === 'Scripted'));
+    assert.equal(log().filter((e) => e.method === 'initialize').length, 1);
+    assert.equal(log().filter((e) => e.method === 'session/new').length, 1);
+    const prompts = log().filter((e) => e.method === 'session/prompt').map((e) => e.params?.prompt);
+    assert.deepEqual(prompts, [[{ type: 'text', text: 'first' }], [{ type: 'text', text: 'second' }]]);
+    assert.deepEqual(new ThreadAgents(store).get(THREAD), { agent: 'Scripted', sessionId: 'session-1' });
+  });
+
+  it('after a reload, resumes the thread\'s session where the agent offers it (and says nothing of it)', async () => {
+    const s = spec({ capabilities: { sessionCapabilities: { resume: {} } }, turns: [[chunk('before')], [chunk('after')]] });
+    const first = chats();
+    await first.send(THREAD, s, 'one');
+    first.dispose();
+    const second = chats();
+    await second.send(THREAD, s, 'two');
+    const resumed = log().filter((e) => e.method === 'session/resume');
+    assert.equal(resumed.length, 1);
+    assert.equal(resumed[0]?.params?.sessionId, 'session-1');
+    assert.equal(events.some((e) => e.event.type === 'toolCallStarted'), false, 'no "new session" card');
+  });
+
+  it('after a reload, loads the session where the agent offers only that; its replayed history is not shown again', async () => {
+    const s = spec({ capabilities: { loadSession: true }, loadReplay: [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'REPLAYED' } }], turns: [[chunk('a')], [chunk('b')]] });
+    const first = chats();
+    await first.send(THREAD, s, 'one');
+    first.dispose();
+    await chats().send(THREAD, s, 'two');
+    assert.equal(log().filter((e) => e.method === 'session/load').length, 1);
+    assert.equal(texts().includes('REPLAYED'), false);
+  });
+
+  it('an agent that can neither resume nor load starts afresh and the run says so first', async () => {
+    const s = spec({ turns: [[chunk('a')], [chunk('b')]] });
+    const first = chats();
+    await first.send(THREAD, s, 'one');
+    first.dispose();
+    events = [];
+    await chats().send(THREAD, s, 'two');
+    const card = events.find((e) => e.event.type === 'toolCallStarted')?.event as { toolName: string } | undefined;
+    assert.equal(card?.toolName, 'Started a new session');
+  });
+
+  it('an agent that died is started again by the next message', async () => {
+    const s = spec({ turns: [[{ exit: 1 }], [chunk('back')]] });
+    const c = chats();
+    await c.send(THREAD, s, 'one');
+    assert.equal((events.find((e) => e.event.type === 'runError')?.event as { code: string } | undefined)?.code, 'AGENT_EXITED');
+    await c.send(THREAD, s, 'two');
+    assert.equal(log().filter((e) => e.method === 'initialize').length, 2, 'a second process');
+    assert.deepEqual(events.filter((e) => e.event.type === 'runFinished').map((e) => (e.event as { reason: string }).reason), ['error', 'completed']);
+    assert.deepEqual(texts(), ['back']);
+  });
+
+  it('Stop cancels the thread\'s turn', async () => {
+    const s = spec({ turns: [[{ hang: true, untilCancel: true }]] });
+    const c = chats();
+    const turn = c.send(THREAD, s, 'go');
+    while (!c.isRunning(THREAD)) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(c.stop(THREAD), true);
+    await turn;
+    assert.equal((events.find((e) => e.event.type === 'runFinished')?.event as { reason: string }).reason, 'cancelled');
+    assert.equal(c.stop(THREAD), false, 'nothing left to stop');
+  });
+
+  it('a deleted thread\'s session ends and its binding goes', async () => {
+    const s = spec({ turns: [[chunk('a')]] });
+    const c = chats();
+    await c.send(THREAD, s, 'one');
+    c.forgetThread(THREAD);
+    assert.equal(new ThreadAgents(store).get(THREAD), undefined);
+  });
+
+  it('a command that is not there: AGENT_UNAVAILABLE, naming it', async () => {
+    await assert.rejects(chats().send(THREAD, { name: 'Ghost', command: path.join(dir, 'no-such-agent'), args: [], env: {} }, 'hi'), (e: { code: string; message: string }) => {
+      assert.equal(e.code, 'AGENT_UNAVAILABLE');
+      assert.match(e.message, /no-such-agent was not found/);
+      return true;
+    });
+  });
+
+  it('editor text attached to a message reaches the agent fenced, whatever backticks it holds', () => {
+    assert.equal(withEditorContext('Why?', undefined), 'Why?');
+    const text = withEditorContext('Why?', { file: 'src/a.ts', language: 'typescript', selection: { startLine: 1, startCharacter: 0, endLine: 2, endCharacter: 3 }, selectedText: 'x ``` y' });
+    assert.equal(text, 'Why?\n\nSelected in src/a.ts (lines 2-3):\n````typescript\nx ``` y\n````');
+  });
+});
