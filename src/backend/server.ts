@@ -181,12 +181,13 @@ export class BackendServer {
 
   /** What the metrics read at each scrape. */
   stats(): ServerStats {
-    const stats: ServerStats = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, draining: this.draining !== undefined };
+    const stats: ServerStats = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, threadsKept: 0, draining: this.draining !== undefined };
     for (const s of this.sessions.values()) {
       if (s.attached) stats.attachedSessions++;
       else stats.detachedSessions++;
       stats.clientCallsInFlight += s.invoker.pendingCount;
       stats.runsInProgress += s.agent.runCount;
+      stats.threadsKept += s.agent.threadCount;
     }
     return stats;
   }

@@ -51,9 +51,11 @@ export const ErrorCode = {
   WorkspaceUntrusted: 'WORKSPACE_UNTRUSTED',
   // Runs and models
   RunBusy: 'RUN_BUSY',
+  RunLimit: 'RUN_LIMIT',
   ModelError: 'MODEL_ERROR',
   ModelAuth: 'MODEL_AUTH',
   ModelRateLimited: 'MODEL_RATE_LIMITED',
+  ModelTimeout: 'MODEL_TIMEOUT',
   Internal: 'INTERNAL',
 } as const;
 
@@ -104,9 +106,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   NO_WORKSPACE: 'No workspace folder is open.',
   WORKSPACE_UNTRUSTED: 'The workspace is in restricted mode; the tool is off.',
   RUN_BUSY: 'The thread already has a run in progress.',
+  RUN_LIMIT: 'The session already has its maximum of runs in progress or of threads kept; wait for a run to end (or reset a thread) and send again.',
   MODEL_ERROR: 'The model endpoint failed or sent a malformed stream.',
   MODEL_AUTH: 'The model endpoint refused the API key (HTTP 401/403).',
   MODEL_RATE_LIMITED: 'The model endpoint kept answering 429 after retries.',
+  MODEL_TIMEOUT: 'The model endpoint sent nothing for the idle limit, or did not finish within the time limit; the request was stopped (retryable).',
   INTERNAL: 'A bug on the sending side; the message has details.',
 };
 

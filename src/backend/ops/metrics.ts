@@ -16,6 +16,8 @@ export interface ServerStats {
   detachedSessions: number;
   clientCallsInFlight: number;
   runsInProgress: number;
+  /** Threads the sessions keep in memory. */
+  threadsKept: number;
   draining: boolean;
 }
 
@@ -57,6 +59,14 @@ export class BackendMetrics {
       registers,
       collect() {
         this.set(stats().runsInProgress);
+      },
+    });
+    new Gauge({
+      name: 'client_tools_threads_kept',
+      help: 'Threads the sessions keep in memory (each session keeps at most maxThreadsPerSession).',
+      registers,
+      collect() {
+        this.set(stats().threadsKept);
       },
     });
     new Gauge({
