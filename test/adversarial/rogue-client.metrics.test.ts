@@ -56,7 +56,6 @@ describe('rogue client: metrics cannot grow', function () {
     const model: ChatModel = {
       name: 'rogue',
       offline: false,
-      // eslint-disable-next-line require-yield
       async *stream() {
         throw new ModelFailure(`MODEL_ROGUE_${n++}` as never, 'made-up failure', true);
       },
