@@ -41,6 +41,7 @@ import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 import { replicatedHandshake } from './failover/replicaHandshake';
 import { replicatedState } from './failover/replicated';
+import { refuseNewSession, roomForNewSession, type NoRoom } from './sessionRoom';
 
 /** Close codes this server uses besides the standard ones. */
 export const CloseCode = {
@@ -364,11 +365,9 @@ export class BackendServer {
       this.deps.events.emit('session', { sessionId: existing.id, resumed: true });
       return existing;
     }
-    const busy = this.roomForNewSession();
-    if (busy) {
-      this.deps.options.log.warn(`refused a new session: ${busy}`);
-      sendFrame(ws, { type: 'error', code: ErrorCode.ServerBusy, message: `The backend cannot take a new session now: ${busy}. Try again later.` });
-      ws.close(CloseCode.TryAgainLater, ErrorCode.ServerBusy);
+    const noRoom = this.roomForNewSession(user.user);
+    if (noRoom) {
+      refuseNewSession(ws, noRoom, this.deps.options.log, sendFrame);
       return undefined;
     }
     const session = new Session({ ...this.deps, owner: user.user, onEnded: (s) => this.sessions.delete(s.id) });
@@ -398,7 +397,7 @@ export class BackendServer {
     return replicatedHandshake(ws, hello, {
       deps: this.deps,
       user: user.user,
-      roomForNewSession: () => this.roomForNewSession(),
+      roomForNewSession: () => this.roomForNewSession(user.user),
       register: (s, resumed) => {
         this.sessions.set(s.id, s);
         this.deps.events.emit('session', { sessionId: s.id, resumed });
@@ -427,26 +426,9 @@ export class BackendServer {
     setTimeout(() => oldest.terminate(), CLOSE_GRACE_MS).unref();
   }
 
-  /**
-   * Makes room for a new session, or says why there is none. Attached sessions are capped at
-   * `maxConnections`; sessions in all at `maxSessions`, where only a detached session that holds
-   * nothing (no thread, no call in flight) may be evicted, oldest first: its client loses nothing,
-   * since a resume that finds no session starts afresh from its hello. A detached session with
-   * threads or calls is someone's work waiting for a reconnect; a new session is refused before it.
-   */
-  private roomForNewSession(): string | undefined {
-    const { maxConnections, maxSessions } = this.deps.options;
-    let attached = 0;
-    for (const s of this.sessions.values()) if (s.attached) attached++;
-    if (attached >= maxConnections) return `${attached} sessions are connected (limit ${maxConnections})`;
-    if (this.sessions.size < maxSessions) return undefined;
-    for (const s of this.sessions.values()) {
-      if (!s.attached && s.agent.threadCount === 0 && s.invoker.pendingCount === 0) {
-        s.end('too many sessions: an idle detached session made room for a new one');
-        return undefined;
-      }
-    }
-    return `${this.sessions.size} sessions exist (limit ${maxSessions}) and every detached one may still be resumed`;
+  /** Room for a new session of `user` (sessionRoom.ts): global and per-user caps, idle detached sessions make room. */
+  private roomForNewSession(user: string): NoRoom | undefined {
+    return roomForNewSession(() => this.sessions.values(), user, this.deps.options);
   }
 }
 

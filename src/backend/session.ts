@@ -145,6 +145,11 @@ export class Session implements ClientLink {
     return this.socket !== undefined;
   }
 
+  /** Holds nothing a client could come back for: no thread, no call in flight (an idle detached session may make room for a new one). */
+  get idle(): boolean {
+    return this.agent.threadCount === 0 && this.invoker.pendingCount === 0;
+  }
+
   /** A run or a client call is in progress (a draining server waits for it before handing the session over). */
   get busy(): boolean {
     return this.agent.runCount > 0 || this.invoker.pendingCount > 0;

@@ -13,6 +13,7 @@ import type { BackendDeps } from '../session';
 import { sendFrame, Session } from '../session';
 import { adoptableSession, takeOverCalls } from './adoption';
 import { replicatedState } from './replicated';
+import { refuseNewSession, type NoRoom } from '../sessionRoom';
 
 const TRY_AGAIN_LATER = 1013;
 
@@ -21,7 +22,7 @@ export interface ReplicaServer {
   /** The authenticated user of the connection: only that user's sessions are adopted, and a new one is theirs. */
   user: string;
   /** Why no new session fits now, or undefined when one does. */
-  roomForNewSession(): string | undefined;
+  roomForNewSession(): NoRoom | undefined;
   register(session: Session, resumed: boolean): void;
   /** Whether this replica holds a session with this id (an adoption under way, or a local one). */
   holds(sessionId: string): boolean;
@@ -52,11 +53,9 @@ export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: R
       session.continueRuns(recovery);
       return session;
     }
-    const busy = server.roomForNewSession();
-    if (busy) {
-      log.warn(`refused a new session: ${busy}`);
-      sendFrame(ws, { type: 'error', code: ErrorCode.ServerBusy, message: `The backend cannot take a new session now: ${busy}. Try again later.` });
-      ws.close(TRY_AGAIN_LATER, ErrorCode.ServerBusy);
+    const noRoom = server.roomForNewSession();
+    if (noRoom) {
+      refuseNewSession(ws, noRoom, log, sendFrame);
       return undefined;
     }
     session = new Session({ ...deps, owner: server.user, onEnded: (s) => server.onEnded(s) });
