@@ -27,7 +27,8 @@ import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serv
 import { toToolCallResult } from './serverTools';
 import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 import { addUsage, runUsage } from './usage';
-import type { ConversationStore, StoredRecord, StoredRunStatus } from './store/conversationStore';
+import type { ConversationStore, StoredRecord, StoredRunStatus, ThreadLease } from './store/conversationStore';
+import { waitForThreadLease } from './store/threadLease';
 import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
 import { SharedStateError } from './state/sharedState';
 import type { ContextBudgetConfig } from './context/budget';
@@ -82,6 +83,8 @@ interface ActiveRun {
   controller: AbortController;
   /** The thread's lease while the run holds it (replicas only). */
   ticket?: RunTicket;
+  /** The thread's lease in a store other processes share (a data folder), while the run holds it. */
+  storeLease?: ThreadLease;
   /** Tokens the run's model requests reported so far. */
   usage?: TokenCounts;
 }
@@ -186,6 +189,7 @@ export class Agent {
     running
       .finally(() => {
         run.ticket?.release();
+        void run.storeLease?.release();
         if (thread.run === run) thread.run = undefined;
         // Updates that arrived during the last model call are applied now, not at the next run.
         if (this.threads.get(thread.id) === thread) this.applyQueued(thread);
@@ -417,7 +421,7 @@ export class Agent {
   /** With replicas, takes the thread's lease for the run; false (the client told why) when it cannot. */
   private async leased(thread: Thread, run: ActiveRun): Promise<boolean> {
     const guard = this.config.runGuard;
-    if (!guard) return true;
+    if (!guard) return this.storeLeased(thread, run);
     try {
       run.ticket = await guard.begin(thread.id, run.id);
     } catch (e) {
@@ -436,6 +440,43 @@ export class Agent {
     if (run.ticket) return true;
     this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${thread.id}" has a run in progress on another backend replica; cancel it or wait for runFinished.`, relatedId: thread.id });
     return false;
+  }
+
+  /**
+   * Without replicas, a store other processes share (a data folder two VS Code windows' backends
+   * use): the thread's lease for the run, after waiting a little for another process's run on it;
+   * a thread that process wrote meanwhile is loaded again, so no message is lost or interleaved.
+   */
+  private async storeLeased(thread: Thread, run: ActiveRun): Promise<boolean> {
+    const { store } = this.config;
+    if (!store) return true;
+    await thread.restored;
+    const ref = { threadId: thread.id, runId: run.id };
+    let lease;
+    try {
+      lease = await waitForThreadLease(store, thread.id, run.controller.signal);
+    } catch (e) {
+      this.host.log.error(`run ${run.id}: the thread's lease could not be taken: ${describe(e)}`);
+      this.host.send({ type: 'runStarted', ...ref, model: this.config.model.name });
+      this.host.send({ type: 'runError', ...ref, code: ErrorCode.Internal, message: `The run did not start: the conversation store could not be locked for it (${describe(e)}). Send the message again.`.slice(0, 10_000), retryable: true });
+      this.host.send({ type: 'runFinished', ...ref, reason: 'error' });
+      return false;
+    }
+    if (lease === 'none') return true;
+    if (!lease) {
+      this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${thread.id}" has a run in progress in another backend process that shares the data folder (another window); wait for it to end and send again.`, relatedId: thread.id });
+      return false;
+    }
+    run.storeLease = lease;
+    if (lease.stale) {
+      thread.history = [];
+      thread.savedToolState = undefined;
+      thread.lastRun = undefined;
+      thread.unanswered = undefined;
+      thread.restored = this.restore(thread, store);
+      await thread.restored;
+    }
+    return true;
   }
 
   /**
