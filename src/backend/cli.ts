@@ -92,6 +92,8 @@ Options:
   --ops-port <n>              Serve /metrics (Prometheus), /healthz and /readyz on this port (0: any free
                               port). /healthz and /readyz are also answered on the main port; /metrics only here.
   --ops-host <address>        Interface of the ops port (default 127.0.0.1).
+  --credential-check <ms>     How often open sessions' credentials are checked again (default 5s): a named
+                              token removed from the tokens file or an expired JWT ends its sessions.
   --drain-timeout <ms>        On SIGTERM: stop admitting, hand sessions over as their runs end, wait at most
                               this long (default 30s), then exit 0. A second SIGTERM, or SIGINT, stops at once.
   --help                      Show this help.
@@ -179,6 +181,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'ops-port': { type: 'string' },
         'ops-host': { type: 'string' },
         'drain-timeout': { type: 'string' },
+        'credential-check': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -247,6 +250,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     opsPort: values['ops-port'] !== undefined ? integer('--ops-port', values['ops-port'], 0, 65535) : undefined,
     opsHost: values['ops-host'],
     drainTimeoutMs: values['drain-timeout'] !== undefined ? duration('--drain-timeout', values['drain-timeout']) : undefined,
+    credentialCheckMs: values['credential-check'] !== undefined ? duration('--credential-check', values['credential-check']) : undefined,
   };
   return { help: values.help === true, options, logLevel, logFormat, randomToken: token === undefined && options.discoveryFile !== undefined };
 }

@@ -16,6 +16,7 @@ import type { ReadinessProbe } from './ops/health';
 import type { SharedState } from './state/sharedState';
 import type { JwtOptions } from './auth/jwt';
 import { DEFAULT_STREAM_LIMITS } from './model/streamGuard';
+import { DEFAULT_CREDENTIAL_CHECK_MS } from './auth/credentialSweep';
 import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './toolArguments';
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -102,6 +103,8 @@ export interface BackendOptions {
   leaseMs?: number;
   /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
   sessionGraceMs?: number;
+  /** How often open sessions' credentials are checked again (default 5 s): a removed named token or an expired JWT ends its sessions within this (CREDENTIALS_REVOKED). */
+  credentialCheckMs?: number;
 
   /**
    * A folder for the conversation store: each thread's history is saved there (created 0700, files
@@ -177,6 +180,7 @@ export interface ResolvedOptions extends InvokerOptions {
   heartbeatMs: number;
   leaseMs: number | undefined;
   sessionGraceMs: number;
+  credentialCheckMs: number;
   dataDir: string | undefined;
   store: ConversationStore | undefined;
   readinessProbes: ReadinessProbe[];
@@ -234,6 +238,7 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
     leaseMs: o.leaseMs !== undefined ? atLeast('leaseMs', o.leaseMs, 100) : undefined,
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
+    credentialCheckMs: positive('credentialCheckMs', o.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS),
     dataDir: o.dataDir,
     store: o.store,
     readinessProbes: [...(o.readinessProbes ?? [])],

@@ -41,6 +41,7 @@ import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 import { replicatedHandshake } from './failover/replicaHandshake';
 import { replicatedState } from './failover/replicated';
+import { startCredentialSweep } from './auth/credentialSweep';
 import { refuseNewSession, roomForNewSession, type NoRoom } from './sessionRoom';
 
 /** Close codes this server uses besides the standard ones. */
@@ -72,6 +73,7 @@ export class BackendServer {
   private removeProcessHooks: (() => void) | undefined;
   private closing: Promise<void> | undefined;
   private draining: Promise<DrainReport> | undefined;
+  private stopSweep: (() => void) | undefined;
 
   private constructor(
     private readonly deps: BackendDeps,
@@ -114,6 +116,7 @@ export class BackendServer {
     });
     const port = (server.address() as AddressInfo).port;
     const backend = new BackendServer(deps, server, wss, token, port, options.host, authenticator);
+    backend.stopSweep = startCredentialSweep(() => backend.sessions.values(), authenticator, options.credentialCheckMs, options.log);
     const pending = new PendingSockets({ max: options.maxPendingSockets, deadlineMs: options.headersTimeoutMs }, options.log);
     server.on('connection', (socket: Socket) => pending.accepted(socket));
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -194,6 +197,7 @@ export class BackendServer {
   }
 
   private async shutdown(): Promise<void> {
+    this.stopSweep?.();
     const closed = [...this.sockets].map(
       (ws) =>
         new Promise<void>((resolve) => {
@@ -362,6 +366,7 @@ export class BackendServer {
         existing.detach(ws);
         throw e;
       }
+      existing.credential = user;
       this.deps.events.emit('session', { sessionId: existing.id, resumed: true });
       return existing;
     }
@@ -377,6 +382,7 @@ export class BackendServer {
       session.discard();
       throw e;
     }
+    session.credential = user;
     this.sessions.set(session.id, session);
     this.deps.events.emit('session', { sessionId: session.id, resumed: false });
     return session;
@@ -399,6 +405,7 @@ export class BackendServer {
       user: user.user,
       roomForNewSession: () => this.roomForNewSession(user.user),
       register: (s, resumed) => {
+        s.credential = user;
         this.sessions.set(s.id, s);
         this.deps.events.emit('session', { sessionId: s.id, resumed });
       },

@@ -32,11 +32,13 @@ import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } fr
 import type { ContextBudgetConfig } from './context/budget';
 import { contextWindowFor } from './context/windows';
 import { scopedKey, scopedStore } from './auth/scopedStore';
-import { ANONYMOUS } from './auth/user';
+import { ANONYMOUS, type AuthenticatedUser } from './auth/user';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
 
+/** The close code of a connection whose credentials lapsed (CREDENTIALS_REVOKED). */
+export const CREDENTIALS_REVOKED_CLOSE = 4011;
 /** Messages kept for a detached session; older ones are dropped first. */
 const MAX_OUTBOX = 10_000;
 /** Above this many bytes waiting in the socket, a run pauses its text stream until it drains. */
@@ -88,6 +90,8 @@ export class Session implements ClientLink {
   private readonly secretDigest: Buffer;
   /** Who the session belongs to; its threads are stored under this user's view of the store. */
   readonly owner: string;
+  /** The credential its last connection was proven with, checked again while the session lives (auth/credentialSweep.ts). */
+  credential: AuthenticatedUser | undefined;
   /** What log lines call this session: a per-process number, not its id. */
   readonly logLabel = `session #${++sessionCounter}`;
   /** Set by the first successful attach; a session that never got there was never announced. */
@@ -143,6 +147,17 @@ export class Session implements ClientLink {
 
   get attached(): boolean {
     return this.socket !== undefined;
+  }
+
+  /** Its user's credential lapsed: the client is told (CREDENTIALS_REVOKED, close 4011) and the session ends. */
+  revoke(why: string): void {
+    if (this.ended) return;
+    const socket = this.socket;
+    if (socket && this.connected) {
+      sendFrame(socket, { type: 'error', code: ErrorCode.CredentialsRevoked, message: `The session was ended: ${why}. Connect again with a valid token.` });
+      socket.close(CREDENTIALS_REVOKED_CLOSE, ErrorCode.CredentialsRevoked);
+    }
+    this.end(`the user's credentials were revoked: ${why}`);
   }
 
   /** Holds nothing a client could come back for: no thread, no call in flight (an idle detached session may make room for a new one). */

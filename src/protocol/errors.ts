@@ -19,6 +19,7 @@ export const ErrorCode = {
   SessionUnknown: 'SESSION_UNKNOWN',
   ServerBusy: 'SERVER_BUSY',
   SessionLimit: 'SESSION_LIMIT',
+  CredentialsRevoked: 'CREDENTIALS_REVOKED',
   SlowConsumer: 'SLOW_CONSUMER',
   StateUnavailable: 'STATE_UNAVAILABLE',
   // Tool calls
@@ -78,6 +79,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   SESSION_UNKNOWN: 'The session to resume is unknown, expired, or not proven with its resume secret; a fresh session was started.',
   SERVER_BUSY: 'The backend is at a connection or session limit; try again later (nothing resumable was dropped to make room).',
   SESSION_LIMIT: 'This user already has the most sessions connected or kept that one user may have on this backend; close one (another editor window) and connect again.',
+  CREDENTIALS_REVOKED: 'The credentials the connection was opened with no longer hold (a named token removed from the tokens file, a JWT past its expiry); the session was ended and the connection closed with 4011.',
   SLOW_CONSUMER: 'The peer stopped reading and its unsent output passed the cap; the connection is closed.',
   STATE_UNAVAILABLE: 'Shared state (Redis) behind the backend replicas could not be reached or answered wrongly; nothing was half-done, try again.',
   UNKNOWN_TOOL: 'No registered tool has this name (look-alike names are not matched).',

@@ -166,6 +166,7 @@ describe('backend CLI', function () {
       assert.equal(o.maxThreadsPerSession, 32);
       assert.equal(o.maxConnectionsPerUser, 3);
       assert.equal(o.maxSessionsPerUser, 12);
+      assert.equal(parseCli(['--credential-check', '2s'], {}).options.credentialCheckMs, 2_000);
       assert.throws(() => parseCli(['--max-runs-per-session', '0'], {}), /--max-runs-per-session must be an integer from 1/);
       assert.throws(() => parseCli(['--model-idle-timeout', 'never'], {}), /--model-idle-timeout must be a duration/);
     });
