@@ -42,6 +42,7 @@ import { sendFrame, Session } from './session';
 import { replicatedHandshake } from './failover/replicaHandshake';
 import { replicatedState } from './failover/replicated';
 import { startCredentialSweep } from './auth/credentialSweep';
+import { pruneHelloGroups, type RegistrationProblem } from './registration';
 import { refuseNewSession, roomForNewSession, type NoRoom } from './sessionRoom';
 
 /** Close codes this server uses besides the standard ones. */
@@ -261,6 +262,11 @@ export class BackendServer {
     this.handshaking.add(ws);
     receiveFragments(ws);
     let session: Session | undefined;
+    /** The problems of hello groups dropped before validation (registration.ts pruneHelloGroups). */
+    let pruned: RegistrationProblem[] = [];
+    const beforeValidation = (type: string, message: Record<string, unknown>) => {
+      if (type === 'hello') pruned = pruneHelloGroups(message);
+    };
     /** With replicas the handshake waits for the shared state; nothing else may come meanwhile. */
     let handshakePending = false;
     let slowConsumer = false;
@@ -301,7 +307,7 @@ export class BackendServer {
       // Once this side closes a connection (SERVER_BUSY, SLOW_CONSUMER, shutdown), nothing it still
       // sends counts: a slow consumer's requests would otherwise keep filling its session's buffer.
       if (ws.readyState !== WebSocket.OPEN) return;
-      const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes });
+      const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes, ...(session ? {} : { beforeValidation }) });
       try {
         if (!decoded.ok) {
           if (session) {
@@ -329,7 +335,7 @@ export class BackendServer {
         this.handshaking.delete(ws);
         if (replicatedState(this.deps)) {
           handshakePending = true;
-          void this.replicatedHandshake(ws, decoded.message, user).then((s) => {
+          void this.replicatedHandshake(ws, decoded.message, user, pruned).then((s) => {
             handshakePending = false;
             session = s;
             // The socket may have closed while the shared state answered: the session waits for a resume.
@@ -337,7 +343,7 @@ export class BackendServer {
           });
           return;
         }
-        session = this.handshake(ws, decoded.message, user);
+        session = this.handshake(ws, decoded.message, user, pruned);
       } catch (e) {
         options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         const reply: ServerToClient = { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` };
@@ -357,11 +363,11 @@ export class BackendServer {
    * Another user's session is treated exactly like an unknown one, even with its secret (a stolen
    * secret is not the owner), so a hello cannot even learn that it exists.
    */
-  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser): Session | undefined {
+  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser, pruned: readonly RegistrationProblem[] = []): Session | undefined {
     const existing = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
     if (existing?.owns(hello.resumeSecret) && existing.owner === user.user) {
       try {
-        existing.attach(ws, hello, 'resumed');
+        existing.attach(ws, hello, 'resumed', pruned);
       } catch (e) {
         existing.detach(ws);
         throw e;
@@ -377,7 +383,7 @@ export class BackendServer {
     }
     const session = new Session({ ...this.deps, owner: user.user, onEnded: (s) => this.sessions.delete(s.id) });
     try {
-      session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new');
+      session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new', pruned);
     } catch (e) {
       session.discard();
       throw e;
@@ -393,10 +399,10 @@ export class BackendServer {
    * as above; one it does not hold is looked up in the shared state and adopted; a new one is
    * recorded there before its welcome. Never rejects: failures are told to the client, coded.
    */
-  private async replicatedHandshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser): Promise<Session | undefined> {
+  private async replicatedHandshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser, pruned: readonly RegistrationProblem[]): Promise<Session | undefined> {
     const local = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
     if (local?.owns(hello.resumeSecret) && local.owner === user.user) {
-      const resumed = this.handshake(ws, hello, user);
+      const resumed = this.handshake(ws, hello, user, pruned);
       resumed?.publish().catch((e: unknown) => this.deps.options.log.warn(`${resumed.logLabel}: its shared record could not be refreshed: ${e instanceof Error ? e.message : String(e)}`));
       return resumed;
     }
@@ -413,7 +419,7 @@ export class BackendServer {
       onEnded: (s) => {
         if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
       },
-    });
+    }, pruned);
   }
 
   /**

@@ -267,7 +267,7 @@ export class Session implements ClientLink {
    * runs before anything changes, so a throw leaves the session exactly as it was (a new one is
    * then discarded by the server, a resumed one keeps waiting for its owner).
    */
-  attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession' | 'adopted'): void {
+  attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession' | 'adopted', pruned: readonly RegistrationProblem[] = []): void {
     const admission = admitGroups(hello.toolGroups, new Set(this.deps.serverTools().keys()));
     const preExpanded = hello.preExpanded ?? [];
     const keepThreads = how === 'resumed' && !hello.reset;
@@ -307,7 +307,7 @@ export class Session implements ClientLink {
       this.send({ type: 'error', code: ErrorCode.SessionUnknown, message: 'The session to resume is unknown, expired, or was not proven with its resume secret; a fresh session was started.' });
     }
 
-    this.reportProblems(admission.problems);
+    this.reportProblems([...admission.problems, ...pruned]);
     if (keepThreads) this.agent.forEachToolState((s) => s.syncRegistered(admission.groups, preExpanded));
     else if (how === 'resumed') this.agent.resetAll(true);
     this.base = base;

@@ -14,6 +14,7 @@ import { sendFrame, Session } from '../session';
 import { adoptableSession, takeOverCalls } from './adoption';
 import { replicatedState } from './replicated';
 import { refuseNewSession, type NoRoom } from '../sessionRoom';
+import type { RegistrationProblem } from '../registration';
 
 const TRY_AGAIN_LATER = 1013;
 
@@ -29,7 +30,8 @@ export interface ReplicaServer {
   onEnded(session: Session): void;
 }
 
-export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: ReplicaServer): Promise<Session | undefined> {
+/** `pruned`: the problems of the hello's groups dropped before it was validated (registration.ts), told with the welcome. */
+export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: ReplicaServer, pruned: readonly RegistrationProblem[] = []): Promise<Session | undefined> {
   const { deps } = server;
   const shared = replicatedState(deps);
   if (!shared) throw new Error('replicatedHandshake needs a shared state');
@@ -47,7 +49,7 @@ export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: R
       const recovery = takeOverCalls(calls, session.invoker, session.journal!, log);
       await session.publish();
       if (!open(ws)) return discard(session);
-      session.attach(ws, hello, 'adopted');
+      session.attach(ws, hello, 'adopted', pruned);
       server.register(session, true);
       log.info(`${session.logLabel}: taken over from replica ${record.replica}: ${recovery.resent} calls sent again, ${recovery.runs.length} runs to continue (${calls.length} shared records)`);
       session.continueRuns(recovery);
@@ -61,7 +63,7 @@ export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: R
     session = new Session({ ...deps, owner: server.user, onEnded: (s) => server.onEnded(s) });
     await session.publish();
     if (!open(ws)) return discard(session);
-    session.attach(ws, hello, wanted ? 'unknownSession' : 'new');
+    session.attach(ws, hello, wanted ? 'unknownSession' : 'new', pruned);
     server.register(session, false);
     return session;
   } catch (e) {
