@@ -139,4 +139,19 @@ describe('untrusted data: every step on it is bounded', function () {
     assert.match(ended.errorMessage ?? '', /nest objects and arrays more than 64 levels deep/);
     assert.ok(JSON.stringify(fake.requests[1].body).length < 64 * 1024, 'the next request carries a note, not the arguments');
   });
+
+  it('T-BOUND-07 context items added by 30 updates of 1 MB (every item joins every turn\'s system prompt; they made a 30 MB prompt): the thread keeps the newest 1,000,000 characters of them', async () => {
+    const client = await start();
+    for (let u = 0; u < 30; u++) {
+      client.send({ type: 'updateToolGroups', augmentation: { addContext: Array.from({ length: 5 }, (_, i) => ({ name: `ctx-${u}-${i}`, text: String.fromCharCode(97 + (u % 26)).repeat(190_000) })) } });
+    }
+    fake.enqueue({ text: 'done' }, { text: 'done' }, { text: 'done' });
+    const { value } = await watched(() => client.run('t1', 'hello', 30_000));
+    assert.equal(value.finished.reason, 'completed');
+    assert.deepEqual(client.all('error'), []);
+    const system = String(fake.requests[fake.requests.length - 1].body.messages[0].content);
+    assert.ok(system.length < 1_100_000, `the system prompt is ${system.length} characters`);
+    assert.match(system, /## Context: ctx-29-4\n/, 'the newest item is kept');
+    assert.doesNotMatch(system, /## Context: ctx-0-0\n/, 'the oldest went');
+  });
 });

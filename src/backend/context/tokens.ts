@@ -98,16 +98,22 @@ export function messageTokens(m: ChatMessage): number {
   return n;
 }
 
-/** Whether a message's count is known already (counting it costs nothing). */
-export function isCounted(m: object): boolean {
-  return cache.has(m);
-}
+/**
+ * Function definitions are made afresh each turn, around the registration's own parameter objects:
+ * counts are kept per parameters object (and name and description), so a thousand visible tools
+ * are counted once, not every turn. The shared empty schema of containers keeps a bounded few.
+ */
+const functionCache = new WeakMap<object, Map<string, number>>();
+const MAX_FUNCTIONS_PER_SCHEMA = 256;
 
 export function functionTokens(f: FunctionSpec): number {
-  let n = cache.get(f);
+  let perSchema = functionCache.get(f.parameters);
+  if (!perSchema) functionCache.set(f.parameters, (perSchema = new Map()));
+  const key = `${f.name}\u0000${f.description}`;
+  let n = perSchema.get(key);
   if (n === undefined) {
     n = countTokens(JSON.stringify({ type: 'function', function: { name: f.name, description: f.description, parameters: f.parameters } }));
-    cache.set(f, n);
+    if (perSchema.size < MAX_FUNCTIONS_PER_SCHEMA) perSchema.set(key, n);
   }
   return n;
 }
@@ -116,22 +122,30 @@ export function requestTokens(request: ModelRequest): number {
   return request.messages.reduce((n, m) => n + messageTokens(m), 0) + request.tools.reduce((n, f) => n + functionTokens(f), 0);
 }
 
+/** Work between two turns of the event loop while a request is counted. */
+const COUNT_SLICE_MS = 8;
+
 /**
- * Counts what a request holds that is not counted yet, giving the event loop back between
- * messages, so a turn that brings many new messages never counts them all in one stretch.
+ * Counts a request, giving the event loop back whenever counting has taken COUNT_SLICE_MS, so a
+ * turn that brings many new messages or definitions never counts them all in one stretch.
  */
 export async function countRequest(request: ModelRequest): Promise<number> {
-  for (const m of request.messages) {
-    if (isCounted(m)) continue;
-    messageTokens(m);
+  let n = 0;
+  let slice = performance.now();
+  const pace = async () => {
+    if (performance.now() - slice < COUNT_SLICE_MS) return;
     await yieldToLoop();
+    slice = performance.now();
+  };
+  for (const m of request.messages) {
+    n += messageTokens(m);
+    await pace();
   }
   for (const f of request.tools) {
-    if (isCounted(f)) continue;
-    functionTokens(f);
-    await yieldToLoop();
+    n += functionTokens(f);
+    await pace();
   }
-  return requestTokens(request);
+  return n;
 }
 
 /** Lets other sessions' I/O and timers run before going on. */
