@@ -29,6 +29,7 @@ import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
 import { ClientToolState } from './toolState';
 import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
+import { Outbox } from './outbox';
 import type { ContextBudgetConfig } from './context/budget';
 import { contextWindowFor } from './context/windows';
 import { scopedKey, scopedStore } from './auth/scopedStore';
@@ -39,8 +40,6 @@ export const SERVER_VERSION = '0.1.0';
 
 /** The close code of a connection whose credentials lapsed (CREDENTIALS_REVOKED). */
 export const CREDENTIALS_REVOKED_CLOSE = 4011;
-/** Messages kept for a detached session; older ones are dropped first. */
-const MAX_OUTBOX = 10_000;
 /** Above this many bytes waiting in the socket, a run pauses its text stream until it drains. */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 const DRAIN_POLL_MS = 10;
@@ -99,8 +98,8 @@ export class Session implements ClientLink {
   readonly invoker: ClientInvoker;
   readonly agent: Agent;
   private socket: WebSocket | undefined;
-  private outbox: ServerToClient[] = [];
-  private droppedWhileDetached = 0;
+  /** What the client missed while detached (outbox.ts caps it by count and bytes). */
+  private readonly outbox = new Outbox();
   private base: ClientToolState;
   private graceTimer: NodeJS.Timeout | undefined;
   private ended = false;
@@ -207,7 +206,7 @@ export class Session implements ClientLink {
     this.journal?.handOver();
     this.agent.abandonAll();
     this.invoker.abandon();
-    this.outbox = [];
+    this.outbox.clear();
     this.socket?.close(4000, 'session taken over by another replica');
     this.deps.onEnded(this);
   }
@@ -252,10 +251,6 @@ export class Session implements ClientLink {
     }
     if (NOT_BUFFERED.has(message.type) || this.ended) return;
     this.outbox.push(message);
-    if (this.outbox.length > MAX_OUTBOX) {
-      this.outbox.shift();
-      this.droppedWhileDetached++;
-    }
   }
 
   /**
@@ -313,10 +308,10 @@ export class Session implements ClientLink {
     this.base = base;
     this.send({ type: 'toolGroupState', ...state });
 
-    const missed = this.outbox.splice(0);
-    if (this.droppedWhileDetached > 0) {
-      this.deps.options.log.warn(`${this.logLabel}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
-      this.droppedWhileDetached = 0;
+    const missed = this.outbox.take();
+    if (this.outbox.dropped > 0) {
+      this.deps.options.log.warn(`${this.logLabel}: ${this.outbox.dropped} buffered messages were dropped while the client was away`);
+      this.outbox.dropped = 0;
     }
     for (const m of missed) sendFrame(socket, m);
     this.invoker.connectionRestored();
@@ -402,7 +397,7 @@ export class Session implements ClientLink {
     this.journal?.close();
     this.agent.resetAll();
     this.invoker.shutdown(ErrorCode.Disconnected, `the session ended (${reason})`);
-    this.outbox = [];
+    this.outbox.clear();
     this.deps.onEnded(this);
     this.unpublish();
     if (this.established) this.deps.events.emit('sessionEnded', { sessionId: this.id, reason });

@@ -11,6 +11,7 @@ import { createBackend, type Backend, type BackendOptions } from '../../src/back
 import { ErrorCode } from '../../src/protocol';
 import { TestClient } from '../support/backend-client';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
+import { sample } from '../support/ops-http';
 
 const TOKEN = 'bounds-token-0123456789abcdef';
 /** Generous for a loaded 2-core machine; the unbounded counter took 15 s and more. */
@@ -153,5 +154,28 @@ describe('untrusted data: every step on it is bounded', function () {
     assert.ok(system.length < 1_100_000, `the system prompt is ${system.length} characters`);
     assert.match(system, /## Context: ctx-29-4\n/, 'the newest item is kept');
     assert.doesNotMatch(system, /## Context: ctx-0-0\n/, 'the oldest went');
+  });
+
+  it('T-BOUND-08 a client away while its runs stream 48 MB of text in 1 MB chunks (runs go on while it is detached): the session keeps at most about 16 MB for its return, the oldest dropped', async () => {
+    fake = await startFakeOpenAI();
+    backend = await createBackend({ token: TOKEN, model: { model: 'fake-model', baseURL: fake.baseURL, apiKey: 'sk-test', maxRetries: 0 } });
+    const { client, welcome } = await TestClient.open(backend.url, TOKEN);
+    for (let i = 0; i < 8; i++) fake.enqueue({ text: String.fromCharCode(97 + i).repeat(6 * 1024 * 1024), pieces: 6 });
+    for (let i = 0; i < 8; i++) client.send({ type: 'userMessage', threadId: `t${i}`, text: 'write a lot' });
+    await fake.waitForRequests(1, 10_000);
+    await client.drop();
+    await fake.waitForRequests(8, 20_000);
+    // The runs finish while nobody listens; then the client comes back.
+    const deadline = Date.now() + 30_000;
+    while (sample(await backend.metrics(), 'client_tools_runs_total', { reason: 'completed' }) !== 8) {
+      assert.ok(Date.now() < deadline, 'the 8 runs did not finish');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const back = await TestClient.open(backend.url, TOKEN, { resumeSession: welcome.sessionId, resumeSecret: welcome.resumeSecret });
+    clients.push(back.client);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const replayed = back.client.all('textDelta').reduce((n, m) => n + m.text.length, 0);
+    assert.ok(replayed <= 17 * 1024 * 1024, `${(replayed / 1024 / 1024).toFixed(0)} MB of text were kept for the client`);
+    assert.ok(back.client.all('runFinished').length > 0, 'the newest messages are kept');
   });
 });
