@@ -97,6 +97,17 @@ describe('rogue model endpoint: streams are bounded', function () {
     await stillServes(client);
   });
 
+  it('T-STREAM-06 one streamed event that never ends (200 MB of a data line, no line break): cut at the event limit, LIMIT_EXCEEDED; the SDK\'s decoders (quadratic in one event) never see more than one capped event', async () => {
+    const client = await start({ modelMaxAnswerBytes: 1024 * 1024 });
+    fake.enqueue({ unterminatedEvent: { bytes: 200 * 1024 * 1024 } });
+    const t0 = performance.now();
+    const { error } = await failedRun(client, 30_000);
+    assert.equal(error.code, ErrorCode.LimitExceeded);
+    assert.match(error.message, /sent a streamed event of more than 1114112 bytes/);
+    assert.ok(performance.now() - t0 < 10_000, `the run took ${(performance.now() - t0).toFixed(0)} ms`);
+    await stillServes(client);
+  });
+
   it('T-STREAM-05 an error answer with a 200 MB body: the SDK reads at most the error cap, the run ends MODEL_ERROR', async () => {
     const client = await start();
     fake.enqueue({ hugeError: { status: 500, bodyBytes: 200 * 1024 * 1024 } });

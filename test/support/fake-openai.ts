@@ -36,6 +36,8 @@ export type Script =
   | { endless: { text: string; everyMs: number } }
   /** An error status whose body is `bodyBytes` of JSON-looking text, sent as fast as the client reads. */
   | { hugeError: { status: number; bodyBytes: number } }
+  /** A stream whose one event never ends: `data: ` and then `bytes` of text with no line break, as fast as the client reads. */
+  | { unterminatedEvent: { bytes: number } }
   | ((request: RecordedRequest) => Script);
 
 /** The usage the reply reports (default 42 prompt, 7 completion, 0 cached); `cached: null` leaves prompt_tokens_details out, as some compatible servers do. */
@@ -168,7 +170,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 
   /** Hangs and errors as on Chat Completions (the same error bodies); replies in Responses events. */
   function respondOnResponsesWire(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
-    if ('hang' in script || 'status' in script || 'hugeError' in script) {
+    if ('hang' in script || 'status' in script || 'hugeError' in script || 'unterminatedEvent' in script) {
       respond(res, body, script, id);
       return;
     }
@@ -206,6 +208,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     if ('hugeError' in script) {
       hugeError(res, script.hugeError);
+      return;
+    }
+    if ('unterminatedEvent' in script) {
+      unterminatedEvent(res, script.unterminatedEvent.bytes);
       return;
     }
     if ('status' in script) {
@@ -294,6 +300,23 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       clearTimeout(timer);
       open.delete(res);
     });
+    pump();
+  }
+
+  function unterminatedEvent(res: http.ServerResponse, bytes: number): void {
+    open.add(res);
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.write('data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"');
+    const chunk = Buffer.alloc(64 * 1024, 0x78);
+    let sent = 0;
+    const pump = () => {
+      while (!res.destroyed && sent < bytes) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end();
+    };
+    res.on('close', () => open.delete(res));
     pump();
   }
 
