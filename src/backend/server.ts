@@ -22,7 +22,7 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { ServerToClient } from '../protocol';
+import type { ClientToServer, ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
 import { refuseBrowserOrForeignHost } from '../base/localRequest';
@@ -60,6 +60,8 @@ export const CloseCode = {
   ServiceRestart: 1012,
 } as const;
 
+/** Messages a client may send after its hello before the hello is registered (the next turn); more get NOT_READY. */
+const HELD_MESSAGES = 64;
 const SHUTTING_DOWN: AuthRefusal = { status: 503, text: 'The backend is shutting down.' };
 const DRAINING: AuthRefusal = { status: 503, text: 'The backend is draining: connect to another replica.' };
 /** How long a close frame may take before the socket (and its memory) is dropped. */
@@ -269,6 +271,8 @@ export class BackendServer {
     };
     /** With replicas the handshake waits for the shared state; nothing else may come meanwhile. */
     let handshakePending = false;
+    /** Messages that came right after a hello whose registration waits for the next turn (at most HELD_MESSAGES). */
+    let held: ClientToServer[] | undefined;
     let slowConsumer = false;
     capUnsentOutput(ws, options.maxBufferedBytes, (buffered) => {
       if (slowConsumer) return;
@@ -323,7 +327,11 @@ export class BackendServer {
           session.handle(decoded.message);
           return;
         }
-        if (handshakePending) {
+        if (held && held.length < HELD_MESSAGES) {
+          held.push(decoded.message);
+          return;
+        }
+        if (handshakePending || held) {
           sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: 'The handshake is still in progress: wait for welcome.' });
           return;
         }
@@ -343,7 +351,23 @@ export class BackendServer {
           });
           return;
         }
-        session = this.handshake(ws, decoded.message, user, pruned);
+        // Registration runs in the next turn: a large hello's decoding and its registration never
+        // hold the event loop in one stretch. What the client sends meanwhile waits for it.
+        const hello = decoded.message;
+        const helloPruned = pruned;
+        held = [];
+        setImmediate(() => {
+          const waiting = held ?? [];
+          held = undefined;
+          if (ws.readyState !== WebSocket.OPEN) return;
+          try {
+            session = this.handshake(ws, hello, user, helloPruned);
+          } catch (e) {
+            this.handshakeFailed(ws, e);
+            return;
+          }
+          for (const m of waiting) session?.handle(m);
+        });
       } catch (e) {
         options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         const reply: ServerToClient = { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` };
@@ -352,6 +376,14 @@ export class BackendServer {
         if (!session && decoded.ok && decoded.message.type === 'hello') ws.close(CloseCode.InternalError, 'handshake failed');
       }
     });
+  }
+
+  /** A hello whose handling threw: no session was left behind, the client starts over on a new connection. */
+  private handshakeFailed(ws: WebSocket, e: unknown): void {
+    this.deps.options.log.error(`handling a hello failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    if (ws.readyState !== WebSocket.OPEN) return;
+    sendFrame(ws, { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` });
+    ws.close(CloseCode.InternalError, 'handshake failed');
   }
 
   /**
