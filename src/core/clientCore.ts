@@ -24,7 +24,7 @@ import {
   type Welcome,
 } from '../protocol';
 import { assertNever, isRunEvent } from '../protocol';
-import { CallerLifetime } from './callerLifetime';
+import { CallerLifetime } from './consent/callerLifetime';
 import type { BackgroundCallPolicy, CallRecord } from './callRecord';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
 import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits, type DispatcherOptions } from './dispatcher';
@@ -32,10 +32,10 @@ import { DisposableStore, Emitter, Relay, type Disposable, type Event } from '..
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { folderUri } from './paths';
-import { PermissionGate, type BarragePolicy, type PermissionStore, type RememberScope } from './permissions';
+import { PermissionGate, type BarragePolicy, type PermissionStore, type RememberScope } from './consent/permissionGate';
 import { ToolRegistry } from './registry';
 import { systemTimers, type Timers } from './timers';
-import { UserRuns } from './userRuns';
+import { UserRuns } from './consent/userRuns';
 
 export interface ClientInfo {
   name: string;
@@ -104,7 +104,7 @@ export class ClientCore implements Disposable {
   private updateQueued = false;
   private readonly userRuns = new UserRuns();
   private backgroundCalls: BackgroundCallPolicy;
-  /** The backend session that carries the calls it sent (src/core/callerLifetime.ts). */
+  /** The backend session that carries the calls it sent (src/core/consent/callerLifetime.ts). */
   private sessionLifetime = new CallerLifetime();
   /** Set while the connection is down: ends the session's lifetime when the resume window passes. */
   private resumeWindowTimer: unknown;

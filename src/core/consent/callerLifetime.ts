@@ -7,8 +7,8 @@
  * One object serves any number of calls (an Emitter, not an AbortSignal: a session carries more
  * calls than an AbortSignal's listener warning allows).
  */
-import { Emitter, type Disposable } from '../base/events';
-import { CodedError, ErrorCode } from '../protocol';
+import { Emitter, type Disposable } from '../../base/events';
+import { CodedError, ErrorCode } from '../../protocol';
 
 export class CallerLifetime {
   private readonly endEmitter = new Emitter<CodedError>();

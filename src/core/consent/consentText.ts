@@ -17,8 +17,8 @@
  *
  * Only a `FittedConsent` reaches a modal (src/vscode/ui.ts) or the chat's approval card.
  */
-import { CodedError, ErrorCode } from '../protocol';
-import { showInvisibles } from './uiText';
+import { CodedError, ErrorCode } from '../../protocol';
+import { showInvisibles } from '../uiText';
 
 declare const consentBrand: unique symbol;
 /** Text built by `consent` or `consentLines`: values on one line each, invisible characters shown. */

@@ -2,7 +2,7 @@
  * Remembered permissions ("grants"), bound to what the prompt's button said.
  *
  * A grant is (tool, target), (tool, folder) or, for a tool whose calls name no target, (tool), where
- * the tool is its identity (`toolKey`, src/core/toolIdentity.ts), never its model-facing name alone:
+ * the tool is its identity (`toolKey`, src/core/consent/toolIdentity.ts), never its model-facing name alone:
  * a grant for one MCP server's tool never answers for another server's tool of the same name. It is
  * matched against the target the tool's own `prepare` resolved (the real path the prompt named),
  * never against anything in the request. A folder grant covers files below that folder; it is only

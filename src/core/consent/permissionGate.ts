@@ -17,21 +17,21 @@
  * Prompts are serialised: a second call waits in a queue until the first prompt is answered, so two
  * deletes never ask at once and answers cannot be clicked on the wrong prompt.
  *
- * The prompt's text is built here, whole, through src/core/consentText.ts (the line saying which tool
+ * The prompt's text is built here, whole, through src/core/consent/consentText.ts (the line saying which tool
  * asks, the tool's own lines, the backend's words) and measured for the surface the prompter shows it
  * on; a text that does not fit in full is refused with PROMPT_TOO_LARGE before anything is shown.
  * Each prompt shown gets an id of its own and a digest of its text, which an answer in the chat must
- * name (src/vscode/chatPrompts.ts, src/core/openPrompts.ts).
+ * name (src/vscode/prompts/chatPrompts.ts, src/core/consent/shownPrompt.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { CodedError, ErrorCode } from '../protocol';
-import { approvalDigestInput } from '../protocol/webview';
-import { Emitter, type Disposable, type Event } from '../base/events';
+import { CodedError, ErrorCode } from '../../protocol';
+import { approvalDigestInput } from '../../protocol/webview';
+import { Emitter, type Disposable, type Event } from '../../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
-import { MAX_DENY_REASON_CHARS, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from './host';
-import { silentLogger, type Logger } from '../base/logger';
+import { MAX_DENY_REASON_CHARS, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from '../host';
+import { silentLogger, type Logger } from '../../base/logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
-import { systemTimers, type Timers } from './timers';
+import { systemTimers, type Timers } from '../timers';
 import { consent, consentLines, consentRows, consentValue, fitConsent, type ConsentSurface, type ConsentText, type FittedConsent } from './consentText';
 
 /** Columns a remember button's label may take as shown; a longer one (a long path) is not offered. */
@@ -47,7 +47,7 @@ export type { BarragePolicy } from './promptBarrage';
  */
 export type ToolPolicy = 'ask' | 'allow' | 'deny';
 
-/** Where the gate reads each tool's policy (src/vscode/toolPolicies.ts keeps them), by the tool's identity. */
+/** Where the gate reads each tool's policy (src/vscode/toolGroups/toolPolicies.ts keeps them), by the tool's identity. */
 export interface ToolPolicies {
   /** `toolKey`: the tool's identity key; `toolName`: its model-facing name (for policies stored before identities). */
   get(toolKey: string, toolName: string): ToolPolicy | undefined;
@@ -71,13 +71,13 @@ export interface PermissionStore {
 
 export interface PermissionCheck {
   requestId: string;
-  /** The tool's identity key (src/core/toolIdentity.ts): policies and grants are looked up by it. */
+  /** The tool's identity key (src/core/consent/toolIdentity.ts): policies and grants are looked up by it. */
   toolKey: string;
   toolName: string;
   groupName: string;
   /** The one line naming the exact target; shown on one line whatever it holds. */
   message: string;
-  /** The tool's own lines (src/core/consentText.ts). */
+  /** The tool's own lines (src/core/consent/consentText.ts). */
   detail?: ConsentText;
   /** The request's `description`: the backend's own summary, shown marked as such; never trusted. */
   backendDescription?: string;

@@ -7,7 +7,7 @@
  * State is per window, not per backend session: a backend that reconnects gets a new session, and
  * must not get a fresh allowance with it.
  */
-import type { Timers } from './timers';
+import type { Timers } from '../timers';
 
 export interface BarragePolicy {
   /** Prompts shown within one minute, at most; more are refused at once. */

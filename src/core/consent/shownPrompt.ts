@@ -3,11 +3,11 @@
  * from the chat is taken only for a prompt that is open now, with the digest of the text its card
  * showed, and only an answer that prompt offered. Anything else (a card restored from an old saved
  * state, a prompt withdrawn meanwhile, a request id a new session used again) is refused and changes
- * nothing. Plain Node: src/vscode/chatPrompts.ts puts the prompts on screen.
+ * nothing. Plain Node: src/vscode/prompts/chatPrompts.ts puts the prompts on screen.
  */
-import { Emitter, type Event } from '../base/events';
-import type { ChatApproval } from '../protocol/webview';
-import type { PermissionAnswer, PermissionPrompt, PermissionReply } from './host';
+import { Emitter, type Event } from '../../base/events';
+import type { ChatApproval } from '../../protocol/webview';
+import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../host';
 
 /** Why an answer was refused, or that it was taken. */
 export type AnswerVerdict = 'accepted' | 'not-open' | 'digest-mismatch' | 'not-offered';

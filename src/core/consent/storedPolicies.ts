@@ -1,13 +1,13 @@
 /**
  * How the Tool Groups view's policies are stored: one entry per tool, under its identity key
- * (src/core/toolIdentity.ts). Versions before identities stored them under the model-facing name.
+ * (src/core/consent/toolIdentity.ts). Versions before identities stored them under the model-facing name.
  * A built-in tool's key is its name, so its entry carries over. Under any other name the entry could
  * have meant either of two tools (`mcp_github_create_issue` was server `github_create`'s `issue` and
  * server `github`'s `create_issue`), so it is never read as Allow: a Deny stays in force for whatever
  * tool has that name now (never wider than before), an Allow is ignored. Setting the tool's policy
  * again replaces the old entry.
  */
-import type { ToolPolicy } from './permissions';
+import type { ToolPolicy } from './permissionGate';
 import { isBareKey } from './toolIdentity';
 
 export type StoredPolicies = Readonly<Record<string, unknown>>;

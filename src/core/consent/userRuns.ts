@@ -6,7 +6,7 @@
  * A run counts only when the user sent a message on its thread first: a `runStarted` the backend
  * sends on its own does not make a thread the user's. One message lets one run start.
  */
-import { assertNever, type RunEvent } from '../protocol';
+import { assertNever, type RunEvent } from '../../protocol';
 
 /** Threads and runs remembered at most; the oldest are forgotten first (they count as background then). */
 const MAX_TRACKED = 64;

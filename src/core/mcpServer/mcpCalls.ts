@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientToolInvokeResponse, ClientToServer, ProgressStatus } from '../../protocol';
 import type { Disposable, Event } from '../../base/events';
-import type { CallerLifetime } from '../callerLifetime';
+import type { CallerLifetime } from '../consent/callerLifetime';
 import type { CallRecord } from '../callRecord';
 import type { Dispatcher, DispatcherOptions } from '../dispatcher';
 

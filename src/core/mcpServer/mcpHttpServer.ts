@@ -17,7 +17,7 @@ import type { Disposable } from '../../base/events';
 import { refuseBrowserOrForeignHost, secretDigest, secretMatches } from '../../base/localRequest';
 import { silentLogger, type Logger } from '../../base/logger';
 import { ErrorCode } from '../../protocol';
-import { CallerLifetime } from '../callerLifetime';
+import { CallerLifetime } from '../consent/callerLifetime';
 import { callerLabel } from '../callRecord';
 import type { ToolRegistry } from '../registry';
 import type { McpCalls } from './mcpCalls';

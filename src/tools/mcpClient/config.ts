@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { consent, consentLines, fitConsent, type ConsentText, type FittedConsent } from '../../core/consentText';
+import { consent, consentLines, fitConsent, type ConsentText, type FittedConsent } from '../../core/consent/consentText';
 
 /** Where a server's entry came from: the user's settings, or one workspace folder's `.vscode/mcp.json`. */
 export type McpConfigSource = { kind: 'user' } | { kind: 'workspace'; folderName: string; folderPath: string; file: string };
@@ -157,7 +157,7 @@ export function resolveVariables(s: string, vars: McpVariables, field: string): 
 /**
  * The launch exactly as it will run, for the approval prompt: the command line with each argument
  * quoted where needed, the folder, every environment variable set, or the URL and every header.
- * Consent text (src/core/consentText.ts): a value with a line break or an invisible character stays
+ * Consent text (src/core/consent/consentText.ts): a value with a line break or an invisible character stays
  * on its own line with the character spelled out, so no argument can add a line of its own.
  */
 export function describeLaunch(server: McpServerConfig): ConsentText {

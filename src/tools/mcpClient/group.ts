@@ -8,10 +8,10 @@
  * sanitiser.
  */
 import { digestedFunctionName, isPlainFunctionName, type ContentItem } from '../../protocol';
-import { consent, consentLines } from '../../core/consentText';
+import { consent, consentLines } from '../../core/consent/consentText';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
 import { defineTool, describeEffects, type ClientTool, type JsonSchema, type ToolEffects } from '../../core/tool';
-import type { ToolSource } from '../../core/toolIdentity';
+import type { ToolSource } from '../../core/consent/toolIdentity';
 import { MAX_BRIDGED_TOOLS, strictSchema } from '../vscodeTools/lmBridge';
 import { MAX_OUTPUT_SCHEMA_BYTES } from './outputValidator';
 

@@ -2,11 +2,11 @@
  * The model endpoint's real state for the chat header: the bundled backend's connection says
  * nothing about whether its model endpoint answers (an unreachable Ollama used to show a green
  * "Connected llama3.2"). Each time the bundled backend starts with a model, and after Select Model,
- * one connection test (src/core/endpointProbe.ts) says whether it answers; the latest result wins.
+ * one connection test (src/vscode/backendProcess/endpointProbe.ts) says whether it answers; the latest result wins.
  */
 import * as vscode from 'vscode';
-import { probeModelEndpoint, type EndpointProbe } from '../core/endpointProbe';
-import type { ClientToolsConfig } from './config';
+import { probeModelEndpoint, type EndpointProbe } from './endpointProbe';
+import type { ClientToolsConfig } from '../settings/config';
 
 export class ModelEndpointCheck implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();

@@ -3,9 +3,9 @@
  * the chat webview's messages (src/protocol/webview.ts): bytes become base64 for inline images only,
  * long strings are clipped. Kept out of the webview protocol because they need core types.
  */
-import type { CallRecord } from '../core/callRecord';
-import { assertNever, type ContentItem, type RunEvent } from '../protocol';
-import { isInlineImageType, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../protocol/webview';
+import type { CallRecord } from '../../core/callRecord';
+import { assertNever, type ContentItem, type RunEvent } from '../../protocol';
+import { isInlineImageType, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
 
 /**
  * Converts a decoded protocol run event into what `postMessage` carries: bytes become base64 (only

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { isFinalStatus, type CallRecord } from '../core/callRecord';
-import { assertNever, type EditorContext, type RunEvent } from '../protocol';
+import { isFinalStatus, type CallRecord } from '../../core/callRecord';
+import { assertNever, type EditorContext, type RunEvent } from '../../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { openPathFromChat } from './openPathFromChat';
-import { Commands, Views } from './ids';
-import { readShowExpansionSteps } from './config';
+import { Commands, Views } from '../ids';
+import { readShowExpansionSteps } from '../settings/config';
 
 const MAX_ERROR_TEXT = 10_000;
 
@@ -25,7 +25,7 @@ function displaySettings(): HostToWebview {
 
 const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
-/** What the view asks of the thread index (src/vscode/threads.ts answers). */
+/** What the view asks of the thread index (src/vscode/chat/threads.ts answers). */
 export type ThreadRequest =
   | { type: 'shown'; threadId: string | undefined; savedAt: number | undefined }
   | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'saveTranscript' }>;
@@ -67,10 +67,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    */
   readonly onDidThreadRequest = this.threadEmitter.event;
   private readonly reviewEmitter = new vscode.EventEmitter<ReviewRequest>();
-  /** Accept, Reject or a hunk kept or taken back on an OpenDiff review card (src/vscode/reviewBridge.ts answers). */
+  /** Accept, Reject or a hunk kept or taken back on an OpenDiff review card (src/vscode/reviews/reviewBridge.ts answers). */
   readonly onDidReviewRequest = this.reviewEmitter.event;
   private readonly approvalEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'approvalAnswer' }>>();
-  /** The user answered the approval the chat shows (src/vscode/chatPrompts.ts checks it is the open one). */
+  /** The user answered the approval the chat shows (src/vscode/prompts/chatPrompts.ts checks it is the open one). */
   readonly onDidAnswerApproval = this.approvalEmitter.event;
   private readonly pickAgentEmitter = new vscode.EventEmitter<string>();
   /** The user picked an agent in the chat (`BACKEND_AGENT` for the chat's own backend). */

@@ -5,12 +5,12 @@
  * Selected text from files that can hold secrets, or from outside the workspace, is never sent.
  */
 import * as vscode from 'vscode';
-import type { ClientCore } from '../core';
-import type { IdeHost } from '../core/host';
-import { isProtectedPath } from '../core/paths';
-import { locateInWorkspace } from '../tools/support/workspacePaths';
-import { readEditorContextEnabled } from './config';
-import { EDITOR_CONTEXT_NAME, SHARING_OFF, summarizeEditor, type EditorState } from '../core/editorContextSummary';
+import type { ClientCore } from '../../core';
+import type { IdeHost } from '../../core/host';
+import { isProtectedPath } from '../../core/paths';
+import { locateInWorkspace } from '../../tools/support/workspacePaths';
+import { readEditorContextEnabled } from '../settings/config';
+import { EDITOR_CONTEXT_NAME, SHARING_OFF, summarizeEditor, type EditorState } from './editorContextSummary';
 
 export const EDITOR_CONTEXT_DEBOUNCE_MS = 500;
 /** More than the summary shows: enough to count what is cut. */

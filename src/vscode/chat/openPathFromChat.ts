@@ -5,10 +5,10 @@
  * given. Anything else is a warning naming the path, through the door, and nothing opens.
  */
 import * as vscode from 'vscode';
-import { resolveWorkspacePath } from '../core';
-import { safe, uiText } from '../core/uiText';
-import { readProtectedPatterns } from './config';
-import * as ui from './ui';
+import { resolveWorkspacePath } from '../../core';
+import { safe, uiText } from '../../core/uiText';
+import { readProtectedPatterns } from '../settings/config';
+import * as ui from '../ui';
 
 export async function openPathFromChat(path: string, line: number | undefined): Promise<void> {
   try {

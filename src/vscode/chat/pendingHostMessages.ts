@@ -1,4 +1,4 @@
-import type { ChatContentItem, HostToWebview } from '../protocol/webview';
+import type { ChatContentItem, HostToWebview } from '../../protocol/webview';
 
 /** Messages kept for a view that is not listening (hidden, or not opened yet). */
 export const MAX_QUEUED_MESSAGES = 5000;

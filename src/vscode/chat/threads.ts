@@ -1,13 +1,13 @@
 /**
- * The chat's threads on the extension side: the thread index (src/core/threads.ts) in this
+ * The chat's threads on the extension side: the thread index (src/vscode/chat/threadIndex.ts) in this
  * workspace's storage folder, kept in step with the chat view. It answers the view's requests
  * (switch, rename, delete, keep a transcript), tells the view which thread to show, and tells the
  * backend to forget a thread the user deleted or the caps dropped. Messages are sent with
  * `currentId`; the backend keeps (or reloads) each thread's history by that id.
  */
 import * as vscode from 'vscode';
-import { ThreadIndex, type ThreadMeta } from '../core/threads';
-import { MAX_LISTED_THREADS, type ChatThreadSummary } from '../protocol/webview';
+import { ThreadIndex, type ThreadMeta } from './threadIndex';
+import { MAX_LISTED_THREADS, type ChatThreadSummary } from '../../protocol/webview';
 import type { ChatViewProvider, ThreadRequest } from './chatView';
 
 export interface ChatThreadsOptions {

@@ -4,9 +4,9 @@
  * draws of a line.
  */
 import * as vscode from 'vscode';
-import { CodedError, ErrorCode } from '../protocol';
-import type { AppliedEdits, ClosedTabs, DocumentSnapshot, SaveOutcome, TextEditSpec } from '../core/host';
-import { DEFAULT_RENDER_LIMIT } from '../core/renderLimit';
+import { CodedError, ErrorCode } from '../../protocol';
+import type { AppliedEdits, ClosedTabs, DocumentSnapshot, SaveOutcome, TextEditSpec } from '../../core/host';
+import { DEFAULT_RENDER_LIMIT } from '../../core/renderLimit';
 
 /**
  * What the editor draws of a line for this file: `editor.stopRenderingLineAfter` as it applies to

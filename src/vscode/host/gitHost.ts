@@ -5,8 +5,8 @@
  * did not choose (and a repository's configuration can run commands).
  */
 import * as vscode from 'vscode';
-import { CodedError, ErrorCode } from '../protocol';
-import type { GitChange, GitCommit, GitRepositoryState } from '../core/host';
+import { CodedError, ErrorCode } from '../../protocol';
+import type { GitChange, GitCommit, GitRepositoryState } from '../../core/host';
 
 /** The part of the Git extension's API (extensions/git/src/api/git.d.ts, version 1) used here. */
 interface GitApi {

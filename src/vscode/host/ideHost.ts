@@ -3,19 +3,19 @@ import type {
   CallInfo, ChangeReviewOutcome, ChangeReviewRequest, CodeActionInfo, DeleteOptions, DiffOutcome, DiffRequest, FileDiagnostics, FileStat, IdeHost,
   LocationQuery, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer, PermissionPrompt, PermissionReply, QuestionCall, RunCommandRequest,
   RunCommandResult, SelectionInfo, SourceLocation, SourcePosition, SymbolInfo, TextRange, WorkspaceChange, WorkspaceFolder,
-} from '../core/host';
-import type { ConsentSurface } from '../core/consentText';
-import { safe, uiText } from '../core/uiText';
-import { ChangeReviews } from './changeReview';
-import type { ChatPrompts } from './chatPrompts';
-import { readPromptStyle, readProtectedPatterns } from './config';
-import { DiffReviews } from './diffReview';
+} from '../../core/host';
+import type { ConsentSurface } from '../../core/consent/consentText';
+import { safe, uiText } from '../../core/uiText';
+import { ChangeReviews } from '../reviews/changeReview';
+import type { ChatPrompts } from '../prompts/chatPrompts';
+import { readPromptStyle, readProtectedPatterns } from '../settings/config';
+import { DiffReviews } from '../reviews/diffReview';
 import { PendingQuestions } from './pendingQuestions';
 import * as editorHost from './editorHost';
 import * as gitHost from './gitHost';
 import { LanguageHost } from './languageHost';
 import { TerminalRunner } from './terminalRunner';
-import * as ui from './ui';
+import * as ui from '../ui';
 import * as searchHost from './searchHost';
 import * as tasksHost from './tasksHost';
 import * as workspaceHost from './workspaceHost';
@@ -129,8 +129,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   }
 
   /**
-   * The prompt in the chat (src/vscode/chatPrompts.ts) or the modal, whichever the gate measured its
-   * text for. Both render the gate's text as plain text (src/core/consentText.ts), so the command or
+   * The prompt in the chat (src/vscode/prompts/chatPrompts.ts) or the modal, whichever the gate measured its
+   * text for. Both render the gate's text as plain text (src/core/consent/consentText.ts), so the command or
    * change approved reads as it runs.
    */
   confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {

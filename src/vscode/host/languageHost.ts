@@ -3,7 +3,7 @@
  * language servers through VS Code's own `vscode.execute…Provider` commands, their answers turned
  * into plain data, and kept honest about timing: it notes when each document was opened or changed
  * and when diagnostics were reported for it, so that answers right after a change wait (bounded)
- * for the server to catch up (src/core/settle.ts) instead of reporting an empty or partial list.
+ * for the server to catch up (src/vscode/host/settle.ts) instead of reporting an empty or partial list.
  *
  * TypeScript's extension answers from a syntax-only server while its project loads: a definition
  * then leads to the import, references and workspace symbols miss other files, and its hover says
@@ -11,11 +11,11 @@
  * document's first symbol is asked until it no longer says so (bounded by the same window).
  */
 import * as vscode from 'vscode';
-import { CodedError, ErrorCode } from '../protocol';
+import { CodedError, ErrorCode } from '../../protocol';
 import type {
   CallInfo, CodeActionInfo, LocationQuery, SourceLocation, SourcePosition, SymbolInfo, TextRange, WorkspaceChange,
-} from '../core/host';
-import { SETTLE_WINDOW_MS, settledAnswer, settledDiagnostics } from '../core/settle';
+} from '../../core/host';
+import { SETTLE_WINDOW_MS, settledAnswer, settledDiagnostics } from './settle';
 
 const LOCATION_COMMANDS: Record<LocationQuery, string> = {
   definition: 'vscode.executeDefinitionProvider',

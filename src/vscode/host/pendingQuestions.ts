@@ -4,7 +4,7 @@
  * buttons and Give up (src/webview/questionBanner.ts); whichever answer comes first ends the wait,
  * and a cancelled call ends it too. A later click on the toast then changes nothing.
  */
-import type { QuestionCall } from '../core/host';
+import type { QuestionCall } from '../../core/host';
 
 interface Waiting {
   readonly buttons: readonly string[];

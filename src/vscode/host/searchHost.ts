@@ -3,9 +3,9 @@
  * editor's own ripgrep, found under `vscode.env.appRoot`, and folder listings that follow no link.
  */
 import * as vscode from 'vscode';
-import { CodedError, ErrorCode } from '../protocol';
-import type { DirectoryEntry, TextSearchOutcome, TextSearchQuery } from '../core/host';
-import { findRipgrep, runRipgrep } from '../tools/search/ripgrep';
+import { CodedError, ErrorCode } from '../../protocol';
+import type { DirectoryEntry, TextSearchOutcome, TextSearchQuery } from '../../core/host';
+import { findRipgrep, runRipgrep } from '../../tools/search/ripgrep';
 
 export { excludeGlobs } from './workspaceHost';
 

@@ -9,8 +9,8 @@
  *   (a clean file gets no report at all), or until the window closes (`settledDiagnostics`).
  * Outside the window the first answer stands. Every wait is bounded and ends when the call does.
  */
-import type { Disposable } from '../base/events';
-import { systemTimers, type Timers } from './timers';
+import type { Disposable } from '../../base/events';
+import { systemTimers, type Timers } from '../../core/timers';
 
 export const SETTLE_WINDOW_MS = 15_000;
 export const SETTLE_POLL_MS = 250;

@@ -4,7 +4,7 @@
  * Running one is RunInTerminal's runner (terminalRunner.ts), with the command the user approved.
  */
 import * as vscode from 'vscode';
-import type { TaskArgument, TaskExecution, TaskInfo } from '../core/host';
+import type { TaskArgument, TaskExecution, TaskInfo } from '../../core/host';
 
 const QUOTING: Record<number, 'escape' | 'strong' | 'weak'> = {
   [vscode.ShellQuoting.Escape]: 'escape',

@@ -15,11 +15,11 @@
  * for the user to read until the next command starts. Input is not forwarded.
  */
 import * as vscode from 'vscode';
-import { CodedError, ErrorCode } from '../protocol';
-import type { RunCommandRequest, RunCommandResult } from '../core/host';
-import { safe, uiText } from '../core/uiText';
-import { commandShell, SupervisedProcess, type ProcessEnd } from '../tools/terminal/processSupervisor';
-import * as ui from './ui';
+import { CodedError, ErrorCode } from '../../protocol';
+import type { RunCommandRequest, RunCommandResult } from '../../core/host';
+import { safe, uiText } from '../../core/uiText';
+import { commandShell, SupervisedProcess, type ProcessEnd } from '../../tools/terminal/processSupervisor';
+import * as ui from '../ui';
 
 export class TerminalRunner implements vscode.Disposable {
   /** Terminals of commands that ended: kept for the user to read, closed when the next command starts. */

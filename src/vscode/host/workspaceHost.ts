@@ -3,8 +3,8 @@
  * search with the user's exclude settings, the open tabs, diagnostics.
  */
 import * as vscode from 'vscode';
-import type { DiagnosticSeverity, FileDiagnostics, FindFilesOptions, OpenEditorInfo, TextRange } from '../core/host';
-import { expandBraces } from '../core/globs';
+import type { DiagnosticSeverity, FileDiagnostics, FindFilesOptions, OpenEditorInfo, TextRange } from '../../core/host';
+import { expandBraces } from '../../core/globs';
 
 /** Exclude globs joined into one `{a,b,…}` pattern, at most this many (VS Code has no list form). */
 const MAX_EXCLUDES = 500;

@@ -3,13 +3,13 @@
  * run (the command line with its folder and environment, or the URL with its headers), remembered in
  * the extension's global state (which no workspace file can write) under a digest of that exact
  * launch, so a changed command, argument or URL asks again. A launch that does not fit the dialog in
- * full as shown (src/core/consentText.ts) is refused rather than shown abridged.
+ * full as shown (src/core/consent/consentText.ts) is refused rather than shown abridged.
  */
 import * as vscode from 'vscode';
-import type { FittedConsent } from '../../core/consentText';
+import type { FittedConsent } from '../../core/consent/consentText';
 import { CodedError, ErrorCode } from '../../protocol';
 import { safe } from '../../core/uiText';
-import { approvalKey, launchApproval, type McpServerConfig } from '../../tools/mcpServers/config';
+import { approvalKey, launchApproval, type McpServerConfig } from '../../tools/mcpClient/config';
 import * as ui from '../ui';
 
 const APPROVED_KEY = 'clientTools.mcpServers.approved';

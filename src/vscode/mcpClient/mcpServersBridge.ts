@@ -11,13 +11,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolRegistry } from '../../core';
-import { approvalKey, MAX_CONFIG_BYTES, parseMcpConfig, parseMcpJsonText, type McpConfigProblem, type McpServerConfig, type McpVariables, type ParsedMcpConfig } from '../../tools/mcpServers/config';
-import { mcpGroupName } from '../../tools/mcpServers/group';
-import { McpGroupRegistration } from '../../tools/mcpServers/groupRegistration';
-import { DECLINED_DETAIL, startDecision, TOO_LARGE_TO_APPROVE } from '../../tools/mcpServers/startPolicy';
-import type { McpServerState, McpServerSupervisor } from '../../tools/mcpServers/supervisor';
+import { approvalKey, MAX_CONFIG_BYTES, parseMcpConfig, parseMcpJsonText, type McpConfigProblem, type McpServerConfig, type McpVariables, type ParsedMcpConfig } from '../../tools/mcpClient/config';
+import { mcpGroupName } from '../../tools/mcpClient/group';
+import { McpGroupRegistration } from '../../tools/mcpClient/groupRegistration';
+import { DECLINED_DETAIL, startDecision, TOO_LARGE_TO_APPROVE } from '../../tools/mcpClient/startPolicy';
+import type { McpServerState, McpServerSupervisor } from '../../tools/mcpClient/supervisor';
 import { channelLogger } from '../log';
-import type { GroupNotice } from '../toolGroupsView';
+import type { GroupNotice } from '../toolGroups/toolGroupsView';
 import type { McpApprovals } from './approvals';
 
 const RELOAD_DEBOUNCE_MS = 300;
@@ -144,7 +144,7 @@ export class McpServersBridge implements vscode.Disposable {
 
   private async startOne(server: McpServerConfig): Promise<void> {
     // Loaded at the first server, not at activation: the SDK's modules take a few hundred ms to load.
-    const { McpServerSupervisor } = await import('../../tools/mcpServers/supervisor');
+    const { McpServerSupervisor } = await import('../../tools/mcpClient/supervisor');
     if (this.disposed) return;
     const supervisor = new McpServerSupervisor(server, channelLogger(this.log), { clientVersion: this.version });
     const entry: Running = { supervisor, launchKey: approvalKey(server), group: new McpGroupRegistration(this.registry, supervisor, channelLogger(this.log)) };

@@ -2,21 +2,21 @@
  * The editor's MCP server in VS Code: on while `clientTools.mcpServer.enabled` is true in the user's
  * settings (never a workspace's: a workspace must not open the tools to other programs), with a new
  * token each start, the lock file in `~/.client-tools/mcp/`, its calls on the chat's cards, and the
- * "Copy MCP Configuration" command. The server and its calls are src/core/mcp/.
+ * "Copy MCP Configuration" command. The server and its calls are src/core/mcpServer/.
  */
 import * as vscode from 'vscode';
-import { DisposableStore } from '../base/events';
-import { McpCalls } from '../core/mcp/mcpCalls';
-import { McpHttpServer } from '../core/mcp/mcpHttpServer';
-import { defaultMcpLockFolder, writeMcpLockFile } from '../core/mcp/mcpLockFile';
-import { MCP_SNIPPET_KINDS, mcpSnippet } from '../core/mcp/mcpSnippets';
-import { newMcpToken } from '../core/mcp/mcpToken';
-import { safe, uiText } from '../core/uiText';
-import type { ClientToolsContext } from './context';
-import { Commands } from './ids';
-import { channelLogger } from './log';
-import * as ui from './ui';
-import { userValue } from './userSetting';
+import { DisposableStore } from '../../base/events';
+import { McpCalls } from '../../core/mcpServer/mcpCalls';
+import { McpHttpServer } from '../../core/mcpServer/mcpHttpServer';
+import { defaultMcpLockFolder, writeMcpLockFile } from './mcpLockFile';
+import { MCP_SNIPPET_KINDS, mcpSnippet } from './mcpSnippets';
+import { newMcpToken } from '../../core/mcpServer/mcpToken';
+import { safe, uiText } from '../../core/uiText';
+import type { ClientToolsContext } from '../context';
+import { Commands } from '../ids';
+import { channelLogger } from '../log';
+import * as ui from '../ui';
+import { userValue } from '../settings/userSetting';
 
 const SETTING = 'clientTools.mcpServer.enabled';
 

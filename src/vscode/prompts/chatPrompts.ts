@@ -6,16 +6,16 @@
  * Unlike a modal, the prompt can be taken back: a cancelled call (Stop, the backend's cancel, the
  * prompt timeout) removes it from the chat at once, and a late click on it is ignored. An answer
  * counts only for the prompt that is open, by the id the permission gate minted for it and the
- * digest of the text its card showed (src/core/openPrompts.ts). While the chat is hidden, a
+ * digest of the text its card showed (src/core/consent/shownPrompt.ts). While the chat is hidden, a
  * notification (once per prompt) and the status bar lead to it.
  */
 import * as vscode from 'vscode';
-import type { PermissionPrompt, PermissionReply } from '../core/host';
-import { chatApprovalOf, OpenPrompts } from '../core/openPrompts';
-import { safe, uiText } from '../core/uiText';
-import type { ChatViewProvider } from './chatView';
-import { Views } from './ids';
-import * as ui from './ui';
+import type { PermissionPrompt, PermissionReply } from '../../core/host';
+import { chatApprovalOf, OpenPrompts } from '../../core/consent/shownPrompt';
+import { safe, uiText } from '../../core/uiText';
+import type { ChatViewProvider } from '../chat/chatView';
+import { Views } from '../ids';
+import * as ui from '../ui';
 
 const OPEN_CHAT = safe`Open Chat`;
 
@@ -49,7 +49,7 @@ export class ChatPrompts implements vscode.Disposable {
   }
 
   /**
-   * Shows `prompt` in the chat with the gate's texts, measured for the chat (src/core/consentText.ts),
+   * Shows `prompt` in the chat with the gate's texts, measured for the chat (src/core/consent/consentText.ts),
    * and resolves with the user's answer, or undefined once `signal` aborts.
    */
   ask(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionReply | undefined> {

@@ -13,13 +13,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ChangeReviewOutcome, ChangeReviewRequest } from '../core/host';
-import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
-import { safe, uiText } from '../core/uiText';
-import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
-import { ContextKeys } from './ids';
+import type { ChangeReviewOutcome, ChangeReviewRequest } from '../../core/host';
+import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../../core/hunkReview';
+import { safe, uiText } from '../../core/uiText';
+import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
+import { ContextKeys } from '../ids';
 import { ProposalFileSystem } from './proposalFileSystem';
-import * as ui from './ui';
+import * as ui from '../ui';
 
 export const CHANGES_SCHEME = 'client-tools-changes';
 

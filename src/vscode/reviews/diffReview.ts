@@ -26,14 +26,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { DiffOutcome, DiffRequest } from '../core/host';
-import { hunkReview, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
-import { consent, consentLines, fitConsent, type FittedConsent } from '../core/consentText';
-import { safe, uiText } from '../core/uiText';
-import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
-import { ContextKeys } from './ids';
+import type { DiffOutcome, DiffRequest } from '../../core/host';
+import { hunkReview, readReviewedText, withHunk, type HunkReview } from '../../core/hunkReview';
+import { consent, consentLines, fitConsent, type FittedConsent } from '../../core/consent/consentText';
+import { safe, uiText } from '../../core/uiText';
+import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
+import { ContextKeys } from '../ids';
 import { ProposalFileSystem } from './proposalFileSystem';
-import * as ui from './ui';
+import * as ui from '../ui';
 
 export const DIFF_SCHEME = 'client-tools-diff';
 

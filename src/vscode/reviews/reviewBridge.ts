@@ -4,11 +4,11 @@
  * ended meanwhile (decided in the editor, cancelled by the backend) changes nothing.
  */
 import type * as vscode from 'vscode';
-import { assertNever } from '../protocol';
-import type { ChatViewProvider } from './chatView';
-import type { ChatReview } from '../protocol/webview';
+import { assertNever } from '../../protocol';
+import type { ChatViewProvider } from '../chat/chatView';
+import type { ChatReview } from '../../protocol/webview';
 
-/** OpenDiff's reviews (src/vscode/diffReview.ts) and multi-file change reviews (src/vscode/changeReview.ts) alike; each ignores another's review ids. */
+/** OpenDiff's reviews (src/vscode/reviews/diffReview.ts) and multi-file change reviews (src/vscode/reviews/changeReview.ts) alike; each ignores another's review ids. */
 export interface ChatReviewSource {
   readonly onDidChangeReview: vscode.Event<ChatReview>;
   decide(reviewId: string, accept: boolean, reason: string | undefined): Promise<boolean>;

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { readRememberScope, userValue } from './userSetting';
-import type { BackgroundCallPolicy } from '../core/callRecord';
+import type { BackgroundCallPolicy } from '../../core/callRecord';
 
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
 export interface ClientToolsConfig {

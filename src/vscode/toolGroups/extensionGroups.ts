@@ -5,12 +5,12 @@
  * dispose. What they pass is checked and copied first, so a malformed definition fails at once
  * with INVALID_SCHEMA, and changing the objects afterwards (say, flipping `requiresPermission`)
  * changes nothing. The `prompt` and `detail` a `prepare` returns are the extension's words about
- * values the backend chose, so each is shown on one line (src/core/consentText.ts), like a value.
+ * values the backend chose, so each is shown on one line (src/core/consent/consentText.ts), like a value.
  */
 import * as vscode from 'vscode';
-import { CodedError, ErrorCode } from '../protocol';
-import type { ClientTool, Preparation, ToolGroupSpec, ToolRegistry } from '../core';
-import { consentValue } from '../core/consentText';
+import { CodedError, ErrorCode } from '../../protocol';
+import type { ClientTool, Preparation, ToolGroupSpec, ToolRegistry } from '../../core';
+import { consentValue } from '../../core/consent/consentText';
 
 export function registerExternalGroup(registry: ToolRegistry, log: vscode.LogOutputChannel, group: unknown, tools: unknown): vscode.Disposable {
   const spec = checkGroup(group);

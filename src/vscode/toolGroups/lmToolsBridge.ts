@@ -9,10 +9,10 @@
  * group, and the registry's change event tells the backend (`updateToolGroups`).
  */
 import * as vscode from 'vscode';
-import type { ContentItem } from '../protocol';
-import type { Disposable, ToolRegistry } from '../core';
-import { bridgeTools, isEnabled, type LmToolInfo } from '../tools/vscodeTools/lmBridge';
-import { readVscodeToolsConfig } from './config';
+import type { ContentItem } from '../../protocol';
+import type { Disposable, ToolRegistry } from '../../core';
+import { bridgeTools, isEnabled, type LmToolInfo } from '../../tools/vscodeTools/lmBridge';
+import { readVscodeToolsConfig } from '../settings/config';
 
 export const POLL_MS = 10_000;
 const MIME = /^[\w.+-]+\/[\w.+-]+$/;

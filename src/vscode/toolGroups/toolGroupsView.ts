@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import type { ToolPolicies } from '../core/permissions';
-import type { RegisteredTool } from '../core/registry';
-import { describeEffects } from '../core/tool';
-import { describeSource } from '../core/toolIdentity';
-import type { ToolGroupDefinition, ToolGroupState } from '../protocol';
-import { safe, uiText } from '../core/uiText';
-import * as ui from './ui';
+import type { ToolPolicies } from '../../core/consent/permissionGate';
+import type { RegisteredTool } from '../../core/registry';
+import { describeEffects } from '../../core/tool';
+import { describeSource } from '../../core/consent/toolIdentity';
+import type { ToolGroupDefinition, ToolGroupState } from '../../protocol';
+import { safe, uiText } from '../../core/uiText';
+import * as ui from '../ui';
 
 type Node =
   | { kind: 'group'; name: string }

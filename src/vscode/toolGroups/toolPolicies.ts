@@ -1,14 +1,14 @@
 /**
  * The user's per-tool policies from the Tool Groups view (Allow / Ask / Deny for the tools that ask
  * permission), kept in the workspace's state, which no workspace file can write, under each tool's
- * identity key (src/core/storedPolicies.ts says how, and what becomes of entries stored before). The
- * permission gate reads them at every check (src/core/permissions.ts `ToolPolicies`).
+ * identity key (src/core/consent/storedPolicies.ts says how, and what becomes of entries stored before). The
+ * permission gate reads them at every check (src/core/consent/permissionGate.ts `ToolPolicies`).
  */
 import * as vscode from 'vscode';
-import type { ToolPolicies, ToolPolicy } from '../core/permissions';
-import type { ToolRegistry } from '../core/registry';
-import { storedPolicy, withStoredPolicy } from '../core/storedPolicies';
-import { ErrorCode } from '../protocol';
+import type { ToolPolicies, ToolPolicy } from '../../core/consent/permissionGate';
+import type { ToolRegistry } from '../../core/registry';
+import { storedPolicy, withStoredPolicy } from '../../core/consent/storedPolicies';
+import { ErrorCode } from '../../protocol';
 
 const POLICIES_KEY = 'clientTools.toolPolicies';
 

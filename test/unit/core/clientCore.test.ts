@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { CodedError, DEFAULT_LIMITS, ErrorCode, type BinaryContent, type ClientToolProgress, type RunEvent, type ToolGroupState, type UpdateToolGroups } from '../../../src/protocol';
-import { ClientCore, type ClientCoreOptions } from '../../../src/core/client';
+import { ClientCore, type ClientCoreOptions } from '../../../src/core/clientCore';
 import type { ConnectionState } from '../../../src/core/connection';
 import { defineTool, textResult } from '../../../src/core/tool';
 import { ideToolGroup } from '../../../src/tools/ide/group';

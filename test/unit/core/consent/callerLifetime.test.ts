@@ -1,14 +1,14 @@
 /**
- * A caller's lifetime in the dispatcher (src/core/callerLifetime.ts): when it ends, every call it
+ * A caller's lifetime in the dispatcher (src/core/consent/callerLifetime.ts): when it ends, every call it
  * carries ends with its code, an open prompt closes, and nothing more runs; a call whose caller is
  * gone before it is dispatched runs nothing; a call that ended lets go of the lifetime.
  */
 import * as assert from 'node:assert/strict';
-import { CallerLifetime } from '../../../src/core/callerLifetime';
-import { defineTool, textResult } from '../../../src/core/tool';
-import { ErrorCode } from '../../../src/protocol';
-import { DispatchHarness } from '../../support/dispatch-harness';
-import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';
+import { CallerLifetime } from '../../../../src/core/consent/callerLifetime';
+import { defineTool, textResult } from '../../../../src/core/tool';
+import { ErrorCode } from '../../../../src/protocol';
+import { DispatchHarness } from '../../../support/dispatch-harness';
+import { createTempWorkspace, type TempWorkspace } from '../../../support/fake-host';
 
 describe('caller lifetime', () => {
   let ws: TempWorkspace;

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { CodedError, ErrorCode } from '../../../src/protocol';
-import { ChatApproval } from '../../../src/protocol/webview';
-import { consent, consentJson, consentLines, consentRows, CONSENT_SURFACES, consentValue, fitConsent, MAX_SHOWN_VALUE_CHARS, measureConsent } from '../../../src/core/consentText';
+import { CodedError, ErrorCode } from '../../../../src/protocol';
+import { ChatApproval } from '../../../../src/protocol/webview';
+import { consent, consentJson, consentLines, consentRows, CONSENT_SURFACES, consentValue, fitConsent, MAX_SHOWN_VALUE_CHARS, measureConsent } from '../../../../src/core/consent/consentText';
 
 const tooLarge = (e: unknown) => e instanceof CodedError && e.code === ErrorCode.PromptTooLarge;
 

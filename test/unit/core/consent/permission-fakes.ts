@@ -1,7 +1,7 @@
-import { grantKey, type Grant } from '../../../src/core/grants';
-import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
-import type { PermissionStore } from '../../../src/core/permissions';
-import type { Timers } from '../../../src/core/timers';
+import { grantKey, type Grant } from '../../../../src/core/consent/grants';
+import type { PermissionAnswer, PermissionPrompt } from '../../../../src/core/host';
+import type { PermissionStore } from '../../../../src/core/consent/permissionGate';
+import type { Timers } from '../../../../src/core/timers';
 
 /** Timers on a clock the test moves: nothing fires until `advance` passes its time. */
 export class ManualTimers implements Timers {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { PermissionGate, type PermissionCheck, type PermissionDecision } from '../../../src/core/permissions';
-import { ErrorCode } from '../../../src/protocol';
+import { PermissionGate, type PermissionCheck, type PermissionDecision } from '../../../../src/core/consent/permissionGate';
+import { ErrorCode } from '../../../../src/protocol';
 import { AnsweringPrompter, ManualTimers } from './permission-fakes';
 
 const MINUTE = 60_000;

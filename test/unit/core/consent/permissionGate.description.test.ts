@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
-import { consent, type ConsentSurface } from '../../../src/core/consentText';
-import { PermissionGate, type PermissionCheck } from '../../../src/core/permissions';
-import { ErrorCode } from '../../../src/protocol';
+import type { PermissionAnswer, PermissionPrompt } from '../../../../src/core/host';
+import { consent, type ConsentSurface } from '../../../../src/core/consent/consentText';
+import { PermissionGate, type PermissionCheck } from '../../../../src/core/consent/permissionGate';
+import { ErrorCode } from '../../../../src/protocol';
 
 const HEADER = 'Requested by the agent through the Workspace tool DeleteFile.';
 

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { grantCovers, makeGrant, parseStoredGrant, type GrantTarget } from '../../../src/core/grants';
-import type { ResolvedPath } from '../../../src/core/paths';
-import { PermissionGate, type PermissionCheck } from '../../../src/core/permissions';
-import { grantTargetOf } from '../../../src/core/tool';
+import { grantCovers, makeGrant, parseStoredGrant, type GrantTarget } from '../../../../src/core/consent/grants';
+import type { ResolvedPath } from '../../../../src/core/paths';
+import { PermissionGate, type PermissionCheck } from '../../../../src/core/consent/permissionGate';
+import { grantTargetOf } from '../../../../src/core/tool';
 import { AnsweringPrompter, MemoryStore } from './permission-fakes';
 
 const ROOT = path.resolve('/ws');

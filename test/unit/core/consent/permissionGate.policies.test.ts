@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { PermissionGate, type PermissionCheck, type ToolPolicy } from '../../../src/core/permissions';
+import { PermissionGate, type PermissionCheck, type ToolPolicy } from '../../../../src/core/consent/permissionGate';
 import { AnsweringPrompter } from './permission-fakes';
 
 function check(toolName: string, extra: Partial<PermissionCheck> = {}): PermissionCheck {

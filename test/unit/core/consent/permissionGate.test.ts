@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/host';
-import { consent } from '../../../src/core/consentText';
-import { PermissionGate, type PermissionCheck, type PermissionPrompter } from '../../../src/core/permissions';
-import { delay } from '../../support/dispatch-harness';
+import type { PermissionAnswer, PermissionPrompt } from '../../../../src/core/host';
+import { consent } from '../../../../src/core/consent/consentText';
+import { PermissionGate, type PermissionCheck, type PermissionPrompter } from '../../../../src/core/consent/permissionGate';
+import { delay } from '../../../support/dispatch-harness';
 import { MemoryStore } from './permission-fakes';
 
 /** A prompter whose prompts the test answers one by one. */

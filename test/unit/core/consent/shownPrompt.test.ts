@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { consent } from '../../../src/core/consentText';
-import type { PermissionPrompt } from '../../../src/core/host';
-import { chatApprovalOf, OpenPrompts } from '../../../src/core/openPrompts';
-import { ChatApproval } from '../../../src/protocol/webview';
+import { consent } from '../../../../src/core/consent/consentText';
+import type { PermissionPrompt } from '../../../../src/core/host';
+import { chatApprovalOf, OpenPrompts } from '../../../../src/core/consent/shownPrompt';
+import { ChatApproval } from '../../../../src/protocol/webview';
 
 function prompt(id: string, change: Partial<PermissionPrompt> = {}): PermissionPrompt {
   return {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { UserRuns } from '../../../src/core/userRuns';
-import type { RunEvent } from '../../../src/protocol';
+import { UserRuns } from '../../../../src/core/consent/userRuns';
+import type { RunEvent } from '../../../../src/protocol';
 
 const started = (threadId: string, runId: string): RunEvent => ({ type: 'runStarted', threadId, runId, model: 'm' });
 const finished = (threadId: string, runId: string): RunEvent => ({ type: 'runFinished', threadId, runId, reason: 'completed' });

@@ -7,7 +7,7 @@ import {
   parseMcpJsonText,
   type McpConfigSource,
   type McpVariables,
-} from '../../../../src/tools/mcpServers/config';
+} from '../../../../src/tools/mcpClient/config';
 
 const folder: McpConfigSource = { kind: 'workspace', folderName: 'proj', folderPath: '/w/proj', file: '/w/proj/.vscode/mcp.json' };
 const vars: McpVariables = { workspaceFolder: '/w/proj', userHome: '/home/u', env: { TOKEN: 'secret-1' }, pathSeparator: '/' };

@@ -12,9 +12,9 @@ import type { Logger } from '../../../../src/base/logger';
 import { ToolRegistry } from '../../../../src/core/registry';
 import { CodedError } from '../../../../src/protocol';
 import type { ToolContext } from '../../../../src/core/tool';
-import { parseMcpConfig, type McpServerConfig } from '../../../../src/tools/mcpServers/config';
-import { buildMcpGroup } from '../../../../src/tools/mcpServers/group';
-import { McpServerSupervisor, type McpServerState } from '../../../../src/tools/mcpServers/supervisor';
+import { parseMcpConfig, type McpServerConfig } from '../../../../src/tools/mcpClient/config';
+import { buildMcpGroup } from '../../../../src/tools/mcpClient/group';
+import { McpServerSupervisor, type McpServerState } from '../../../../src/tools/mcpClient/supervisor';
 
 const EVERYTHING = path.resolve(__dirname, '../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 

@@ -14,9 +14,9 @@ import { z } from 'zod';
 import { silentLogger } from '../../../../src/base/logger';
 import { CodedError } from '../../../../src/protocol';
 import { ToolRegistry } from '../../../../src/core/registry';
-import type { McpServerConfig } from '../../../../src/tools/mcpServers/config';
-import { buildMcpGroup } from '../../../../src/tools/mcpServers/group';
-import { McpServerSupervisor, type McpServerState } from '../../../../src/tools/mcpServers/supervisor';
+import type { McpServerConfig } from '../../../../src/tools/mcpClient/config';
+import { buildMcpGroup } from '../../../../src/tools/mcpClient/group';
+import { McpServerSupervisor, type McpServerState } from '../../../../src/tools/mcpClient/supervisor';
 
 const CONFIG: McpServerConfig = { name: 'hostile', source: { kind: 'user' }, launch: { type: 'stdio', command: 'unused', args: [], env: {} } };
 

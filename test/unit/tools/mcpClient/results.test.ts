@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { CodedError, ErrorCode } from '../../../../src/protocol';
-import { mapCallResult, MAX_BINARY_BYTES, MAX_TEXT_CHARS } from '../../../../src/tools/mcpServers/results';
-import { MAX_LINES_PER_MINUTE, StderrLines } from '../../../../src/tools/mcpServers/stderrLines';
+import { mapCallResult, MAX_BINARY_BYTES, MAX_TEXT_CHARS } from '../../../../src/tools/mcpClient/results';
+import { MAX_LINES_PER_MINUTE, StderrLines } from '../../../../src/tools/mcpClient/stderrLines';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

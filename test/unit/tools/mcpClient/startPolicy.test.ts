@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { approvalKey, parseMcpConfig, type McpServerConfig } from '../../../../src/tools/mcpServers/config';
-import { startDecision } from '../../../../src/tools/mcpServers/startPolicy';
+import { approvalKey, parseMcpConfig, type McpServerConfig } from '../../../../src/tools/mcpClient/config';
+import { startDecision } from '../../../../src/tools/mcpClient/startPolicy';
 
 const vars = { workspaceFolder: '/w/proj', userHome: '/home/u', env: {}, pathSeparator: '/' };
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { probeModelEndpoint } from '../../../src/core/endpointProbe';
+import { probeModelEndpoint } from '../../../../src/vscode/backendProcess/endpointProbe';
 
 /** A real loopback HTTP server answering GET /v1/models as told; records the Authorization header. */
 async function fakeEndpoint(answer: (res: http.ServerResponse) => void): Promise<{ baseUrl: string; auth: (string | undefined)[]; close(): Promise<void> }> {

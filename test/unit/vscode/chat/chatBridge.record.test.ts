@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import type { CallRecord } from '../../../src/core/callRecord';
-import { HostToWebview, MAX_POSTED_STRING, type HostToWebview as HostMessage } from '../../../src/protocol/webview';
-import { toChatCallRecord } from '../../../src/vscode/chatBridge';
-import { PendingHostMessages } from '../../../src/vscode/pendingHostMessages';
+import type { CallRecord } from '../../../../src/core/callRecord';
+import { HostToWebview, MAX_POSTED_STRING, type HostToWebview as HostMessage } from '../../../../src/protocol/webview';
+import { toChatCallRecord } from '../../../../src/vscode/chat/chatBridge';
+import { PendingHostMessages } from '../../../../src/vscode/chat/pendingHostMessages';
 
 const toBase64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
 const base: CallRecord = { recordId: 'rec-1', requestId: 'r1', callId: 'c1', toolName: 'ReadFile', toolKey: 'ReadFile', groupName: 'IDE', arguments: {}, background: true, status: 'pending' };

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import type { RunEvent } from '../../../src/protocol/types';
-import { HostToWebview, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING } from '../../../src/protocol/webview';
-import { toChatRunEvent } from '../../../src/vscode/chatBridge';
-import { PNG_1X1 } from '../webview/fixtures';
+import type { RunEvent } from '../../../../src/protocol/types';
+import { HostToWebview, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING } from '../../../../src/protocol/webview';
+import { toChatRunEvent } from '../../../../src/vscode/chat/chatBridge';
+import { PNG_1X1 } from '../../webview/fixtures';
 
 const toBase64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
 const ref = { threadId: 't', runId: 'r' };

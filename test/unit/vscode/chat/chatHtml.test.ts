@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { contentSecurityPolicy, chatHtml } from '../../../src/vscode/chatHtml';
+import { contentSecurityPolicy, chatHtml } from '../../../../src/vscode/chat/chatHtml';
 
 describe('chat view HTML', () => {
   it('ships a strict CSP: nothing by default, scripts by nonce, styles and fonts from the webview origin', () => {

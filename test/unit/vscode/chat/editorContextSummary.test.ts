@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { MAX_SELECTED_CHARS, NO_EDITOR, summarizeEditor, type EditorState } from '../../../src/core/editorContextSummary';
+import { MAX_SELECTED_CHARS, NO_EDITOR, summarizeEditor, type EditorState } from '../../../../src/vscode/chat/editorContextSummary';
 
 describe('editor context summary', () => {
   const base: EditorState = { file: 'src/a.ts', language: 'typescript', lineCount: 40, cursor: { line: 2, character: 4 } };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { MAX_QUEUED_IMAGE_CHARS, MAX_QUEUED_MESSAGES, PendingHostMessages } from '../../../src/vscode/pendingHostMessages';
-import type { HostToWebview } from '../../../src/protocol/webview';
+import { MAX_QUEUED_IMAGE_CHARS, MAX_QUEUED_MESSAGES, PendingHostMessages } from '../../../../src/vscode/chat/pendingHostMessages';
+import type { HostToWebview } from '../../../../src/protocol/webview';
 
 const ref = { threadId: 't', runId: 'r' };
 

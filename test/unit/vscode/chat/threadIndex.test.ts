@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_TITLE, MAX_TITLE_CHARS, ThreadIndex, titleFrom } from '../../../src/core/threads';
+import { DEFAULT_TITLE, MAX_TITLE_CHARS, ThreadIndex, titleFrom } from '../../../../src/vscode/chat/threadIndex';
 
 describe('ThreadIndex (the chat\'s thread list, in a real folder)', () => {
   let dir: string;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { PendingQuestions } from '../../../src/vscode/pendingQuestions';
+import { PendingQuestions } from '../../../../src/vscode/host/pendingQuestions';
 
 /** A notification that the test answers (or never does). */
 function notification(): { promise: Promise<string | undefined>; click(label: string | undefined): void } {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { Emitter } from '../../../src/base/events';
-import { DIAGNOSTICS_QUIET_MS, SETTLE_POLL_MS, SETTLE_WINDOW_MS, settledAnswer, settledDiagnostics } from '../../../src/core/settle';
-import { ManualTimers } from './permission-fakes';
+import { Emitter } from '../../../../src/base/events';
+import { DIAGNOSTICS_QUIET_MS, SETTLE_POLL_MS, SETTLE_WINDOW_MS, settledAnswer, settledDiagnostics } from '../../../../src/vscode/host/settle';
+import { ManualTimers } from '../../core/consent/permission-fakes';
 
 /** Lets promise callbacks run between clock moves. */
 const flush = () => new Promise((r) => setImmediate(r));

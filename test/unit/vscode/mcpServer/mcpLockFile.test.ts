@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeMcpLockFile, type McpLockInfo } from '../../../../src/core/mcp/mcpLockFile';
-import { mcpSnippet } from '../../../../src/core/mcp/mcpSnippets';
+import { writeMcpLockFile, type McpLockInfo } from '../../../../src/vscode/mcpServer/mcpLockFile';
+import { mcpSnippet } from '../../../../src/vscode/mcpServer/mcpSnippets';
 
 describe('MCP lock file and configuration snippets', () => {
   let dir: string;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readRememberScope, type InspectableConfiguration } from '../../../src/vscode/userSetting';
+import { readRememberScope, type InspectableConfiguration } from '../../../../src/vscode/settings/userSetting';
 
 /** A configuration whose layers the test sets, as VS Code's `inspect` reports them. */
 function layers(values: { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown; defaultValue?: unknown }): InspectableConfiguration {
