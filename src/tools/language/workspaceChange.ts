@@ -12,12 +12,23 @@ import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } 
 import { headerOf, hunkReview, readReviewedText } from '../../core/hunkReview';
 import type { LanguageToolsHost, TextEditSpec, WorkspaceChange } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
-import { jsonResult, type Preparation, type ToolContext, type ToolResult } from '../../core/tool';
+import { jsonResult, type JsonSchema, type Preparation, type ToolContext, type ToolResult } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { afterReviewsOf } from '../support/reviewQueue';
+import { arrayOf, BOOLEAN, objectOutput, REVIEW_DECISION, REVIEWED_HUNKS_OUTPUT, STRING } from '../support/outputSchemas';
 
 /** Most files one reviewed change may touch. */
 export const MAX_CHANGE_FILES = 50;
+
+/**
+ * What `reviewAndApply` answers, with the tool's own `extra` fields: the decision, each file's hunks
+ * (with an accepted review, or a rejected one the user accepted with every hunk taken back), or
+ * `unchanged` when the change left every file as it was.
+ */
+export function changeReviewOutput(extra: Record<string, unknown> = {}): JsonSchema {
+  const file = objectOutput({ path: STRING, decision: REVIEW_DECISION, ...REVIEWED_HUNKS_OUTPUT, editedByUser: BOOLEAN }, ['path', 'decision', 'hunks', 'keptHunks', 'rejectedHunks', 'editedByUser']);
+  return objectOutput({ decision: REVIEW_DECISION, unchanged: BOOLEAN, files: arrayOf(file), reason: STRING, message: STRING, ...extra }, ['decision']);
+}
 
 export interface ChangePreparation extends Preparation {
   files: { target: ResolvedPath; edits: TextEditSpec[] }[];

@@ -15,6 +15,7 @@ import { capMiddle, terminalText } from '../terminal/terminalOutput';
 import { assertPlainCommand } from '../support/commandText';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineTasksTool } from '../support/toolGroup';
+import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
 import { taskCommand } from './taskCommand';
 
 interface RunTaskArgs {
@@ -56,6 +57,10 @@ export const RunTask = defineTasksTool<RunTaskArgs, RunTaskPreparation>({
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
   sequential: true,
+  outputSchema: objectOutput(
+    { task: STRING, source: STRING, command: STRING, cwd: STRING, exitCode: { type: ['integer', 'null'] }, timedOut: BOOLEAN, output: STRING, outputTruncated: BOOLEAN, stopped: BOOLEAN, message: STRING },
+    ['task', 'source', 'command', 'cwd', 'exitCode', 'timedOut', 'output'],
+  ),
 
   async prepare(args, ctx) {
     const folders = ctx.host.workspaceFolders();
