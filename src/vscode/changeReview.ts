@@ -10,6 +10,10 @@
  *
  * The multi-file diff editor has no tab type in the stable API: closing it does not reject the
  * change (the card and the notification still decide it); it is closed when the review ends.
+ *
+ * As with OpenDiff, changed lines longer than the editor draws are named, by file and line, first on
+ * the notification and on the card, and an Accept from the title bar or the palette asks first in a
+ * modal naming them (src/core/renderLimit.ts).
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -17,6 +21,7 @@ import type { ChangeReviewOutcome, ChangeReviewRequest } from '../core/host';
 import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
 import { safe, uiText } from '../core/uiText';
 import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
+import { confirmUnrendered, type AcceptOutcome } from './diffReview';
 import { ContextKeys } from './ids';
 import { ProposalFileSystem } from './proposalFileSystem';
 import * as ui from './ui';
@@ -109,12 +114,17 @@ export class ChangeReviews implements vscode.Disposable {
     return vscode.workspace.applyEdit(edit);
   }
 
-  /** The palette's and the title bar's Accept: the review named by a proposed document's URI, the active one, or the only one. */
-  async accept(target?: unknown): Promise<boolean> {
+  /**
+   * The palette's and the title bar's Accept: the review named by a proposed document's URI, the
+   * active one, or the only one. A review with lines the editor does not draw whole asks first, naming them.
+   */
+  async accept(target?: unknown): Promise<AcceptOutcome> {
     const review = this.find(target);
-    if (!review) return false;
+    if (!review) return 'none';
+    const { warning } = review.request;
+    if (warning !== undefined && !(await confirmUnrendered(reviewedFiles(review), warning))) return 'declined';
     await this.finish(review, { decision: 'accepted', contents: this.contentsOf(review) });
-    return true;
+    return 'accepted';
   }
 
   async reject(target?: unknown): Promise<boolean> {
@@ -163,8 +173,10 @@ export class ChangeReviews implements vscode.Disposable {
     if (review.settled) return;
     const count = review.files.reduce((n, f) => n + f.hunks.hunks.length, 0);
     const what = `${review.request.message.replace(/\.$/, '')} (${review.files.length} file${review.files.length === 1 ? '' : 's'}, ${count} hunk${count === 1 ? '' : 's'}).`;
+    // The warning first, so that VS Code's cut of a long notification never takes it.
+    const warned = review.request.warning !== undefined ? safe`⚠ ${uiText(review.request.warning)} ` : safe``;
     const [accept, reject] = [safe`Accept`, safe`Reject`];
-    void ui.showInfo(safe`${uiText(what)} Accept or Reject it here or in the chat, where you can also keep or reject each hunk.`, accept, reject).then((choice) => {
+    void ui.showInfo(safe`${warned}${uiText(what)} Accept or Reject it here or in the chat, where you can also keep or reject each hunk.`, accept, reject).then((choice) => {
       // Bound to this review: once it has ended another way, a late click does nothing.
       if (choice === accept) void this.finish(review, { decision: 'accepted', contents: this.contentsOf(review) });
       else if (choice === reject) void this.finish(review, { decision: 'rejected' });
@@ -192,6 +204,7 @@ export class ChangeReviews implements vscode.Disposable {
       open,
       hunks: hunks.slice(0, MAX_REVIEW_HUNKS),
       moreHunks: Math.max(0, hunks.length - MAX_REVIEW_HUNKS),
+      ...(review.request.warning !== undefined ? { warning: review.request.warning } : {}),
     });
   }
 
@@ -231,6 +244,11 @@ function showsReview(tab: vscode.Tab, reviewId: string, title: string): boolean 
   if (input instanceof vscode.TabInputText) return ours(input.uri);
   const known = [vscode.TabInputNotebook, vscode.TabInputNotebookDiff, vscode.TabInputCustom, vscode.TabInputWebview, vscode.TabInputTerminal];
   return input !== undefined && !known.some((k) => input instanceof k) && tab.label === title;
+}
+
+/** What the review changes, as the modal names it: its one file, or how many. */
+function reviewedFiles(review: Review): string {
+  return review.files.length === 1 ? review.files[0].relative : `${review.files.length} files`;
 }
 
 function clip(text: string): string {

@@ -245,7 +245,13 @@ async function decideDiff(ctx: ClientToolsContext, uri: unknown, accept: boolean
   const changesFirst = uri instanceof vscode.Uri ? uri.scheme === CHANGES_SCHEME : ctx.host.diffs.pending === 0;
   let done = false;
   for (const reviews of changesFirst ? [ctx.host.changes, ctx.host.diffs] : [ctx.host.diffs, ctx.host.changes]) {
-    done = accept ? await reviews.accept(uri) : await reviews.reject(uri);
+    if (!accept) done = await reviews.reject(uri);
+    else {
+      const outcome = await reviews.accept(uri);
+      // Declined when asked about lines the editor does not draw: that answer is final, no other review is accepted instead.
+      if (outcome === 'declined') return false;
+      done = outcome === 'accepted';
+    }
     if (done) break;
   }
   if (!done) {

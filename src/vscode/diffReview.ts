@@ -107,12 +107,12 @@ export class DiffReviews implements vscode.Disposable {
    * Accepts the review named by `target` (a URI, as the editor title passes it), else the active or
    * only one. A review with lines the editor does not draw whole asks first, naming them.
    */
-  async accept(target?: unknown): Promise<boolean> {
+  async accept(target?: unknown): Promise<AcceptOutcome> {
     const review = this.find(target);
-    if (!review) return false;
-    if (review.request.warning !== undefined && !(await confirmUnrendered(review.request.relative, review.request.warning))) return false;
+    if (!review) return 'none';
+    if (review.request.warning !== undefined && !(await confirmUnrendered(review.request.relative, review.request.warning))) return 'declined';
     await this.finish(review, { decision: 'accepted', content: this.textOf(review) });
-    return true;
+    return 'accepted';
   }
 
   /** Accept or Reject from the chat's card, with the user's reason; false when the review already ended. */
@@ -261,14 +261,18 @@ export class DiffReviews implements vscode.Disposable {
   }
 }
 
+/** What an Accept from the title bar or the palette did: accepted, not accepted because the user declined when asked, or found no review. */
+export type AcceptOutcome = 'accepted' | 'declined' | 'none';
+
 const ACCEPT_ANYWAY = safe`Accept Anyway`;
 
 /**
  * Accept from the title bar or the palette, where the warning may not have been read: a modal that
  * names the lines first (consent text, measured for the modal). One too long for the modal is not
- * accepted from here; the card and the notification name the lines too.
+ * accepted from here; the card and the notification name the lines too. `relative` names what is
+ * changed: a file, or "3 files".
  */
-async function confirmUnrendered(relative: string, warning: string): Promise<boolean> {
+export async function confirmUnrendered(relative: string, warning: string): Promise<boolean> {
   let text: FittedConsent;
   try {
     text = fitConsent({

@@ -4,12 +4,15 @@
  * the whole change before anything is shown), protected files are named in a prompt first, and the
  * user sees one review of all the files, keeps or rejects each hunk of each file, and accepts or
  * rejects the whole. What is kept is written with one undoable edit, each file checked right
- * before the write to be the object and the text that was reviewed. Nothing is applied unseen.
+ * before the write to be the object and the text that was reviewed. Nothing is applied unseen:
+ * changed lines longer than the editor draws are named, by file and line, on the review as OpenDiff
+ * names them (src/core/renderLimit.ts).
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import { consent } from '../../core/consentText';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText } from '../../core/hunkReview';
+import { renderLimitOf, unrenderedChangeWarning, unrenderedLines } from '../../core/renderLimit';
 import type { LanguageToolsHost, TextEditSpec, WorkspaceChange } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type JsonSchema, type Preparation, type ToolContext, type ToolResult } from '../../core/tool';
@@ -79,21 +82,26 @@ export async function reviewAndApply(prepared: ChangePreparation | undefined, wh
       const bound = await bindTarget(f.target);
       const current = (await ctx.host.readDocument(f.target.absolute)).text;
       const proposed = applyTextEdits(current, f.edits, f.target.relative);
-      if (proposed !== current) read.push({ ...f, bound, current, proposed, hash: textHash(current) });
+      if (proposed === current) continue;
+      const review = hunkReview(current, proposed);
+      const limit = renderLimitOf(ctx.host, f.target.absolute);
+      read.push({ ...f, bound, current, proposed, hash: textHash(current), review, limit, unrendered: unrenderedLines(review, limit) });
     }
     if (read.length === 0) return jsonResult({ decision: 'rejected', unchanged: true, message: 'The proposed change leaves every file as it is; nothing to review.' });
+    const warning = unrenderedChangeWarning(read.flatMap((f) => (f.limit === undefined ? [] : [{ relative: f.target.relative, lines: f.unrendered, limit: f.limit }])));
     const outcome = await ctx.host.reviewChanges(
       {
         recordId: ctx.recordId,
         title: what.title,
         message: what.message,
-        files: read.map((f) => ({ path: f.target.absolute, relative: f.target.relative, current: f.current, proposed: f.proposed })),
+        files: read.map((f) => ({ path: f.target.absolute, relative: f.target.relative, current: f.current, proposed: f.proposed, unrendered: f.unrendered })),
+        ...(warning !== undefined ? { warning } : {}),
       },
       ctx.signal,
     );
     const why = outcome.reason ? { reason: outcome.reason } : {};
     const decided = read.map((f, i) => {
-      const review = hunkReview(f.current, f.proposed);
+      const { review } = f;
       const content = outcome.contents?.[i] ?? f.proposed;
       const { states, editedByUser } = readReviewedText(review, content);
       const hunks = states.map((decision, h) => ({ hunk: h + 1, lines: headerOf(review, h), decision }));
