@@ -21,7 +21,7 @@ import type { ChangeReviewOutcome, ChangeReviewRequest } from '../core/host';
 import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
 import { safe, uiText } from '../core/uiText';
 import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
-import { confirmUnrendered, type AcceptOutcome } from './diffReview';
+import { confirmUnrendered } from './diffReview';
 import { ContextKeys } from './ids';
 import { ProposalFileSystem } from './proposalFileSystem';
 import * as ui from './ui';
@@ -118,13 +118,13 @@ export class ChangeReviews implements vscode.Disposable {
    * The palette's and the title bar's Accept: the review named by a proposed document's URI, the
    * active one, or the only one. A review with lines the editor does not draw whole asks first, naming them.
    */
-  async accept(target?: unknown): Promise<AcceptOutcome> {
+  async accept(target?: unknown): Promise<boolean> {
     const review = this.find(target);
-    if (!review) return 'none';
+    if (!review) return false;
     const { warning } = review.request;
-    if (warning !== undefined && !(await confirmUnrendered(reviewedFiles(review), warning))) return 'declined';
+    if (warning !== undefined && !(await confirmUnrendered(reviewedFiles(review), warning))) return false;
     await this.finish(review, { decision: 'accepted', contents: this.contentsOf(review) });
-    return 'accepted';
+    return true;
   }
 
   async reject(target?: unknown): Promise<boolean> {
@@ -139,12 +139,20 @@ export class ChangeReviews implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
+  /** Whether `target` (a URI from the title bar) or else the active editor (one of its documents, or its multi-file diff editor) is one of these reviews. */
+  shows(target: unknown): boolean {
+    return this.shown(target) !== undefined;
+  }
+
   private find(target: unknown): Review | undefined {
+    return this.shown(target) ?? (this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined);
+  }
+
+  private shown(target: unknown): Review | undefined {
     if (target instanceof vscode.Uri && target.scheme === CHANGES_SCHEME) return this.reviews.get(target.authority);
-    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    const shown = input instanceof vscode.TabInputTextDiff ? input.modified : input instanceof vscode.TabInputText ? input.uri : undefined;
-    if (shown?.scheme === CHANGES_SCHEME) return this.reviews.get(shown.authority);
-    return this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined;
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    if (!tab) return undefined;
+    return [...this.reviews.values()].find((r) => showsReview(tab, r.id, uiText(r.request.title).toString()));
   }
 
   private documentOf(file: ReviewedFile): vscode.TextDocument | undefined {
@@ -236,14 +244,21 @@ export class ChangeReviews implements vscode.Disposable {
   }
 }
 
-/** A tab of this review: a diff or editor of one of its documents, or the multi-file diff editor with its title (a tab type the stable API does not name). */
+/**
+ * A tab of this review: a diff or editor of one of its documents, or the multi-file diff editor
+ * (a tab type the stable API does not name: its input lists `textDiffs`, and its label is the title
+ * with VS Code's count of files after it, "Rename to b (2 files)").
+ */
 function showsReview(tab: vscode.Tab, reviewId: string, title: string): boolean {
   const input = tab.input;
-  const ours = (uri: vscode.Uri) => uri.scheme === CHANGES_SCHEME && uri.authority === reviewId;
+  const ours = (uri: unknown) => uri instanceof vscode.Uri && uri.scheme === CHANGES_SCHEME && uri.authority === reviewId;
   if (input instanceof vscode.TabInputTextDiff) return ours(input.modified);
   if (input instanceof vscode.TabInputText) return ours(input.uri);
   const known = [vscode.TabInputNotebook, vscode.TabInputNotebookDiff, vscode.TabInputCustom, vscode.TabInputWebview, vscode.TabInputTerminal];
-  return input !== undefined && !known.some((k) => input instanceof k) && tab.label === title;
+  if (input === undefined || input === null || known.some((k) => input instanceof k)) return false;
+  const textDiffs = (input as { textDiffs?: unknown }).textDiffs;
+  if (Array.isArray(textDiffs)) return textDiffs.some((d: { modified?: unknown } | null) => ours(d?.modified));
+  return tab.label === title || tab.label.startsWith(`${title} (`);
 }
 
 /** What the review changes, as the modal names it: its one file, or how many. */

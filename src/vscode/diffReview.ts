@@ -107,12 +107,12 @@ export class DiffReviews implements vscode.Disposable {
    * Accepts the review named by `target` (a URI, as the editor title passes it), else the active or
    * only one. A review with lines the editor does not draw whole asks first, naming them.
    */
-  async accept(target?: unknown): Promise<AcceptOutcome> {
+  async accept(target?: unknown): Promise<boolean> {
     const review = this.find(target);
-    if (!review) return 'none';
-    if (review.request.warning !== undefined && !(await confirmUnrendered(review.request.relative, review.request.warning))) return 'declined';
+    if (!review) return false;
+    if (review.request.warning !== undefined && !(await confirmUnrendered(review.request.relative, review.request.warning))) return false;
     await this.finish(review, { decision: 'accepted', content: this.textOf(review) });
-    return 'accepted';
+    return true;
   }
 
   /** Accept or Reject from the chat's card, with the user's reason; false when the review already ended. */
@@ -219,16 +219,23 @@ export class DiffReviews implements vscode.Disposable {
     });
   }
 
+  /** Whether `target` (a URI from the title bar) or else the active editor is one of these reviews. */
+  shows(target: unknown): boolean {
+    return this.shown(target) !== undefined;
+  }
+
   private find(target: unknown): Review | undefined {
+    return this.shown(target) ?? (this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined);
+  }
+
+  private shown(target: unknown): Review | undefined {
     if (target instanceof vscode.Uri) {
       const named = this.reviews.get(target.toString());
       if (named) return named;
     }
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
     const shown = tab ? proposalShownBy(tab) : undefined;
-    const active = shown ? this.reviews.get(shown.toString()) : undefined;
-    if (active) return active;
-    return this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined;
+    return shown ? this.reviews.get(shown.toString()) : undefined;
   }
 
   /** Ends a review once: closes its diff (keeping the user's edits from a "save?" question), then answers. */
@@ -260,9 +267,6 @@ export class DiffReviews implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', ContextKeys.diffPending, this.reviews.size > 0);
   }
 }
-
-/** What an Accept from the title bar or the palette did: accepted, not accepted because the user declined when asked, or found no review. */
-export type AcceptOutcome = 'accepted' | 'declined' | 'none';
 
 const ACCEPT_ANYWAY = safe`Accept Anyway`;
 
