@@ -6,10 +6,9 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { ResolvedPath } from '../../core/paths';
-import { consent, consentLines } from '../../core/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
-import { capMiddle, terminalText } from './terminalOutput';
-import { assertPlainCommand } from '../support/commandText';
+import { commandOutcome } from './terminalOutput';
+import { assertPlainCommand, commandConsent } from '../support/commandText';
 import { defineTerminalTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
 import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
@@ -69,12 +68,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
       cwd,
       timeoutSeconds,
       prompt: inline ? `Run \`${command}\` in ${where}?` : `Run this ${lineCount > 1 ? `${lineCount}-line ` : ''}command in ${where}?`,
-      // The command is one value: its line breaks show as ⏎, so no line of it can pass for the folder or the time limit.
-      detail: consentLines([
-        consent`Command: ${command}`,
-        consent`Folder: ${cwd.relative}`,
-        consent`Time limit: ${timeoutSeconds} s. It runs with your permissions, like anything you type in a terminal.`,
-      ], '\n\n'),
+      detail: commandConsent(command, cwd.relative, timeoutSeconds),
       // Every command is asked about: allowing one never allows the next.
       forcePrompt: true,
     };
@@ -86,14 +80,10 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
       { command: args.command, cwd: prepared.cwd.absolute, timeoutMs: prepared.timeoutSeconds * 1000, maxOutputChars: MAX_OUTPUT_CHARS * 2 },
       ctx.signal,
     );
-    const output = capMiddle(terminalText(result.output).replace(/\n+$/, ''), MAX_OUTPUT_CHARS);
     return jsonResult({
       command: args.command,
       cwd: prepared.cwd.relative,
-      exitCode: result.exitCode ?? null,
-      timedOut: result.timedOut,
-      output: output.text,
-      ...(output.truncated || result.truncated ? { outputTruncated: true } : {}),
+      ...commandOutcome(result, MAX_OUTPUT_CHARS),
       ranIn: result.via,
       ...(result.stopped ? { stopped: true } : {}),
       ...(result.timedOut
