@@ -9,6 +9,7 @@
  * be accepted, never without the user having been told which lines they could not see.
  */
 import type { HunkReview } from './hunkReview';
+import { clipStart } from './uiText';
 
 /** VS Code's default for `editor.stopRenderingLineAfter`. */
 export const DEFAULT_RENDER_LIMIT = 10_000;
@@ -142,10 +143,6 @@ function name(numbers: readonly number[], maxRanges: number): string {
 
 function group(n: number): string {
   return n.toLocaleString('en-US');
-}
-
-function clipStart(text: string, max: number): string {
-  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
 }
 
 function lowerFirst(text: string): string {

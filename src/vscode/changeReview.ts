@@ -18,12 +18,12 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ChangeReviewOutcome, ChangeReviewRequest } from '../core/host';
-import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../core/hunkReview';
-import { safe, uiText } from '../core/uiText';
-import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
+import { cardHunks, hunkReview, locateHunk, withHunk, type HunkReview } from '../core/hunkReview';
+import { clipStart, safe, uiText } from '../core/uiText';
+import { MAX_REVIEW_HUNKS, type ChatReview } from '../protocol/webview';
 import { confirmUnrendered } from './diffReview';
 import { ContextKeys } from './ids';
-import { ProposalFileSystem } from './proposalFileSystem';
+import { openDocument, ProposalFileSystem } from './proposalFileSystem';
 import * as ui from './ui';
 
 export const CHANGES_SCHEME = 'client-tools-changes';
@@ -103,15 +103,9 @@ export class ChangeReviews implements vscode.Disposable {
     const next = withHunk(file.hunks, text, at.hunk, keep);
     if (next === undefined) return false;
     if (next === text) return true;
-    const doc = this.documentOf(file);
-    if (!doc) {
-      this.files.put(file.proposed, next);
-      this.publish(review);
-      return true;
-    }
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), next);
-    return vscode.workspace.applyEdit(edit);
+    const how = await this.files.replaceProposal(file.proposed, next);
+    if (how === 'stored') this.publish(review);
+    return how !== 'failed';
   }
 
   /**
@@ -155,12 +149,8 @@ export class ChangeReviews implements vscode.Disposable {
     return [...this.reviews.values()].find((r) => showsReview(tab, r.id, uiText(r.request.title).toString()));
   }
 
-  private documentOf(file: ReviewedFile): vscode.TextDocument | undefined {
-    return vscode.workspace.textDocuments.find((d) => d.uri.toString() === file.proposed.toString());
-  }
-
   private textOf(file: ReviewedFile): string {
-    return this.documentOf(file)?.getText() ?? this.files.text(file.proposed);
+    return this.files.proposal(file.proposed);
   }
 
   private contentsOf(review: Review): string[] {
@@ -193,16 +183,7 @@ export class ChangeReviews implements vscode.Disposable {
 
   /** Tells the chat's card the hunks of every file, in order, as the proposed texts now hold them. */
   private publish(review: Review, open = !review.settled): void {
-    const side = (lines: readonly string[], start: number, end: number) => clip(lines.slice(start, Math.min(end, start + 200)).join(''));
-    const hunks = review.files.flatMap((f) => {
-      const { states } = readReviewedText(f.hunks, this.textOf(f));
-      return f.hunks.hunks.map((h, i) => ({
-        header: clipStart(`${f.relative}, hunk ${i + 1}`, 100),
-        removed: side(f.hunks.original, h.aStart, h.aEnd),
-        added: side(f.hunks.proposal, h.bStart, h.bEnd),
-        state: states[i],
-      }));
-    });
+    const hunks = review.files.flatMap((f) => cardHunks(f.hunks, this.textOf(f), (i) => clipStart(`${f.relative}, hunk ${i + 1}`, 100)));
     const names = review.files.map((f) => f.relative);
     this.changes.fire({
       recordId: review.request.recordId,
@@ -225,7 +206,7 @@ export class ChangeReviews implements vscode.Disposable {
     try {
       this.publish(review, false);
       for (const f of review.files) {
-        const doc = this.documentOf(f);
+        const doc = openDocument(f.proposed);
         if (doc?.isDirty) await doc.save();
       }
       const title = uiText(review.request.title).toString();
@@ -266,16 +247,7 @@ function reviewedFiles(review: Review): string {
   return review.files.length === 1 ? review.files[0].relative : `${review.files.length} files`;
 }
 
-function clip(text: string): string {
-  return text.length <= MAX_HUNK_PREVIEW ? text : `${text.slice(0, MAX_HUNK_PREVIEW)}… (${text.length - MAX_HUNK_PREVIEW} more characters)`;
-}
-
 function clipNames(names: readonly string[]): string {
   const shown = names.slice(0, 5).join(', ');
   return names.length > 5 ? `${shown}, … and ${names.length - 5} more` : shown;
-}
-
-/** The end of a text that must fit in `max` characters (a path's end names the file). */
-function clipStart(text: string, max: number): string {
-  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
 }

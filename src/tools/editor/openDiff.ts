@@ -13,7 +13,7 @@ import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
-import { formatBytes } from '../support/format';
+import { formatBytes, sameText } from '../support/format';
 import { afterReviewsOf } from '../support/reviewQueue';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
@@ -156,8 +156,3 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
     );
   },
 });
-
-/** Equal apart from line endings (the editor may normalise them). */
-function sameText(a: string, b: string): boolean {
-  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
-}

@@ -14,9 +14,10 @@ import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } 
 import { headerOf, hunkReview, readReviewedText } from '../../core/hunkReview';
 import { renderLimitOf, unrenderedChangeWarning, unrenderedLines } from '../../core/renderLimit';
 import type { LanguageToolsHost, TextEditSpec, WorkspaceChange } from '../../core/host';
-import type { ResolvedPath } from '../../core/paths';
+import { printablePath, type ResolvedPath } from '../../core/paths';
 import { jsonResult, type JsonSchema, type Preparation, type ToolContext, type ToolResult } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
+import { sameText } from '../support/format';
 import { afterReviewsOf } from '../support/reviewQueue';
 import { arrayOf, BOOLEAN, objectOutput, REVIEW_DECISION, REVIEWED_HUNKS_OUTPUT, STRING } from '../support/outputSchemas';
 
@@ -50,9 +51,9 @@ export async function prepareChange(change: WorkspaceChange, what: string, ctx: 
   if (withEdits.length > MAX_CHANGE_FILES) throw new CodedError(ErrorCode.ChangeTooLarge, `${what} would change ${withEdits.length} files; one review takes at most ${MAX_CHANGE_FILES}`);
   const files: ChangePreparation['files'] = [];
   for (const f of withEdits) {
-    if (f.path === undefined) throw new CodedError(ErrorCode.PathInvalid, `${what} would change ${clip(f.uri)}, which is not a file on disk; nothing was changed`);
+    if (f.path === undefined) throw new CodedError(ErrorCode.PathInvalid, `${what} would change ${printablePath(f.uri)}, which is not a file on disk; nothing was changed`);
     const target = await ctx.resolvePath(f.path).catch((e: unknown) => {
-      throw new CodedError(e instanceof CodedError ? e.code : ErrorCode.PathOutsideWorkspace, `${what} would change ${clip(f.path!)}, outside the workspace (${e instanceof Error ? e.message : String(e)}); nothing was changed`);
+      throw new CodedError(e instanceof CodedError ? e.code : ErrorCode.PathOutsideWorkspace, `${what} would change ${printablePath(f.path!)}, outside the workspace (${e instanceof Error ? e.message : String(e)}); nothing was changed`);
     });
     if (target.isFolderRoot || (await ctx.host.stat(target.absolute))?.kind !== 'file') {
       throw new CodedError(ErrorCode.NotFound, `${what} would change ${target.relative}, which is not an existing file; nothing was changed`);
@@ -152,14 +153,4 @@ export function applyTextEdits(text: string, edits: readonly TextEditSpec[], nam
     limit = s.start;
   }
   return out;
-}
-
-/** Equal apart from line endings (the editor may normalise them). */
-function sameText(a: string, b: string): boolean {
-  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
-}
-
-function clip(s: string): string {
-  const printable = s.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return printable.length > 200 ? `${printable.slice(0, 200)}…` : printable;
 }
