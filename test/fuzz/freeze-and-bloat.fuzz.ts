@@ -5,11 +5,14 @@
  * the table at the end (support/report.ts) gives cases, worst stall and memory per entry point.
  */
 import * as assert from 'node:assert/strict';
+import { backendToCore } from './entries/backendToCore';
+import { clientToMcpServer } from './entries/clientToMcpServer';
 import { editorToBackend } from './entries/editorToBackend';
+import { serverToMcpBridge } from './entries/serverToMcpBridge';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, backendToCore, clientToMcpServer, serverToMcpBridge];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];

@@ -27,7 +27,7 @@ const DEEP = [1_000, 100_000];
 const MANY_KEYS = 100_000;
 /** Characters with a meaning to markdown, regexes, parsers, terminals or the UI sanitiser. */
 export const RUN_CHARACTERS = [' ', '\n', '\t', '*', '_', '[', '(', '`', '<', '>', '#', '|', '\\', '"', '=', '-', '.', '!', '&', '$', '{', '0', '\u0000', '\u00a0', '\u200b', '\u202e', 'é'];
-const HUGE_NUMBERS = ['1e308', '-1e308', '1e400', '9007199254740993', '4.9e-324', '-0', `1${'0'.repeat(100_000)}`];
+const HUGE_NUMBERS = ['1e308', '-1e308', '1e400', '9007199254740993', `1${'0'.repeat(100_000)}`];
 
 export interface ValueOptions {
   /** Bytes of JSON text the position may take up to the message's limit. */
@@ -58,17 +58,25 @@ function stringValues(p: Position, o: ValueOptions): HostileValue[] {
   const out: HostileValue[] = [];
   const run = (ch: string, n: number, ladder?: string, what = `run '${show(ch)}'`) => out.push(stringValue(`${what} ${size(n)}`, () => ch.repeat(n), n * utf8Width(ch), ladder));
   const maxChars = Math.floor(o.budget / 6);
-  if (limit !== undefined) {
+  if (limit !== undefined && limit < KiB) {
+    // A short field: its limit, one past it, 1 KiB, and the invisible-character classes together at the limit.
     for (const n of new Set([limit, limit + 1])) run('a', n, 'a', n === limit ? "run 'a' at the limit," : "run 'a' past the limit,");
-    if (limit < KiB) run('a', KiB, 'a');
-    else if (limit > 64 * KiB) run('a', 64 * KiB, 'a');
+    run('a', KiB, 'a');
+    if (o.fillMessage) run('a', o.budget, 'a', "run 'a' filling the message,");
+    out.push(stringValue(`combining marks, surrogate pairs and lone surrogates ${size(limit)}`, () => mixed(limit), limit * 4));
+    return out;
+  }
+  if (limit !== undefined) {
+    run('a', KiB, 'a');
+    if (limit > 64 * KiB) run('a', 64 * KiB, 'a');
+    for (const n of new Set([limit, limit + 1])) run('a', n, 'a', n === limit ? "run 'a' at the limit," : "run 'a' past the limit,");
   } else {
     for (const n of [KiB, 64 * KiB, MiB]) if (n * 2 < o.budget) run('a', n, 'a');
   }
   if (o.fillMessage) run('a', o.budget, 'a', "run 'a' filling the message,");
   // The sweep: each character's run at the field's limit (else 256 KiB), one value each.
   const sweepChars = Math.min(limit ?? 256 * KiB, 256 * KiB, maxChars);
-  if (sweepChars >= KiB) for (const ch of o.sweep) run(ch, sweepChars, `sweep ${ch}`);
+  for (const ch of o.sweep) run(ch, sweepChars, `sweep ${ch}`);
   const long = Math.min(limit ?? MiB, MiB, maxChars);
   out.push(stringValue(`combining marks ${size(long)}`, () => `a${'\u0301'.repeat(Math.max(0, long - 1))}`, long * 2));
   out.push(stringValue(`surrogate pairs ${size(long)}`, () => '\u{1F600}'.repeat(Math.floor(long / 2)), long * 2));
@@ -76,6 +84,12 @@ function stringValues(p: Position, o: ValueOptions): HostileValue[] {
   out.push(stringValue(`lone surrogates ${size(lone)}`, () => '\ud800'.repeat(lone), lone * 6));
   out.push(stringValue(`reversed surrogates ${size(lone)}`, () => '\udc00\ud83d'.repeat(Math.floor(lone / 2)), lone * 6));
   return out;
+}
+
+/** `n` characters: combining marks, a surrogate pair, a lone high and a lone low surrogate, in turn. */
+function mixed(n: number): string {
+  const unit = 'a\u0301\u0301\u{1F600}\ud800x\udc00y';
+  return unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 }
 
 function stringValue(label: string, make: () => string, bytes: number, ladder?: string): HostileValue {

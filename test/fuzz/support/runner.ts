@@ -7,7 +7,10 @@
  *   the wall clock counts whatever the CPU says (a loop blocked without computing).
  * - memory: the target's heap after a full GC is more than HEAP_SLACK above where it was before the
  *   case (measured again after a second's wait, for timers that release it), or its RSS peaked more
- *   than BLOAT_FACTOR times the case's input above where it stood (plus BLOAT_SLACK).
+ *   than BLOAT_FACTOR times the case's input above where it stood (plus BLOAT_SLACK). The heap is
+ *   measured after every case of HEAP_EVERY_BYTES or more, and after every HEAP_EVERY_CASES smaller
+ *   ones (a full GC per small case would double the run's time); growth over such a batch is
+ *   reported against its last case.
  * - death: the target exited, or stopped answering for CASE_TIMEOUT_MS (then it is killed and
  *   started again for the next case).
  * A failed value skips the larger values of its ladder for that position (hostile.ts).
@@ -20,6 +23,8 @@ export const HEAP_SLACK = 8 * 1024 * 1024;
 const BLOAT_FACTOR = 8;
 const BLOAT_SLACK = 256 * 1024 * 1024;
 const CASE_TIMEOUT_MS = 20_000;
+const HEAP_EVERY_BYTES = 64 * 1024;
+const HEAP_EVERY_CASES = 25;
 /** A target whose loop has been busy this long within one probe's wait is frozen: killed, and started again. */
 const FROZEN_BUSY_MS = 4_000;
 const FROZEN_WALL_MS = 10_000;
@@ -35,6 +40,8 @@ export interface CaseOutcome {
   stallMs: number;
   /** The same wait on the wall clock. */
   wallMs: number;
+  /** How long the case took, judging included. */
+  ms: number;
   heapBefore: number;
   heapAfter: number;
   rssPeak: number;
@@ -73,15 +80,18 @@ export async function runEntry(driver: EntryDriver, log: (line: string) => void 
   let memory = await target.memory();
   const report: EntryReport = { entry: driver.name, cases: [], skipped: 0, restarts: 0, heapStart: memory.heap, heapEnd: 0, rssStart: memory.rss, rssPeak: memory.rss, rssEnd: 0, seconds: 0 };
   const failedLadders = new Set<string>();
+  let unmeasured = 0;
   try {
-    for (const c of cases) {
+    for (const [i, c] of cases.entries()) {
       const ladder = c.value.ladder && `${c.message}|${c.position.label}|${c.value.ladder}`;
       if (ladder && failedLadders.has(ladder)) {
         report.skipped++;
         continue;
       }
-      let result = await runOnce(c, target, memory.heap, driver.run);
-      if (isStall(result.outcome) && !result.frozen) result = await runOnce(c, target, memory.heap, driver.run);
+      const measure = c.value.bytes >= HEAP_EVERY_BYTES || ++unmeasured >= HEAP_EVERY_CASES || i === cases.length - 1;
+      if (measure) unmeasured = 0;
+      let result = await runOnce(c, target, memory.heap, driver.run, measure);
+      if (isStall(result.outcome) && !result.frozen) result = await runOnce(c, target, memory.heap, driver.run, measure);
       const o = result.outcome;
       if (result.frozen || !target.alive) {
         o.failure = o.failure ?? (target.alive ? 'stopped answering' : 'the target died');
@@ -110,18 +120,24 @@ export async function runEntry(driver: EntryDriver, log: (line: string) => void 
   return report;
 }
 
-async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: CaseRunner): Promise<{ outcome: CaseOutcome; frozen: boolean; rss: number }> {
+const TRACE = process.env.CLIENT_TOOLS_FUZZ_TRACE === '1';
+
+async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: CaseRunner, measureHeap: boolean): Promise<{ outcome: CaseOutcome; frozen: boolean; rss: number }> {
+  const started = performance.now();
   await target.mark();
   const before = await target.window();
   let outcome: string;
   let frozen = false;
   const watch = watchFreeze(target);
+  const caseStart = performance.now();
+  let caseMs = 0;
   try {
     outcome = await Promise.race([withTimeout(run(c, target), CASE_TIMEOUT_MS, `no outcome within ${CASE_TIMEOUT_MS / 1000} s`), watch.frozen]);
   } catch (e) {
     outcome = `error: ${e instanceof Error ? e.message : String(e)}`;
   } finally {
     watch.stop();
+    caseMs = performance.now() - caseStart;
   }
   if (outcome === FROZEN) frozen = true;
   const window = await target.window();
@@ -133,12 +149,13 @@ async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: 
     outcome: outcome.slice(0, 200),
     stallMs: window.maxBusyMs,
     wallMs: window.maxWaitMs,
+    ms: 0,
     heapBefore,
     heapAfter: heapBefore,
     rssPeak: window.peakRss,
   };
   let rss = window.rss;
-  if (!frozen) {
+  if (!frozen && measureHeap) {
     try {
       let m = await target.memory(CASE_TIMEOUT_MS);
       if (m.heap - heapBefore > HEAP_SLACK) {
@@ -153,12 +170,14 @@ async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: 
   }
   const failures: string[] = [];
   if (outcome.startsWith('error: no outcome')) failures.push(outcome.slice('error: '.length));
-  if (!target.alive || window.failures > 0) failures.push('the target died');
+  if (!target.alive) failures.push('the target died');
   else if (frozen) failures.push(`frozen (a probe waited ${Math.round(window.maxWaitMs)} ms, the loop busy ${Math.round(window.maxBusyMs)} ms of it)`);
   else if (isStall(result)) failures.push(`stalled ${Math.round(window.maxBusyMs)} ms (${Math.round(window.maxWaitMs)} ms on the wall clock)`);
   if (result.heapAfter - heapBefore > HEAP_SLACK) failures.push(`heap after GC grew ${mib(result.heapAfter - heapBefore)}`);
   if (window.peakRss - before.rss > BLOAT_FACTOR * c.value.bytes + BLOAT_SLACK) failures.push(`RSS peaked ${mib(window.peakRss - before.rss)} above its start for ${mib(c.value.bytes)} of input`);
   if (failures.length) result.failure = failures.join('; ');
+  result.ms = performance.now() - started;
+  if (TRACE) console.log(`  ${Math.round(result.ms)} ms (case ${Math.round(caseMs)} ms) · ${c.message} · ${c.position.label} · ${c.value.label} · ${outcome.slice(0, 100)}`);
   return { outcome: result, frozen: frozen || !target.alive, rss };
 }
 

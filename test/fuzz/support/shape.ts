@@ -64,7 +64,7 @@ function walk(schema: JsonSchema, root: JsonSchema, path: PathKey[], variants: P
     const merged = (schema.allOf as JsonSchema[]).reduce<Record<string, unknown>>((acc, part) => mergeSchemas(acc, resolveDeep(part, root)), { ...schema, allOf: undefined });
     return walk(merged, root, path, variants, label, out, refs);
   }
-  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== 'null') : (schema.type as string | undefined);
+  const type = (Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== 'null') : (schema.type as string | undefined)) ?? 'untyped';
   if (Array.isArray(schema.enum)) {
     const values = schema.enum as Json[];
     const longest = Math.max(0, ...values.map((v) => (typeof v === 'string' ? v.length : 0)));

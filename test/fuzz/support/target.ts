@@ -49,7 +49,7 @@ export class Target {
       child.on('message', (m: { type: string }) => {
         if (m.type !== 'ready') return;
         clearTimeout(timer);
-        resolve(m as Record<string, unknown> & { healthUrl: string });
+        resolve(m as unknown as Record<string, unknown> & { healthUrl: string });
       });
       child.once('exit', (code) => reject(new Error(`${host} exited (${code}) before it was ready`)));
     });
