@@ -16,6 +16,7 @@ import type { Logger } from '../../base/logger';
 import { CodedError, ErrorCode, type ContentItem } from '../../protocol';
 import type { McpLaunch, McpServerConfig } from './config';
 import type { McpToolInfo } from './group';
+import { useLineBuffer } from './lineBuffer';
 import { mapCallResult } from './results';
 import { StderrLines } from './stderrLines';
 
@@ -190,6 +191,7 @@ export class McpServerSupervisor {
       stderr: 'pipe',
       maxBufferSize: MAX_MESSAGE_BYTES,
     });
+    useLineBuffer(transport, MAX_MESSAGE_BYTES);
     const lines = new StderrLines((line) => this.logger.info(`[${this.config.name}] ${line}`));
     transport.stderr?.on('data', (chunk: Buffer) => lines.push(chunk));
     return transport;

@@ -2,13 +2,14 @@
  * What the extension's processes under test share (hosts/coreHost.ts, hosts/mcpServerHost.ts,
  * hosts/mcpBridgeHost.ts): a real temporary workspace whose files carry the names the schema
  * samples use (a path argument `a` names a file that exists, so tools do their real work), a fake
- * host that puts prompts and notifications through the same door as src/vscode/ideHost.ts, and the
- * fuzzer's own tools.
+ * host that puts prompts and notifications through the same door as src/vscode/ideHost.ts and
+ * reviews a diff as src/vscode/diffReview.ts does (and accepts it), and the fuzzer's own tools.
  */
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { MessageSeverity, PermissionAnswer, PermissionPrompt, PermissionReply, QuestionCall } from '../../../src/core/host';
+import type { DiffOutcome, DiffRequest, MessageSeverity, PermissionAnswer, PermissionPrompt, PermissionReply, QuestionCall } from '../../../src/core/host';
+import { hunkReview } from '../../../src/core/hunkReview';
 import { defineTool, jsonResult, type ClientTool } from '../../../src/core/tool';
 import { uiText } from '../../../src/core/uiText';
 import { CodedError, ErrorCode } from '../../../src/protocol';
@@ -23,6 +24,12 @@ export class DoorHost extends FakeHost {
     uiText([`Requested by the agent through the ${prompt.groupName} tool ${prompt.toolName}.`, prompt.detail].filter(Boolean).join('\n\n'), { multiline: true, verbatim: true, maxLength: 20_000 });
     for (const c of prompt.choices) uiText(c.label, { maxLength: 200 });
     return super.confirm(prompt, signal);
+  }
+
+  /** The user accepts the proposal as it stands, once the review has its hunks as src/vscode/diffReview.ts computes them. */
+  override async openDiff(request: DiffRequest): Promise<DiffOutcome> {
+    hunkReview(request.current, request.proposed);
+    return { decision: 'accepted', content: request.proposed };
   }
 
   override showMessage(text: string, severity: MessageSeverity, buttons: readonly string[], question?: QuestionCall): Promise<string | undefined> {

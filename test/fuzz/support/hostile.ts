@@ -27,6 +27,12 @@ const DEEP = [1_000, 100_000];
 const MANY_KEYS = 100_000;
 /** Characters with a meaning to markdown, regexes, parsers, terminals or the UI sanitiser. */
 export const RUN_CHARACTERS = [' ', '\n', '\t', '*', '_', '[', '(', '`', '<', '>', '#', '|', '\\', '"', '=', '-', '.', '!', '&', '$', '{', '0', '\u0000', '\u00a0', '\u200b', '\u202e', 'é'];
+/** Each [name, opener, unit]: the opener once, then the unit repeated to the sweep's size. */
+const MARKUP: readonly (readonly [string, string, string])[] = [
+  ['link opener then spaces', '[a](', ' '],
+  ['emphasis openers', '', '*a'],
+  ['nested link openers', '', '[a]('],
+];
 const HUGE_NUMBERS = ['1e308', '-1e308', '1e400', '9007199254740993', `1${'0'.repeat(100_000)}`];
 
 export interface ValueOptions {
@@ -74,9 +80,17 @@ function stringValues(p: Position, o: ValueOptions): HostileValue[] {
     for (const n of [KiB, 64 * KiB, MiB]) if (n * 2 < o.budget) run('a', n, 'a');
   }
   if (o.fillMessage) run('a', o.budget, 'a', "run 'a' filling the message,");
-  // The sweep: each character's run at the field's limit (else 256 KiB), one value each.
+  // The sweep: each character's run at the field's limit (else 256 KiB), ending in another character,
+  // as a backtracking pattern needs (`\s+$` meets spaces then `x`).
   const sweepChars = Math.min(limit ?? 256 * KiB, 256 * KiB, maxChars);
-  for (const ch of o.sweep) run(ch, sweepChars, `sweep ${ch}`);
+  for (const ch of o.sweep) {
+    const end = ch === 'x' ? 'y' : 'x';
+    out.push(stringValue(`run '${show(ch)}' ${size(sweepChars)} then '${end}'`, () => ch.repeat(sweepChars - 1) + end, sweepChars * utf8Width(ch), `sweep ${ch}`));
+  }
+  // Openers of markdown and link syntax that a parser scans on from: a link target of spaces, emphasis, a code span.
+  for (const [what, opener, unit] of MARKUP) {
+    out.push(stringValue(`${what} ${size(sweepChars)}`, () => opener + unit.repeat(Math.floor((sweepChars - opener.length) / unit.length)), sweepChars));
+  }
   const long = Math.min(limit ?? MiB, MiB, maxChars);
   out.push(stringValue(`combining marks ${size(long)}`, () => `a${'\u0301'.repeat(Math.max(0, long - 1))}`, long * 2));
   out.push(stringValue(`surrogate pairs ${size(long)}`, () => '\u{1F600}'.repeat(Math.floor(long / 2)), long * 2));
