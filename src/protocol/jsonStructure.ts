@@ -17,6 +17,9 @@ export interface JsonStructureLimits {
 
 export const JSON_STRUCTURE_LIMITS: JsonStructureLimits = { maxValues: 1_000_000, maxMembers: 10_000 };
 
+/** An MCP message, either way (the editor's MCP server, the bridge to the user's servers): a tool list of 512 tools with rich schemas is some 50,000 values. */
+export const MCP_STRUCTURE_LIMITS: JsonStructureLimits = { maxValues: 250_000, maxMembers: 10_000 };
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;

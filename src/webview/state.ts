@@ -10,15 +10,14 @@ import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
 import { foldInto, markExpansionCard } from './expansionFold';
 import { clipText } from '../protocol/clipText';
-import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
+import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_ANSWER_CHARS, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
 export const MAX_ITEMS = 200;
 /** Base64 characters of images kept across the transcript; older images lose their bytes first. */
 export const MAX_KEPT_IMAGE_CHARS = 3_000_000;
-/** Characters kept per answer; the rest of a runaway answer is dropped. */
-export const MAX_ANSWER_CHARS = 100_000;
+export { MAX_ANSWER_CHARS };
 /** Characters kept per result part and for the pretty-printed arguments. */
 export const MAX_DETAIL_CHARS = 20_000;
 /** Run ids remembered as finished, so late events for them are ignored. */

@@ -7,6 +7,7 @@
  * before they are parsed, a .gitignore line's trailing spaces are trimmed in linear time.
  */
 import * as assert from 'node:assert/strict';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
@@ -17,7 +18,9 @@ import { ErrorCode } from '../../src/protocol';
 import type { McpServerConfig } from '../../src/tools/mcpServers/config';
 import { McpServerSupervisor, type McpServerState } from '../../src/tools/mcpServers/supervisor';
 import { GitIgnore } from '../../src/tools/support/gitignore';
+import { toChatRunEvent } from '../../src/vscode/chatBridge';
 import { initialState, reduce, MAX_ANSWER_CHARS, type ChatState } from '../../src/webview/state';
+import { startMcpHarness } from '../support/mcp-harness';
 import { CoreRig, until } from './support/core-rig';
 
 /** CPU time `f` took, in ms: a bound on the work itself, whatever else the machine runs. */
@@ -128,6 +131,38 @@ describe('untrusted data: the work the extension does on it is bounded by constr
     let hunks = 0;
     assert.ok(cpuMs(() => (hunks = hunkReview(file, proposal).hunks.length)) < 1000);
     assert.ok(hunks > 100, `${hunks} hunks`);
+  });
+
+  it('T-WORK-08 the editor\'s MCP server refuses a 1 MiB tools/call whose arguments have 80,000 members before the SDK parses it (413, the limit named); the session still answers', async () => {
+    const h = await startMcpHarness({ backgroundCalls: 'allow' });
+    try {
+      const post = async (body: string, session?: string) => {
+        const res = await fetch(h.server.url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, ...(session ? { 'mcp-session-id': session } : {}) },
+          body,
+        });
+        return { status: res.status, text: await res.text(), session: res.headers.get('mcp-session-id') ?? undefined };
+      };
+      const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'rogue', version: '1' } } }));
+      await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
+      const attack = await post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Echo","arguments":${members(80_000)}}}`, init.session);
+      assert.equal(attack.status, 413);
+      assert.match(attack.text, /refused unread: an object in the message has more than 10,000 members/);
+      const ping = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }), init.session);
+      assert.equal(ping.status, 200);
+      assert.equal(h.records.length, 0, 'nothing ran');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('T-WORK-09 the chat is posted at most what an answer can show of a 32 MiB text delta (one character more, so it shows as cut)', () => {
+    const posted = toChatRunEvent({ type: 'textDelta', threadId: 't', runId: 'r', text: 'a'.repeat(32 * 1024 * 1024) }, () => '');
+    assert.equal(posted.type === 'textDelta' && posted.text.length, MAX_ANSWER_CHARS + 1);
+    const started = reduce(initialState(), { type: 'runEvent', event: { type: 'runStarted', threadId: 't', runId: 'r', model: 'm' } });
+    const shown = reduce(started, { type: 'runEvent', event: posted }).items.find((i) => i.kind === 'answer');
+    assert.ok(shown?.kind === 'answer' && shown.truncated && shown.text.length === MAX_ANSWER_CHARS);
   });
 
   it('T-WORK-06 a .gitignore line of 100,000 spaces and an "x" is read in linear time; trailing spaces go unless a backslash quotes the first', () => {

@@ -8,11 +8,12 @@ import * as assert from 'node:assert/strict';
 import { backendToCore } from './entries/backendToCore';
 import { clientToMcpServer } from './entries/clientToMcpServer';
 import { editorToBackend } from './entries/editorToBackend';
+import { modelToBackend } from './entries/modelToBackend';
 import { serverToMcpBridge } from './entries/serverToMcpBridge';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, backendToCore, clientToMcpServer, serverToMcpBridge];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];

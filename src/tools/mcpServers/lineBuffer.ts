@@ -10,12 +10,9 @@
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { jsonStructureProblem, type JsonStructureLimits } from '../../protocol';
+import { jsonStructureProblem, MCP_STRUCTURE_LIMITS, type JsonStructureLimits } from '../../protocol';
 
 const NEWLINE = 0x0a;
-
-/** An MCP server's messages: a tool list of 512 tools with rich schemas is some 50,000 values. */
-export const MCP_STRUCTURE_LIMITS: JsonStructureLimits = { maxValues: 250_000, maxMembers: 10_000 };
 
 export class LineBuffer {
   private chunks: Buffer[] = [];

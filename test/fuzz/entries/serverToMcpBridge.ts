@@ -26,7 +26,7 @@ import { Target } from '../support/target';
 import { zodShape } from '../support/zodShapes';
 
 const MESSAGE_LIMIT = 32 * 1024 * 1024;
-const TOOL = 'mcp_fuzz_echo';
+export const TOOL = 'mcp_fuzz_echo';
 const VALID_TOOLS = { tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } }] };
 const VALID_RESULT = { content: [{ type: 'text', text: 'echo' }] };
 
@@ -37,7 +37,7 @@ interface HostState {
 }
 
 /** The fuzzer's end of the relay: newline-delimited JSON-RPC, answering the client's requests with what a case set. */
-class ServerSide {
+export class ServerSide {
   private socket: net.Socket | undefined;
   private buffered = '';
   private readonly answers = new Map<string, (line: Record<string, unknown>) => void>();

@@ -53,7 +53,7 @@ export function valuesFor(p: Position, o: ValueOptions): HostileValue[] {
     case 'array':
       return arrayValues(p, o);
     case 'object':
-      return objectValues();
+      return objectValues(o);
     case 'any':
       return [...stringValues({ ...p, maxLength: undefined }, o), ...structureValues(o, false), ...numberValues().slice(-1)];
   }
@@ -130,9 +130,15 @@ function arrayValues(p: Position, o: ValueOptions): HostileValue[] {
   return out;
 }
 
-function objectValues(): HostileValue[] {
+/** 100,000 keys, or as many as the message has room for (the editor's MCP server takes 1 MiB). */
+function keysFor(o: ValueOptions): number {
+  return Math.min(MANY_KEYS, Math.floor(o.budget / 12));
+}
+
+function objectValues(o: ValueOptions): HostileValue[] {
+  const keys = keysFor(o);
   return [
-    { label: `${MANY_KEYS.toLocaleString('en-US')} keys`, bytes: MANY_KEYS * 12, text: manyKeys },
+    { label: `${keys.toLocaleString('en-US')} keys`, bytes: keys * 12, text: () => manyKeys(keys) },
     ...DEEP.map((depth) => ({ label: `nested objects ${depth.toLocaleString('en-US')} deep`, bytes: depth * 6, ladder: 'deep objects', text: () => `${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}` })),
   ];
 }
@@ -144,15 +150,15 @@ function structureValues(o: ValueOptions, asText: boolean): HostileValue[] {
   return [
     ...DEEP.map((depth) => ({ label: `nested arrays ${depth.toLocaleString('en-US')} deep`, bytes: depth * 2, ladder: 'deep arrays', text: () => `${'['.repeat(depth)}${']'.repeat(depth)}` })),
     ...DEEP.map((depth) => ({ label: `nested objects ${depth.toLocaleString('en-US')} deep`, bytes: depth * 6, ladder: 'deep objects', text: () => `${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}` })),
-    { label: `${MANY_KEYS.toLocaleString('en-US')} keys`, bytes: MANY_KEYS * 12, text: manyKeys },
+    { label: `${keysFor(o).toLocaleString('en-US')} keys`, bytes: keysFor(o) * 12, text: () => manyKeys(keysFor(o)) },
     { label: `array of ${items.toLocaleString('en-US')} zeros`, bytes: items * 2, text: () => `[${Array(items).fill('0').join(',')}]` },
     { label: `string of 'a' ${size(Math.min(o.budget, 8 * MiB))}`, bytes: Math.min(o.budget, 8 * MiB), text: () => JSON.stringify({ a: 'a'.repeat(Math.min(o.budget, 8 * MiB) - 16) }) },
   ].map(wrap);
 }
 
-function manyKeys(): string {
+function manyKeys(n: number): string {
   const parts: string[] = [];
-  for (let i = 0; i < MANY_KEYS; i++) parts.push(`"k${i}":0`);
+  for (let i = 0; i < n; i++) parts.push(`"k${i}":0`);
   return `{${parts.join(',')}}`;
 }
 

@@ -1,13 +1,15 @@
 /**
- * Which cases the fuzzer runs: every position of every message gets every value class of its kind
- * (hostile.ts); two costly dimensions are sampled with a fixed seed so the run stays within minutes
- * and is the same every time:
+ * Which cases the fuzzer runs. Every position of every message gets every value class of its kind
+ * (hostile.ts); `sampled` then keeps a budget of them per entry point, with a fixed seed so that a
+ * run is the same every time and takes minutes on two cores: every position one value, every value
+ * class once, every message type one value of a megabyte or more, the rest drawn at random. Before
+ * that, two costly dimensions are sampled:
  * - the character sweep (a run of each character that means something to a parser or renderer):
  *   a message's long-text positions share the characters, each at least SWEEP_PER_POSITION of them,
  *   so every message type meets every character;
- * - the value that fills the whole message: every unbounded position, and one bounded string per
- *   message type (for a bounded field the limit check is what runs, the same for every field).
- * `CLIENT_TOOLS_FUZZ_FULL=1` runs all of both; `CLIENT_TOOLS_FUZZ_SEED` changes the sample;
+ * - the value that fills the whole message: every unbounded position, and one bounded string of the
+ *   entry point (for a bounded field the limit check is what runs, the same for every field).
+ * `CLIENT_TOOLS_FUZZ_FULL=1` runs every case; `CLIENT_TOOLS_FUZZ_SEED` changes the sample;
  * `CLIENT_TOOLS_FUZZ_ONLY=<regex>` keeps the cases whose `entry message position value` matches.
  */
 import { RUN_CHARACTERS, valuesFor, withFragment, type HostileValue } from './hostile';
@@ -17,6 +19,8 @@ export const SEED = Number(process.env.CLIENT_TOOLS_FUZZ_SEED ?? 25);
 export const FULL = process.env.CLIENT_TOOLS_FUZZ_FULL === '1';
 const ONLY = process.env.CLIENT_TOOLS_FUZZ_ONLY ? new RegExp(process.env.CLIENT_TOOLS_FUZZ_ONLY, 'i') : undefined;
 const SWEEP_PER_POSITION = 4;
+/** Cases per entry point unless CLIENT_TOOLS_FUZZ_FULL=1 (CLIENT_TOOLS_FUZZ_BUDGET sets another). */
+export const CASE_BUDGET = Number(process.env.CLIENT_TOOLS_FUZZ_BUDGET ?? 300);
 const LONG_TEXT = 1024;
 
 /** One message with one hostile value in one position. */
@@ -53,14 +57,14 @@ export function seeded(seed: number): () => number {
 export function planCases(entry: string, plans: readonly MessagePlan[]): PlannedCase[] {
   const random = seeded(SEED);
   const out: PlannedCase[] = [];
+  const bounded = plans.flatMap((plan) => plan.shape.positions.filter((p) => p.kind === 'string' && p.maxLength !== undefined));
+  const fillBounded = bounded[Math.floor(random() * bounded.length)];
   for (const plan of plans) {
     const base = plan.fixed ? plan.fixed(plan.shape.sample) : plan.shape.sample;
     const budget = plan.limit - Buffer.byteLength(JSON.stringify(base)) - 4096;
     const long = plan.shape.positions.filter((p) => p.kind === 'any' || (p.kind === 'string' && (p.maxLength === undefined || p.maxLength >= LONG_TEXT)));
     const perPosition = FULL ? RUN_CHARACTERS.length : Math.max(SWEEP_PER_POSITION, Math.ceil(RUN_CHARACTERS.length / Math.max(1, long.length)));
     const offset = Math.floor(random() * RUN_CHARACTERS.length);
-    const bounded = plan.shape.positions.filter((p) => p.kind === 'string' && p.maxLength !== undefined);
-    const fillBounded = bounded[Math.floor(random() * bounded.length)];
     for (const position of plan.shape.positions) {
       const index = long.indexOf(position);
       const sweep = index < 0 ? [] : Array.from({ length: Math.min(perPosition, RUN_CHARACTERS.length) }, (_, j) => RUN_CHARACTERS[(offset + index * perPosition + j) % RUN_CHARACTERS.length]);
@@ -74,4 +78,61 @@ export function planCases(entry: string, plans: readonly MessagePlan[]): Planned
     }
   }
   return out;
+}
+
+/** Bytes of hostile values a sampled run sends to one entry point, about eight messages at their limit. */
+const BYTE_BUDGET = 256 * 1024 * 1024;
+/** Values larger than this reach a position only as its message type's one message-sized case, or drawn within the byte budget. */
+const SMALL = 4 * 1024 * 1024;
+
+/**
+ * At most `budget` of `cases` (more when every position needs one), in their order: every position
+ * one value (each position the next of its values in turn, so the classes spread over the
+ * positions), every value class of the entry point once, every message type one value of a megabyte
+ * or more, then a seeded draw within the byte budget.
+ */
+export function sampled(cases: readonly PlannedCase[], budget = CASE_BUDGET): PlannedCase[] {
+  if (FULL || cases.length <= budget) return [...cases];
+  const random = seeded(SEED + 1);
+  const chosen = new Set<PlannedCase>();
+  let bytes = 0;
+  const choose = (c: PlannedCase | undefined) => {
+    if (!c || chosen.has(c)) return;
+    chosen.add(c);
+    bytes += c.value.bytes;
+  };
+  const byPosition = groups(cases, (c) => `${c.message}|${c.position.label}`);
+  [...byPosition.values()].forEach((group, i) => {
+    const small = group.filter((c) => c.value.bytes <= SMALL);
+    choose(small[(i + SEED) % Math.max(1, small.length)]);
+  });
+  for (const group of groups(cases, (c) => classOf(c.value.label)).values()) {
+    if (!group.some((c) => chosen.has(c))) choose(group[Math.floor(random() * group.length)]);
+  }
+  for (const group of groups(cases, (c) => c.message).values()) {
+    const big = group.filter((c) => c.value.bytes >= 1024 * 1024);
+    if (big.length > 0 && !big.some((c) => chosen.has(c))) choose(big[Math.floor(random() * big.length)]);
+  }
+  const rest = cases.filter((c) => !chosen.has(c));
+  while (chosen.size < budget && rest.length > 0) {
+    const [c] = rest.splice(Math.floor(random() * rest.length), 1);
+    if (bytes + c.value.bytes <= BYTE_BUDGET) choose(c);
+  }
+  return cases.filter((c) => chosen.has(c));
+}
+
+function groups<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+/** A value's class: its label without sizes and counts (`run 'a' 64 KiB` → `run 'a' #`). */
+function classOf(label: string): string {
+  return label.replace(/\d[\d,.]*(\s*(KiB|MiB))?/g, '#');
 }

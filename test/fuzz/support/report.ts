@@ -6,13 +6,13 @@
 import { mib, STALL_MS, type EntryReport } from './runner';
 
 export function reportLines(reports: readonly EntryReport[]): string[] {
-  const header = ['entry point', 'cases', 'failed', 'worst stall', 'heap after GC start → end', 'RSS start / peak / end', 'time'];
+  const header = ['entry point', 'cases run of planned', 'failed', 'worst stall', 'heap after GC start → end', 'RSS start / peak / end', 'time'];
   const rows = reports.map((r) => {
     const worst = r.cases.reduce((a, b) => (b.stallMs > a.stallMs ? b : a), r.cases[0]);
     const failed = r.cases.filter((c) => c.failure).length;
     return [
       r.entry,
-      `${r.cases.length}${r.skipped ? ` (+${r.skipped} skipped)` : ''}`,
+      `${r.cases.length} of ${r.planned}${r.skipped ? ` (${r.skipped} skipped)` : ''}`,
       String(failed),
       worst ? `${Math.round(worst.stallMs)} ms, wall ${Math.round(worst.wallMs)} ms (${worst.message} · ${worst.position} · ${worst.value})` : '-',
       `${mib(r.heapStart)} → ${mib(r.heapEnd)}`,

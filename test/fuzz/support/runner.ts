@@ -15,7 +15,7 @@
  *   started again for the next case).
  * A failed value skips the larger values of its ladder for that position (hostile.ts).
  */
-import type { PlannedCase } from './plan';
+import { sampled, type PlannedCase } from './plan';
 import type { Target } from './target';
 
 export const STALL_MS = 250;
@@ -51,6 +51,8 @@ export interface CaseOutcome {
 export interface EntryReport {
   entry: string;
   cases: CaseOutcome[];
+  /** Cases planned before sampling (plan.ts). */
+  planned: number;
   skipped: number;
   restarts: number;
   heapStart: number;
@@ -76,9 +78,10 @@ export interface EntryDriver {
 export async function runEntry(driver: EntryDriver, log: (line: string) => void = () => {}): Promise<EntryReport> {
   const t0 = performance.now();
   let target = await driver.start();
-  const cases = await driver.cases(target);
+  const all = await driver.cases(target);
+  const cases = sampled(all);
   let memory = await target.memory();
-  const report: EntryReport = { entry: driver.name, cases: [], skipped: 0, restarts: 0, heapStart: memory.heap, heapEnd: 0, rssStart: memory.rss, rssPeak: memory.rss, rssEnd: 0, seconds: 0 };
+  const report: EntryReport = { entry: driver.name, planned: all.length, cases: [], skipped: 0, restarts: 0, heapStart: memory.heap, heapEnd: 0, rssStart: memory.rss, rssPeak: memory.rss, rssEnd: 0, seconds: 0 };
   const failedLadders = new Set<string>();
   let unmeasured = 0;
   try {

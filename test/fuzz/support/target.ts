@@ -5,12 +5,20 @@
  * answer. `kill()` ends both; a target the fuzzer had to kill is started again by its entry.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryFigures } from './hostAgent';
 import type { ProbeWindow } from './prober';
 
 const TSX = ['-r', 'tsx/cjs'];
-const ROOT = path.join(__dirname, '..', '..', '..');
+/** The repository (found upwards, so that `npm run bench`'s bundle in bench/.out starts the same hosts). */
+const ROOT = rootOf(__dirname);
+const HOSTS = path.join(ROOT, 'test', 'fuzz', 'hosts');
+
+function rootOf(dir: string): string {
+  for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) if (existsSync(path.join(d, 'package.json'))) return d;
+  return process.cwd();
+}
 
 export class Target {
   private nextId = 1;
@@ -38,7 +46,7 @@ export class Target {
 
   /** Forks `host` (a file in test/fuzz/hosts/) with `options` as its argument and waits for it to be ready. */
   static async start(host: string, options: unknown, env: NodeJS.ProcessEnv = {}): Promise<Target> {
-    const child = fork(path.join(__dirname, '..', 'hosts', host), [JSON.stringify(options)], {
+    const child = fork(path.join(HOSTS, host), [JSON.stringify(options)], {
       cwd: ROOT,
       execArgv: ['--expose-gc', ...TSX],
       env: { ...process.env, ...env },
@@ -53,7 +61,7 @@ export class Target {
       });
       child.once('exit', (code) => reject(new Error(`${host} exited (${code}) before it was ready`)));
     });
-    const prober = fork(path.join(__dirname, 'prober.ts'), [info.healthUrl, String(child.pid)], { execArgv: TSX, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const prober = fork(path.join(ROOT, 'test', 'fuzz', 'support', 'prober.ts'), [info.healthUrl, String(child.pid)], { execArgv: TSX, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const target = new Target(child, info, prober);
     await target.ask(prober, 'marked', { type: 'mark' }, 30_000);
     return target;
