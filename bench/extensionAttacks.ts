@@ -94,12 +94,13 @@ const coreAttacks: ExtensionAttack[] = [
     },
   },
   {
-    name: 'core: OpenDiff, 2,000 lines of 8 KB',
-    run: async ({ backend }) => {
+    name: 'core: OpenDiff, 1,000 lines of 4 KB',
+    run: async ({ backend, target }) => {
       const b = backend as HostileBackend;
-      const prefix = 'x'.repeat(8 * 1024);
-      const content = Array.from({ length: 2000 }, (_, i) => `${prefix}${i % 3}\n`).join('');
-      b.send({ type: 'clientToolInvokeRequest', requestId: 'diff', toolName: 'OpenDiff', callId: 'diff', arguments: { path: 'a', content } });
+      const prefix = 'x'.repeat(4 * 1024);
+      await target.request('write', { relative: 'big.txt', content: Array.from({ length: 1000 }, (_, i) => `${prefix}${i % 2}\n`).join('') });
+      const newContent = Array.from({ length: 1000 }, (_, i) => `${prefix}${(i + 1) % 3}\n`).join('');
+      b.send({ type: 'clientToolInvokeRequest', requestId: 'diff', toolName: 'OpenDiff', callId: 'diff', arguments: { path: 'big.txt', newContent } });
       const honestMs = await echo(b, 'honest');
       const r = (await b.next((m) => m.type === 'clientToolInvokeResponse' && m.requestId === 'diff', ATTACK_BOUND_MS)) as ClientToolInvokeResponse | undefined;
       return { outcome: r ? (r.success ? 'diff reviewed, accepted' : `refused ${r.errorCode}`) : 'no answer', honestMs };

@@ -116,7 +116,7 @@ const ends = (m: ServerToClient) => m.type === 'runFinished' || m.type === 'runE
 /** Waits for the run on `threadId` to end, answering its tool calls; what it ended with. */
 async function runToEnd(peer: EditorPeer, threadId: string): Promise<string> {
   for (let calls = 0; calls < 10; calls++) {
-    const m = await peer.next((x) => ends(x) && (x.type === 'clientToolInvokeRequest' || ('threadId' in x && x.threadId === threadId)), 15_000);
+    const m = await peer.next((x) => ends(x) && (x.type === 'clientToolInvokeRequest' || ('threadId' in x && x.threadId === threadId)), 8_000);
     if (typeof m !== 'string' && m.type === 'clientToolInvokeRequest') {
       peer.send({ type: 'clientToolInvokeResponse', requestId: m.requestId, success: true, content: [{ type: 'text', text: 'ok' }] });
       continue;
@@ -181,7 +181,8 @@ export function modelToBackend(wire: Wire): EntryDriver {
         peer.send({ type: 'userMessage', threadId: 't', text: 'Go on.' });
         const first = await runToEnd(peer, 't');
         peer.send({ type: 'userMessage', threadId: 't', text: 'And now?' });
-        return `${first}, then ${await runToEnd(peer, 't')}`;
+        const second = await runToEnd(peer, 't');
+        return `${first}, then ${second}${peer.undecodable.length ? `; the backend sent what the protocol refuses: ${peer.undecodable.join('; ')}` : ''}`;
       } finally {
         peer.terminate();
       }

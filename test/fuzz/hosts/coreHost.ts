@@ -8,6 +8,8 @@
  *
  *   argv: {"url": "ws://127.0.0.1:N", "token": "..."}
  */
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { lineLogger } from '../../../src/base/logger';
 import { ClientCore } from '../../../src/core/client';
 import { uiText } from '../../../src/core/uiText';
@@ -21,7 +23,7 @@ import { ready, onRequest, serveHealth } from '../support/hostAgent';
 
 async function main(): Promise<void> {
   const { url, token } = JSON.parse(process.argv[2]) as { url: string; token: string };
-  const { host, restoreFiles } = await workspace();
+  const { host, folder, restoreFiles } = await workspace();
   const core = new ClientCore({
     url,
     token,
@@ -73,6 +75,11 @@ async function main(): Promise<void> {
     return core.state.kind;
   });
   onRequest('state', () => core.state.kind);
+  // For npm run bench's attacks: a file of the attack's own in the workspace.
+  onRequest('write', async (payload) => {
+    const { relative, content } = payload as { relative: string; content: string };
+    await writeFile(path.join(folder, path.basename(relative)), content);
+  });
   core.start();
   ready({ healthUrl: await serveHealth(), tools: core.registry.allDefinitions().flatMap((g) => g.tools.map((t) => ({ name: t.name, parameters: t.parameters }))) }, async () => core.dispose());
 }

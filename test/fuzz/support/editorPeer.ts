@@ -8,13 +8,18 @@ import { decodeFromServer, encode, TOKEN_HEADER, type ClientToServer, type Serve
 
 export class EditorPeer {
   private readonly inbox: ServerToClient[] = [];
+  /** What the backend sent that the protocol refuses (the editor would drop it with INVALID_MESSAGE). */
+  readonly undecodable: string[] = [];
   private readonly waiters = new Set<() => void>();
   readonly closed: Promise<string>;
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data, isBinary) => {
       const decoded = decodeFromServer(data as Buffer, isBinary, { maxMessageBytes: 256 * 1024 * 1024 });
-      if (!decoded.ok) return;
+      if (!decoded.ok) {
+        if (this.undecodable.length < 5) this.undecodable.push(`${decoded.error.messageType ?? '?'} ${decoded.error.code}: ${decoded.error.message.slice(0, 120)}`);
+        return;
+      }
       this.inbox.push(decoded.message);
       for (const w of [...this.waiters]) w();
     });

@@ -1,8 +1,8 @@
 /**
  * Which cases the fuzzer runs. Every position of every message gets every value class of its kind
  * (hostile.ts); `sampled` then keeps a budget of them per entry point, with a fixed seed so that a
- * run is the same every time and takes minutes on two cores: every position one value, every value
- * class once, every message type one value of a megabyte or more, the rest drawn at random. Before
+ * run is the same every time and takes minutes on two cores: every position one value (a field met
+ * in several places of a message counts once), every value class once, every message type one value of a megabyte or more, the rest drawn at random. Before
  * that, two costly dimensions are sampled:
  * - the character sweep (a run of each character that means something to a parser or renderer):
  *   a message's long-text positions share the characters, each at least SWEEP_PER_POSITION of them,
@@ -20,7 +20,7 @@ export const FULL = process.env.CLIENT_TOOLS_FUZZ_FULL === '1';
 const ONLY = process.env.CLIENT_TOOLS_FUZZ_ONLY ? new RegExp(process.env.CLIENT_TOOLS_FUZZ_ONLY, 'i') : undefined;
 const SWEEP_PER_POSITION = 4;
 /** Cases per entry point unless CLIENT_TOOLS_FUZZ_FULL=1 (CLIENT_TOOLS_FUZZ_BUDGET sets another). */
-export const CASE_BUDGET = Number(process.env.CLIENT_TOOLS_FUZZ_BUDGET ?? 300);
+export const CASE_BUDGET = Number(process.env.CLIENT_TOOLS_FUZZ_BUDGET ?? 200);
 const LONG_TEXT = 1024;
 
 /** One message with one hostile value in one position. */
@@ -101,7 +101,9 @@ export function sampled(cases: readonly PlannedCase[], budget = CASE_BUDGET): Pl
     chosen.add(c);
     bytes += c.value.bytes;
   };
-  const byPosition = groups(cases, (c) => `${c.message}|${c.position.label}`);
+  // A field met in many places of one message (the MCP SDK's content blocks, icons and `_meta` recur
+  // all over a sampling request) is one position here: the same schema, the same code reads it.
+  const byPosition = groups(cases, (c) => `${c.message}|${fieldOf(c.position)}`);
   [...byPosition.values()].forEach((group, i) => {
     const small = group.filter((c) => c.value.bytes <= SMALL);
     choose(small[(i + SEED) % Math.max(1, small.length)]);
@@ -130,6 +132,12 @@ function groups<T>(items: readonly T[], key: (item: T) => string): Map<string, T
     else out.set(k, [item]);
   }
   return out;
+}
+
+/** A position as a field: the last two steps of its label, its kind and its limit. */
+function fieldOf(p: Position): string {
+  const steps = p.label.replace(/ \([^)]*\)/g, '').split('.');
+  return `${steps.slice(-2).join('.')}|${p.kind}|${p.maxLength ?? p.maxItems ?? ''}`;
 }
 
 /** A value's class: its label without sizes and counts (`run 'a' 64 KiB` → `run 'a' #`). */
