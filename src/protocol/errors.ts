@@ -18,6 +18,8 @@ export const ErrorCode = {
   NotReady: 'NOT_READY',
   SessionUnknown: 'SESSION_UNKNOWN',
   ServerBusy: 'SERVER_BUSY',
+  SessionLimit: 'SESSION_LIMIT',
+  CredentialsRevoked: 'CREDENTIALS_REVOKED',
   SlowConsumer: 'SLOW_CONSUMER',
   StateUnavailable: 'STATE_UNAVAILABLE',
   // Tool calls
@@ -51,9 +53,11 @@ export const ErrorCode = {
   WorkspaceUntrusted: 'WORKSPACE_UNTRUSTED',
   // Runs and models
   RunBusy: 'RUN_BUSY',
+  RunLimit: 'RUN_LIMIT',
   ModelError: 'MODEL_ERROR',
   ModelAuth: 'MODEL_AUTH',
   ModelRateLimited: 'MODEL_RATE_LIMITED',
+  ModelTimeout: 'MODEL_TIMEOUT',
   Internal: 'INTERNAL',
 } as const;
 
@@ -74,6 +78,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   NOT_READY: 'A message other than `hello` arrived before the handshake finished.',
   SESSION_UNKNOWN: 'The session to resume is unknown, expired, or not proven with its resume secret; a fresh session was started.',
   SERVER_BUSY: 'The backend is at a connection or session limit; try again later (nothing resumable was dropped to make room).',
+  SESSION_LIMIT: 'This user already has the most sessions connected or kept that one user may have on this backend; close one (another editor window) and connect again.',
+  CREDENTIALS_REVOKED: 'The credentials the connection was opened with no longer hold (a named token removed from the tokens file, a JWT past its expiry); the session was ended and the connection closed with 4011.',
   SLOW_CONSUMER: 'The peer stopped reading and its unsent output passed the cap; the connection is closed.',
   STATE_UNAVAILABLE: 'Shared state (Redis) behind the backend replicas could not be reached or answered wrongly; nothing was half-done, try again.',
   UNKNOWN_TOOL: 'No registered tool has this name (look-alike names are not matched).',
@@ -104,9 +110,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   NO_WORKSPACE: 'No workspace folder is open.',
   WORKSPACE_UNTRUSTED: 'The workspace is in restricted mode; the tool is off.',
   RUN_BUSY: 'The thread already has a run in progress.',
+  RUN_LIMIT: 'The session already has its maximum of runs in progress or of threads kept; wait for a run to end (or reset a thread) and send again.',
   MODEL_ERROR: 'The model endpoint failed or sent a malformed stream.',
   MODEL_AUTH: 'The model endpoint refused the API key (HTTP 401/403).',
   MODEL_RATE_LIMITED: 'The model endpoint kept answering 429 after retries.',
+  MODEL_TIMEOUT: 'The model endpoint sent nothing for the idle limit, or did not finish within the time limit; the request was stopped (retryable).',
   INTERNAL: 'A bug on the sending side; the message has details.',
 };
 

@@ -6,6 +6,7 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import { logAt } from '../../base/logger';
 import type { Logger } from '../log';
+import { boundedFetch } from './boundedFetch';
 import type { OpenAIModelConfig } from './openai';
 
 export function createOpenAIClient(config: OpenAIModelConfig, log: Logger): OpenAI {
@@ -14,7 +15,7 @@ export function createOpenAIClient(config: OpenAIModelConfig, log: Logger): Open
   const common = {
     maxRetries: config.maxRetries ?? 2,
     timeout: config.timeoutMs ?? 600_000,
-    ...(config.fetch ? { fetch: config.fetch } : {}),
+    fetch: boundedFetch(config.fetch ?? ((input, init) => fetch(input, init)), `${config.model} at ${endpointLabel(config)}`),
     logger: { error: forward('error'), warn: forward('warn'), info: forward('debug'), debug: forward('debug') },
   };
   if (config.provider !== 'azure') {
