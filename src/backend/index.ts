@@ -16,7 +16,7 @@ import { BackendEventEmitter } from './events';
 import { compileParameters } from './jsonSchema';
 import type { ChatModel } from './model/chatModel';
 import { createChatModel } from './model/factory';
-import { failure } from './invoker';
+import { failure } from './toolCalls';
 import type { BackendOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './options';
 import { BackendServer } from './server';

@@ -1,9 +1,7 @@
 /**
- * Running tool calls.
- *
- * `ClientInvoker` sends `clientToolInvokeRequest`s to the client of one session and turns what comes
- * back into results. Every call ends: with the client's answer, a timeout, a cancellation, or the
- * disconnection strategy's verdict.
+ * Client tool calls: `ClientInvoker` sends `clientToolInvokeRequest`s to the client of one session
+ * and turns what comes back into results. Every call ends: with the client's answer, a timeout, a
+ * cancellation, or the disconnection strategy's verdict.
  * - The invoke timeout is paused while the client reports `awaiting-permission` (the person is
  *   reading the prompt) and restarts on every other progress message.
  * - A disconnect is noticed as a disconnect, at once, not as a timeout. Then, per strategy:
@@ -12,15 +10,12 @@
  *   `maxRetries`) and re-sends the SAME requestId, so the client can answer from its replay store
  *   rather than run the tool twice; `suspend` waits for as long as the session lives and re-sends on
  *   resume.
- *
- * `executeBatch` runs one model turn's calls: server tools first, then client tools; calls run
- * concurrently unless one is `sequential` (it then runs alone); results come back in the order the
- * model asked, whatever order they finished in.
  */
 import { randomUUID } from 'node:crypto';
-import type { HelloLimits, ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ContentItem, Executor, ProgressStatus, ServerToClient } from '../protocol';
+import type { HelloLimits, ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ProgressStatus, ServerToClient } from '../protocol';
 import { DEFAULT_LIMITS, ErrorCode } from '../protocol';
 import type { ToolCallResult } from './serverTools';
+import { failure } from './toolCalls';
 
 export const DISCONNECT_STRATEGIES = ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const;
 export type DisconnectStrategy = (typeof DISCONNECT_STRATEGIES)[number];
@@ -65,7 +60,7 @@ export interface ClientCall {
 export type ProgressListener = (status: ProgressStatus, details?: string) => void;
 
 /**
- * Where replicas share the calls in flight (failover/callJournal.ts): a call is recorded before its
+ * Where replicas share the calls in flight (failover/sessionJournal.ts): a call is recorded before its
  * request is sent and settled with its outcome when it ends, so another replica can collect it.
  */
 export interface InvokeJournal {
@@ -374,48 +369,6 @@ export class ClientInvoker {
       this.backoff(pc);
     }, delay);
   }
-}
-
-/** One call of a batch, resolved and validated, ready to run. */
-export interface PreparedCall {
-  executor: Executor;
-  sequential: boolean;
-  run(): Promise<ToolCallResult>;
-}
-
-/**
- * Runs a batch: server calls first, then client calls. Within each phase, consecutive calls run
- * together; a sequential call waits for the calls before it and runs alone. Results are returned
- * in the order of `calls`. A call that throws yields a TOOL_FAILED result; the batch goes on.
- */
-export async function executeBatch(calls: readonly PreparedCall[]): Promise<ToolCallResult[]> {
-  const results: ToolCallResult[] = new Array<ToolCallResult>(calls.length);
-  const runOne = async (i: number) => {
-    try {
-      results[i] = await calls[i].run();
-    } catch (e) {
-      results[i] = failure(ErrorCode.ToolFailed, e instanceof Error ? e.message : String(e));
-    }
-  };
-  for (const executor of ['server', 'client'] as const) {
-    let together: Promise<void>[] = [];
-    for (let i = 0; i < calls.length; i++) {
-      if (calls[i].executor !== executor) continue;
-      if (calls[i].sequential) {
-        await Promise.all(together);
-        together = [];
-        await runOne(i);
-      } else {
-        together.push(runOne(i));
-      }
-    }
-    await Promise.all(together);
-  }
-  return results;
-}
-
-export function failure(code: string, message: string, content: ContentItem[] = []): ToolCallResult {
-  return { outcome: 'failed', content, errorCode: code, errorMessage: message.slice(0, 10_000) };
 }
 
 function notResent(toolName: string): ToolCallResult {

@@ -13,9 +13,10 @@ import { assertNever, encodeParts, ErrorCode, isRunEvent, PROTOCOL } from '../pr
 import type { DecodeError } from '../protocol';
 import { sendEncoded } from '../net/send';
 import { clientLimitsOf, DEFAULT_CLIENT_LIMITS, fitted } from './peerLimits';
-import { Agent, validate } from './agent';
+import { Agent } from './agent';
+import { failure, validate } from './toolCalls';
 import type { BackendEventEmitter } from './events';
-import { ClientInvoker, failure } from './invoker';
+import { ClientInvoker } from './invoker';
 import type { ClientLink, ProgressListener } from './invoker';
 import type { ChatModel } from './model/chatModel';
 import type { ResolvedOptions } from './options';
