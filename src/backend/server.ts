@@ -1,37 +1,26 @@
 /**
- * The backend's WebSocket endpoint.
- *
- * A TCP connection must send its whole upgrade request within `headersTimeoutMs`, and at most
- * `maxPendingSockets` may wait at once (admission.ts). Before the upgrade, a request must (in this
- * order) carry no `Origin` header and a loopback `Host` (else 403: browsers and DNS rebinding), and
- * a credential that proves a user (else 401; auth/authenticator.ts): the shared token in TOKEN_HEADER,
- * compared in constant time (user `anonymous`), a named token, or a JWT. A session belongs to that
- * user: resuming it takes both its secret and the same user. At most `maxConnections`
- * upgraded connections may wait for their hello (past it the oldest is closed). After the upgrade the
- * first message must be `hello` (anything else gets NOT_READY) within the handshake timeout; `welcome`
- * names the session. A new session past `maxConnections` attached sessions, or past `maxSessions`
- * when no idle detached session can make room, gets SERVER_BUSY and close code 1013; a resume is
- * never refused for room, and a detached session that holds threads or calls is never evicted for a
- * new one.
- * Every message is decoded by the protocol codec; a bad one gets a coded `error` and the connection's
- * other calls go on. Pings every `heartbeatMs`; a peer that misses two pongs is terminated. Past
- * `maxBufferedBytes` of unsent output the connection is closed with SLOW_CONSUMER (close code 4009).
+ * The backend's WebSocket endpoint. A TCP connection must send its whole upgrade request within
+ * `headersTimeoutMs`, with at most `maxPendingSockets` waiting at once (admission.ts). Before the
+ * upgrade a request must carry no `Origin` header and a loopback `Host` (else 403), then a
+ * credential that proves a user (else 401; auth/authenticator.ts). At most `maxConnections`
+ * upgraded connections may wait for their hello (past it the oldest is closed); each connection's
+ * handshake is connection.ts. A session belongs to its user: resuming it takes both its secret and
+ * the same user; a new session past the caps gets SERVER_BUSY (sessionRoom.ts), a resume is never
+ * refused for room.
  */
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { ClientToServer, ServerToClient } from '../protocol';
-import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL } from '../protocol';
+import { ErrorCode, PROTOCOL, SUBPROTOCOL } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
 import { refuseBrowserOrForeignHost } from '../base/localRequest';
 import { coalesceWrites } from '../net/coalesce';
-import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
 import { PendingSockets } from './admission';
 import { Authenticator } from './auth/authenticator';
 import type { AuthenticatedUser, AuthOutcome, AuthRefusal } from './auth/user';
-import { startHeartbeat } from './heartbeat';
+import { CLOSE_GRACE_MS, CloseCode, Connection, type ConnectionServer } from './connection';
 import type { DrainReport } from './ops/drain';
 import { drainSessions } from './ops/drain';
 import type { NotReady } from './ops/health';
@@ -42,30 +31,11 @@ import { sendFrame, Session } from './session';
 import { replicatedHandshake } from './failover/replicaHandshake';
 import { replicatedState } from './failover/replicated';
 import { startCredentialSweep } from './auth/credentialSweep';
-import { pruneHelloGroups, type RegistrationProblem } from './registration';
+import type { RegistrationProblem } from './registration';
 import { refuseNewSession, roomForNewSession, type NoRoom } from './sessionRoom';
 
-/** Close codes this server uses besides the standard ones. */
-export const CloseCode = {
-  ProtocolMismatch: 1002,
-  PolicyViolation: 1008,
-  GoingAway: 1001,
-  HandshakeTimeout: 4008,
-  InternalError: 1011,
-  /** The peer stopped reading and its unsent output passed `maxBufferedBytes` (SLOW_CONSUMER). */
-  SlowConsumer: 4009,
-  /** Standard "Try Again Later": no room for a new session (SERVER_BUSY). */
-  TryAgainLater: 1013,
-  /** Standard "Service Restart": the backend drains; reconnect at once (another replica resumes the session). */
-  ServiceRestart: 1012,
-} as const;
-
-/** Messages a client may send after its hello before the hello is registered (the next turn); more get NOT_READY. */
-const HELD_MESSAGES = 64;
 const SHUTTING_DOWN: AuthRefusal = { status: 503, text: 'The backend is shutting down.' };
 const DRAINING: AuthRefusal = { status: 503, text: 'The backend is draining: connect to another replica.' };
-/** How long a close frame may take before the socket (and its memory) is dropped. */
-const CLOSE_GRACE_MS = 1_000;
 
 export class BackendServer {
   private readonly sockets = new Set<WebSocket>();
@@ -86,7 +56,9 @@ export class BackendServer {
     readonly port: number,
     readonly host: string,
     private readonly authenticator: Authenticator,
-  ) {}
+  ) {
+    this.connectionServer = this.connectionCallbacks();
+  }
 
   static async start(deps: BackendDeps): Promise<BackendServer> {
     const { options } = deps;
@@ -258,124 +230,29 @@ export class BackendServer {
   }
 
   private onConnection(ws: WebSocket, user: AuthenticatedUser): void {
-    const { options } = this.deps;
     this.makeRoomToHandshake();
     this.sockets.add(ws);
     this.handshaking.add(ws);
-    receiveFragments(ws);
-    let session: Session | undefined;
-    /** The problems of hello groups dropped before validation (registration.ts pruneHelloGroups). */
-    let pruned: RegistrationProblem[] = [];
-    const beforeValidation = (type: string, message: Record<string, unknown>) => {
-      if (type === 'hello') pruned = pruneHelloGroups(message);
-    };
-    /** With replicas the handshake waits for the shared state; nothing else may come meanwhile. */
-    let handshakePending = false;
-    /** Messages that came right after a hello whose registration waits for the next turn (at most HELD_MESSAGES). */
-    let held: ClientToServer[] | undefined;
-    let slowConsumer = false;
-    capUnsentOutput(ws, options.maxBufferedBytes, (buffered) => {
-      if (slowConsumer) return;
-      slowConsumer = true;
-      // No session id in the log: an id is a handle on someone's session.
-      options.log.warn(`closing ${session ? "a session's connection" : 'a connection'}: ${ErrorCode.SlowConsumer}, it stopped reading with ${buffered} bytes unsent (limit ${options.maxBufferedBytes})`);
-      ws.close(CloseCode.SlowConsumer, `${ErrorCode.SlowConsumer}: unsent output passed ${options.maxBufferedBytes} bytes`);
-      // The close frame waits behind the unread output; drop the socket (and that memory) soon.
-      setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
-    });
+    new Connection(ws, user, this.connectionServer);
+  }
 
-    const handshakeTimer = setTimeout(() => {
-      if (session) return;
-      sendFrame(ws, { type: 'error', code: ErrorCode.HandshakeTimeout, message: `No hello within ${options.handshakeTimeoutMs} ms.` });
-      ws.close(CloseCode.HandshakeTimeout, 'handshake timeout');
-    }, options.handshakeTimeoutMs);
-    handshakeTimer.unref();
+  /** What each connection's handshake calls back into (connection.ts). */
+  private readonly connectionServer: ConnectionServer;
 
-    const stopHeartbeat = startHeartbeat(ws, options.heartbeatMs, () => {
-      options.log.warn(`terminating ${session ? session.logLabel : 'a connection'}: it missed two heartbeats`);
-      ws.terminate();
-    });
-
-    ws.on('error', (e) => options.log.warn(`connection error: ${e.message}`));
-    ws.on('close', () => {
-      clearTimeout(handshakeTimer);
-      stopHeartbeat();
-      this.sockets.delete(ws);
-      this.handshaking.delete(ws);
-      if (session) {
-        session.detach(ws);
-        this.deps.events.emit('disconnect', { sessionId: session.id });
-      }
-    });
-    ws.on('message', (data, isBinary) => {
-      // Once this side closes a connection (SERVER_BUSY, SLOW_CONSUMER, shutdown), nothing it still
-      // sends counts: a slow consumer's requests would otherwise keep filling its session's buffer.
-      if (ws.readyState !== WebSocket.OPEN) return;
-      const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes, ...(session ? {} : { beforeValidation }) });
-      try {
-        if (!decoded.ok) {
-          if (session) {
-            session.decodeFailed(decoded.error);
-          } else {
-            const { code, message, relatedId } = decoded.error;
-            sendFrame(ws, { type: 'error', code, message, ...(relatedId ? { relatedId } : {}) });
-            if (code === ErrorCode.ProtocolMismatch) ws.close(CloseCode.ProtocolMismatch, 'protocol mismatch');
-          }
-          return;
-        }
-        if (session) {
-          session.handle(decoded.message);
-          return;
-        }
-        if (held && held.length < HELD_MESSAGES) {
-          held.push(decoded.message);
-          return;
-        }
-        if (handshakePending || held) {
-          sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: 'The handshake is still in progress: wait for welcome.' });
-          return;
-        }
-        if (decoded.message.type !== 'hello') {
-          sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: `The first message must be hello, not ${decoded.message.type}.` });
-          return;
-        }
-        clearTimeout(handshakeTimer);
+  private connectionCallbacks(): ConnectionServer {
+    return {
+      options: this.deps.options,
+      replicated: replicatedState(this.deps) !== undefined,
+      helloReceived: (ws) => this.handshaking.delete(ws),
+      handshake: (ws, hello, user, pruned) => this.handshake(ws, hello, user, pruned),
+      replicatedHandshake: (ws, hello, user, pruned) => this.replicatedHandshake(ws, hello, user, pruned),
+      handshakeFailed: (ws, e) => this.handshakeFailed(ws, e),
+      closed: (ws, session) => {
+        this.sockets.delete(ws);
         this.handshaking.delete(ws);
-        if (replicatedState(this.deps)) {
-          handshakePending = true;
-          void this.replicatedHandshake(ws, decoded.message, user, pruned).then((s) => {
-            handshakePending = false;
-            session = s;
-            // The socket may have closed while the shared state answered: the session waits for a resume.
-            if (s && ws.readyState !== WebSocket.OPEN) s.detach(ws);
-          });
-          return;
-        }
-        // Registration runs in the next turn: a large hello's decoding and its registration never
-        // hold the event loop in one stretch. What the client sends meanwhile waits for it.
-        const hello = decoded.message;
-        const helloPruned = pruned;
-        held = [];
-        setImmediate(() => {
-          const waiting = held ?? [];
-          held = undefined;
-          if (ws.readyState !== WebSocket.OPEN) return;
-          try {
-            session = this.handshake(ws, hello, user, helloPruned);
-          } catch (e) {
-            this.handshakeFailed(ws, e);
-            return;
-          }
-          for (const m of waiting) session?.handle(m);
-        });
-      } catch (e) {
-        options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        const reply: ServerToClient = { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` };
-        if (ws.readyState === WebSocket.OPEN) sendFrame(ws, reply);
-        // A hello that failed left no session behind: the client starts over on a new connection.
-        if (!session && decoded.ok && decoded.message.type === 'hello') ws.close(CloseCode.InternalError, 'handshake failed');
-      }
-    });
+        if (session) this.deps.events.emit('disconnect', { sessionId: session.id });
+      },
+    };
   }
 
   /** A hello whose handling threw: no session was left behind, the client starts over on a new connection. */
