@@ -45,7 +45,7 @@ export { stderrLogger } from './log';
 export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, ToolCallRequest, UsageChunk } from './model/chatModel';
 export type { RunUsage, TokenCounts } from '../protocol';
 export { ModelFailure } from './model/chatModel';
-export type { OpenAIModelConfig } from './model/openai';
+export type { OpenAIModelConfig } from './model/modelConfig';
 export { OpenAIChatModel } from './model/openai';
 export { ResponsesChatModel } from './model/responses';
 export { createChatModel } from './model/factory';

@@ -8,7 +8,7 @@ import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
 import type { Logger, LogFunction } from './log';
 import { boundedLogger, silentLogger, toLogger } from './log';
 import type { ChatModel } from './model/chatModel';
-import type { OpenAIModelConfig } from './model/openai';
+import type { OpenAIModelConfig } from './model/modelConfig';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
 import type { ConversationStore } from './store/conversationStore';
