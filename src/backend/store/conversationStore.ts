@@ -9,6 +9,7 @@
  */
 import type { FinishReason } from '../../protocol';
 import type { ChatMessage } from '../model/chatModel';
+import type { InternalCode } from '../internalCodes';
 
 /** The expansion a thread made of its client tool groups: cheap to keep, reapplied on reload. */
 export interface StoredToolState {
@@ -78,7 +79,7 @@ export function foldRecords(threadId: string, records: Iterable<StoredRecord>): 
 /** Why the store refused a file or a folder: `STORE_UNSAFE` (not ours, a link, not a regular file), `STORE_CORRUPT`, `STORE_TOO_LARGE`, `STORE_CLOSED`. */
 export class StoreError extends Error {
   constructor(
-    readonly code: 'STORE_UNSAFE' | 'STORE_CORRUPT' | 'STORE_TOO_LARGE' | 'STORE_CLOSED',
+    readonly code: Exclude<InternalCode, 'STORE_FENCED' | 'STATE_ERROR'>,
     message: string,
   ) {
     super(message);
