@@ -3,21 +3,21 @@
  * `resolveOptions`, so they cannot drift apart.
  */
 import { DEFAULT_LIMITS } from '../protocol';
-import type { DisconnectStrategy, InvokerOptions } from './invoker';
-import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
+import type { DisconnectStrategy, InvokerOptions } from './session/invoker';
+import { DEFAULT_FALLBACK_TEMPLATE } from './session/invoker';
 import type { Logger, LogFunction } from './log';
 import { boundedLogger, silentLogger, toLogger } from './log';
 import type { ChatModel } from './model/chatModel';
 import type { OpenAIModelConfig } from './model/modelConfig';
-import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
-import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './toolset/serverTools';
+import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolset/toolState';
 import type { ConversationStore } from './store/conversationStore';
 import type { ReadinessProbe } from './ops/health';
 import type { SharedState } from './state/sharedState';
 import type { JwtOptions } from './auth/jwt';
 import { DEFAULT_STREAM_LIMITS } from './model/streamGuard';
 import { DEFAULT_CREDENTIAL_CHECK_MS } from './auth/credentialSweep';
-import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './toolArguments';
+import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './run/toolArguments';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';

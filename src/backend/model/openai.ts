@@ -5,7 +5,7 @@
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ErrorCode } from '../../protocol';
-import type { FunctionSpec } from '../toolState';
+import type { FunctionSpec } from '../toolset/toolState';
 import { toModelFailure } from './failure';
 import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
 import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, type ImageLimits } from './images';

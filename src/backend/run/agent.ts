@@ -10,23 +10,23 @@
  * or times out is an error result the model reads, never the end of the run.
  */
 import { randomUUID } from 'node:crypto';
-import type { Augmentation, FinishReason, ServerToClient, TokenCounts, UserMessage } from '../protocol';
-import { ErrorCode } from '../protocol';
-import type { ClientInvoker } from './invoker';
+import type { Augmentation, FinishReason, ServerToClient, TokenCounts, UserMessage } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import type { ClientInvoker } from '../session/invoker';
 import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, keptCall } from './toolArguments';
-import type { Logger } from './log';
-import type { ChatMessage, ModelRequest, ToolCallRequest } from './model/chatModel';
-import { ModelFailure } from './model/chatModel';
-import type { RegistrationProblem } from './registration';
+import type { Logger } from '../log';
+import type { ChatMessage, ModelRequest, ToolCallRequest } from '../model/chatModel';
+import { ModelFailure } from '../model/chatModel';
+import type { RegistrationProblem } from '../toolset/registration';
 import type { HistoryLimits } from './historyBudget';
 import { DEFAULT_HISTORY_LIMITS, enforceBudget } from './historyBudget';
-import type { HookLists, ServerTool } from './serverTools';
-import type { ClientToolState, FunctionSpec } from './toolState';
+import type { HookLists, ServerTool } from '../toolset/serverTools';
+import type { ClientToolState, FunctionSpec } from '../toolset/toolState';
 import { addUsage, runUsage } from './usage';
-import { SharedStateError } from './state/sharedState';
-import type { ContextBudgetConfig } from './context/budget';
-import { ContextBudget } from './context/budget';
-import type { RunTicket } from './failover/sessionJournal';
+import { SharedStateError } from '../state/sharedState';
+import type { ContextBudgetConfig } from '../context/budget';
+import { ContextBudget } from '../context/budget';
+import type { RunTicket } from '../failover/sessionJournal';
 import type { RunRef } from './toolCalls';
 import { ToolCalls, withUniqueIds } from './toolCalls';
 import type { ActiveRun, CollectOutcome, Thread, ThreadsConfig } from './threads';

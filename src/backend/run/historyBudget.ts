@@ -11,8 +11,8 @@
  *   large tool-call arguments to a short note, the oldest first and the newest batch last; then the
  *   oldest exchanges (a user message and what followed it) are dropped, never the one in progress.
  */
-import type { ContentItem } from '../protocol';
-import type { ChatMessage, ToolCallRequest } from './model/chatModel';
+import type { ContentItem } from '../../protocol';
+import type { ChatMessage, ToolCallRequest } from '../model/chatModel';
 
 export interface HistoryLimits {
   /** Bytes one tool result may keep. */

@@ -4,8 +4,8 @@
  * running thread's queue of updates and be refused; merged into the update before them they take
  * one place, and the thread applies the same items in the same order at its next model call.
  */
-import type { Augmentation, ContextItem } from '../protocol';
-import { MAX_CONTEXT_ITEMS } from './toolState';
+import type { Augmentation, ContextItem } from '../../protocol';
+import { MAX_CONTEXT_ITEMS } from '../toolset/toolState';
 
 /** True when the update only adds context items (nothing that changes groups or visibility). */
 export function isContextOnly(aug: Augmentation): boolean {

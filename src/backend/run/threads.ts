@@ -4,26 +4,26 @@
  * conversation store, the thread's lease for a run (replicas, or a data folder other processes
  * share), and the start of a run another replica could not finish.
  */
-import type { Augmentation, ServerToClient, TokenCounts } from '../protocol';
-import { ErrorCode } from '../protocol';
-import type { ContextBudget } from './context/budget';
-import { yieldToLoop } from './context/tokens';
-import { unansweredCalls } from './failover/continuedRun';
-import type { RunTicket } from './failover/sessionJournal';
+import type { Augmentation, ServerToClient, TokenCounts } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import type { ContextBudget } from '../context/budget';
+import { yieldToLoop } from '../context/tokens';
+import { unansweredCalls } from '../failover/continuedRun';
+import type { RunTicket } from '../failover/sessionJournal';
 import type { HistoryLimits } from './historyBudget';
 import { enforceBudget, excerptContent } from './historyBudget';
-import type { Logger } from './log';
-import type { ChatMessage, ChatModel, ToolCallRequest } from './model/chatModel';
+import type { Logger } from '../log';
+import type { ChatMessage, ChatModel, ToolCallRequest } from '../model/chatModel';
 import { isContextOnly, mergeContext } from './queuedUpdates';
-import type { RegistrationProblem } from './registration';
-import { applyAugmentation } from './registration';
-import type { ServerTool, ToolCallResult } from './serverTools';
-import { SharedStateError } from './state/sharedState';
-import type { ConversationStore, StoredRecord, StoredRunStatus, ThreadLease } from './store/conversationStore';
-import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
-import { waitForThreadLease } from './store/threadLease';
+import type { RegistrationProblem } from '../toolset/registration';
+import { applyAugmentation } from '../toolset/registration';
+import type { ServerTool, ToolCallResult } from '../toolset/serverTools';
+import { SharedStateError } from '../state/sharedState';
+import type { ConversationStore, StoredRecord, StoredRunStatus, ThreadLease } from '../store/conversationStore';
+import { reapplyToolState, restoredHistory, storedToolState } from '../store/restoredHistory';
+import { waitForThreadLease } from '../store/threadLease';
 import { callEnded, failure, modelContent } from './toolCalls';
-import type { ClientToolState } from './toolState';
+import type { ClientToolState } from '../toolset/toolState';
 
 /** What the thread store needs from its session. */
 export interface ThreadsHost {

@@ -5,8 +5,8 @@
  * its size and its nesting are checked first, in one linear pass, and a call past them is not run:
  * the model reads a coded error, and the thread keeps a short note in place of the text.
  */
-import { ErrorCode } from '../protocol';
-import type { ToolCallRequest } from './model/chatModel';
+import { ErrorCode } from '../../protocol';
+import type { ToolCallRequest } from '../model/chatModel';
 
 /** The default of `maxToolArgumentBytes`: above any file a model writes in one call. */
 export const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;

@@ -5,15 +5,15 @@
  * the order the model asked; the thread store adds them to the history (threads.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { ContentItem, Executor, ProgressStatus, ServerToClient } from '../protocol';
-import { ErrorCode } from '../protocol';
-import { checkArguments, compileParameters } from './jsonSchema';
-import type { Logger } from './log';
-import type { ToolCallRequest } from './model/chatModel';
-import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serverTools';
-import { toToolCallResult } from './serverTools';
+import type { ContentItem, Executor, ProgressStatus, ServerToClient } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import { checkArguments, compileParameters } from '../toolset/jsonSchema';
+import type { Logger } from '../log';
+import type { ToolCallRequest } from '../model/chatModel';
+import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from '../toolset/serverTools';
+import { toToolCallResult } from '../toolset/serverTools';
 import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, parseArguments } from './toolArguments';
-import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
+import type { ClientToolState, Expansion, FunctionSpec } from '../toolset/toolState';
 
 /** The session's client calls (invoker.ts `ClientInvoker`), as the tool calls use them. */
 export interface ClientToolRunner {

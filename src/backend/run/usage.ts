@@ -3,8 +3,8 @@
  * its run's and its thread's totals, and `runFinished` carries both. Only reported numbers are
  * summed, so a model that reports nothing (the offline demo) leaves a run without usage.
  */
-import type { RunUsage, TokenCounts } from '../protocol';
-import type { UsageChunk } from './model/chatModel';
+import type { RunUsage, TokenCounts } from '../../protocol';
+import type { UsageChunk } from '../model/chatModel';
 
 /** `total` plus one request's usage; cached tokens are summed over the requests that report them. */
 export function addUsage(total: TokenCounts | undefined, chunk: UsageChunk): TokenCounts {

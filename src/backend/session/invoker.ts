@@ -12,10 +12,10 @@
  *   resume.
  */
 import { randomUUID } from 'node:crypto';
-import type { HelloLimits, ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ProgressStatus, ServerToClient } from '../protocol';
-import { DEFAULT_LIMITS, ErrorCode } from '../protocol';
-import type { ToolCallResult } from './serverTools';
-import { failure } from './toolCalls';
+import type { HelloLimits, ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ProgressStatus, ServerToClient } from '../../protocol';
+import { DEFAULT_LIMITS, ErrorCode } from '../../protocol';
+import type { ToolCallResult } from '../toolset/serverTools';
+import { failure } from '../run/toolCalls';
 
 export const DISCONNECT_STRATEGIES = ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const;
 export type DisconnectStrategy = (typeof DISCONNECT_STRATEGIES)[number];

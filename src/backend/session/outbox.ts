@@ -4,7 +4,7 @@
  * model endpoint chooses how much text each chunk carries: counting messages alone let a few
  * thousand huge text chunks pile up gigabytes.
  */
-import type { ServerToClient } from '../protocol';
+import type { ServerToClient } from '../../protocol';
 
 const MAX_MESSAGES = 10_000;
 const MAX_BYTES = 16 * 1024 * 1024;

@@ -5,8 +5,8 @@
  * `toolCallStarted`, a long `textDelta` split, context and descriptions in `toolGroupState`), and
  * what cannot be shortened (a `clientToolInvokeRequest`) is not sent: the caller fails the call.
  */
-import type { HelloLimits, EncodedParts, Hello, ServerToClient } from '../protocol';
-import { assertNever, DEFAULT_LIMITS, encodeParts } from '../protocol';
+import type { HelloLimits, EncodedParts, Hello, ServerToClient } from '../../protocol';
+import { assertNever, DEFAULT_LIMITS, encodeParts } from '../../protocol';
 
 /** What an extension that announces nothing (an older one) is taken to accept: the protocol's defaults. */
 export const DEFAULT_CLIENT_LIMITS: HelloLimits = {

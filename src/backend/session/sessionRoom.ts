@@ -8,10 +8,10 @@
  * The shared token's user (`anonymous`, one person's bundled backend) has only the global caps.
  */
 import type { WebSocket } from 'ws';
-import { ErrorCode } from '../protocol';
-import { ANONYMOUS } from './auth/user';
-import type { Logger } from './log';
-import type { ResolvedOptions } from './options';
+import { ErrorCode } from '../../protocol';
+import { ANONYMOUS } from '../auth/user';
+import type { Logger } from '../log';
+import type { ResolvedOptions } from '../options';
 
 /** The standard close code "Try Again Later". */
 const TRY_AGAIN_LATER = 1013;

@@ -5,9 +5,9 @@
  * their next model call, and the answer is one coalesced `toolGroupState`; what is left to bound is
  * how big and how frequent updates are, and how much state they can build up.
  */
-import type { Augmentation } from '../protocol';
-import { SESSION_LIMITS } from './registration';
-import type { ClientToolState } from './toolState';
+import type { Augmentation } from '../../protocol';
+import { SESSION_LIMITS } from '../toolset/registration';
+import type { ClientToolState } from '../toolset/toolState';
 
 /** Largest augmentation one update may carry, as JSON text. */
 export const MAX_UPDATE_BYTES = 1024 * 1024;

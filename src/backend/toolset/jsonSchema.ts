@@ -15,8 +15,8 @@
  */
 import type Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv, META_SCHEMA_2020, metaSchemaValidator } from '../base/jsonSchema';
-import { ErrorCode } from '../protocol';
+import { createAjv, META_SCHEMA_2020, metaSchemaValidator } from '../../base/jsonSchema';
+import { ErrorCode } from '../../protocol';
 import { PatternCache } from './schemaPatterns';
 import { checkShape } from './schemaShape';
 

@@ -8,8 +8,8 @@
  * A session's tool state holds at most SESSION_LIMITS groups, tools and schema bytes; what would
  * pass them is refused with LIMIT_EXCEEDED (one problem per group, not per tool).
  */
-import type { Augmentation, ToolGroupDefinition } from '../protocol';
-import { ErrorCode, toFunctionName } from '../protocol';
+import type { Augmentation, ToolGroupDefinition } from '../../protocol';
+import { ErrorCode, toFunctionName } from '../../protocol';
 import { checkParameters, SchemaCompiler } from './jsonSchema';
 import type { ClientToolState } from './toolState';
 

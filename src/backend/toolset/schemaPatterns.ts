@@ -7,8 +7,8 @@
  * patterns stops costing anything once the registration's budget is spent.
  */
 import type { RegExpEngine } from 'ajv/dist/types';
-import { ErrorCode } from '../protocol';
-import { compileLinearPattern, type LinearPattern } from '../base/linearRegExp';
+import { ErrorCode } from '../../protocol';
+import { compileLinearPattern, type LinearPattern } from '../../base/linearRegExp';
 
 export const PATTERN_LIMITS = {
   /** Characters in one pattern. */

@@ -11,7 +11,7 @@
  * - every `pattern` and `patternProperties` key compiles on RE2 (linear time), within the budgets of
  *   schemaPatterns.ts.
  */
-import { ErrorCode } from '../protocol';
+import { ErrorCode } from '../../protocol';
 import type { PatternCache } from './schemaPatterns';
 
 export const SCHEMA_LIMITS = {

@@ -2,7 +2,7 @@
  * Server-side tools (run inside the backend process) and the hooks around every tool call. The
  * built-in set is deliberately small; an embedding agent adds its own with `registerTool`.
  */
-import type { Augmentation, ContentItem, Executor, ToolCallOutcome } from '../protocol';
+import type { Augmentation, ContentItem, Executor, ToolCallOutcome } from '../../protocol';
 
 export interface ServerToolContext {
   callId: string;

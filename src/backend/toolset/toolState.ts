@@ -16,8 +16,8 @@
  *   cannot reveal them, only `showTools` can.
  * - Augmentations and context items change the state; `clone()` gives a thread its own copy.
  */
-import type { Augmentation, ContextItem, GroupState, SkillDefinition, ToolDefinition, ToolGroupDefinition, ToolGroupState } from '../protocol';
-import { toFunctionName } from '../protocol';
+import type { Augmentation, ContextItem, GroupState, SkillDefinition, ToolDefinition, ToolGroupDefinition, ToolGroupState } from '../../protocol';
+import { toFunctionName } from '../../protocol';
 
 export const DEFAULT_CLIENT_TOOLS_INSTRUCTIONS = [
   'Some of your functions are client tools: they run inside the user\'s editor, where the user can see what they do.',

@@ -10,7 +10,7 @@
  * oldest; a slowloris attacker's sockets are, and its own new sockets push them out.
  */
 import type { Socket } from 'node:net';
-import type { Logger } from './log';
+import type { Logger } from '../log';
 
 export interface PendingLimits {
   /** Sockets that may wait for their upgrade at once. */

@@ -7,15 +7,15 @@
  * (SLOW_CONSUMER); a peer that misses two pongs is terminated.
  */
 import { WebSocket } from 'ws';
-import type { ClientToServer, Hello, ServerToClient } from '../protocol';
-import { decodeFromClient, ErrorCode } from '../protocol';
-import { capUnsentOutput, receivedData, receiveFragments } from '../net/send';
-import type { AuthenticatedUser } from './auth/user';
+import type { ClientToServer, Hello, ServerToClient } from '../../protocol';
+import { decodeFromClient, ErrorCode } from '../../protocol';
+import { capUnsentOutput, receivedData, receiveFragments } from '../../net/send';
+import type { AuthenticatedUser } from '../auth/user';
 import { startHeartbeat } from './heartbeat';
-import type { ResolvedOptions } from './options';
-import { pruneHelloGroups, type RegistrationProblem } from './registration';
-import type { Session } from './session';
-import { sendFrame } from './session';
+import type { ResolvedOptions } from '../options';
+import { pruneHelloGroups, type RegistrationProblem } from '../toolset/registration';
+import type { Session } from '../session/session';
+import { sendFrame } from '../session/session';
 
 /** Close codes this server uses besides the standard ones. */
 export const CloseCode = {

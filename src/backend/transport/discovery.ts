@@ -4,8 +4,8 @@
  * 0600 in a private folder, stale files replaced, never blocking) is `src/base/lockFile.ts`, shared
  * with the extension's MCP lock file.
  */
-import { writeLockFile } from '../base/lockFile';
-import { PROTOCOL } from '../protocol';
+import { writeLockFile } from '../../base/lockFile';
+import { PROTOCOL } from '../../protocol';
 
 export interface DiscoveryInfo {
   port: number;

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
-import type { Backend, ServerTool } from '../../../src/backend';
-import { createBackend } from '../../../src/backend';
-import { countTokens } from '../../../src/backend/context/tokens';
-import { TestClient } from '../../support/backend-client';
-import type { ChatRequestBody, FakeOpenAI, Script } from '../../support/fake-openai';
-import { startFakeOpenAI } from '../../support/fake-openai';
+import type { Backend, ServerTool } from '../../../../src/backend';
+import { createBackend } from '../../../../src/backend';
+import { countTokens } from '../../../../src/backend/context/tokens';
+import { TestClient } from '../../../support/backend-client';
+import type { ChatRequestBody, FakeOpenAI, Script } from '../../../support/fake-openai';
+import { startFakeOpenAI } from '../../../support/fake-openai';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const WINDOW = 4_096;

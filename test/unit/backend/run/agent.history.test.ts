@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
-import type { Backend, ChatModel, ServerTool } from '../../../src/backend';
-import { createBackend } from '../../../src/backend';
-import { enforceBudget, excerptContent } from '../../../src/backend/historyBudget';
-import type { ChatMessage, ModelChunk, ModelRequest } from '../../../src/backend/model/chatModel';
-import { TestClient } from '../../support/backend-client';
+import type { Backend, ChatModel, ServerTool } from '../../../../src/backend';
+import { createBackend } from '../../../../src/backend';
+import { enforceBudget, excerptContent } from '../../../../src/backend/run/historyBudget';
+import type { ChatMessage, ModelChunk, ModelRequest } from '../../../../src/backend/model/chatModel';
+import { TestClient } from '../../../support/backend-client';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const MiB = 1024 * 1024;

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { PNG } from 'pngjs';
-import type { ChatRequestMessage } from '../../support/fake-openai';
-import type { Harness } from '../../support/backend-harness';
-import { harness } from '../../support/backend-harness';
+import type { ChatRequestMessage } from '../../../support/fake-openai';
+import type { Harness } from '../../../support/backend-harness';
+import { harness } from '../../../support/backend-harness';
 
 /** A `width`×`height` opaque green PNG. */
 function greenPng(width: number, height: number): Uint8Array<ArrayBuffer> {

@@ -3,9 +3,9 @@
  * as on Chat Completions (agent.test.ts), with the real SDK against the fake's Responses wire.
  */
 import { strict as assert } from 'node:assert';
-import type { Harness } from '../../support/backend-harness';
-import { harness } from '../../support/backend-harness';
-import type { ResponsesRequestItem } from '../../support/fake-openai';
+import type { Harness } from '../../../support/backend-harness';
+import { harness } from '../../../support/backend-harness';
+import type { ResponsesRequestItem } from '../../../support/fake-openai';
 
 interface FlatTool { type: string; name: string; description?: string }
 const input = (h: Harness, i: number): ResponsesRequestItem[] => h.fake.requests[i].body.input ?? [];

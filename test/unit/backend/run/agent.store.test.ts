@@ -2,11 +2,11 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Backend } from '../../../src/backend';
-import { createBackend } from '../../../src/backend';
-import { TestClient } from '../../support/backend-client';
-import type { FakeOpenAI } from '../../support/fake-openai';
-import { startFakeOpenAI } from '../../support/fake-openai';
+import type { Backend } from '../../../../src/backend';
+import { createBackend } from '../../../../src/backend';
+import { TestClient } from '../../../support/backend-client';
+import type { FakeOpenAI } from '../../../support/fake-openai';
+import { startFakeOpenAI } from '../../../support/fake-openai';
 
 const TOKEN = 'store-token-0123456789abcdef';
 

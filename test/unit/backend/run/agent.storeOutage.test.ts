@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { createBackend, MemoryStore, type Backend } from '../../../src/backend';
-import { SharedStateError } from '../../../src/backend/state/sharedState';
-import { TestClient } from '../../support/backend-client';
-import type { FakeOpenAI } from '../../support/fake-openai';
-import { startFakeOpenAI } from '../../support/fake-openai';
+import { createBackend, MemoryStore, type Backend } from '../../../../src/backend';
+import { SharedStateError } from '../../../../src/backend/state/sharedState';
+import { TestClient } from '../../../support/backend-client';
+import type { FakeOpenAI } from '../../../support/fake-openai';
+import { startFakeOpenAI } from '../../../support/fake-openai';
 
 const TOKEN = 'outage-token-0123456789abcdef';
 

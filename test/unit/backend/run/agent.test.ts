@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
-import type { ServerTool } from '../../../src/backend';
-import { ErrorCode } from '../../../src/protocol';
-import { delay, ideGroup } from '../../support/backend-client';
-import type { ChatRequestMessage } from '../../support/fake-openai';
-import type { Harness } from '../../support/backend-harness';
-import { API_KEY, eventually, harness } from '../../support/backend-harness';
+import type { ServerTool } from '../../../../src/backend';
+import { ErrorCode } from '../../../../src/protocol';
+import { delay, ideGroup } from '../../../support/backend-client';
+import type { ChatRequestMessage } from '../../../support/fake-openai';
+import type { Harness } from '../../../support/backend-harness';
+import { API_KEY, eventually, harness } from '../../../support/backend-harness';
 
 const toolNames = (h: Harness, i: number) => (h.fake.requests[i].body.tools ?? []).map((t) => t.function.name);
 const systemPrompt = (h: Harness, i: number) => String(h.fake.requests[i].body.messages[0].content);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import type { Harness } from '../../support/backend-harness';
-import { eventually, harness } from '../../support/backend-harness';
+import type { Harness } from '../../../support/backend-harness';
+import { eventually, harness } from '../../../support/backend-harness';
 
 describe('backend agent token usage', () => {
   let h: Harness | undefined;

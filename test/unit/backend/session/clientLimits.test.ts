@@ -7,12 +7,12 @@
  */
 import { strict as assert } from 'node:assert';
 import type { WebSocket } from 'ws';
-import type { BackendOptions } from '../../../src/backend';
-import { ErrorCode, type Hello } from '../../../src/protocol';
-import { delay, type TestClient } from '../../support/backend-client';
-import type { ChatRequestMessage } from '../../support/fake-openai';
-import type { Harness } from '../../support/backend-harness';
-import { eventFor, eventually, harness } from '../../support/backend-harness';
+import type { BackendOptions } from '../../../../src/backend';
+import { ErrorCode, type Hello } from '../../../../src/protocol';
+import { delay, type TestClient } from '../../../support/backend-client';
+import type { ChatRequestMessage } from '../../../support/fake-openai';
+import type { Harness } from '../../../support/backend-harness';
+import { eventFor, eventually, harness } from '../../../support/backend-harness';
 
 const SMALL = 65_536;
 const lastToolText = (h: Harness, i: number) => String(h.fake.requests[i].body.messages.filter((m: ChatRequestMessage) => m.role === 'tool').at(-1)?.content);

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { ErrorCode } from '../../../src/protocol';
-import { delay } from '../../support/backend-client';
-import type { Harness } from '../../support/backend-harness';
-import { harness } from '../../support/backend-harness';
+import { ErrorCode } from '../../../../src/protocol';
+import { delay } from '../../../support/backend-client';
+import type { Harness } from '../../../support/backend-harness';
+import { harness } from '../../../support/backend-harness';
 
 describe('backend.invokeClientTool', () => {
   let h: Harness;

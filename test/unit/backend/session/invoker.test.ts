@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
-import type { BackendOptions } from '../../../src/backend';
-import { ErrorCode } from '../../../src/protocol';
-import type { ToolGroupDefinition } from '../../../src/protocol';
-import { delay } from '../../support/backend-client';
-import type { ChatRequestMessage } from '../../support/fake-openai';
-import type { Harness } from '../../support/backend-harness';
-import { eventFor, eventually, harness } from '../../support/backend-harness';
+import type { BackendOptions } from '../../../../src/backend';
+import { ErrorCode } from '../../../../src/protocol';
+import type { ToolGroupDefinition } from '../../../../src/protocol';
+import { delay } from '../../../support/backend-client';
+import type { ChatRequestMessage } from '../../../support/fake-openai';
+import type { Harness } from '../../../support/backend-harness';
+import { eventFor, eventually, harness } from '../../../support/backend-harness';
 
 const lastToolText = (h: Harness, i: number) => String(h.fake.requests[i].body.messages.filter((m: ChatRequestMessage) => m.role === 'tool').at(-1)?.content);
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { MAX_SESSION_GROUPS, MAX_UPDATE_BYTES, oversizedUpdate, overfullState, UPDATE_BURST, UPDATES_PER_SECOND, UpdateAllowance } from '../../../src/backend/updateLimits';
-import { ClientToolState, MAX_CONTEXT_ITEMS } from '../../../src/backend/toolState';
-import { isContextOnly, mergeContext } from '../../../src/backend/queuedUpdates';
+import { MAX_SESSION_GROUPS, MAX_UPDATE_BYTES, oversizedUpdate, overfullState, UPDATE_BURST, UPDATES_PER_SECOND, UpdateAllowance } from '../../../../src/backend/session/updateLimits';
+import { ClientToolState, MAX_CONTEXT_ITEMS } from '../../../../src/backend/toolset/toolState';
+import { isContextOnly, mergeContext } from '../../../../src/backend/run/queuedUpdates';
 
 describe('backend: limits on updateToolGroups', () => {
   it('allows a burst, then refills at a steady rate (a fake clock)', () => {

@@ -6,11 +6,11 @@
 import { strict as assert } from 'node:assert';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import type { ToolGroupDefinition } from '../../../src/protocol';
-import { ErrorCode } from '../../../src/protocol';
-import { checkArguments, compileParameters } from '../../../src/backend/jsonSchema';
-import { admitGroups, applyAugmentation, pruneHelloGroups, SESSION_LIMITS } from '../../../src/backend/registration';
-import { ClientToolState } from '../../../src/backend/toolState';
+import type { ToolGroupDefinition } from '../../../../src/protocol';
+import { ErrorCode } from '../../../../src/protocol';
+import { checkArguments, compileParameters } from '../../../../src/backend/toolset/jsonSchema';
+import { admitGroups, applyAugmentation, pruneHelloGroups, SESSION_LIMITS } from '../../../../src/backend/toolset/registration';
+import { ClientToolState } from '../../../../src/backend/toolset/toolState';
 
 /** A group of `count` tools, each with its own (distinct) schema. */
 function group(name: string, count: number, schemaFor: (i: number) => Record<string, unknown> = (i) => ({ type: 'object', properties: { [`${name}_${i}`]: { type: 'integer', maximum: i } } })): ToolGroupDefinition {

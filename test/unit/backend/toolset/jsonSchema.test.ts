@@ -4,9 +4,9 @@
  * `uniqueItems`, a `$id` per schema rather than per process). Each limit is named in its error.
  */
 import { strict as assert } from 'node:assert';
-import { ErrorCode } from '../../../src/protocol';
-import { checkArguments, checkParameters, compileParameters } from '../../../src/backend/jsonSchema';
-import { SCHEMA_LIMITS } from '../../../src/backend/schemaShape';
+import { ErrorCode } from '../../../../src/protocol';
+import { checkArguments, checkParameters, compileParameters } from '../../../../src/backend/toolset/jsonSchema';
+import { SCHEMA_LIMITS } from '../../../../src/backend/toolset/schemaShape';
 
 function refused(schema: object): { code: string; reason: string } {
   const check = checkParameters(schema);

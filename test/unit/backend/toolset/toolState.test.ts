@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import type { ToolGroupDefinition } from '../../../src/protocol';
-import { ErrorCode, toFunctionName } from '../../../src/protocol';
-import { admitGroups, applyAugmentation } from '../../../src/backend/registration';
-import { ClientToolState, DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from '../../../src/backend/toolState';
+import type { ToolGroupDefinition } from '../../../../src/protocol';
+import { ErrorCode, toFunctionName } from '../../../../src/protocol';
+import { admitGroups, applyAugmentation } from '../../../../src/backend/toolset/registration';
+import { ClientToolState, DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from '../../../../src/backend/toolset/toolState';
 
 const obj = { type: 'object', properties: {} };
 

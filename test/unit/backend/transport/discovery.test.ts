@@ -3,8 +3,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeDiscoveryFile } from '../../../src/backend/discovery';
-import { PROTOCOL } from '../../../src/protocol';
+import { writeDiscoveryFile } from '../../../../src/backend/transport/discovery';
+import { PROTOCOL } from '../../../../src/protocol';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const DEAD_PID = 2 ** 22 + 12345;

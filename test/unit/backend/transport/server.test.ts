@@ -2,10 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Backend, BackendOptions, ServerTool } from '../../../src/backend';
-import { createBackend } from '../../../src/backend';
-import { ErrorCode, PROTOCOL, TOKEN_HEADER } from '../../../src/protocol';
-import { delay, helloMessage, ideGroup, TestClient, upgradeStatus } from '../../support/backend-client';
+import type { Backend, BackendOptions, ServerTool } from '../../../../src/backend';
+import { createBackend } from '../../../../src/backend';
+import { ErrorCode, PROTOCOL, TOKEN_HEADER } from '../../../../src/protocol';
+import { delay, helloMessage, ideGroup, TestClient, upgradeStatus } from '../../../support/backend-client';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
