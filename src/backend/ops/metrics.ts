@@ -8,8 +8,8 @@
  * are left out too: a client registers its own, so they are unbounded.
  *
  * Every label value comes from a closed set: a code a peer sent (a client's `errorCode`, a custom
- * model's failure) that is not one of ours counts as `other`, so no peer can add a series (6,000
- * distinct codes from one client made 6,000 series, never freed).
+ * model's failure) that is not one of ours counts as `other`, so no peer can add a series (a
+ * series is never freed).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ErrorCode } from '../../protocol';

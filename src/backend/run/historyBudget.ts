@@ -1,7 +1,6 @@
 /**
  * The byte budget of a thread's history. Every turn sends the whole history to the model, and it
- * lives as long as the thread, so without a budget eight 16 MiB tool results grew the process by
- * 500 MB (and no chat model could read them anyway: a 128k-token context holds about 0.5 MB).
+ * lives as long as the thread, so it is bounded (a model could not read more anyway).
  *
  * - A tool result enters the history as at most `resultBytes` (the model reads that, in the turn it
  *   arrives and after): a larger text keeps its head and tail around a marker

@@ -1,9 +1,9 @@
 /**
  * A model's tool-call arguments, bounded before any work on them. The text comes from the model
  * endpoint (or from whatever steers the model), and parsing, validating, echoing and keeping it in
- * the thread all grow with it: three 10 MB arguments in one turn stalled the loop for seconds. So
- * its size and its nesting are checked first, in one linear pass, and a call past them is not run:
- * the model reads a coded error, and the thread keeps a short note in place of the text.
+ * the thread all grow with it. So its size and its nesting are checked first, in one linear pass,
+ * and a call past them is not run: the model reads a coded error, and the thread keeps a short note
+ * in place of the text.
  */
 import { ErrorCode } from '../../protocol';
 import type { ToolCallRequest } from '../model/chatModel';

@@ -1,9 +1,8 @@
 /**
- * Limits on `updateToolGroups`, the one message whose cost used to multiply: each update was
- * re-applied to every thread and answered with a full `toolGroupState` per thread (198 KB in,
- * 166 MB out after five rounds). Now an update is applied to the session once, threads take it at
- * their next model call, and the answer is one coalesced `toolGroupState`; what is left to bound is
- * how big and how frequent updates are, and how much state they can build up.
+ * Limits on `updateToolGroups`. An update is applied to the session once, threads take it at their
+ * next model call, and the answer is one coalesced `toolGroupState`, so its cost does not multiply
+ * by the threads; what is bounded here is how big and how frequent updates are, and how much state
+ * they can build up.
  */
 import type { Augmentation } from '../../protocol';
 import { SESSION_LIMITS } from '../toolset/registration';

@@ -1,7 +1,7 @@
 /**
  * The conversation store: where a thread's history outlives the process. The agent appends what a
  * thread gains (messages, its tool state, its runs) and reloads a thread it does not hold in memory.
- * This interface is the seam a networked store (Redis, issue 18) plugs into; `MemoryStore` is the
+ * This interface is the seam a networked store (state/redisStore.ts) plugs into; `MemoryStore` is the
  * default and `LogStore` the durable one on disk (`dataDir`).
  *
  * `append` resolves only once the records are durable as far as the store can make them (for the

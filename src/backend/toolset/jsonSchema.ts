@@ -21,7 +21,7 @@ import { PatternCache } from './schemaPatterns';
 import { checkShape } from './schemaShape';
 
 /**
- * The ajv instance of one registration, made at its first compile (about 0.2 ms). Schemas in it are
+ * The ajv instance of one registration, made at its first compile. Schemas in it are
  * compiled one at a time, at their tool's first call, so a `hello` with a thousand tools does not
  * stall the thread that serves every other session.
  */

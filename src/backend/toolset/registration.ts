@@ -33,7 +33,7 @@ export interface RegistrationProblem {
  * Empties, in place, the tool lists of a raw `hello` (not validated yet) that a session could not
  * register anyway: those of every group after the groups before it reached `maxTools` tools. The
  * groups stay (as `admitGroups` keeps a group whose tools it refused), only their tools go before
- * the schema would check them: validating 16,384 tools to register 1,024 stalled the event loop. A
+ * the schema would check them (validating tools that cannot be registered holds the event loop). A
  * hello with more groups than the protocol allows is left alone (the schema refuses it whole).
  * Returns the problems of the tools dropped (LIMIT_EXCEEDED, one per group), reported after the
  * registration's own.

@@ -3,9 +3,10 @@
  * here is unit-tested directly.
  *
  * - A collapsed group is ONE container function, named `toFunctionName(group)` (admission in
- *   registration.ts refused a group whose container name another function has). Calling it expands the group: the result says "<Group> expanded. Available
- *   functions: A, B" followed by the group's `functionResult`, and the group's `systemPrompt` joins
- *   the system prompt every turn while it stays expanded.
+ *   registration.ts refused a group whose container name another function has). Calling it
+ *   expands the group: the result says "<Group> expanded. Available functions: A, B" followed by
+ *   the group's `functionResult`, and the group's `systemPrompt` joins the system prompt every turn
+ *   while it stays expanded.
  * - A skill is a function of its own, offered while it is not active (whether its group is collapsed
  *   or expanded). Activating it makes the tools it references visible even inside a collapsed group,
  *   answers like an expansion, and keeps its `systemPrompt` in the system prompt while active.
