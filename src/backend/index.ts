@@ -38,8 +38,8 @@ import { RedisSharedState } from './state/redisSharedState';
 import type { SharedState } from './state/sharedState';
 
 export type { BackendEvents } from './events';
-export type { DisconnectStrategy } from './session/invoker';
-export { DISCONNECT_STRATEGIES } from './session/invoker';
+export type { DisconnectStrategy } from './options';
+export { DISCONNECT_STRATEGIES } from './options';
 export type { LogFields, LogFunction, Logger, LogLevel } from './log';
 export { stderrLogger } from './log';
 export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, ToolCallRequest, UsageChunk } from './model/chatModel';

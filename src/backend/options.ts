@@ -3,8 +3,6 @@
  * `resolveOptions`, so they cannot drift apart.
  */
 import { DEFAULT_LIMITS } from '../protocol';
-import type { DisconnectStrategy, InvokerOptions } from './session/invoker';
-import { DEFAULT_FALLBACK_TEMPLATE } from './session/invoker';
 import type { Logger, LogFunction } from './log';
 import { boundedLogger, silentLogger, toLogger } from './log';
 import type { ChatModel } from './model/chatModel';
@@ -18,6 +16,25 @@ import type { JwtOptions } from './auth/jwt';
 import { DEFAULT_STREAM_LIMITS } from './model/streamGuard';
 import { DEFAULT_CREDENTIAL_CHECK_MS } from './auth/credentialSweep';
 import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './run/toolArguments';
+
+/** What the backend does with a client call in flight when the client disconnects (session/invoker.ts). */
+export const DISCONNECT_STRATEGIES = ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const;
+export type DisconnectStrategy = (typeof DISCONNECT_STRATEGIES)[number];
+
+export const DEFAULT_FALLBACK_TEMPLATE = 'The editor disconnected, so the tool {toolName} could not run. Tell the user, and do not retry it until they reconnect.';
+
+export interface InvokerOptions {
+  invokeTimeoutMs: number;
+  disconnectStrategy: DisconnectStrategy;
+  /** retryWithBackoff: how many backoff steps (or re-sends) before giving up. */
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** fallbackMessage: `{toolName}` is replaced by the tool's name. */
+  fallbackMessageTemplate: string;
+  /** Client calls that may be in flight at once; more fail at once with TOO_MANY_IN_FLIGHT. */
+  maxInFlight: number;
+}
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';

@@ -12,7 +12,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Augmentation, FinishReason, ServerToClient, TokenCounts, UserMessage } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import type { ClientInvoker } from '../session/invoker';
 import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, keptCall } from './toolArguments';
 import type { Logger } from '../log';
 import type { ChatMessage, ModelRequest, ToolCallRequest } from '../model/chatModel';
@@ -27,7 +26,7 @@ import { SharedStateError } from '../state/sharedState';
 import type { ContextBudgetConfig } from '../context/budget';
 import { ContextBudget } from '../context/budget';
 import type { RunTicket } from '../failover/sessionJournal';
-import type { RunRef } from './toolCalls';
+import type { ClientToolRunner, RunRef } from './toolCalls';
 import { ToolCalls, withUniqueIds } from './toolCalls';
 import type { ActiveRun, CollectOutcome, Thread, ThreadsConfig } from './threads';
 import { describe, Threads } from './threads';
@@ -40,7 +39,8 @@ export interface AgentHost {
   send(message: ServerToClient): void;
   /** Resolves once the socket's send buffer is below its high-water mark. */
   drained(): Promise<void>;
-  readonly invoker: ClientInvoker;
+  /** The session's client calls (session/invoker.ts). */
+  readonly invoker: ClientToolRunner;
   /** A copy of the session's tool state, for a new or reset thread. */
   freshToolState(): ClientToolState;
   serverTools(): ReadonlyMap<string, ServerTool>;

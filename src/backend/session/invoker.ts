@@ -16,24 +16,7 @@ import type { HelloLimits, ClientToolInvokeRequest, ClientToolInvokeResponse, Cl
 import { DEFAULT_LIMITS, ErrorCode } from '../../protocol';
 import type { ToolCallResult } from '../toolset/serverTools';
 import { failure } from '../run/toolCalls';
-
-export const DISCONNECT_STRATEGIES = ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const;
-export type DisconnectStrategy = (typeof DISCONNECT_STRATEGIES)[number];
-
-export const DEFAULT_FALLBACK_TEMPLATE = 'The editor disconnected, so the tool {toolName} could not run. Tell the user, and do not retry it until they reconnect.';
-
-export interface InvokerOptions {
-  invokeTimeoutMs: number;
-  disconnectStrategy: DisconnectStrategy;
-  /** retryWithBackoff: how many backoff steps (or re-sends) before giving up. */
-  maxRetries: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-  /** fallbackMessage: `{toolName}` is replaced by the tool's name. */
-  fallbackMessageTemplate: string;
-  /** Client calls that may be in flight at once; more fail at once with TOO_MANY_IN_FLIGHT. */
-  maxInFlight: number;
-}
+import type { InvokerOptions } from '../options';
 
 /** The session's side of the connection, whichever socket it is on right now. */
 export interface ClientLink {
