@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { writeDiscoveryFile } from '../../../../src/backend/transport/discovery';
 import { PROTOCOL } from '../../../../src/protocol';
 
-const ROOT = path.resolve(__dirname, '../../..');
+const ROOT = path.resolve(__dirname, '../../../..');
 const DEAD_PID = 2 ** 22 + 12345;
 
 describe('backend discovery file: what is at the path and who owns the folder', () => {
