@@ -16,6 +16,7 @@ import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, keptCall } from './toolArguments';
 import type { Logger } from '../log';
 import type { ChatMessage, ModelRequest, ToolCallRequest } from '../model/chatModel';
 import { ModelFailure } from '../model/chatModel';
+import { fromModel } from '../model/modelChunks';
 import type { RegistrationProblem } from '../toolset/registration';
 import type { HistoryLimits } from './historyBudget';
 import { DEFAULT_HISTORY_LIMITS, enforceBudget } from './historyBudget';
@@ -240,8 +241,10 @@ export class Agent {
         threads.applyQueued(thread);
         let reply = '';
         const calls: ToolCallRequest[] = [];
-        for await (const chunk of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
+        for await (const raw of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
           if (signal.aborted) break;
+          const chunk = fromModel(raw);
+          if (!chunk) continue;
           if (chunk.type === 'text') {
             reply += chunk.text;
             host.send({ type: 'textDelta', ...ref, text: chunk.text });
