@@ -6,7 +6,7 @@
  * definition tokens collapsed than flat.
  */
 import { functionTokens } from '../src/backend/context/tokens';
-import { ClientToolState } from '../src/backend/toolState';
+import { ClientToolState } from '../src/backend/toolset/toolState';
 import { ToolRegistry } from '../src/core/registry';
 import type { ToolGroupDefinition } from '../src/protocol';
 import { BUILTIN_GROUPS } from '../src/tools';

@@ -17,7 +17,7 @@
 import { countTokens as countO200k, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ContentItem } from '../../protocol';
 import type { ChatMessage, ModelRequest } from '../model/chatModel';
-import type { FunctionSpec } from '../toolState';
+import type { FunctionSpec } from '../toolset/toolState';
 
 /** Tokens the service adds around each message (role markers). */
 const MESSAGE_OVERHEAD = 4;
