@@ -2,13 +2,15 @@
  * The sections that measure what users feel (issue 33), run after the transport sections: their
  * runs, their lines in the table and their targets. Each is its own `--section` name.
  */
+import { benchHostBlocking, HOST_BLOCK_TARGET_MS, HOST_SCENARIOS, type HostBlockingResult } from './hostBlocking';
 import { benchTokenTask, type TaskRun, type TokenTaskResult } from './tokenTask';
 
-export const FELT_SECTIONS = ['task'] as const;
+export const FELT_SECTIONS = ['task', 'host'] as const;
 export type FeltSection = (typeof FELT_SECTIONS)[number];
 
 export interface FeltResults {
   tokenTask?: TokenTaskResult;
+  hostBlocking?: HostBlockingResult;
 }
 
 export interface FeltTarget {
@@ -29,6 +31,7 @@ interface FeltContext {
 export async function runFeltSections(ctx: FeltContext): Promise<FeltResults> {
   const results: FeltResults = {};
   if (ctx.want('task')) results.tokenTask = await ctx.section('10. token economy over a task', () => benchTokenTask());
+  if (ctx.want('host')) results.hostBlocking = await ctx.section('11. extension host blocking', () => benchHostBlocking({ quick: ctx.quick }));
   return results;
 }
 
@@ -61,6 +64,16 @@ export function feltLines(r: FeltResults): string[] {
     out.push('    "breaks": requests that reused less of the cache than the one before (an expansion changed the tool list, which comes first)');
     out.push('');
   }
+  const host = r.hostBlocking;
+  if (host) {
+    const idle = host.medianMs['idle (baseline)'];
+    out.push(`11. Extension host: longest event-loop block (the extension's side in its own process; median over rounds of each round's longest, ${host.rounds} rounds)`);
+    for (const s of HOST_SCENARIOS) {
+      const all = host.maxBlockMs[s];
+      out.push(`    ${pad(s, 34)}${lpad(`${host.medianMs[s].toFixed(1)} ms`, 11)}   worst ${lpad(`${Math.max(...all).toFixed(1)} ms`, 10)}${s === 'idle (baseline)' ? '   (this machine\'s own noise)' : `   ${(host.medianMs[s] / idle).toFixed(1)}× idle`}`);
+    }
+    out.push('');
+  }
   return out;
 }
 
@@ -73,6 +86,12 @@ export function feltTargets(r: FeltResults): FeltTarget[] {
       const planned = byMode(runs, 'collapsed, planned');
       const ratio = planned.cost / flat.cost;
       targets.push({ name: `task cost, collapsed (planned) vs flat, ${label}`, target: '< 1×', value: ratio, pass: ratio < 1, measured: `${ratio.toFixed(2)}× (${planned.cost} vs ${flat.cost})` });
+    }
+  }
+  if (r.hostBlocking) {
+    for (const s of HOST_SCENARIOS.filter((x) => x !== 'idle (baseline)')) {
+      const ms = r.hostBlocking.medianMs[s];
+      targets.push({ name: `host event loop blocked: ${s}`, target: `< ${HOST_BLOCK_TARGET_MS} ms`, value: ms, pass: ms < HOST_BLOCK_TARGET_MS, measured: `${ms.toFixed(1)} ms (idle ${r.hostBlocking.medianMs['idle (baseline)'].toFixed(1)} ms)` });
     }
   }
   return targets;
