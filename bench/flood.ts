@@ -4,7 +4,8 @@
  *    them. Measured: the core's heap after a full GC before and after, its peak while draining,
  *    the time until the last answer, and how the requests were answered (done, or refused with
  *    TOO_MANY_IN_FLIGHT past the in-flight cap), and the longest the core's event loop was blocked
- *    meanwhile; every request must get exactly one answer.
+ *    meanwhile; every request must get exactly one answer. BENCH_CHILD_ARGS adds Node flags to the
+ *    core's process (`--cpu-prof --cpu-prof-dir=DIR` profiles it).
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -53,7 +54,7 @@ export async function benchFlood(options: { requests?: number } = {}): Promise<F
   // The client runs as the benchmark does: bundled under `npm run bench`, from source under tsx.
   const bundled = __filename.endsWith('.js');
   const child = fork(bundled ? path.join(BENCH_DIR, '.out', 'flood-client.js') : path.join(BENCH_DIR, 'flood-client.ts'), [url, TOKEN], {
-    execArgv: bundled ? ['--expose-gc'] : ['--import', 'tsx', '--expose-gc'],
+    execArgv: [...(bundled ? [] : ['--import', 'tsx']), '--expose-gc', ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const fromChild = <T>(type: string) =>
