@@ -6,7 +6,8 @@
  *     (host-child.ts, flood-client.ts) against a backend in this one. Each scenario runs in
  *     interleaved rounds with an idle stretch of the same process as the baseline (what this
  *     shared machine's scheduler alone costs); the figure is the median over rounds of each
- *     round's longest block. Target: under 50 ms each.
+ *     round's longest block. Target: under 50 ms each. BENCH_CHILD_ARGS adds Node flags to the
+ *     extension side's process (`--cpu-prof --cpu-prof-dir=DIR` profiles it).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -43,7 +44,7 @@ export async function benchHostBlocking(options: { quick: boolean }): Promise<Ho
   backend.on('session', (s) => (sessionId = s.sessionId));
   const bundled = __filename.endsWith('.js');
   const child = fork(bundled ? path.join(BENCH_DIR, '.out', 'host-child.js') : path.join(BENCH_DIR, 'host-child.ts'), [backend.url, TOKEN, beforeFile], {
-    execArgv: bundled ? [] : ['--import', 'tsx'],
+    execArgv: [...(bundled ? [] : ['--import', 'tsx']), ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {

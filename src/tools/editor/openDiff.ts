@@ -10,6 +10,7 @@ import { consent, consentLines } from '../../core/consent/consentText';
 import { DEFAULT_RENDER_LIMIT, longLinesOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
+import { toLf } from '../../core/lineDiff';
 import type { EditorToolsHost } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
@@ -165,5 +166,5 @@ function renderLimitOf(host: EditorToolsHost, absPath: string): number | undefin
 
 /** Equal apart from line endings (the editor may normalise them). */
 function sameText(a: string, b: string): boolean {
-  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
+  return a === b || toLf(a) === toLf(b);
 }
