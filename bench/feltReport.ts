@@ -2,15 +2,17 @@
  * The sections that measure what users feel (issue 33), run after the transport sections: their
  * runs, their lines in the table and their targets. Each is its own `--section` name.
  */
+import { benchBackendMemory, type BackendMemoryResult, type MemoryRun } from './backendMemory';
 import { benchHostBlocking, HOST_BLOCK_TARGET_MS, HOST_SCENARIOS, type HostBlockingResult } from './hostBlocking';
 import { benchTokenTask, type TaskRun, type TokenTaskResult } from './tokenTask';
 
-export const FELT_SECTIONS = ['task', 'host'] as const;
+export const FELT_SECTIONS = ['task', 'host', 'memory'] as const;
 export type FeltSection = (typeof FELT_SECTIONS)[number];
 
 export interface FeltResults {
   tokenTask?: TokenTaskResult;
   hostBlocking?: HostBlockingResult;
+  backendMemory?: BackendMemoryResult;
 }
 
 export interface FeltTarget {
@@ -32,6 +34,7 @@ export async function runFeltSections(ctx: FeltContext): Promise<FeltResults> {
   const results: FeltResults = {};
   if (ctx.want('task')) results.tokenTask = await ctx.section('10. token economy over a task', () => benchTokenTask());
   if (ctx.want('host')) results.hostBlocking = await ctx.section('11. extension host blocking', () => benchHostBlocking({ quick: ctx.quick }));
+  if (ctx.want('memory')) results.backendMemory = await ctx.section('12. backend memory', () => benchBackendMemory({ quick: ctx.quick }));
   return results;
 }
 
@@ -74,7 +77,25 @@ export function feltLines(r: FeltResults): string[] {
     }
     out.push('');
   }
+  const memory = r.backendMemory;
+  if (memory) {
+    const mb = (n: number) => `${n.toFixed(1)} MB`;
+    out.push(`12. Backend memory after a full GC (its own process; ${memory.demo.sessions} sessions with the built-in groups, then a thread each, then all ended), RSS / heap`);
+    const row = (label: string, run: MemoryRun) => {
+      out.push(`    ${pad(label, 30)} none ${mb(run.base.rssMB)} / ${mb(run.base.heapMB)}; idle ${mb(run.idle.rssMB)} / ${mb(run.idle.heapMB)}; threads ${mb(run.active.rssMB)} / ${mb(run.active.heapMB)}; ended ${mb(run.ended.rssMB)} / ${mb(run.ended.heapMB)}`);
+      out.push(`    ${pad('', 30)} per idle session ${run.perIdleSessionKB.rss.toFixed(0)} KB RSS / ${run.perIdleSessionKB.heap.toFixed(0)} KB heap; per thread ${run.perActiveThreadKB.rss.toFixed(0)} / ${run.perActiveThreadKB.heap.toFixed(0)} KB; heap held after the end ${mb(run.ended.heapMB - run.base.heapMB)}`);
+    };
+    row('offline demo (no counting)', memory.demo);
+    row('with a context window', memory.counting);
+    out.push(`    tokenizer tables, loaded at the first count: ${mb(tablesMB(memory).rss)} RSS / ${mb(tablesMB(memory).heap)} heap; CLI bundle ${(memory.cliBundleBytes / 1024 / 1024).toFixed(1)} MiB as built`);
+    out.push('');
+  }
   return out;
+}
+
+/** What counting added for good: both baselines come after one session's turn, which made the counting backend load the tables. */
+function tablesMB(m: BackendMemoryResult): { rss: number; heap: number } {
+  return { rss: m.counting.base.rssMB - m.demo.base.rssMB, heap: m.counting.base.heapMB - m.demo.base.heapMB };
 }
 
 export function feltTargets(r: FeltResults): FeltTarget[] {
@@ -93,6 +114,14 @@ export function feltTargets(r: FeltResults): FeltTarget[] {
       const ms = r.hostBlocking.medianMs[s];
       targets.push({ name: `host event loop blocked: ${s}`, target: `< ${HOST_BLOCK_TARGET_MS} ms`, value: ms, pass: ms < HOST_BLOCK_TARGET_MS, measured: `${ms.toFixed(1)} ms (idle ${r.hostBlocking.medianMs['idle (baseline)'].toFixed(1)} ms)` });
     }
+  }
+  const memory = r.backendMemory;
+  if (memory) {
+    const held = memory.demo.ended.heapMB - memory.demo.base.heapMB;
+    const grown = memory.demo.idle.heapMB - memory.demo.base.heapMB + memory.demo.active.heapMB - memory.demo.idle.heapMB;
+    targets.push({ name: 'backend heap back after the sessions end', target: '≥ 80 % back', value: grown > 0 ? 1 - held / grown : 1, pass: grown <= 0 || held / grown <= 0.2, measured: `${held.toFixed(1)} MB held of ${grown.toFixed(1)} MB grown (${memory.demo.sessions} sessions)` });
+    const idleBase = memory.demo.base.rssMB;
+    targets.push({ name: 'backend without counting: tokenizer tables not loaded', target: 'not loaded', value: tablesMB(memory).heap, pass: tablesMB(memory).heap > 5, measured: `demo at rest ${idleBase.toFixed(0)} MB RSS; counting added ${tablesMB(memory).rss.toFixed(0)} MB RSS, ${tablesMB(memory).heap.toFixed(1)} MB heap` });
   }
   return targets;
 }
