@@ -18,6 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { benchAgentTurn, type AgentTurnResult } from './agentTurn';
 import { benchAttacks, type AttackResult } from './attacks';
+import { benchExtensionAttacks } from './extensionAttacks';
 import { benchBinary, SIZES, type BinaryResult } from './binary';
 import { benchBundles, type BundleResult } from './bundles';
 import { benchFlood, type FloodResult } from './flood';
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
     }
   }
   const soak: SoakResult | undefined = want('soak') ? await section('6. soak', () => benchSoak({ seconds: quick && !process.env.CLIENT_TOOLS_SOAK_SECONDS ? 10 : undefined })) : undefined;
-  const attacks: AttackResult[] | undefined = want('attacks') ? await section('7. attacks', () => benchAttacks()) : undefined;
+  const attacks: AttackResult[] | undefined = want('attacks') ? await section('7. attacks', async () => [...(await benchAttacks()), ...(await benchExtensionAttacks())]) : undefined;
   const tokens: TokensResult | undefined = want('tokens') ? await section('8. token economy', () => Promise.resolve(benchTokens())) : undefined;
   const scaling: ScalingResult | { skipped: string } = skipScaling || !want('scaling')
     ? { skipped: want('scaling') ? 'run without --skip-scaling' : 'not in --section' }
