@@ -23,6 +23,7 @@ import { toFunctionName } from '../../protocol';
 export const DEFAULT_CLIENT_TOOLS_INSTRUCTIONS = [
   'Some of your functions are client tools: they run inside the user\'s editor, where the user can see what they do.',
   'A function that stands for a collapsed tool group does nothing but expand that group: call it, and the group\'s own functions become available on your next step.',
+  'Expand every group you expect to need together, in your first step: an expansion changes your function list, and after each one the service reads the whole conversation again, without its prompt cache.',
   'A client tool may ask the user for permission first. When the user denies or skips a call, do not repeat it unless the user asks you to.',
 ].join(' ');
 

@@ -49,6 +49,12 @@ describe('backend client tool state', () => {
     assert.equal(s.resolve('OpenFile')?.kind, 'tool');
   });
 
+  it('tells the model to expand the groups it needs together, first: each later expansion costs the service its prompt cache', () => {
+    const prompt = state([group('IDE', ['OpenFile']), group('Search', ['SearchText'])]).systemPrompt();
+    assert.match(prompt, /Expand every group you expect to need together, in your first step/);
+    assert.match(prompt, /without its prompt cache/);
+  });
+
   it('keeps the group systemPrompt in the system prompt while expanded, and drops it when collapsed', () => {
     const s = state([group('IDE', ['OpenFile'], { systemPrompt: 'IDE RULES: be careful' })]);
     assert.doesNotMatch(s.systemPrompt(), /IDE RULES/);
