@@ -41,6 +41,9 @@ export const ChatToolCallStarted = Messages.ToolCallStarted.extend({ agent: z.st
 /** A protocol run event as the webview receives it: every run event, with JSON-safe content. */
 export const ChatRunEvent = unionOf({ ...Messages.byDirection.runEvents, ToolCallStarted: ChatToolCallStarted, ToolCallEnded: ChatToolCallEnded });
 
+/** Characters of an edited argument the view may send (a tool's own schema may allow fewer). */
+export const MAX_EDITED_VALUE = 10_000;
+
 /**
  * The extension's own record of a call it executed (src/core/callRecord.ts), as the webview
  * receives it. Cards for client tools are built from these; the backend's display events for the
@@ -74,6 +77,8 @@ export const ChatCallRecord = z.object({
   content: z.array(ChatContentItem).max(1000).optional(),
   /** Refused before anything ran (src/core/callRecord.ts). */
   refused: z.literal(true).optional(),
+  /** The user edited the call before allowing it: the argument, what the agent proposed, what ran (src/core/callRecord.ts). */
+  edited: z.object({ argument: z.string().max(64), proposed: z.string().max(MAX_EDITED_VALUE + 100), ran: z.string().max(MAX_EDITED_VALUE + 100) }).optional(),
 });
 
 export const ConnectionState = z.enum(['connecting', 'connected', 'reconnecting', 'disconnected']);
@@ -123,7 +128,9 @@ export const HostError = z.object({
 /** Characters of a Deny's reason the view may send (the extension keeps fewer for the model). */
 export const MAX_APPROVAL_REASON = 1000;
 /** The buttons an approval offers beyond Allow and Deny (src/core/host.ts `PermissionChoice`). */
-export const ApprovalChoiceAnswer = z.enum(['allowSession', 'allowFolder', 'denyAll', 'disconnect']);
+export const ApprovalChoiceAnswer = z.enum(['allowSession', 'allowFolder', 'denyAll', 'disconnect', 'edit']);
+/** The argument an approval lets the user edit (RunInTerminal's command, a single-target tool's path), with the agent's value. */
+export const ApprovalEditable = z.object({ argument: z.string().min(1).max(64), value: z.string().max(MAX_EDITED_VALUE) });
 /**
  * A permission prompt shown in the chat (`clientTools.permissions.promptStyle: chat`): the texts
  * the permission gate built and measured for the chat (src/core/consent/consentText.ts), shown whole as
@@ -142,6 +149,8 @@ export const ChatApproval = z.object({
   /** Everything else the user consents to (the whole change, the exact command). */
   detail: z.string().max(25_000),
   choices: z.array(z.object({ answer: ApprovalChoiceAnswer, label: z.string().min(1).max(1000) })).max(8),
+  /** With an `edit` choice: the field the card opens, prefilled with the agent's value. */
+  editable: ApprovalEditable.optional(),
 });
 /**
  * What a prompt's digest is taken of: the texts a card shows, in order, as JSON. The extension
@@ -292,6 +301,8 @@ export const WebviewApprovalAnswer = z.object({
   digest: z.string().regex(/^[0-9a-f]{64}$/),
   answer: z.union([z.enum(['allow', 'deny']), ApprovalChoiceAnswer]),
   reason: z.string().max(MAX_APPROVAL_REASON).optional(),
+  /** With `edit` only: the user's value for the prompt's editable argument (checked and asked about again). */
+  edited: z.string().max(MAX_EDITED_VALUE).optional(),
 });
 
 export const WebviewSwitchThread = z.object({ type: z.literal('switchThread'), threadId });

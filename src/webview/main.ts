@@ -115,7 +115,7 @@ const view = new ChatView(root, {
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
   removeAttachment: () => dispatch({ type: 'removeAttachment' }),
   openPath: (path, line) => post({ type: 'openPath', path, ...(line !== undefined ? { line } : {}) }),
-  answerApproval: (promptId, digest, answer, reason) => post({ type: 'approvalAnswer', promptId, digest, answer, ...(reason !== undefined ? { reason } : {}) }),
+  answerApproval: (promptId, digest, answer, reason, edited) => post({ type: 'approvalAnswer', promptId, digest, answer, ...(reason !== undefined ? { reason } : {}), ...(edited !== undefined ? { edited } : {}) }),
   pickAgent: (name) => post({ type: 'pickAgent', name }),
 });
 view.update(state);

@@ -161,7 +161,7 @@ export class ChatView {
       },
     });
     root.classList.add('chat');
-    this.approval = new ApprovalCard((promptId, digest, answer, reason) => this.actions.answerApproval(promptId, digest, answer, reason));
+    this.approval = new ApprovalCard((promptId, digest, answer, reason, edited) => this.actions.answerApproval(promptId, digest, answer, reason, edited));
     root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.composer, this.announcer);
     this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 

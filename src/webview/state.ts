@@ -509,7 +509,7 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   next = withOptional(next, 'details', details);
   next = withOptional(next, 'target', record.target ?? card.target);
   next = withOptional(next, 'caller', record.caller);
-  next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) : card.permissionNote);
+  next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) + describeEdit(record.edited) : card.permissionNote);
   if (record.refused) next = { ...next, refused: true };
   return next;
 }
@@ -519,6 +519,12 @@ function onReview(state: ChatState, review: ChatReview): ChatState {
   return mapItem(state, (it) => it.kind === 'tool' && it.recordId === review.recordId
     ? { ...it, review, expanded: it.review === undefined ? true : it.expanded }
     : it);
+}
+
+/** An edit the user made before allowing, both values whole on the card (they are plain text nodes). */
+export function describeEdit(edited: ChatCallRecord['edited']): string {
+  if (!edited) return '';
+  return `. You edited the ${edited.argument}: the agent proposed “${edited.proposed}”; yours: “${edited.ran}”`;
 }
 
 /** The permission decision in the user's words. */

@@ -5,7 +5,7 @@
  */
 import type { CallRecord } from '../../core/callRecord';
 import { assertNever, type ContentItem, type RunEvent } from '../../protocol';
-import { isInlineImageType, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
+import { isInlineImageType, MAX_EDITED_VALUE, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
 
 /**
  * Converts a decoded protocol run event into what `postMessage` carries: bytes become base64 (only
@@ -44,6 +44,7 @@ export function toChatCallRecord(record: CallRecord, toBase64: (bytes: Uint8Arra
     ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - 40) } : {}),
     ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - 40) } } : {}),
     ...(content !== undefined ? { content: toChatContent(content.slice(0, 1000), toBase64) } : {}),
+    ...(record.edited !== undefined ? { edited: { argument: record.edited.argument, proposed: clipString(record.edited.proposed, MAX_EDITED_VALUE), ran: clipString(record.edited.ran, MAX_EDITED_VALUE) } } : {}),
   };
 }
 
