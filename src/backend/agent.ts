@@ -9,7 +9,7 @@
  * or times out is an error result the model reads, never the end of the run.
  */
 import { randomUUID } from 'node:crypto';
-import type { Augmentation, ContentItem, FinishReason, ServerToClient, TokenCounts, UserMessage } from '../protocol';
+import type { Augmentation, ContentItem, FinishReason, ServerToClient, Steer, TokenCounts, UserMessage, WithdrawSteer } from '../protocol';
 import { ErrorCode } from '../protocol';
 import type { ClientInvoker, PreparedCall } from './invoker';
 import { executeBatch, failure } from './invoker';
@@ -36,6 +36,7 @@ import { ContextBudget } from './context/budget';
 import { yieldToLoop } from './context/tokens';
 import type { RunTicket } from './failover/sessionJournal';
 import { unansweredCalls } from './failover/continuedRun';
+import { MAX_STEERS_PER_RUN, SteerQueue } from './steering';
 
 /** What the agent needs from its session. */
 export interface AgentHost {
@@ -87,6 +88,8 @@ interface ActiveRun {
   storeLease?: ThreadLease;
   /** Tokens the run's model requests reported so far. */
   usage?: TokenCounts;
+  /** The user's messages waiting for the run's next tool boundary (steering.ts). */
+  steers?: SteerQueue;
 }
 
 interface Thread {
@@ -206,6 +209,34 @@ export class Agent {
       n++;
     }
     return n;
+  }
+
+  /**
+   * Queues (or replaces) a message for the run in progress, delivered at its next tool boundary;
+   * NOT_RUNNING when that run is not in progress, LIMIT_EXCEEDED past MAX_STEERS_PER_RUN.
+   */
+  steer(msg: Steer): void {
+    const run = this.runningRun(msg);
+    if (!run) return;
+    run.steers ??= new SteerQueue();
+    if (!run.steers.put(msg.steerId, msg.text)) {
+      this.host.send({ type: 'error', code: ErrorCode.LimitExceeded, message: `Run ${msg.runId} already holds ${MAX_STEERS_PER_RUN} messages for its next tool boundary; wait for them to be delivered.`, relatedId: msg.steerId });
+      return;
+    }
+    this.host.send({ type: 'steerUpdated', threadId: msg.threadId, runId: msg.runId, steerId: msg.steerId, state: 'queued' });
+  }
+
+  /** Takes back a waiting steer; one already delivered or returned stays as it is (its state was sent). */
+  withdrawSteer(msg: WithdrawSteer): void {
+    const run = this.runningRun(msg);
+    if (run?.steers?.withdraw(msg.steerId)) this.host.send({ type: 'steerUpdated', threadId: msg.threadId, runId: msg.runId, steerId: msg.steerId, state: 'withdrawn' });
+  }
+
+  private runningRun(msg: Steer | WithdrawSteer): ActiveRun | undefined {
+    const run = this.threads.get(msg.threadId)?.run;
+    if (run?.id === msg.runId && !run.controller.signal.aborted) return run;
+    this.host.send({ type: 'error', code: ErrorCode.NotRunning, message: `Run ${msg.runId} is not in progress on thread "${msg.threadId}"; the message was not queued (send it as a userMessage).`, relatedId: msg.steerId });
+    return undefined;
   }
 
   /** The tokens a thread's runs used so far, as its last `runFinished` reported them; undefined when none were reported. */
@@ -391,6 +422,7 @@ export class Agent {
         if (!toolCalls.length) return this.finish(thread, run, 'completed');
         await this.runBatch(thread, run, toolCalls);
         if (signal.aborted) return this.finish(thread, run, 'cancelled');
+        await this.deliverSteers(thread, run);
       }
       this.finish(thread, run, 'maxTurns');
     } catch (e) {
@@ -410,7 +442,20 @@ export class Agent {
     }
   }
 
+  /** The tool boundary: the user's waiting messages join the thread, so the next request carries them. */
+  private async deliverSteers(thread: Thread, run: ActiveRun): Promise<void> {
+    const steers = run.steers?.takeAll() ?? [];
+    if (steers.length === 0) return;
+    const messages: ChatMessage[] = steers.map((s) => ({ role: 'user', content: s.text }));
+    thread.history.push(...messages);
+    await this.save(thread, messages.map((message) => ({ kind: 'message', message })));
+    enforceBudget(thread.history, this.historyLimits.budgetBytes);
+    for (const s of steers) this.host.send({ type: 'steerUpdated', threadId: thread.id, runId: run.id, steerId: s.steerId, state: 'delivered' });
+  }
+
   private finish(thread: Thread, run: ActiveRun, reason: FinishReason): void {
+    // Messages that found no tool boundary go back to the client, which sends them as a new message.
+    for (const s of run.steers?.takeAll() ?? []) this.host.send({ type: 'steerUpdated', threadId: thread.id, runId: run.id, steerId: s.steerId, state: 'returned' });
     if (thread.run?.id === run.id) {
       this.save(thread, [{ kind: 'run', run: { runId: run.id, status: 'finished', reason } }]).catch((e: unknown) => this.host.log.error(`could not save a run's end: ${describe(e)}`));
     }

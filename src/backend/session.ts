@@ -397,6 +397,12 @@ export class Session implements ClientLink {
       case 'updateToolGroups':
         this.updateToolGroups(msg.augmentation);
         return;
+      case 'steer':
+        this.agent.steer(msg);
+        return;
+      case 'withdrawSteer':
+        this.agent.withdrawSteer(msg);
+        return;
       default:
         assertNever(msg, 'message from the client');
     }

@@ -272,6 +272,10 @@ export const WebviewReady = z.object({
 });
 export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_USER_TEXT), context: EditorContext.optional() });
 export const WebviewStop = z.object({ type: z.literal('stop') });
+/** A message typed while a run works: queued for its next tool boundary (the same id again replaces its text). */
+export const WebviewSteer = z.object({ type: z.literal('steer'), steerId: z.string().min(1).max(100), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
+/** Take back a queued message that has not been delivered. */
+export const WebviewWithdrawSteer = z.object({ type: z.literal('withdrawSteer'), steerId: z.string().min(1).max(100) });
 export const WebviewNewChat = z.object({ type: z.literal('newChat') });
 /** Re-send the last user message the view shows (it survives a window reload, unlike host memory). */
 export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
@@ -332,6 +336,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewDecideReview, WebviewReviewHunk,
   WebviewOpenPath,
   WebviewPickAgent,
+  WebviewSteer, WebviewWithdrawSteer,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;

@@ -7,6 +7,7 @@
  * touch only what changed (while streaming, only the active answer).
  */
 import { z } from 'zod';
+import { applySteerUpdate, MAX_PENDING_STEERS, PendingSteer } from './steers';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
 import { foldInto, markExpansionCard } from './expansionFold';
 import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
@@ -190,6 +191,8 @@ export const ChatState = z.object({
   attachment: ChatAttachment.nullable().default(null),
   /** `clientTools.chat.showExpansionSteps`: the window's, as the host last sent it. */
   showExpansionSteps: z.boolean().default(false),
+  /** Messages typed while the run works, waiting for its next tool boundary (src/webview/steers.ts). */
+  steers: z.array(PendingSteer).max(MAX_PENDING_STEERS).default([]),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -199,7 +202,11 @@ export type LocalAction =
   | { type: 'toggleCard'; id: string; open: boolean }
   | { type: 'stopRequested' }
   | { type: 'newChatRequested' }
-  | { type: 'removeAttachment' };
+  | { type: 'removeAttachment' }
+  /** A message typed during the run, sent as a steer; `withdrawn` (Cancel or Edit) drops one, `leftoverSteersSent` (they went as a new message after the run) all. */
+  | { type: 'steerQueued'; steerId: string; text: string }
+  | { type: 'steerWithdrawn'; steerId: string }
+  | { type: 'leftoverSteersSent' };
 
 export type ChatAction = HostToWebview | LocalAction;
 
@@ -221,6 +228,7 @@ export function initialState(): ChatState {
     savedAt: 0,
     attachment: null,
     showExpansionSteps: false,
+    steers: [],
   };
 }
 
@@ -293,6 +301,12 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         : it);
     case 'stopRequested':
       return state.run && !state.run.stopRequested ? { ...state, run: { ...state.run, stopRequested: true } } : state;
+    case 'steerQueued':
+      return state.steers.length >= MAX_PENDING_STEERS ? state : { ...state, steers: [...state.steers, { steerId: action.steerId, text: action.text, state: 'pending' }] };
+    case 'steerWithdrawn':
+      return { ...state, steers: state.steers.filter((s) => s.steerId !== action.steerId) };
+    case 'leftoverSteersSent':
+      return state.steers.length === 0 ? state : { ...state, steers: [] };
     default:
       // A message type this build does not know (a saved or foreign action): ignore it rather than break the view.
       return assertNeverOr(action, state);
@@ -437,6 +451,10 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
       }));
     case 'contextCompacted':
       return bound(append(state, { kind: 'notice', text: describeCompaction(ev) }));
+    case 'steerUpdated': {
+      const { steers, delivered } = applySteerUpdate(state.steers, ev);
+      return delivered !== undefined ? bound(append({ ...state, steers }, { kind: 'user', text: delivered })) : { ...state, steers };
+    }
     case 'runFinished':
       return ev.usage ? withUsage(closeRun(state, ev.reason), ev.runId, ev.usage) : closeRun(state, ev.reason);
     case 'runError': {
