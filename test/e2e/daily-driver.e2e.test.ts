@@ -1,15 +1,19 @@
 /**
- * Edit before allow (issue 30), as a user meets it in a real VS Code (code-server) and a real
- * Chromium, with the bundled backend driving the real `openai` SDK against the fake OpenAI endpoint
- * (test/support/fake-openai.ts) on loopback, prompts in the chat (the default): the agent proposes a
- * command; the user opens Edit… on the permission card, changes the command and sends it; the chat
- * then shows the extension's own prompt for the edited command, saying what the agent proposed;
- * Allow runs the edited command (its file says so), the card names both commands, and the model's
- * next request carries both in the tool result.
+ * A daily driver (issue 30), as a user meets it in a real VS Code (code-server) and a real Chromium,
+ * with the bundled backend driving the real `openai` SDK against the fake OpenAI endpoint
+ * (test/support/fake-openai.ts) on loopback, prompts in the chat (the default):
+ * - Edit before allow: the agent proposes a command; the user opens Edit… on the permission card,
+ *   changes the command and sends it; the chat then shows the extension's own prompt for the edited
+ *   command, saying what the agent proposed; Allow runs the edited command (its file says so), the
+ *   card names both commands, and the model's next request carries both in the tool result.
+ * - Steer: while a permission prompt waits, the user types a message and presses Enter; it waits
+ *   above the box (the prompt stays open: a queued message answers nothing); Allow lets the tool
+ *   run, and at that tool boundary the message joins the transcript and the model's next request,
+ *   right after the tool result.
  *
- * Screenshots go to test-results/edit-before-allow-*.png.
+ * Screenshots go to test-results/daily-driver-*.png.
  *
- * Run: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/edit-before-allow.e2e.test.ts
+ * Run: npm run build && npx mocha --no-config --require tsx/cjs --timeout 300000 test/e2e/daily-driver.e2e.test.ts
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -34,7 +38,7 @@ function textOf(m: ChatRequestMessage): string {
   return '';
 }
 
-describe('Edit before allow in the chat, in a real VS Code with the bundled backend and the fake endpoint', function () {
+describe('A daily driver in the chat (edit before allow, steering), in a real VS Code with the bundled backend and the fake endpoint', function () {
   this.timeout(300_000);
   let harness: Harness | undefined;
   let cleanupWorkspace: (() => void) | undefined;
@@ -42,7 +46,7 @@ describe('Edit before allow in the chat, in a real VS Code with the bundled back
   let fake: FakeOpenAI;
   let page: Page;
   let chat: ChatDriver;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `edit-before-allow-${name}.png`) });
+  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `daily-driver-${name}.png`) });
 
   before(async function () {
     for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
@@ -143,5 +147,54 @@ describe('Edit before allow in the chat, in a real VS Code with the bundled back
     assert.ok(edited, `no tool result told the model about the edit: ${JSON.stringify(results)}`);
     assert.ok(edited.includes(JSON.stringify(PROPOSED).slice(1, -1)) && edited.includes(JSON.stringify(EDITED).slice(1, -1)), edited);
     await screenshot('3-ran-edited');
+  });
+
+  it('a message typed while a prompt waits is queued, answers nothing, and reaches the model at the next tool boundary, after the tool result', async () => {
+    const STEER = 'While you are at it: keep notes.md short.';
+    fake.enqueue(
+      { toolCalls: [{ name: 'IDE', arguments: {} }] },
+      { toolCalls: [{ name: 'ReadFile', arguments: { path: 'notes.md' } }, { name: 'DeleteFile', arguments: { path: 'hello.txt' } }] },
+      { text: 'Deleted hello.txt; I will keep notes.md short.' },
+    );
+    const before = fake.requests.length;
+    const turn = await chat.send('read notes.md and delete hello.txt', ['DeleteFile']);
+    await chat.approval.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match(await chat.approval.locator('.approval-message').innerText(), /^Delete hello\.txt/);
+
+    // The box stays usable during the run; Enter queues the message and leaves the prompt open.
+    await chat.input.click();
+    await chat.input.fill(STEER);
+    await chat.input.press('Enter');
+    const waiting = chat.frame.locator('.steers .steer-pending');
+    await waiting.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await waiting.locator('.steer-text').innerText(), STEER);
+    assert.match(await waiting.locator('.steer-when').innerText(), /next tool call/);
+    assert.equal(await chat.input.inputValue(), '', 'the box was not emptied');
+    assert.ok(await chat.approval.isVisible(), 'the queued message closed the permission prompt');
+    assert.equal(fake.requests.length - before, 2, 'the message reached the model before the tool boundary');
+    await screenshot('4-steer-queued');
+
+    const allow = chat.approvalButton('Allow');
+    await waitUntil(async () => allow.isEnabled(), { timeoutMs: 10_000, describe: () => 'Allow never armed' });
+    await allow.click();
+    await chat.waitForCardStatus(turn.card('DeleteFile'), 'succeeded', 60_000);
+    assert.match(await chat.waitForAnswer(turn.answer(), 60_000), /keep notes\.md short/);
+    await chat.waitForIdle();
+    await chat.frame.locator('.steers .steer').first().waitFor({ state: 'detached', timeout: 10_000 });
+    // In the transcript where it landed: after the tool cards, before the answer that read it.
+    const users = await chat.frame.locator('.msg.user .user-text').allInnerTexts();
+    assert.equal(users.at(-1), STEER, `the transcript's messages: ${JSON.stringify(users)}`);
+
+    // What the model read: the third request has the tool results, then the message.
+    const requests = fake.requests.slice(before);
+    assert.equal(requests.length, 3, `the endpoint got ${requests.length} requests for the turn`);
+    const messages = requests[2].body.messages;
+    const last = messages[messages.length - 1];
+    assert.equal(last.role, 'user');
+    assert.equal(textOf(last), STEER);
+    assert.equal(messages[messages.length - 2].role, 'tool', 'the message does not follow the tool results');
+    assert.equal(requests[1].body.messages.some((m) => textOf(m) === STEER), false);
+    assert.equal(fs.existsSync(path.join(workspace, 'hello.txt')), false);
+    await screenshot('5-steer-delivered');
   });
 });
