@@ -77,6 +77,10 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
     title: 'Steer',
     description: `${TO_SERVER} A message the user sent while the run \`runId\` works: the backend adds it to the thread at the run's next tool boundary (after a batch of tool results, before the next model request), so the model reads it in that request. The same \`steerId\` again replaces its text while it waits. Answered with \`steerUpdated\`; \`NOT_RUNNING\` when the run is not in progress, \`LIMIT_EXCEEDED\` when too many wait.`,
   },
+  compactThread: {
+    title: 'Compact thread',
+    description: `${TO_SERVER} Compact the thread's history now (Compact now): a run of its own (\`runStarted\`, \`contextCompacted\` when anything was compacted, \`contextUsage\`, \`runFinished\`), without a model answer. \`RUN_BUSY\` while the thread has a run.`,
+  },
   withdrawSteer: {
     title: 'Withdraw steer',
     description: `${TO_SERVER} Takes back a steer that has not been delivered (\`steerUpdated\` \`withdrawn\`); one already delivered or returned stays so.`,
@@ -124,6 +128,10 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   groupExpanded: {
     title: 'Group expanded',
     description: `${TO_CLIENT} The model expanded a collapsed group (or activated one of its skills); \`tools\` lists the functions it can now call.`,
+  },
+  contextUsage: {
+    title: 'Context usage',
+    description: `${TO_CLIENT} The thread's context use: \`tokens\` of the next model request (history, system prompt and functions) against the model's \`contextWindow\`; \`estimated\` when counted by the backend's tokenizer rather than reported by the model. Sent before each model request and after a compaction, by a backend that knows its window.`,
   },
   steerUpdated: {
     title: 'Steer updated',

@@ -150,6 +150,7 @@ export class SoakClient {
       case 'groupExpanded':
       case 'contextCompacted':
       case 'steerUpdated':
+      case 'contextUsage':
       case 'toolGroupState':
         // Nothing to count.
         break;

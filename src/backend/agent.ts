@@ -31,7 +31,7 @@ import type { ConversationStore, StoredRecord, StoredRunStatus, ThreadLease } fr
 import { waitForThreadLease } from './store/threadLease';
 import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
 import { SharedStateError } from './state/sharedState';
-import type { ContextBudgetConfig } from './context/budget';
+import type { Compaction, ContextBudgetConfig } from './context/budget';
 import { ContextBudget } from './context/budget';
 import { yieldToLoop } from './context/tokens';
 import type { RunTicket } from './failover/sessionJournal';
@@ -636,9 +636,50 @@ export class Agent {
   /** The request, fitted to the model's context window (compacting the thread's history when it must; the client is told). */
   private async fittedRequest(thread: Thread, ref: { threadId: string; runId: string }, signal: AbortSignal): Promise<ModelRequest> {
     if (!this.budget) return this.request(thread);
-    const { request, compaction } = await this.budget.fit(thread.history, () => this.request(thread), signal);
-    if (compaction) this.host.send({ type: 'contextCompacted', ...ref, ...compaction, contextWindow: this.budget.config.window });
+    const { request, compaction, tokens } = await this.budget.fit(thread.history, () => this.request(thread), signal);
+    if (compaction) this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+    this.host.send({ type: 'contextUsage', ...ref, tokens, contextWindow: this.budget.config.window, estimated: true });
     return request;
+  }
+
+  /**
+   * Compact now: a run of its own that summarises (or elides) every turn before the newest, then
+   * says how much of the window is used; RUN_BUSY while the thread has a run.
+   */
+  compactThread(threadId: string): void {
+    const existing = this.threads.get(threadId);
+    if (existing?.run) {
+      this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${threadId}" has a run in progress (${existing.run.id}); compact it once the run is over.`, relatedId: threadId });
+      return;
+    }
+    const limit = this.runLimit(existing === undefined);
+    if (limit) {
+      this.host.send({ type: 'error', code: ErrorCode.RunLimit, message: `Thread "${threadId}" was not compacted: ${limit}`, relatedId: threadId });
+      return;
+    }
+    const thread = this.thread(threadId);
+    const run: ActiveRun = { id: `run_${randomUUID()}`, controller: new AbortController() };
+    thread.run = run;
+    this.track(thread, run, this.compactNow(thread, run));
+  }
+
+  private async compactNow(thread: Thread, run: ActiveRun): Promise<void> {
+    const ref = { threadId: thread.id, runId: run.id };
+    await thread.restored;
+    this.host.send({ type: 'runStarted', ...ref, model: this.config.model.name });
+    try {
+      if (this.budget) {
+        const { compaction, tokens } = await this.budget.compactNow(thread.history, () => this.request(thread), run.controller.signal);
+        if (compaction) this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+        this.host.send({ type: 'contextUsage', ...ref, tokens, contextWindow: this.budget.config.window, estimated: true });
+      }
+      this.finish(thread, run, run.controller.signal.aborted ? 'cancelled' : 'completed');
+    } catch (e) {
+      if (run.controller.signal.aborted) return this.finish(thread, run, 'cancelled');
+      const failed = e instanceof ModelFailure ? e : new ModelFailure(ErrorCode.Internal, `The backend failed: ${describe(e)}`, false);
+      this.host.send({ type: 'runError', ...ref, code: failed.code, message: `The thread was not compacted: ${failed.message}`.slice(0, 10_000), retryable: failed.retryable });
+      this.finish(thread, run, 'error');
+    }
   }
 
   /** A server tool by name: the session's, else the budget's result pager for this thread. */
@@ -961,4 +1002,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typ
       },
     );
   });
+}
+
+/** A compaction as the client hears of it, the summary cut to what the message carries. */
+function compactedEvent(ref: { threadId: string; runId: string }, compaction: Compaction, contextWindow: number): ServerToClient {
+  const { summary, ...counts } = compaction;
+  return { type: 'contextCompacted', ...ref, ...counts, contextWindow, ...(summary !== undefined ? { summary: summary.slice(0, 10_000) } : {}) };
 }

@@ -63,6 +63,7 @@ export function fitted(message: ServerToClient, maxBytes: number): EncodedParts[
     case 'groupExpanded':
     case 'contextCompacted':
     case 'steerUpdated':
+    case 'contextUsage':
     case 'runFinished':
     case 'runError':
     case 'error':

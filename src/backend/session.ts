@@ -403,6 +403,9 @@ export class Session implements ClientLink {
       case 'withdrawSteer':
         this.agent.withdrawSteer(msg);
         return;
+      case 'compactThread':
+        this.agent.compactThread(msg.threadId);
+        return;
       default:
         assertNever(msg, 'message from the client');
     }

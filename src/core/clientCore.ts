@@ -261,6 +261,13 @@ export class ClientCore implements Disposable {
     this.sendChecked(message);
   }
 
+  /** Compact now: the backend summarises the thread before its newest turn, as a run of its own. Throws like `sendUserMessage`. */
+  compactThread(threadId: string): void {
+    this.sendChecked({ type: 'compactThread', threadId });
+    // The compaction's run is the user's, like a message's.
+    this.userRuns.userMessageSent(threadId);
+  }
+
   /** `clientTools.permissions.backgroundCalls` changed; applies to calls that arrive from now on. */
   setBackgroundCalls(policy: BackgroundCallPolicy): void {
     this.backgroundCalls = policy;

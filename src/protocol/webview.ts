@@ -274,6 +274,8 @@ export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().
 export const WebviewStop = z.object({ type: z.literal('stop') });
 /** A message typed while a run works: queued for its next tool boundary (the same id again replaces its text). */
 export const WebviewSteer = z.object({ type: z.literal('steer'), steerId: z.string().min(1).max(100), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
+/** Compact now: summarise the conversation before its newest turn. */
+export const WebviewCompact = z.object({ type: z.literal('compact') });
 /** Take back a queued message that has not been delivered. */
 export const WebviewWithdrawSteer = z.object({ type: z.literal('withdrawSteer'), steerId: z.string().min(1).max(100) });
 export const WebviewNewChat = z.object({ type: z.literal('newChat') });
@@ -336,7 +338,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewDecideReview, WebviewReviewHunk,
   WebviewOpenPath,
   WebviewPickAgent,
-  WebviewSteer, WebviewWithdrawSteer,
+  WebviewSteer, WebviewWithdrawSteer, WebviewCompact,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;

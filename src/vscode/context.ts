@@ -135,6 +135,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),
       this.chat.onDidSteer((request) => this.steer(request)),
+      this.chat.onDidCompact(() => this.compact()),
       this.chat.onDidNewChat(() => this.newChat()),
       this.chat.onDidAnswerQuestion((a) => this.host.questions.answer(a.recordId, a.index)),
       this.modelEndpoint,
@@ -300,6 +301,20 @@ export class ClientToolsContext implements vscode.Disposable {
       this.core.sendSteer(request.type === 'steer'
         ? { type: 'steer', threadId, runId: request.runId, steerId: request.steerId, text: request.text }
         : { type: 'withdrawSteer', threadId, runId: request.runId, steerId: request.steerId });
+    } catch (e) {
+      this.chat.showError((e as Error).message, e instanceof CodedError ? e.code : ErrorCode.Internal, false);
+    }
+  }
+
+  /** Compact now, for the backend's conversation (ACP agents compact on their own). */
+  compact(): void {
+    const threadId = this.threads.currentId;
+    if (this.agents.handles(threadId)) {
+      this.chat.showError('This agent manages its own context; Compact now works with the chat\'s own backend.', ErrorCode.InvalidMessage, false);
+      return;
+    }
+    try {
+      this.core.compactThread(threadId);
     } catch (e) {
       this.chat.showError((e as Error).message, e instanceof CodedError ? e.code : ErrorCode.Internal, false);
     }

@@ -131,6 +131,7 @@ const view = new ChatView(root, {
     dispatch({ type: 'steerQueued', steerId, text });
     post({ type: 'steer', steerId, text });
   },
+  compact: () => post({ type: 'compact' }),
   withdrawSteer: (steerId) => {
     dispatch({ type: 'steerWithdrawn', steerId });
     post({ type: 'withdrawSteer', steerId });

@@ -19,6 +19,7 @@ import { reviewClass, reviewLabel } from './reviewLabel';
 import { ThreadList } from './threadList';
 import { foldedAway, foldNote } from './expansionFold';
 import { SteerStrip } from './steerStrip';
+import { ContextMeter } from './contextMeter';
 import { MAX_PENDING_STEERS } from './steers';
 
 export interface ChatActions {
@@ -47,6 +48,8 @@ export interface ChatActions {
   steer(text: string): void;
   /** Takes a queued message back (Cancel, or Edit, which also puts its text in the message box). */
   withdrawSteer(steerId: string): void;
+  /** Compact now: summarise the conversation before its newest turn. */
+  compact(): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -113,8 +116,9 @@ export class ChatView {
   private readonly detailText = h('span', { class: 'conn-detail' });
   private readonly runText = h('span', { class: 'run-state' });
   private readonly threadUsageText = h('span', { class: 'thread-usage', hidden: true });
+  private readonly contextMeter = new ContextMeter(() => this.actions.compact());
   private readonly statusLine = h('div', { class: 'status-line', role: 'status' },
-    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText);
+    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText, this.contextMeter.root);
 
   private readonly list = h('div', { class: 'items' });
   private readonly emptyState = new EmptyState({ send: (text) => this.actions.send(text), runAction: (action) => this.actions.runAction(action) });
@@ -238,6 +242,7 @@ export class ChatView {
     this.renderComposer(state);
     this.approval.update(state.approval);
     this.steerStrip.update(state.steers);
+    this.contextMeter.update(state.contextUse, state.run !== null);
     this.threadList.update(state);
     this.announceChanges(prev, state);
     if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;

@@ -193,6 +193,8 @@ export const ChatState = z.object({
   showExpansionSteps: z.boolean().default(false),
   /** Messages typed while the run works, waiting for its next tool boundary (src/webview/steers.ts). */
   steers: z.array(PendingSteer).max(MAX_PENDING_STEERS).default([]),
+  /** The conversation's context use as the backend last said it (`contextUsage`); null until it did. */
+  contextUse: z.object({ tokens: z.number().int().nonnegative(), contextWindow: z.number().int().positive(), estimated: z.boolean() }).nullable().default(null),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -229,6 +231,7 @@ export function initialState(): ChatState {
     attachment: null,
     showExpansionSteps: false,
     steers: [],
+    contextUse: null,
   };
 }
 
@@ -450,7 +453,9 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         runId: ev.runId,
       }));
     case 'contextCompacted':
-      return bound(append(state, { kind: 'notice', text: describeCompaction(ev) }));
+      return bound(append(state, { kind: 'notice', text: ev.summary ? `${describeCompaction(ev)}\nWhat the model keeps of them: ${ev.summary}` : describeCompaction(ev) }));
+    case 'contextUsage':
+      return { ...state, contextUse: { tokens: ev.tokens, contextWindow: ev.contextWindow, estimated: ev.estimated } };
     case 'steerUpdated': {
       const { steers, delivered } = applySteerUpdate(state.steers, ev);
       return delivered !== undefined ? bound(append({ ...state, steers }, { kind: 'user', text: delivered })) : { ...state, steers };

@@ -6,6 +6,9 @@
  *   changes the command and sends it; the chat then shows the extension's own prompt for the edited
  *   command, saying what the agent proposed; Allow runs the edited command (its file says so), the
  *   card names both commands, and the model's next request carries both in the tool result.
+ * - Context meter: the status line shows the next request's tokens against the window, moving each
+ *   turn; Compact now summarises the earlier turns (one request to the endpoint, no answer), the
+ *   transcript shows the summary, and the meter goes down.
  * - Steer: while a permission prompt waits, the user types a message and presses Enter; it waits
  *   above the box (the prompt stays open: a queued message answers nothing); Allow lets the tool
  *   run, and at that tool boundary the message joins the transcript and the model's next request,
@@ -38,7 +41,7 @@ function textOf(m: ChatRequestMessage): string {
   return '';
 }
 
-describe('A daily driver in the chat (edit before allow, steering), in a real VS Code with the bundled backend and the fake endpoint', function () {
+describe('A daily driver in the chat (edit before allow, steering, context meter), in a real VS Code with the bundled backend and the fake endpoint', function () {
   this.timeout(300_000);
   let harness: Harness | undefined;
   let cleanupWorkspace: (() => void) | undefined;
@@ -196,5 +199,39 @@ describe('A daily driver in the chat (edit before allow, steering), in a real VS
     assert.equal(requests[1].body.messages.some((m) => textOf(m) === STEER), false);
     assert.equal(fs.existsSync(path.join(workspace, 'hello.txt')), false);
     await screenshot('5-steer-delivered');
+  });
+
+  it('the context meter moves each turn, and Compact now summarises the earlier turns, shows the summary and lowers the meter', async () => {
+    const SUMMARY = 'Earlier: the user asked about the cart total and the tax rounding.';
+    const meter = chat.frame.locator('.context-meter');
+    const label = meter.locator('.context-label');
+    const tokensShown = async (): Promise<string> => (await label.innerText()).split(' / ')[0];
+    fake.enqueue({ text: `The cart total stays at zero because the sum is never assigned. ${'More detail. '.repeat(40)}` });
+    let turn = await chat.send('why does the cart total stay at zero?', []);
+    await chat.waitForAnswer(turn.answer(), 60_000);
+    await chat.waitForIdle();
+    await meter.waitFor({ state: 'visible', timeout: 10_000 });
+    const first = await tokensShown();
+    assert.match(await label.innerText(), /^[\d.]+k? \/ [\d.]+k$/);
+
+    fake.enqueue({ text: `Tax is rounded per line. ${'Even more detail. '.repeat(40)}` });
+    turn = await chat.send('and the tax rounding?', []);
+    await chat.waitForAnswer(turn.answer(), 60_000);
+    await chat.waitForIdle();
+    await waitUntil(async () => (await meter.getAttribute('title')) !== null && (await tokensShown()) !== first, { timeoutMs: 10_000, describe: async () => `the meter stays at ${await label.innerText()}` });
+    const second = Number((await meter.getAttribute('title'))?.match(/takes (?:about )?(\d+) of/)?.[1]);
+    await screenshot('6-meter');
+
+    fake.enqueue({ text: SUMMARY });
+    const before = fake.requests.length;
+    await meter.getByRole('button', { name: 'Compact now', exact: true }).click();
+    const notice = chat.notices().filter({ hasText: SUMMARY });
+    await notice.waitFor({ timeout: 30_000 });
+    assert.match(await notice.innerText(), /summarised by the model/);
+    await chat.waitForIdle();
+    await waitUntil(async () => Number((await meter.getAttribute('title'))?.match(/takes (?:about )?(\d+) of/)?.[1]) < second, { timeoutMs: 10_000, describe: async () => `the meter did not go down from ${second}: ${await meter.getAttribute('title')}` });
+    assert.equal(fake.requests.length - before, 1, 'Compact now made one request (the summary), no answer');
+    assert.match(String(fake.requests[before].body.messages[0].content), /^Summarise/);
+    await screenshot('7-compacted');
   });
 });

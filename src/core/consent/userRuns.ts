@@ -42,6 +42,7 @@ export class UserRuns {
       case 'groupExpanded':
       case 'contextCompacted':
       case 'steerUpdated':
+      case 'contextUsage':
         // Inside a run: whose run it is was settled at runStarted.
         return;
       default:

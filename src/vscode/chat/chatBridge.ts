@@ -25,6 +25,7 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
     case 'groupExpanded':
     case 'contextCompacted':
     case 'steerUpdated':
+    case 'contextUsage':
     case 'runFinished':
     case 'runError':
       // Nothing in these is binary or long enough to clip.

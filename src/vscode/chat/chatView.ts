@@ -53,6 +53,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly retryEmitter = new vscode.EventEmitter<string>();
   private readonly answerEmitter = new vscode.EventEmitter<{ recordId: string; index: number | null }>();
   private readonly steerEmitter = new vscode.EventEmitter<SteerRequest>();
+  private readonly compactEmitter = new vscode.EventEmitter<void>();
+  /** The user pressed Compact now. */
+  readonly onDidCompact = this.compactEmitter.event;
   /** The user typed a message while the run `runId` works (queue it for its next tool boundary), or took one back. */
   readonly onDidSteer = this.steerEmitter.event;
   /** The user sent a message (already echoed in the view), with the selection attached to it if any. */
@@ -88,7 +91,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The approval the chat shows now; sent again on every `ready`, like the status. */
   private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -296,6 +299,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'withdrawSteer':
         // Only while a run the host knows of works: the view's idea of the run may be stale.
         if (this.activeRunId !== null) this.steerEmitter.fire({ ...message, runId: this.activeRunId });
+        break;
+      case 'compact':
+        if (this.activeRunId === null) this.compactEmitter.fire();
         break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);
