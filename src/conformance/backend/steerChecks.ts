@@ -1,8 +1,9 @@
 /**
  * Steering (PROTOCOL.md "steer"): a message sent while a run waits on a tool call is queued, added
  * to the thread at the run's next tool boundary (after the call's result, before the run goes on),
- * and said so with `steerUpdated`; a steer for a run not in progress gets NOT_RUNNING. Needs a model
- * that reads a file when asked, like the tool checks; with another model it is skipped.
+ * and said so with `steerUpdated`; a steer for a run not in progress gets NOT_RUNNING. And Compact
+ * now (`compactThread`): RUN_BUSY during a run, a run of its own without an answer otherwise. These
+ * need a model that reads a file when asked, like the tool checks; with another model they are skipped.
  */
 import type { RunStarted, ServerToClient, SteerUpdated, ToolCallEnded } from '../../protocol';
 import { ErrorCode } from '../../protocol';
@@ -48,6 +49,33 @@ export const STEER_CHECKS: Check<BackendContext>[] = [
       const error = await context.wait(peer, (m) => errorCoded(ErrorCode.NotRunning, late)(m) || (m.type === 'steerUpdated' && m.steerId === late), `error ${ErrorCode.NotRunning} for ${late}`, at);
       verify(error.type === 'error', `a steer for a finished run got ${describeMessage(error)}`);
       return `queued, delivered after the call's toolCallEnded; a steer for the finished run: ${ErrorCode.NotRunning}`;
+    },
+  },
+  {
+    id: 'context.compact-now',
+    title: 'compactThread during a run gets RUN_BUSY; between runs it is a run of its own without an answer',
+    expected: `error ${ErrorCode.RunBusy} (relatedId the thread) while a call waits; after the run, runStarted and runFinished (completed) with no textDelta between, and contextUsage, if sent, within the window`,
+    async run(context) {
+      const { peer, welcome } = await context.session();
+      const thread: ToolThread = { peer, welcome, threadId: uniqueId('conformance-compact') };
+      await promptForRead(context, thread);
+      let since = peer.mark();
+      peer.send({ type: 'compactThread', threadId: thread.threadId });
+      const busy = await context.wait(peer, (m) => m.type === 'error' && m.relatedId === thread.threadId, `an error for thread ${thread.threadId}`, since);
+      verify(busy.type === 'error' && busy.code === ErrorCode.RunBusy, `compactThread during a run got ${describeMessage(busy)}`);
+      peer.send({ type: 'cancel', threadId: thread.threadId });
+      await context.wait(peer, (m) => m.type === 'runFinished' && m.threadId === thread.threadId, 'runFinished of the cancelled run', since);
+
+      since = peer.mark();
+      peer.send({ type: 'compactThread', threadId: thread.threadId });
+      const started = await context.wait(peer, (m): m is RunStarted => m.type === 'runStarted' && m.threadId === thread.threadId, 'runStarted of the compaction', since);
+      const finished = await context.wait(peer, (m) => m.type === 'runFinished' && m.runId === started.runId, 'runFinished of the compaction', since);
+      verify(finished.type === 'runFinished' && finished.reason === 'completed', describeMessage(finished));
+      const events = peer.messages(since).filter((m) => 'runId' in m && m.runId === started.runId);
+      verify(!events.some((m) => m.type === 'textDelta' || m.type === 'clientToolInvokeRequest'), `the compaction's run: ${events.map((m) => m.type).join(', ')}`);
+      const usage = events.find((m) => m.type === 'contextUsage');
+      verify(usage === undefined || (usage.type === 'contextUsage' && usage.tokens <= usage.contextWindow), `contextUsage ${usage ? JSON.stringify(usage) : ''}`);
+      return `RUN_BUSY during the run; then ${events.map((m) => m.type).join(', ')}`;
     },
   },
 ];
