@@ -290,13 +290,13 @@ export class ClientToolsContext implements vscode.Disposable {
     }
   }
 
-  /** A message typed while the backend's run works, for its next tool boundary (ACP agents take none). */
+  /**
+   * A message typed while the backend's run works, for its next tool boundary. An ACP agent takes
+   * none during a turn: the view keeps it and sends it as the next message once the turn is over.
+   */
   steer(request: SteerRequest): void {
     const threadId = this.threads.currentId;
-    if (this.agents.handles(threadId)) {
-      this.chat.showError('This agent takes no messages while it works: wait for it, or Stop, and send again.', ErrorCode.NotRunning, false);
-      return;
-    }
+    if (this.agents.handles(threadId)) return;
     try {
       this.core.sendSteer(request.type === 'steer'
         ? { type: 'steer', threadId, runId: request.runId, steerId: request.steerId, text: request.text }
