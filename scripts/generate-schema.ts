@@ -73,6 +73,18 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
     title: 'Cancel',
     description: `${TO_SERVER} Stop a run: the one named by \`runId\`, else the thread's current run, else every run of the connection. Pending client tool calls of the run receive \`clientToolCancel\`.`,
   },
+  steer: {
+    title: 'Steer',
+    description: `${TO_SERVER} A message the user sent while the run \`runId\` works: the backend adds it to the thread at the run's next tool boundary (after a batch of tool results, before the next model request), so the model reads it in that request. The same \`steerId\` again replaces its text while it waits. Answered with \`steerUpdated\`; \`NOT_RUNNING\` when the run is not in progress, \`LIMIT_EXCEEDED\` when too many wait.`,
+  },
+  compactThread: {
+    title: 'Compact thread',
+    description: `${TO_SERVER} Compact the thread's history now (Compact now): a run of its own (\`runStarted\`, \`contextCompacted\` when anything was compacted, \`contextUsage\`, \`runFinished\`), without a model answer. \`RUN_BUSY\` while the thread has a run.`,
+  },
+  withdrawSteer: {
+    title: 'Withdraw steer',
+    description: `${TO_SERVER} Takes back a steer that has not been delivered (\`steerUpdated\` \`withdrawn\`); one already delivered or returned stays so.`,
+  },
   resetThread: {
     title: 'Reset thread',
     description: `${TO_SERVER} Forget a thread's history and client state (expanded groups, hidden tools, injected groups and context). The backend answers with \`toolGroupState\`.`,
@@ -116,6 +128,14 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   groupExpanded: {
     title: 'Group expanded',
     description: `${TO_CLIENT} The model expanded a collapsed group (or activated one of its skills); \`tools\` lists the functions it can now call.`,
+  },
+  contextUsage: {
+    title: 'Context usage',
+    description: `${TO_CLIENT} The thread's context use: \`tokens\` of the next model request (history, system prompt and functions) against the model's \`contextWindow\`; \`estimated\` when counted by the backend's tokenizer rather than reported by the model. Sent before each model request and after a compaction, by a backend that knows its window.`,
+  },
+  steerUpdated: {
+    title: 'Steer updated',
+    description: `${TO_CLIENT} Where a steer is: \`queued\` (waiting for the next tool boundary; also after a replacement), \`delivered\` (added to the thread; the model reads it in its next request), \`withdrawn\`, or \`returned\` (the run ended before a tool boundary; the client may send it as a \`userMessage\`). A \`returned\` comes before the run's \`runFinished\`.`,
   },
   contextCompacted: {
     title: 'Context compacted',

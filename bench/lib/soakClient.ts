@@ -149,6 +149,8 @@ export class SoakClient {
       case 'toolCallUpdated':
       case 'groupExpanded':
       case 'contextCompacted':
+      case 'steerUpdated':
+      case 'contextUsage':
       case 'toolGroupState':
         // Nothing to count.
         break;

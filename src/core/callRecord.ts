@@ -66,6 +66,11 @@ export interface CallRecord {
    * cap, an undecodable request): status `failed`, and `arguments` are the request's, unchecked.
    */
   refused?: true;
+  /**
+   * The user edited the call before allowing it (src/core/editedCall.ts): the argument, the agent's
+   * value and the user's; `arguments` are then those that ran.
+   */
+  edited?: { argument: string; proposed: string; ran: string };
 }
 
 /** Random per process, so no window, reload or restart hands out an id another one used. */

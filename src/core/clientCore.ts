@@ -252,6 +252,22 @@ export class ClientCore implements Disposable {
     this.userRuns.userMessageSent(threadId);
   }
 
+  /**
+   * A message for the run `runId` in progress, delivered at its next tool boundary (`steer`), or one
+   * taken back (`withdrawSteer`). Throws like `sendUserMessage`. A steer answers no prompt: it only
+   * joins the thread, and the run's calls stay the user's.
+   */
+  sendSteer(message: { type: 'steer'; threadId: string; runId: string; steerId: string; text: string } | { type: 'withdrawSteer'; threadId: string; runId: string; steerId: string }): void {
+    this.sendChecked(message);
+  }
+
+  /** Compact now: the backend summarises the thread before its newest turn, as a run of its own. Throws like `sendUserMessage`. */
+  compactThread(threadId: string): void {
+    this.sendChecked({ type: 'compactThread', threadId });
+    // The compaction's run is the user's, like a message's.
+    this.userRuns.userMessageSent(threadId);
+  }
+
   /** `clientTools.permissions.backgroundCalls` changed; applies to calls that arrive from now on. */
   setBackgroundCalls(policy: BackgroundCallPolicy): void {
     this.backgroundCalls = policy;

@@ -32,12 +32,13 @@ import type { CallerLifetime } from './consent/callerLifetime';
 import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { consent, consentLines } from './consent/consentText';
-import type { IdeHost } from './host';
+import type { EditableArgument, IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
 import type { PermissionDecision, PermissionGate } from './consent/permissionGate';
 import type { ToolRegistry } from './registry';
 import { ReplayCache, type ReplayLimits } from './replayCache';
+import { editableOf, editedArguments, editedPreparation, refusedEdit, withEditNote, type CallEdit } from './editedCall';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
 import { systemTimers, type Timers } from './timers';
 
@@ -327,6 +328,7 @@ export class Dispatcher implements Disposable {
       // Unless a new session has since started a call of its own under this id.
       if (this.calls.get(call.requestId) === call) this.calls.delete(call.requestId);
     }
+    if (call.record?.edited) response = withEditNote(response, call.record.edited);
     this.finish(call, response, outcome, true, bytes);
   }
 
@@ -348,7 +350,7 @@ export class Dispatcher implements Disposable {
       return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
     }
 
-    const args = request.arguments;
+    let args = request.arguments;
     this.startRecord(call, request, group, key);
     if (call.background === 'deny') {
       this.updateRecord(call, { permission: { decision: 'denied', via: 'backgroundCalls' } });
@@ -357,30 +359,29 @@ export class Dispatcher implements Disposable {
     }
 
     const ctx = this.createContext(call);
-    const ownPreparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
+    let ownPreparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
     this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
     // A background call under `ask` is asked like a protected target: always a prompt that says
     // where the request comes from, never answered by a remembered choice.
-    const prepared = call.background === 'ask'
-      ? backgroundPreparation(tool, ownPreparation, call.caller)
-      : call.caller !== undefined ? callerPreparation(ownPreparation, call.caller) : ownPreparation;
+    const prepared = this.askedPreparation(call, tool, ownPreparation);
 
     // The local definition and the preparation decide; nothing in `request` is consulted here.
     const mustAsk = tool.requiresPermission || prepared?.forcePrompt === true;
     if (mustAsk) {
-      const decision = await this.options.gate.check({
-        requestId: id,
-        toolKey: key,
-        toolName: tool.name,
-        groupName: group,
-        message: prepared?.prompt ?? `Allow ${tool.name}?`,
-        ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
-        ...(request.description !== undefined ? { backendDescription: request.description } : {}),
-        rememberable: prepared?.forcePrompt !== true,
-        ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
-        signal: signalOf(call),
-        onWaiting: () => this.setStatus(call, 'awaiting-permission'),
-      });
+      let decision = await this.askPermission(call, request, tool, group, key, prepared, editableOf(tool, args));
+      if (decision.kind === 'edited') {
+        // The user's value is a new call: validated, prepared and asked about again; only that runs.
+        const edit: CallEdit = { argument: tool.editableArgument!, proposed: String(args[tool.editableArgument!]), ran: decision.value };
+        args = editedArguments(args, edit);
+        this.updateRecord(call, { arguments: args, edited: edit }, true);
+        const invalid = this.options.registry.validateArguments(tool.name, args);
+        if (invalid !== undefined) throw refusedEdit(edit, new CodedError(ErrorCode.InvalidArguments, invalid));
+        ownPreparation = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)).catch((e: unknown) => { throw isCodedError(e) ? refusedEdit(edit, e) : e; }) : undefined;
+        this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
+        decision = await this.askPermission(call, request, tool, group, key, this.askedPreparation(call, tool, editedPreparation(tool, ownPreparation, edit)), undefined);
+        // Not editable a second time: an `edited` here cannot come; were it to, it allows nothing.
+        if (decision.kind === 'edited') decision = { kind: 'denied', via: 'user' };
+      }
       this.notePermission(call, decision);
       if (decision.kind === 'cancelled') throw abortReason(call);
       if (decision.kind === 'denied' && decision.via === 'policy') {
@@ -422,6 +423,29 @@ export class Dispatcher implements Disposable {
       outcome: 'succeeded',
       bytes,
     };
+  }
+
+  /** The preparation the prompt is built from: the tool's own, said to be a background call's or an MCP client's. */
+  private askedPreparation(call: Call, tool: ClientTool, own: Preparation | undefined): Preparation | undefined {
+    if (call.background === 'ask') return backgroundPreparation(tool, own, call.caller);
+    return call.caller !== undefined ? callerPreparation(own, call.caller) : own;
+  }
+
+  private askPermission(call: Call, request: ClientToolInvokeRequest, tool: ClientTool, group: string, key: string, prepared: Preparation | undefined, editable: EditableArgument | undefined): Promise<PermissionDecision> {
+    return this.options.gate.check({
+      requestId: call.requestId,
+      toolKey: key,
+      toolName: tool.name,
+      groupName: group,
+      message: prepared?.prompt ?? `Allow ${tool.name}?`,
+      ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
+      ...(request.description !== undefined ? { backendDescription: request.description } : {}),
+      rememberable: prepared?.forcePrompt !== true,
+      ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
+      ...(editable ? { editable } : {}),
+      signal: signalOf(call),
+      onWaiting: () => this.setStatus(call, 'awaiting-permission'),
+    });
   }
 
   /**
@@ -629,7 +653,7 @@ export class Dispatcher implements Disposable {
   }
 
   private notePermission(call: Call, decision: PermissionDecision): void {
-    if (decision.kind === 'cancelled') return;
+    if (decision.kind === 'cancelled' || decision.kind === 'edited') return;
     // Refused by the prompt barrage: nothing was shown, and the card says why.
     if (decision.kind === 'refused') {
       this.updateRecord(call, { permission: { decision: 'denied', via: decision.code === ErrorCode.PromptTooLarge ? 'promptTooLarge' : 'rateLimited' } });

@@ -80,9 +80,10 @@ export interface FileStat {
 /**
  * `allowSession` remembers this tool on this target, `allowFolder` on the target's folder (each as its
  * button said); `denyAll` denies every prompt from this backend for a while; `disconnect` also ends
- * the connection.
+ * the connection; `edit` sends the user's own value for the prompt's editable argument, which is
+ * checked and asked about again before anything runs (src/core/editedCall.ts).
  */
-export type PermissionAnswer = 'allow' | 'allowSession' | 'allowFolder' | 'deny' | 'denyAll' | 'disconnect';
+export type PermissionAnswer = 'allow' | 'allowSession' | 'allowFolder' | 'deny' | 'denyAll' | 'disconnect' | 'edit';
 
 /** Most characters of a user's reason for a Deny that reach the model. */
 export const MAX_DENY_REASON_CHARS = 500;
@@ -91,6 +92,8 @@ export const MAX_DENY_REASON_CHARS = 500;
 export interface PermissionReply {
   answer: PermissionAnswer;
   reason?: string;
+  /** With `edit` only: the user's value for the prompt's `editable` argument. */
+  edited?: string;
 }
 
 /** A button beyond Deny and Allow, with text written by the permission gate to say exactly what it does. */
@@ -121,6 +124,17 @@ export interface PermissionPrompt extends FittedConsent {
    * characters spelled out (a label too long to show is not offered); still plain text to sanitise.
    */
   choices: PermissionChoice[];
+  /**
+   * The one argument the user may change before allowing (RunInTerminal's command, a single-target
+   * tool's path), with the value the agent proposed; offered only with an `edit` choice.
+   */
+  editable?: EditableArgument;
+}
+
+/** An argument a prompt lets the user edit: its name and the agent's proposed value, verbatim. */
+export interface EditableArgument {
+  argument: string;
+  value: string;
 }
 
 export interface FindFilesOptions {

@@ -93,6 +93,12 @@ export interface ClientTool<A = Record<string, unknown>, P extends Preparation =
   requiresPermission: boolean;
   /** What a denied prompt answers: `reject` → PERMISSION_DENIED error; `skip` → a "skipped" result. */
   declineStrategy: DeclineStrategy;
+  /**
+   * The one string argument the user may edit on the chat's permission prompt before allowing
+   * (RunInTerminal's `command`, a single-target tool's `path`). The edited call is validated,
+   * prepared and asked about again before it runs (src/core/editedCall.ts).
+   */
+  editableArgument?: string;
   /** Whether the tool stays on in a restricted (untrusted) workspace. Defaults to false. */
   availableWhenUntrusted?: boolean;
   /** Registered but hidden from the model until an augmentation shows it. */

@@ -56,6 +56,7 @@ export const ErrorCode = {
   // Runs and models
   RunBusy: 'RUN_BUSY',
   RunLimit: 'RUN_LIMIT',
+  NotRunning: 'NOT_RUNNING',
   ModelError: 'MODEL_ERROR',
   ModelAuth: 'MODEL_AUTH',
   ModelRateLimited: 'MODEL_RATE_LIMITED',
@@ -120,6 +121,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   WORKSPACE_UNTRUSTED: 'The workspace is in restricted mode; the tool is off.',
   RUN_BUSY: 'The thread already has a run in progress.',
   RUN_LIMIT: 'The session already has its maximum of runs in progress or of threads kept; wait for a run to end (or reset a thread) and send again.',
+  NOT_RUNNING: 'A `steer` or `withdrawSteer` named a run that is not in progress on its thread (it ended, or never started); nothing was queued.',
   MODEL_ERROR: 'The model endpoint failed or sent a malformed stream.',
   MODEL_AUTH: 'The model endpoint refused the API key (HTTP 401/403).',
   MODEL_RATE_LIMITED: 'The model endpoint kept answering 429 after retries.',

@@ -195,6 +195,12 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     runId: id.optional(),
   });
   const ResetThread = z.object({ type: z.literal('resetThread'), threadId: id });
+  /** A message for the run in progress, added to its thread at the next tool boundary; the same `steerId` again replaces its text while it waits. */
+  const Steer = z.object({ type: z.literal('steer'), ...threadRef, steerId: id, text: z.string().min(1).max(100_000) });
+  /** Compact the thread's history now, as a run of its own (Compact now). */
+  const CompactThread = z.object({ type: z.literal('compactThread'), threadId: id });
+  /** Takes back a steer that has not been delivered. */
+  const WithdrawSteer = z.object({ type: z.literal('withdrawSteer'), ...threadRef, steerId: id });
   const UpdateToolGroups = z.object({
     type: z.literal('updateToolGroups'),
     augmentation: Augmentation,
@@ -270,6 +276,8 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     tools: z.array(toolName).max(512),
   });
   const RunFinished = z.object({ type: z.literal('runFinished'), ...threadRef, reason: FinishReason, usage: RunUsage.optional() });
+  /** Where a steer is: waiting for a tool boundary, added to the thread, taken back, or handed back because the run ended first. */
+  const SteerUpdated = z.object({ type: z.literal('steerUpdated'), ...threadRef, steerId: id, state: z.enum(['queued', 'delivered', 'withdrawn', 'returned']) });
   /** Older turns were summarised or elided (or an oversized turn shrunk) so the request fits the model's context window. */
   const ContextCompacted = z.object({
     type: z.literal('contextCompacted'),
@@ -279,6 +287,15 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     tokensBefore: z.number().int().nonnegative(),
     tokensAfter: z.number().int().nonnegative(),
     contextWindow: z.number().int().positive(),
+    summary: shortText.optional().describe('With mode summarized: the summary that replaced the compacted messages, as the model reads it (cut to 10,000 characters here).'),
+  });
+  /** The thread's context use against the model's window, before a model request (and after a compaction). */
+  const ContextUsage = z.object({
+    type: z.literal('contextUsage'),
+    ...threadRef,
+    tokens: z.number().int().nonnegative(),
+    contextWindow: z.number().int().positive(),
+    estimated: z.boolean(),
   });
   const RunError = z.object({
     type: z.literal('runError'),
@@ -306,9 +323,9 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
   // Each direction's messages by name: the one place a message joins the protocol. The unions, the
   // type lists and the aliases are derived from these records, and every switch over message types
   // ends in assertNever, so a message added here fails the typecheck wherever it is not handled.
-  const clientToServer = { Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups };
+  const clientToServer = { Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups, Steer, WithdrawSteer, CompactThread };
   /** The backend → extension messages that narrate a run; the chat view renders them. */
-  const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError, ContextCompacted };
+  const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError, ContextCompacted, SteerUpdated, ContextUsage };
   const serverToClient = {
     Welcome, ClientToolInvokeRequest, ClientToolCancel, ...runEvents, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage,
   };

@@ -43,6 +43,9 @@ export const ChatToolCallStarted = Messages.ToolCallStarted.extend({ agent: z.st
 /** A protocol run event as the webview receives it: every run event, with JSON-safe content. */
 export const ChatRunEvent = unionOf({ ...Messages.byDirection.runEvents, ToolCallStarted: ChatToolCallStarted, ToolCallEnded: ChatToolCallEnded });
 
+/** Characters of an edited argument the view may send (a tool's own schema may allow fewer). */
+export const MAX_EDITED_VALUE = 10_000;
+
 /**
  * The extension's own record of a call it executed (src/core/callRecord.ts), as the webview
  * receives it. Cards for client tools are built from these; the backend's display events for the
@@ -76,6 +79,8 @@ export const ChatCallRecord = z.object({
   content: z.array(ChatContentItem).max(1000).optional(),
   /** Refused before anything ran (src/core/callRecord.ts). */
   refused: z.literal(true).optional(),
+  /** The user edited the call before allowing it: the argument, what the agent proposed, what ran (src/core/callRecord.ts). */
+  edited: z.object({ argument: z.string().max(64), proposed: z.string().max(MAX_EDITED_VALUE + 100), ran: z.string().max(MAX_EDITED_VALUE + 100) }).optional(),
 });
 
 export const ConnectionState = z.enum(['connecting', 'connected', 'reconnecting', 'disconnected']);
@@ -125,7 +130,9 @@ export const HostError = z.object({
 /** Characters of a Deny's reason the view may send (the extension keeps fewer for the model). */
 export const MAX_APPROVAL_REASON = 1000;
 /** The buttons an approval offers beyond Allow and Deny (src/core/host.ts `PermissionChoice`). */
-export const ApprovalChoiceAnswer = z.enum(['allowSession', 'allowFolder', 'denyAll', 'disconnect']);
+export const ApprovalChoiceAnswer = z.enum(['allowSession', 'allowFolder', 'denyAll', 'disconnect', 'edit']);
+/** The argument an approval lets the user edit (RunInTerminal's command, a single-target tool's path), with the agent's value. */
+export const ApprovalEditable = z.object({ argument: z.string().min(1).max(64), value: z.string().max(MAX_EDITED_VALUE) });
 /**
  * A permission prompt shown in the chat (`clientTools.permissions.promptStyle: chat`): the texts
  * the permission gate built and measured for the chat (src/core/consent/consentText.ts), shown whole as
@@ -144,6 +151,8 @@ export const ChatApproval = z.object({
   /** Everything else the user consents to (the whole change, the exact command). */
   detail: z.string().max(25_000),
   choices: z.array(z.object({ answer: ApprovalChoiceAnswer, label: z.string().min(1).max(1000) })).max(8),
+  /** With an `edit` choice: the field the card opens, prefilled with the agent's value. */
+  editable: ApprovalEditable.optional(),
 });
 /**
  * What a prompt's digest is taken of: the texts a card shows, in order, as JSON. The extension
@@ -265,6 +274,12 @@ export const WebviewReady = z.object({
 });
 export const WebviewSend = z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_USER_TEXT), context: EditorContext.optional() });
 export const WebviewStop = z.object({ type: z.literal('stop') });
+/** A message typed while a run works: queued for its next tool boundary (the same id again replaces its text). */
+export const WebviewSteer = z.object({ type: z.literal('steer'), steerId: z.string().min(1).max(100), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
+/** Compact now: summarise the conversation before its newest turn. */
+export const WebviewCompact = z.object({ type: z.literal('compact') });
+/** Take back a queued message that has not been delivered. */
+export const WebviewWithdrawSteer = z.object({ type: z.literal('withdrawSteer'), steerId: z.string().min(1).max(100) });
 export const WebviewNewChat = z.object({ type: z.literal('newChat') });
 /** Re-send the last user message the view shows (it survives a window reload, unlike host memory). */
 export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
@@ -294,6 +309,8 @@ export const WebviewApprovalAnswer = z.object({
   digest: z.string().regex(/^[0-9a-f]{64}$/),
   answer: z.union([z.enum(['allow', 'deny']), ApprovalChoiceAnswer]),
   reason: z.string().max(MAX_APPROVAL_REASON).optional(),
+  /** With `edit` only: the user's value for the prompt's editable argument (checked and asked about again). */
+  edited: z.string().max(MAX_EDITED_VALUE).optional(),
 });
 
 export const WebviewSwitchThread = z.object({ type: z.literal('switchThread'), threadId });
@@ -323,6 +340,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewDecideReview, WebviewReviewHunk,
   WebviewOpenPath,
   WebviewPickAgent,
+  WebviewSteer, WebviewWithdrawSteer, WebviewCompact,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;

@@ -10,7 +10,7 @@ import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './toolGroups/extensionGroups';
 import { AgentsHost } from './agents/agentsHost';
 import { ChatPrompts } from './prompts/chatPrompts';
-import { ChatViewProvider } from './chat/chatView';
+import { ChatViewProvider, type SteerRequest } from './chat/chatView';
 import { showReviewsInChat } from './reviews/reviewBridge';
 import { affectsConnection, readBackendFallbackUrls, readConfig } from './settings/config';
 import { EditorContextPusher } from './chat/editorContext';
@@ -134,6 +134,8 @@ export class ClientToolsContext implements vscode.Disposable {
       this.chat.onDidSend(({ text, context }) => this.send(text, context, false)),
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),
+      this.chat.onDidSteer((request) => this.steer(request)),
+      this.chat.onDidCompact(() => this.compact()),
       this.chat.onDidNewChat(() => this.newChat()),
       this.chat.onDidAnswerQuestion((a) => this.host.questions.answer(a.recordId, a.index)),
       this.modelEndpoint,
@@ -285,6 +287,36 @@ export class ClientToolsContext implements vscode.Disposable {
       const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
       const message = code === ErrorCode.Disconnected ? 'Not connected to the agent backend: Connect, or see the log (Client Tools: Show Log).' : (e as Error).message;
       this.chat.showError(message, code, true);
+    }
+  }
+
+  /**
+   * A message typed while the backend's run works, for its next tool boundary. An ACP agent takes
+   * none during a turn: the view keeps it and sends it as the next message once the turn is over.
+   */
+  steer(request: SteerRequest): void {
+    const threadId = this.threads.currentId;
+    if (this.agents.handles(threadId)) return;
+    try {
+      this.core.sendSteer(request.type === 'steer'
+        ? { type: 'steer', threadId, runId: request.runId, steerId: request.steerId, text: request.text }
+        : { type: 'withdrawSteer', threadId, runId: request.runId, steerId: request.steerId });
+    } catch (e) {
+      this.chat.showError((e as Error).message, e instanceof CodedError ? e.code : ErrorCode.Internal, false);
+    }
+  }
+
+  /** Compact now, for the backend's conversation (ACP agents compact on their own). */
+  compact(): void {
+    const threadId = this.threads.currentId;
+    if (this.agents.handles(threadId)) {
+      this.chat.showError('This agent manages its own context; Compact now works with the chat\'s own backend.', ErrorCode.InvalidMessage, false);
+      return;
+    }
+    try {
+      this.core.compactThread(threadId);
+    } catch (e) {
+      this.chat.showError((e as Error).message, e instanceof CodedError ? e.code : ErrorCode.Internal, false);
     }
   }
 

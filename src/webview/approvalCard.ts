@@ -15,10 +15,11 @@
  */
 import type { ChatApproval } from '../protocol/webview';
 import { approvalDigestInput, MAX_APPROVAL_REASON } from '../protocol/webview';
+import { ApprovalEditField } from './approvalEdit';
 
 type Answer = 'allow' | 'deny' | ChatApproval['choices'][number]['answer'];
 
-export type AnswerApproval = (promptId: string, digest: string, answer: Answer, reason?: string) => void;
+export type AnswerApproval = (promptId: string, digest: string, answer: Answer, reason?: string, edited?: string) => void;
 
 /** How long a newly shown prompt's buttons stay disabled. */
 const ARMING_DELAY_MS = 600;
@@ -61,18 +62,23 @@ export class ApprovalCard {
     reason.placeholder = 'Why not? (optional; the agent reads it)';
     reason.setAttribute('aria-label', 'Reason for Deny, optional; the agent reads it');
     let shownDigest: string | undefined;
-    const send = (answer: Answer): void => {
+    const send = (answer: Answer, edited?: string): void => {
       if (shownDigest === undefined || buttons.some((b) => b.disabled)) return;
       for (const b of buttons) b.disabled = true;
       const said = reason.value.trim();
-      this.answer(prompt.promptId, shownDigest, answer, answer === 'deny' && said ? said : undefined);
+      this.answer(prompt.promptId, shownDigest, answer, answer === 'deny' && said ? said : undefined, edited);
     };
+    const editField = prompt.editable ? new ApprovalEditField(prompt.editable, (value) => send('edit', value), (b) => {
+      b.disabled = true;
+      buttons.push(b);
+    }) : undefined;
     const button = (answer: Answer, label: string, className: string): HTMLButtonElement => {
       const b = el('button', `approval-button ${className}`, label);
       b.type = 'button';
       b.dataset.answer = answer;
       b.disabled = true;
-      b.addEventListener('click', () => send(answer));
+      // Edit opens the field; only the field's own button answers.
+      b.addEventListener('click', () => (answer === 'edit' ? editField?.open() : send(answer)));
       buttons.push(b);
       return b;
     };
@@ -96,7 +102,7 @@ export class ApprovalCard {
     const tool = head.querySelector('.approval-tool')!;
     const message = el('p', 'approval-message', prompt.message);
     const detail = el('pre', 'approval-detail', prompt.detail);
-    this.root.append(head, message, detail, allowRow, denyRow);
+    this.root.append(head, message, detail, allowRow, ...(editField ? [editField.root] : []), denyRow);
     // What is on screen, read back from the card itself, is what the answer vouches for.
     const labels = new Map(buttons.map((b) => [b.dataset.answer, b.textContent ?? '']));
     const onScreen = approvalDigestInput({

@@ -5,7 +5,8 @@
  * `ready` tells the host it may start posting.
  */
 import './jitless'; // Must stay first: configures zod before any schema is built.
-import { HostToWebview, type WebviewToHost } from '../protocol/webview';
+import { HostToWebview, MAX_USER_TEXT, type WebviewToHost } from '../protocol/webview';
+import { leftoverText, newSteerId } from './steers';
 import { ChatView } from './render';
 import { initialState, reduce, transcriptOf, type ChatAction, type ChatState } from './state';
 
@@ -29,6 +30,14 @@ let saveTimer: ReturnType<typeof setTimeout> | undefined;
 let transcriptTimer: ReturnType<typeof setTimeout> | undefined;
 /** What the host was last sent, so a status change alone sends nothing. */
 let savedTranscript: Pick<ChatState, 'threadId' | 'items'> = { threadId: state.threadId, items: state.items };
+
+/** Once the run is over, what it did not take of the messages typed during it goes as the next message. */
+function sendLeftoverSteers(): void {
+  if (state.run || state.steers.length === 0 || state.connection.connection !== 'connected') return;
+  const text = leftoverText(state.steers, MAX_USER_TEXT);
+  dispatch({ type: 'leftoverSteersSent' });
+  if (text !== undefined) post({ type: 'send', text });
+}
 
 function dispatch(action: ChatAction): void {
   const next = reduce(state, action);
@@ -115,8 +124,18 @@ const view = new ChatView(root, {
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),
   removeAttachment: () => dispatch({ type: 'removeAttachment' }),
   openPath: (path, line) => post({ type: 'openPath', path, ...(line !== undefined ? { line } : {}) }),
-  answerApproval: (promptId, digest, answer, reason) => post({ type: 'approvalAnswer', promptId, digest, answer, ...(reason !== undefined ? { reason } : {}) }),
+  answerApproval: (promptId, digest, answer, reason, edited) => post({ type: 'approvalAnswer', promptId, digest, answer, ...(reason !== undefined ? { reason } : {}), ...(edited !== undefined ? { edited } : {}) }),
   pickAgent: (name) => post({ type: 'pickAgent', name }),
+  steer: (text) => {
+    const steerId = newSteerId();
+    dispatch({ type: 'steerQueued', steerId, text });
+    post({ type: 'steer', steerId, text });
+  },
+  compact: () => post({ type: 'compact' }),
+  withdrawSteer: (steerId) => {
+    dispatch({ type: 'steerWithdrawn', steerId });
+    post({ type: 'withdrawSteer', steerId });
+  },
 });
 view.update(state);
 
@@ -133,6 +152,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   // The transcript being left is the host's to keep before another one replaces it.
   if (message.type === 'showThread') saveTranscriptNow();
   dispatch(message);
+  sendLeftoverSteers();
   // A finished turn is kept at once, not after the usual delay: a window reload right after the
   // answer would otherwise bring back the transcript without it (the page may not get to run its
   // pagehide handler, and a message it posts then may not reach the host).

@@ -18,6 +18,9 @@ import { renderReview } from './reviewCard';
 import { reviewClass, reviewLabel } from './reviewLabel';
 import { ThreadList } from './threadList';
 import { foldedAway, foldNote } from './expansionFold';
+import { SteerStrip } from './steerStrip';
+import { ContextMeter } from './contextMeter';
+import { MAX_PENDING_STEERS } from './steers';
 
 export interface ChatActions {
   send(text: string): void;
@@ -41,6 +44,12 @@ export interface ChatActions {
   answerQuestion(recordId: string, index: number | null): void;
   /** The user picked an agent (the backend is ''). */
   pickAgent(name: string): void;
+  /** A message typed while the run works: queued for its next tool boundary. */
+  steer(text: string): void;
+  /** Takes a queued message back (Cancel, or Edit, which also puts its text in the message box). */
+  withdrawSteer(steerId: string): void;
+  /** Compact now: summarise the conversation before its newest turn. */
+  compact(): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -107,8 +116,9 @@ export class ChatView {
   private readonly detailText = h('span', { class: 'conn-detail' });
   private readonly runText = h('span', { class: 'run-state' });
   private readonly threadUsageText = h('span', { class: 'thread-usage', hidden: true });
+  private readonly contextMeter = new ContextMeter(() => this.actions.compact());
   private readonly statusLine = h('div', { class: 'status-line', role: 'status' },
-    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText);
+    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText, this.contextMeter.root);
 
   private readonly list = h('div', { class: 'items' });
   private readonly emptyState = new EmptyState({ send: (text) => this.actions.send(text), runAction: (action) => this.actions.runAction(action) });
@@ -137,6 +147,15 @@ export class ChatView {
     h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.agentPicker.root, this.historyButton, this.newChatButton));
   private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
   private readonly approval: ApprovalCard;
+  private readonly steerStrip = new SteerStrip({
+    withdraw: (steer, editIt) => {
+      this.actions.withdrawSteer(steer.steerId);
+      if (editIt) {
+        this.input.value = this.input.value.trim() === '' ? steer.text : `${steer.text}\n${this.input.value}`;
+        this.input.focus();
+      }
+    },
+  });
 
   private readonly rendered = new Map<string, Rendered>();
   private readonly threadList: ThreadList;
@@ -161,8 +180,8 @@ export class ChatView {
       },
     });
     root.classList.add('chat');
-    this.approval = new ApprovalCard((promptId, digest, answer, reason) => this.actions.answerApproval(promptId, digest, answer, reason));
-    root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.composer, this.announcer);
+    this.approval = new ApprovalCard((promptId, digest, answer, reason, edited) => this.actions.answerApproval(promptId, digest, answer, reason, edited));
+    root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.steerStrip.root, this.composer, this.announcer);
     this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 
     this.composer.addEventListener('submit', (e) => {
@@ -222,6 +241,8 @@ export class ChatView {
     this.renderItems(state);
     this.renderComposer(state);
     this.approval.update(state.approval);
+    this.steerStrip.update(state.steers);
+    this.contextMeter.update(state.contextUse, state.run !== null);
     this.threadList.update(state);
     this.announceChanges(prev, state);
     if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
@@ -256,10 +277,18 @@ export class ChatView {
 
   private trySend(): void {
     const s = this.state;
-    if (!s || s.run || s.awaitingInput) return;
+    if (!s) return;
     const text = this.input.value;
     if (!text.trim()) return;
-    this.actions.send(text);
+    // During a run the message waits for its next tool boundary; it answers no prompt that is open.
+    if (s.run) {
+      if (s.run.stopRequested || s.steers.length >= MAX_PENDING_STEERS) return;
+      this.actions.steer(text);
+    } else if (s.awaitingInput) {
+      return;
+    } else {
+      this.actions.send(text);
+    }
     this.input.value = '';
     this.keys.reset();
   }
@@ -308,7 +337,8 @@ export class ChatView {
   private renderComposer(state: ChatState): void {
     const running = state.run !== null;
     if (state.awaitingInput && !this.input.disabled) this.inputHadFocus = document.activeElement === this.input;
-    this.input.disabled = state.awaitingInput;
+    // During a run the box stays open for steering, even while a prompt waits (Enter only queues).
+    this.input.disabled = state.awaitingInput && !running;
     if (!state.awaitingInput && this.inputHadFocus) {
       this.inputHadFocus = false;
       this.input.focus();

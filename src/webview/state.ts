@@ -7,6 +7,7 @@
  * touch only what changed (while streaming, only the active answer).
  */
 import { z } from 'zod';
+import { applySteerUpdate, MAX_PENDING_STEERS, PendingSteer } from './steers';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
 import { foldInto, markExpansionCard } from './expansionFold';
 import { clipText } from '../protocol/clipText';
@@ -190,6 +191,10 @@ export const ChatState = z.object({
   attachment: ChatAttachment.nullable().default(null),
   /** `clientTools.chat.showExpansionSteps`: the window's, as the host last sent it. */
   showExpansionSteps: z.boolean().default(false),
+  /** Messages typed while the run works, waiting for its next tool boundary (src/webview/steers.ts). */
+  steers: z.array(PendingSteer).max(MAX_PENDING_STEERS).default([]),
+  /** The conversation's context use as the backend last said it (`contextUsage`); null until it did. */
+  contextUse: z.object({ tokens: z.number().int().nonnegative(), contextWindow: z.number().int().positive(), estimated: z.boolean() }).nullable().default(null),
 });
 export type ChatState = z.infer<typeof ChatState>;
 
@@ -199,7 +204,11 @@ export type LocalAction =
   | { type: 'toggleCard'; id: string; open: boolean }
   | { type: 'stopRequested' }
   | { type: 'newChatRequested' }
-  | { type: 'removeAttachment' };
+  | { type: 'removeAttachment' }
+  /** A message typed during the run, sent as a steer; `withdrawn` (Cancel or Edit) drops one, `leftoverSteersSent` (they went as a new message after the run) all. */
+  | { type: 'steerQueued'; steerId: string; text: string }
+  | { type: 'steerWithdrawn'; steerId: string }
+  | { type: 'leftoverSteersSent' };
 
 export type ChatAction = HostToWebview | LocalAction;
 
@@ -221,6 +230,8 @@ export function initialState(): ChatState {
     savedAt: 0,
     attachment: null,
     showExpansionSteps: false,
+    steers: [],
+    contextUse: null,
   };
 }
 
@@ -293,6 +304,12 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         : it);
     case 'stopRequested':
       return state.run && !state.run.stopRequested ? { ...state, run: { ...state.run, stopRequested: true } } : state;
+    case 'steerQueued':
+      return state.steers.length >= MAX_PENDING_STEERS ? state : { ...state, steers: [...state.steers, { steerId: action.steerId, text: action.text, state: 'pending' }] };
+    case 'steerWithdrawn':
+      return { ...state, steers: state.steers.filter((s) => s.steerId !== action.steerId) };
+    case 'leftoverSteersSent':
+      return state.steers.length === 0 ? state : { ...state, steers: [] };
     default:
       // A message type this build does not know (a saved or foreign action): ignore it rather than break the view.
       return assertNeverOr(action, state);
@@ -436,7 +453,13 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         runId: ev.runId,
       }));
     case 'contextCompacted':
-      return bound(append(state, { kind: 'notice', text: describeCompaction(ev) }));
+      return bound(append(state, { kind: 'notice', text: ev.summary ? `${describeCompaction(ev)}\nWhat the model keeps of them: ${ev.summary}` : describeCompaction(ev) }));
+    case 'contextUsage':
+      return { ...state, contextUse: { tokens: ev.tokens, contextWindow: ev.contextWindow, estimated: ev.estimated } };
+    case 'steerUpdated': {
+      const { steers, delivered } = applySteerUpdate(state.steers, ev);
+      return delivered !== undefined ? bound(append({ ...state, steers }, { kind: 'user', text: delivered })) : { ...state, steers };
+    }
     case 'runFinished':
       return ev.usage ? withUsage(closeRun(state, ev.reason), ev.runId, ev.usage) : closeRun(state, ev.reason);
     case 'runError': {
@@ -509,7 +532,7 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   next = withOptional(next, 'details', details);
   next = withOptional(next, 'target', record.target ?? card.target);
   next = withOptional(next, 'caller', record.caller);
-  next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) : card.permissionNote);
+  next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) + describeEdit(record.edited) : card.permissionNote);
   if (record.refused) next = { ...next, refused: true };
   return next;
 }
@@ -519,6 +542,12 @@ function onReview(state: ChatState, review: ChatReview): ChatState {
   return mapItem(state, (it) => it.kind === 'tool' && it.recordId === review.recordId
     ? { ...it, review, expanded: it.review === undefined ? true : it.expanded }
     : it);
+}
+
+/** An edit the user made before allowing, both values whole on the card (they are plain text nodes). */
+export function describeEdit(edited: ChatCallRecord['edited']): string {
+  if (!edited) return '';
+  return `. You edited the ${edited.argument}: the agent proposed “${edited.proposed}”; yours: “${edited.ran}”`;
 }
 
 /** The permission decision in the user's words. */

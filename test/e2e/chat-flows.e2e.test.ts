@@ -139,7 +139,8 @@ describe('Chat flows in a real VS Code with the offline demo model', function ()
     assert.match(await chat.approval.innerText(), /DeleteFile asks for your permission/);
     assert.match(await chat.waitForCardStatus(denied.card('DeleteFile'), 'awaiting-permission'), /Awaiting permission/);
     assert.equal(await chat.runState.innerText(), 'Awaiting your input');
-    assert.equal(await chat.input.isDisabled(), true, 'the chat input stays enabled while the permission prompt is open');
+    // During a run the box stays open for steering, a prompt waiting too: Enter only queues (issue 30).
+    assert.equal(await chat.input.isDisabled(), false, 'the chat input is disabled during the run while the permission prompt is open');
     // The prompt in the chat is the notice: no banner sending the user elsewhere, and no dialog.
     assert.equal(await chat.banner.isVisible(), false);
     assert.equal(await modalDialog(page).count(), 0, 'a modal dialog opened although prompts are in the chat');

@@ -233,7 +233,8 @@ describe('chat webview in Chromium', function () {
     );
     assert.equal(await page.locator('.event.expansion').textContent(), '+IDE expanded: OpenFile, ReadFile, DeleteFile');
     assert.equal(await card('OpenFile').locator('.tool-status').textContent(), 'Awaiting permission');
-    assert.equal(await page.locator('textarea').isDisabled(), true, 'input is disabled while a prompt is open');
+    // During a run the box stays open for steering, a prompt waiting too: Enter only queues (issue 30).
+    assert.equal(await page.locator('textarea').isDisabled(), false, 'input is disabled during the run while a prompt is open');
     assert.equal(await page.locator('.banner').isVisible(), true);
     assert.match((await page.locator('.banner').textContent()) ?? '', /Awaiting your input/);
     await shot('awaiting');

@@ -98,6 +98,12 @@ export class FakeHost implements IdeHost {
     this.promptHandler = async () => answer;
   }
 
+  /** The prompts are answered in turn with `replies` (one each; the last answers any further prompt). */
+  answerPromptsInTurn(replies: readonly (PermissionAnswer | PermissionReply | undefined)[]): void {
+    let next = 0;
+    this.promptHandler = async () => replies[Math.min(next++, replies.length - 1)];
+  }
+
   /** Prompts stay open until the test answers them through `nextPrompt()`. */
   holdPrompts(): void {
     this.promptHandler = (prompt, signal) =>

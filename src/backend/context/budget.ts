@@ -31,6 +31,8 @@ export interface Compaction {
   messages: number;
   tokensBefore: number;
   tokensAfter: number;
+  /** With `summarized`: the summary that replaced them. */
+  summary?: string;
 }
 
 export const SUMMARY_MARK = '[Summary of the earlier conversation';
@@ -75,10 +77,10 @@ export class ContextBudget {
    * Fits the request `build` makes under the limit, compacting `history` in place when it must (so
    * later turns start from the compacted history). `build` is called again after each change.
    */
-  async fit(history: ChatMessage[], build: () => ModelRequest, signal: AbortSignal): Promise<{ request: ModelRequest; compaction?: Compaction }> {
+  async fit(history: ChatMessage[], build: () => ModelRequest, signal: AbortSignal): Promise<{ request: ModelRequest; compaction?: Compaction; tokens: number }> {
     let request = build();
     const tokensBefore = await countRequest(request);
-    if (tokensBefore <= this.limit) return { request };
+    if (tokensBefore <= this.limit) return { request, tokens: tokensBefore };
 
     const historyTokens = history.reduce((n, m) => n + messageTokens(m), 0);
     const fixed = tokensBefore - historyTokens;
@@ -95,7 +97,7 @@ export class ContextBudget {
         ? { role: 'user', content: `${SUMMARY_MARK} (${cut} messages compacted to fit the model's context window)]\n${summary}` }
         : { role: 'user', content: `${ELIDED_MARK}: ${cut} messages (about ${droppedTokens} tokens) were removed to fit the model's context window. Ask the user for anything you need from them.]` };
       history.splice(0, cut, marker);
-      compaction = { mode: summary ? 'summarized' : 'elided', messages: cut, tokensBefore, tokensAfter: 0 };
+      compaction = { mode: summary ? 'summarized' : 'elided', messages: cut, tokensBefore, tokensAfter: 0, ...(summary ? { summary } : {}) };
       request = build();
     }
     // What is left may still be too large (one huge turn): shrink its largest messages.
@@ -106,9 +108,31 @@ export class ContextBudget {
       request = build();
       tokens = await countRequest(request);
     }
-    if (squeezed > 0) compaction = { mode: compaction?.mode ?? 'elided', messages: (compaction?.messages ?? 0) + squeezed, tokensBefore, tokensAfter: 0 };
+    if (squeezed > 0) compaction = { ...compaction, mode: compaction?.mode ?? 'elided', messages: (compaction?.messages ?? 0) + squeezed, tokensBefore, tokensAfter: 0 };
     if (compaction) compaction.tokensAfter = tokens;
-    return { request, compaction };
+    return { request, compaction, tokens };
+  }
+
+  /**
+   * Compact now (the user asked): every turn before the newest one is summarised (or elided), however
+   * much room is left; the newest turn stays as it is. No compaction when there is nothing before it.
+   */
+  async compactNow(history: ChatMessage[], build: () => ModelRequest, signal: AbortSignal): Promise<{ compaction?: Compaction; tokens: number }> {
+    const tokensBefore = await countRequest(build());
+    // The newest turn: from the user's last message on (a tool result never leaves its call behind).
+    let cut = history.length - 1;
+    while (cut > 0 && history[cut].role !== 'user') cut--;
+    if (cut <= 0) return { tokens: tokensBefore };
+    const dropped = history.slice(0, cut);
+    const summaryRoom = Math.max(64, Math.floor(this.limit / 8));
+    const summary = this.config.summarizer ? await summarize(this.config.summarizer, dropped, this.limit - summaryRoom - 512, summaryRoom - 64, signal) : undefined;
+    const droppedTokens = dropped.reduce((n, m) => n + messageTokens(m), 0);
+    const marker: ChatMessage = summary
+      ? { role: 'user', content: `${SUMMARY_MARK} (${cut} messages compacted at the user's request)]\n${summary}` }
+      : { role: 'user', content: `${ELIDED_MARK}: ${cut} messages (about ${droppedTokens} tokens) were removed at the user's request. Ask the user for anything you need from them.]` };
+    history.splice(0, cut, marker);
+    const tokens = await countRequest(build());
+    return { compaction: { mode: summary ? 'summarized' : 'elided', messages: cut, tokensBefore, tokensAfter: tokens, ...(summary ? { summary } : {}) }, tokens };
   }
 }
 

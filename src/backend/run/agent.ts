@@ -10,7 +10,7 @@
  * or times out is an error result the model reads, never the end of the run.
  */
 import { randomUUID } from 'node:crypto';
-import type { Augmentation, FinishReason, ServerToClient, TokenCounts, UserMessage } from '../../protocol';
+import type { Augmentation, FinishReason, ServerToClient, Steer, TokenCounts, UserMessage, WithdrawSteer } from '../../protocol';
 import { ErrorCode } from '../../protocol';
 import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, keptCall } from './toolArguments';
 import type { Logger } from '../log';
@@ -24,13 +24,14 @@ import type { HookLists, ServerTool } from '../toolset/serverTools';
 import type { ClientToolState, FunctionSpec } from '../toolset/toolState';
 import { addUsage, runUsage } from './usage';
 import { SharedStateError } from '../state/sharedState';
-import type { ContextBudgetConfig } from '../context/budget';
+import type { Compaction, ContextBudgetConfig } from '../context/budget';
 import { ContextBudget } from '../context/budget';
 import type { RunTicket } from '../failover/sessionJournal';
 import type { ClientToolRunner, RunRef } from './toolCalls';
 import { ToolCalls, withUniqueIds } from './toolCalls';
 import type { ActiveRun, CollectOutcome, Thread, ThreadsConfig } from './threads';
 import { describe, Threads } from './threads';
+import { MAX_STEERS_PER_RUN, SteerQueue } from './steering';
 
 export type { CollectOutcome } from './threads';
 
@@ -159,6 +160,34 @@ export class Agent {
   }
 
   /** The tokens a thread's runs used so far, as its last `runFinished` reported them; undefined when none were reported. */
+  /**
+   * Queues (or replaces) a message for the run in progress, delivered at its next tool boundary;
+   * NOT_RUNNING when that run is not in progress, LIMIT_EXCEEDED past MAX_STEERS_PER_RUN.
+   */
+  steer(msg: Steer): void {
+    const run = this.runningRun(msg);
+    if (!run) return;
+    run.steers ??= new SteerQueue();
+    if (!run.steers.put(msg.steerId, msg.text)) {
+      this.host.send({ type: 'error', code: ErrorCode.LimitExceeded, message: `Run ${msg.runId} already holds ${MAX_STEERS_PER_RUN} messages for its next tool boundary; wait for them to be delivered.`, relatedId: msg.steerId });
+      return;
+    }
+    this.host.send({ type: 'steerUpdated', threadId: msg.threadId, runId: msg.runId, steerId: msg.steerId, state: 'queued' });
+  }
+
+  /** Takes back a waiting steer; one already delivered or returned stays as it is (its state was sent). */
+  withdrawSteer(msg: WithdrawSteer): void {
+    const run = this.runningRun(msg);
+    if (run?.steers?.withdraw(msg.steerId)) this.host.send({ type: 'steerUpdated', threadId: msg.threadId, runId: msg.runId, steerId: msg.steerId, state: 'withdrawn' });
+  }
+
+  private runningRun(msg: Steer | WithdrawSteer): ActiveRun | undefined {
+    const run = this.threads.get(msg.threadId)?.run;
+    if (run?.id === msg.runId && !run.controller.signal.aborted) return run;
+    this.host.send({ type: 'error', code: ErrorCode.NotRunning, message: `Run ${msg.runId} is not in progress on thread "${msg.threadId}"; the message was not queued (send it as a userMessage).`, relatedId: msg.steerId });
+    return undefined;
+  }
+
   threadUsage(threadId: string): TokenCounts | undefined {
     return this.threads.get(threadId)?.usage;
   }
@@ -272,6 +301,7 @@ export class Agent {
         if (!toolCalls.length) return this.finish(thread, run, 'completed');
         await this.runBatch(thread, run, toolCalls);
         if (signal.aborted) return this.finish(thread, run, 'cancelled');
+        await this.deliverSteers(thread, run);
       }
       this.finish(thread, run, 'maxTurns');
     } catch (e) {
@@ -291,7 +321,20 @@ export class Agent {
     }
   }
 
+  /** The tool boundary: the user's waiting messages join the thread, so the next request carries them. */
+  private async deliverSteers(thread: Thread, run: ActiveRun): Promise<void> {
+    const steers = run.steers?.takeAll() ?? [];
+    if (steers.length === 0) return;
+    const messages: ChatMessage[] = steers.map((s) => ({ role: 'user', content: s.text }));
+    thread.history.push(...messages);
+    await this.threads.save(thread, messages.map((message) => ({ kind: 'message', message })));
+    enforceBudget(thread.history, this.historyLimits.budgetBytes);
+    for (const s of steers) this.host.send({ type: 'steerUpdated', threadId: thread.id, runId: run.id, steerId: s.steerId, state: 'delivered' });
+  }
+
   private finish(thread: Thread, run: ActiveRun, reason: FinishReason): void {
+    // Messages that found no tool boundary go back to the client, which sends them as a new message.
+    for (const s of run.steers?.takeAll() ?? []) this.host.send({ type: 'steerUpdated', threadId: thread.id, runId: run.id, steerId: s.steerId, state: 'returned' });
     if (thread.run?.id === run.id) {
       this.threads.save(thread, [{ kind: 'run', run: { runId: run.id, status: 'finished', reason } }]).catch((e: unknown) => this.host.log.error(`could not save a run's end: ${describe(e)}`));
     }
@@ -334,9 +377,50 @@ export class Agent {
   /** The request, fitted to the model's context window (compacting the thread's history when it must; the client is told). */
   private async fittedRequest(thread: Thread, ref: RunRef, signal: AbortSignal): Promise<ModelRequest> {
     if (!this.budget) return this.request(thread);
-    const { request, compaction } = await this.budget.fit(thread.history, () => this.request(thread), signal);
-    if (compaction) this.host.send({ type: 'contextCompacted', ...ref, ...compaction, contextWindow: this.budget.config.window });
+    const { request, compaction, tokens } = await this.budget.fit(thread.history, () => this.request(thread), signal);
+    if (compaction) this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+    this.host.send({ type: 'contextUsage', ...ref, tokens, contextWindow: this.budget.config.window, estimated: true });
     return request;
+  }
+
+  /**
+   * Compact now: a run of its own that summarises (or elides) every turn before the newest, then
+   * says how much of the window is used; RUN_BUSY while the thread has a run.
+   */
+  compactThread(threadId: string): void {
+    const existing = this.threads.get(threadId);
+    if (existing?.run) {
+      this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${threadId}" has a run in progress (${existing.run.id}); compact it once the run is over.`, relatedId: threadId });
+      return;
+    }
+    const limit = this.runLimit(existing === undefined);
+    if (limit) {
+      this.host.send({ type: 'error', code: ErrorCode.RunLimit, message: `Thread "${threadId}" was not compacted: ${limit}`, relatedId: threadId });
+      return;
+    }
+    const thread = this.threads.open(threadId);
+    const run: ActiveRun = { id: `run_${randomUUID()}`, controller: new AbortController() };
+    thread.run = run;
+    this.track(thread, run, this.compactNow(thread, run));
+  }
+
+  private async compactNow(thread: Thread, run: ActiveRun): Promise<void> {
+    const ref = { threadId: thread.id, runId: run.id };
+    await thread.restored;
+    this.host.send({ type: 'runStarted', ...ref, model: this.config.model.name });
+    try {
+      if (this.budget) {
+        const { compaction, tokens } = await this.budget.compactNow(thread.history, () => this.request(thread), run.controller.signal);
+        if (compaction) this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+        this.host.send({ type: 'contextUsage', ...ref, tokens, contextWindow: this.budget.config.window, estimated: true });
+      }
+      this.finish(thread, run, run.controller.signal.aborted ? 'cancelled' : 'completed');
+    } catch (e) {
+      if (run.controller.signal.aborted) return this.finish(thread, run, 'cancelled');
+      const failed = e instanceof ModelFailure ? e : new ModelFailure(ErrorCode.Internal, `The backend failed: ${describe(e)}`, false);
+      this.host.send({ type: 'runError', ...ref, code: failed.code, message: `The thread was not compacted: ${failed.message}`.slice(0, 10_000), retryable: failed.retryable });
+      this.finish(thread, run, 'error');
+    }
   }
 
   /** A server tool by name: the session's, else the budget's result pager for this thread. */
@@ -370,3 +454,9 @@ function userText(msg: UserMessage): string {
 
 /** Separates the user's words from the editor context the backend appends to them. */
 export const EDITOR_CONTEXT_MARK = '[Editor context]';
+
+/** A compaction as the client hears of it, the summary cut to what the message carries. */
+function compactedEvent(ref: RunRef, compaction: Compaction, contextWindow: number): ServerToClient {
+  const { summary, ...counts } = compaction;
+  return { type: 'contextCompacted', ...ref, ...counts, contextWindow, ...(summary !== undefined ? { summary: summary.slice(0, 10_000) } : {}) };
+}

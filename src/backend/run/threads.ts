@@ -24,6 +24,7 @@ import { reapplyToolState, restoredHistory, storedToolState } from '../store/res
 import { waitForThreadLease } from '../store/threadLease';
 import { callEnded, failure, modelContent } from './toolCalls';
 import type { ClientToolState } from '../toolset/toolState';
+import type { SteerQueue } from './steering';
 
 /** What the thread store needs from its session. */
 export interface ThreadsHost {
@@ -61,6 +62,8 @@ export interface ActiveRun {
   storeLease?: ThreadLease;
   /** Tokens the run's model requests reported so far. */
   usage?: TokenCounts;
+  /** The user's messages waiting for the run's next tool boundary (steering.ts). */
+  steers?: SteerQueue;
 }
 
 export interface Thread {

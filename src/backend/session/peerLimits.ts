@@ -62,6 +62,8 @@ export function fitted(message: ServerToClient, maxBytes: number): EncodedParts[
     case 'toolCallUpdated':
     case 'groupExpanded':
     case 'contextCompacted':
+    case 'steerUpdated':
+    case 'contextUsage':
     case 'runFinished':
     case 'runError':
     case 'error':

@@ -398,6 +398,15 @@ export class Session implements ClientLink {
       case 'updateToolGroups':
         this.updateToolGroups(msg.augmentation);
         return;
+      case 'steer':
+        this.agent.steer(msg);
+        return;
+      case 'withdrawSteer':
+        this.agent.withdrawSteer(msg);
+        return;
+      case 'compactThread':
+        this.agent.compactThread(msg.threadId);
+        return;
       default:
         assertNever(msg, 'message from the client');
     }

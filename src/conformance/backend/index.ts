@@ -16,6 +16,7 @@ import { HANDSHAKE_CHECKS } from './handshakeChecks';
 import { LIMIT_CHECKS } from './limitChecks';
 import { REGISTRATION_CHECKS } from './registrationChecks';
 import { SESSION_CHECKS } from './sessionChecks';
+import { STEER_CHECKS } from './steerChecks';
 import { TOOL_CHECKS } from './toolChecks';
 
 export type { BackendTarget } from './context';
@@ -32,7 +33,7 @@ const SCHEMA_CHECK: Check<BackendContext> = {
   },
 };
 
-export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...REGISTRATION_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
+export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...REGISTRATION_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...STEER_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
 
 export async function checkBackend(target: BackendTarget): Promise<Report> {
   const context = new BackendContext(target);

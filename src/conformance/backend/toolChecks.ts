@@ -26,7 +26,7 @@ const STRICT_FILES_GROUP: ToolGroupDefinition = {
 const isInvoke = (m: ServerToClient): m is Invoke => m.type === 'clientToolInvokeRequest';
 
 /** Sends the prompt on the thread and returns the model's ReadFile call, or skips when the model makes none. */
-async function promptForRead(context: BackendContext, thread: ToolThread): Promise<Invoke> {
+export async function promptForRead(context: BackendContext, thread: ToolThread): Promise<Invoke> {
   const since = thread.peer.mark();
   thread.peer.send({ type: 'userMessage', threadId: thread.threadId, text: context.target.prompt });
   const first = await context.wait(thread.peer, (m) => isInvoke(m) || (m.type === 'runFinished' && m.threadId === thread.threadId), 'a tool call or the end of the run', since);

@@ -6,7 +6,9 @@
  * and its `description`, which the prompt shows as the backend's words, after the extension's own
  * lines, and which decides nothing.
  * Answers: allow (this call), allowSession (remember this tool on this target), allowFolder (this
- * tool on the target's folder), deny, denyAll, disconnect. Dismissing the prompt, a host error, and
+ * tool on the target's folder), deny, denyAll, disconnect, and edit (in the chat, for a call with an
+ * editable argument: the user's value comes back as an `edited` decision, never as an allow; the
+ * dispatcher checks the edited call and asks about it again, src/core/editedCall.ts). Dismissing the prompt, a host error, and
  * the prompt timeout all count as deny. A cancelled call closes its open prompt.
  *
  * Remembered grants (grants.ts) are bound to the target the tool's `prepare` resolved and say so on
@@ -28,7 +30,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { approvalDigestInput } from '../../protocol/webview';
 import { Emitter, type Disposable, type Event } from '../../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
-import { MAX_DENY_REASON_CHARS, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from '../host';
+import { MAX_DENY_REASON_CHARS, type EditableArgument, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from '../host';
 import { silentLogger, type Logger } from '../../base/logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from '../timers';
@@ -36,6 +38,9 @@ import { consent, consentLines, consentRows, consentValue, fitConsent, type Cons
 
 /** Columns a remember button's label may take as shown; a longer one (a long path) is not offered. */
 export const MAX_CHOICE_LABEL_COLUMNS = 200;
+
+/** The button that opens the card's field for the editable argument. */
+export const EDIT_LABEL = 'Edit…';
 
 export type { Grant, GrantTarget, RememberScope } from './grants';
 export type { BarragePolicy } from './promptBarrage';
@@ -88,6 +93,8 @@ export interface PermissionCheck {
   rememberable: boolean;
   /** The target the tool's `prepare` resolved; a grant is bound to it. Absent: the call names none. */
   target?: GrantTarget;
+  /** The argument the user may edit before allowing, with the agent's value (offered on the chat's card only). */
+  editable?: EditableArgument;
   /** The call's signal: aborting it withdraws the request, queued or open. */
   signal: AbortSignal;
   /** Called once, when the call starts waiting for the user (before it is queued). */
@@ -108,6 +115,8 @@ export type PermissionDecision =
    * (PROMPT_RATE_LIMITED), or the prompt would not fit its surface in full (PROMPT_TOO_LARGE).
    */
   | { kind: 'refused'; code: typeof ErrorCode.PromptRateLimited | typeof ErrorCode.PromptTooLarge; message: string }
+  /** The user wrote their own value for the editable argument: nothing is allowed yet. */
+  | { kind: 'edited'; value: string }
   | { kind: 'cancelled' };
 
 export interface PermissionGateOptions {
@@ -269,7 +278,8 @@ export class PermissionGate implements Disposable {
       return;
     }
     // Measured again for the surface it is shown on now (the prompt style may have changed meanwhile).
-    const choices = this.choicesFor(check);
+    const surface = this.options.prompter.consentSurface?.() ?? 'modal';
+    const choices = this.choicesFor(check, surface);
     const text = this.textFor(check);
     if ('refused' in text) {
       this.settle(pending, text.refused);
@@ -296,12 +306,13 @@ export class PermissionGate implements Disposable {
       digest: createHash('sha256').update(approvalDigestInput(shown)).digest('hex'),
       requestId: check.requestId,
       offerAllowSession: choices.some((c) => c.answer === 'allowSession'),
+      ...(check.editable && choices.some((c) => c.answer === 'edit') ? { editable: check.editable } : {}),
     };
     const answered = this.options.prompter.confirm(prompt, close.signal).then(
       (answer) => {
         if (close.signal.aborted && !timedOut) return; // withdrawn: the abort listener settled it
         const reply = typeof answer === 'string' ? { answer } : answer;
-        this.settle(pending, this.decide(check, reply?.answer, choices, reply?.reason));
+        this.settle(pending, this.decide(check, reply?.answer, choices, reply?.reason, reply?.edited));
       },
       (error: unknown) => {
         this.logger.error('permission prompt failed; counted as deny', { requestId: check.requestId, tool: check.toolName, error: String(error) });
@@ -369,8 +380,8 @@ export class PermissionGate implements Disposable {
     return { kind: 'allowed', via: 'remembered', grant: { label: grant.label } };
   }
 
-  /** The grants a prompt offers (exactly what each would cover), then the way out of a barrage. */
-  private choicesFor(check: PermissionCheck): PermissionChoice[] {
+  /** The grants a prompt offers (exactly what each would cover), Edit on the chat's card, then the way out of a barrage. */
+  private choicesFor(check: PermissionCheck, surface: ConsentSurface): PermissionChoice[] {
     const choices: PermissionChoice[] = [];
     const scope = this.effectiveScope();
     if (check.rememberable) {
@@ -383,6 +394,8 @@ export class PermissionGate implements Disposable {
       offer('allowSession', kind);
       if (check.target?.folder) offer('allowFolder', 'folder');
     }
+    // The modal dialog has no field to edit in; the chat's card has.
+    if (check.editable && surface === 'chat') choices.push({ answer: 'edit', label: EDIT_LABEL });
     if (this.barrage.offersEscape(check.toolName)) {
       const minutes = this.barrage.denyAllMinutes;
       choices.push({ answer: 'denyAll', label: `Deny All from This Backend for ${minutes} Minute${minutes === 1 ? '' : 's'}` });
@@ -391,9 +404,15 @@ export class PermissionGate implements Disposable {
     return choices;
   }
 
-  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined, offered: readonly PermissionChoice[], reason?: string): PermissionDecision {
+  private decide(check: PermissionCheck, answer: PermissionAnswer | undefined, offered: readonly PermissionChoice[], reason?: string, edited?: string): PermissionDecision {
     const wasOffered = (a: PermissionAnswer) => offered.some((c) => c.answer === a);
     if (answer === 'allow') return { kind: 'allowed', via: 'prompt' };
+    if (answer === 'edit' && wasOffered('edit') && edited !== undefined) {
+      // The value the prompt showed, sent back unchanged, is an Allow of what was shown.
+      if (edited === check.editable?.value) return { kind: 'allowed', via: 'prompt' };
+      this.logger.info('the user edited the call before allowing it; it is checked and asked about again', { requestId: check.requestId, tool: check.toolName });
+      return { kind: 'edited', value: edited };
+    }
     if (answer === 'allowSession' || answer === 'allowFolder') {
       // A remember button that was not offered (a forced prompt) is allow-once.
       if (!wasOffered(answer)) return { kind: 'allowed', via: 'prompt' };

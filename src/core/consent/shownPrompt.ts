@@ -29,6 +29,7 @@ export function chatApprovalOf(prompt: PermissionPrompt): ChatApproval {
     message: prompt.message,
     detail: prompt.detail,
     choices: prompt.choices.map((c) => ({ answer: c.answer, label: c.label })),
+    ...(prompt.editable ? { editable: { argument: prompt.editable.argument, value: prompt.editable.value } } : {}),
   };
 }
 
@@ -72,13 +73,17 @@ export class OpenPrompts {
     });
   }
 
-  /** The chat's answer to the prompt `promptId`, whose card showed text with `digest`. */
-  answer(promptId: string, digest: string, answer: PermissionAnswer, reason?: string): AnswerVerdict {
+  /**
+   * The chat's answer to the prompt `promptId`, whose card showed text with `digest`. `edited`: the
+   * user's value for the editable argument, taken only with an `edit` the prompt offered.
+   */
+  answer(promptId: string, digest: string, answer: PermissionAnswer, reason?: string, edited?: string): AnswerVerdict {
     const entry = this.open.get(promptId);
     if (!entry) return 'not-open';
     if (entry.prompt.digest !== digest) return 'digest-mismatch';
     if (!entry.offered.has(answer)) return 'not-offered';
-    this.close(promptId, answer === 'deny' && reason?.trim() ? { answer, reason } : { answer });
+    if ((answer === 'edit') !== (edited !== undefined)) return 'not-offered';
+    this.close(promptId, answer === 'edit' ? { answer, edited } : answer === 'deny' && reason?.trim() ? { answer, reason } : { answer });
     return 'accepted';
   }
 

@@ -41,6 +41,8 @@ export class UserRuns {
       case 'toolCallEnded':
       case 'groupExpanded':
       case 'contextCompacted':
+      case 'steerUpdated':
+      case 'contextUsage':
         // Inside a run: whose run it is was settled at runStarted.
         return;
       default:

@@ -44,6 +44,7 @@ export const DeleteFile = defineIdeTool<DeleteFileArgs, DeletePreparation>({
     additionalProperties: false,
   },
   requiresPermission: true,
+  editableArgument: 'path',
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
   outputSchema: objectOutput({ deleted: STRING, kind: { enum: ['file', 'folder'] }, movedToTrash: BOOLEAN }, ['deleted', 'kind', 'movedToTrash']),

@@ -45,6 +45,7 @@ export const ReadFile = defineIdeTool<ReadFileArgs, ReadPreparation>({
     additionalProperties: false,
   },
   requiresPermission: false,
+  editableArgument: 'path',
   effects: { readOnly: true },
   declineStrategy: 'reject',
 

@@ -47,6 +47,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
     additionalProperties: false,
   },
   requiresPermission: true,
+  editableArgument: 'command',
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
   outputSchema: objectOutput({ command: STRING, cwd: STRING, exitCode: { type: ['integer', 'null'] }, timedOut: BOOLEAN, output: STRING, outputTruncated: BOOLEAN, ranIn: { enum: ['terminal', 'process'] }, stopped: BOOLEAN, message: STRING }, ['command', 'cwd', 'exitCode', 'timedOut', 'output', 'ranIn']),

@@ -6,7 +6,7 @@
  */
 import type { CallRecord } from '../../core/callRecord';
 import { assertNever, type ContentItem, type RunEvent } from '../../protocol';
-import { isInlineImageType, MAX_ANSWER_CHARS, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
+import { isInlineImageType, MAX_ANSWER_CHARS, MAX_EDITED_VALUE, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
 
 /**
  * Converts a decoded protocol run event into what `postMessage` carries: bytes become base64 (only
@@ -27,6 +27,8 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
     case 'toolCallUpdated':
     case 'groupExpanded':
     case 'contextCompacted':
+    case 'steerUpdated':
+    case 'contextUsage':
     case 'runFinished':
     case 'runError':
       // Nothing in these is binary or long enough to clip.
@@ -47,6 +49,7 @@ export function toChatCallRecord(record: CallRecord, toBase64: (bytes: Uint8Arra
     ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - 40) } : {}),
     ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - 40) } } : {}),
     ...(content !== undefined ? { content: toChatContent(content.slice(0, 1000), toBase64) } : {}),
+    ...(record.edited !== undefined ? { edited: { argument: record.edited.argument, proposed: clipString(record.edited.proposed, MAX_EDITED_VALUE), ran: clipString(record.edited.ran, MAX_EDITED_VALUE) } } : {}),
   };
 }
 

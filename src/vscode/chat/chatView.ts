@@ -32,6 +32,8 @@ export type ThreadRequest =
 
 /** What a review card asks of the diff reviews. */
 export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'reviewHunk' }>;
+/** A message typed during the run `runId` (`steer`), or one taken back (`withdrawSteer`). */
+export type SteerRequest = Extract<WebviewToHost, { type: 'steer' | 'withdrawSteer' }> & { runId: string };
 
 /**
  * The sidebar chat (`clientTools.chat`). It renders what it is told and reports what the user does;
@@ -50,6 +52,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly newChatEmitter = new vscode.EventEmitter<void>();
   private readonly retryEmitter = new vscode.EventEmitter<string>();
   private readonly answerEmitter = new vscode.EventEmitter<{ recordId: string; index: number | null }>();
+  private readonly steerEmitter = new vscode.EventEmitter<SteerRequest>();
+  private readonly compactEmitter = new vscode.EventEmitter<void>();
+  /** The user pressed Compact now. */
+  readonly onDidCompact = this.compactEmitter.event;
+  /** The user typed a message while the run `runId` works (queue it for its next tool boundary), or took one back. */
+  readonly onDidSteer = this.steerEmitter.event;
   /** The user sent a message (already echoed in the view), with the selection attached to it if any. */
   readonly onDidSend = this.sendEmitter.event;
   /** The user pressed Stop: cancel the current run. */
@@ -83,7 +91,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The approval the chat shows now; sent again on every `ready`, like the status. */
   private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -286,6 +294,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'pickAgent':
         this.pickAgentEmitter.fire(message.name);
+        break;
+      case 'steer':
+      case 'withdrawSteer':
+        // Only while a run the host knows of works: the view's idea of the run may be stale.
+        if (this.activeRunId !== null) this.steerEmitter.fire({ ...message, runId: this.activeRunId });
+        break;
+      case 'compact':
+        if (this.activeRunId === null) this.compactEmitter.fire();
         break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);

@@ -31,7 +31,7 @@ export class ChatPrompts implements vscode.Disposable {
   ) {
     this.disposables = [
       chat.onDidAnswerApproval((m) => {
-        const verdict = this.open.answer(m.promptId, m.digest, m.answer, m.reason);
+        const verdict = this.open.answer(m.promptId, m.digest, m.answer, m.reason, m.edited);
         // A click on a prompt withdrawn meanwhile, a card restored from an old state, a button it never had.
         if (verdict !== 'accepted') this.log.warn(`Chat: ignored an answer (${m.answer}) to a permission prompt: ${verdict}`);
       }),

@@ -46,10 +46,15 @@ describe('conformance kit: backend mode', function () {
 
     it('covers handshake, auth refusals, expansion, binary both ways, errors, cancel, resume and limits', () => {
       const ids = report.results.map((r) => r.id);
-      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'auth.order', 'handshake.welcome', 'handshake.decode-before-hello', 'handshake.protocol-mismatch', 'registration.error-ids', 'decode.invalid-message', 'decode.bad-base64', 'decode.invalid-utf8', 'decode.binary-utf8', 'decode.attachment-not-integer', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'tools.refused', 'session.resume', 'limits.message-too-large', 'limits.hello-max-message', 'limits.tools', 'limits.groups', 'schema.every-message']) {
+      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'auth.order', 'handshake.welcome', 'handshake.decode-before-hello', 'handshake.protocol-mismatch', 'registration.error-ids', 'decode.invalid-message', 'decode.bad-base64', 'decode.invalid-utf8', 'decode.binary-utf8', 'decode.attachment-not-integer', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'tools.refused', 'steer.tool-boundary', 'context.compact-now', 'session.resume', 'limits.message-too-large', 'limits.hello-max-message', 'limits.tools', 'limits.groups', 'schema.every-message']) {
         assert.ok(ids.includes(id), `missing ${id}`);
       }
       assert.match(report.results.find((r) => r.id === 'schema.every-message')!.actual, /[1-9]\d* of them binary frames/);
+      const steer = report.results.find((r) => r.id === 'steer.tool-boundary')!;
+      assert.equal(steer.status, 'pass', steer.actual);
+      assert.match(steer.actual, /delivered after the call's toolCallEnded; a steer for the finished run: NOT_RUNNING/);
+      const compact = report.results.find((r) => r.id === 'context.compact-now')!;
+      assert.equal(compact.status, 'pass', compact.actual);
     });
   });
 

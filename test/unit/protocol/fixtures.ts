@@ -116,6 +116,9 @@ export const CLIENT_FIXTURES: ByType<ClientToServer> = {
   },
   cancel: { type: 'cancel', ...THREAD },
   resetThread: { type: 'resetThread', threadId: 'thread-7f3a' },
+  steer: { type: 'steer', ...THREAD, steerId: 'steer-1', text: 'Use the staging database, not production.' },
+  withdrawSteer: { type: 'withdrawSteer', ...THREAD, steerId: 'steer-1' },
+  compactThread: { type: 'compactThread', threadId: 'thread-7f3a' },
   updateToolGroups: {
     type: 'updateToolGroups',
     augmentation: { removeGroups: ['Files'], collapseGroups: ['Editor'], hideTools: ['OpenFile'] },
@@ -169,6 +172,8 @@ export const SERVER_FIXTURES: ByType<ServerToClient> = {
   },
   groupExpanded: { type: 'groupExpanded', ...THREAD, group: 'Editor', skill: 'ReviewFile', tools: ['ReadFile', 'OpenFile'] },
   contextCompacted: { type: 'contextCompacted', ...THREAD, mode: 'summarized', messages: 14, tokensBefore: 131072, tokensAfter: 41210, contextWindow: 128000 },
+  steerUpdated: { type: 'steerUpdated', ...THREAD, steerId: 'steer-1', state: 'delivered' },
+  contextUsage: { type: 'contextUsage', ...THREAD, tokens: 41210, contextWindow: 128000, estimated: true },
   runFinished: { type: 'runFinished', ...THREAD, reason: 'completed' },
   runError: {
     type: 'runError',

@@ -406,7 +406,7 @@ describe('backend agent loop with the openai SDK', () => {
       h = await harness();
       h.fake.enqueue({ text: 'hello' });
       await h.client.run('t1', 'hi');
-      await eventually(() => assert.deepEqual(h!.events.map((e) => e.type), ['runStarted', 'textDelta', 'textDelta', 'textDelta', 'runFinished']));
+      await eventually(() => assert.deepEqual(h!.events.map((e) => e.type), ['runStarted', 'contextUsage', 'textDelta', 'textDelta', 'textDelta', 'runFinished']));
     });
   });
 });
