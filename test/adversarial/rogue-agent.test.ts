@@ -235,6 +235,7 @@ describe('rogue agent: the ACP client', () => {
       clientInfo: { name: 't', version: '1' },
       emit: () => undefined,
       onRecord: () => undefined,
+      launchDir: path.join(ws.root, 'launch'),
     });
     const savedPath = process.env.PATH;
     process.env.PATH = `.${path.delimiter}${savedPath ?? ''}`;

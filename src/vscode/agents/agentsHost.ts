@@ -60,6 +60,7 @@ export class AgentsHost implements vscode.Disposable {
       bindings: this.bindings,
       logger: channelLogger(log),
       clientInfo: { name: 'client-tools-vscode', version: pkg.version ?? '0.0.0' },
+      launchDir: vscode.Uri.joinPath(extension.globalStorageUri, 'agents').fsPath,
       emit: (event, agent) => chat.postRunEvent(event, agent),
       onRecord: (record) => chat.postCallRecord(record),
       onStatus: (agent, change) => {

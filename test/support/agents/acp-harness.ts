@@ -13,6 +13,7 @@ import { AgentConnection, type ConnectionLimits } from '../../../src/agents/agen
 import { startAgentMcp, type AgentMcp } from '../../../src/agents/agentMcp';
 import { AgentSession, type Continuation } from '../../../src/agents/agentSession';
 import { gateCallbacks } from '../../../src/agents/dispatcherCallbacks';
+import { prepareLaunch, type AgentLaunch } from '../../../src/agents/presetLaunch';
 import type { AgentStatusChange } from '../../../src/agents/sessionUpdates';
 import type { BackgroundCallPolicy, CallRecord } from '../../../src/core/callRecord';
 import { ClientCore } from '../../../src/core/client';
@@ -74,6 +75,8 @@ export interface HarnessOptions {
   cwd?: string;
   /** How often the turn's events reach the chat (default TurnEvents' own). */
   flushMs?: number;
+  /** What the extension adds to the agent's launch (a preset's, src/agents/presetLaunch.ts). */
+  launch?: AgentLaunch;
 }
 
 const SCRIPTED_AGENT = path.join(__dirname, 'scripted-agent.ts');
@@ -128,9 +131,10 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
   const threadId = '00000000-0000-4000-8000-000000000001';
   let running = () => false;
   const caller = { agent: AGENT_NAME, threadId, isRunning: () => running() };
+  const launched = options.launch ? prepareLaunch(options.launch, path.join(path.dirname(logFile), 'launch')) : { args: [], env: {} };
   const connection = await AgentConnection.start({
     name: AGENT_NAME,
-    command: { command: program.command, args: program.args, env: program.env, cwd },
+    command: { command: program.command, args: [...program.args, ...launched.args], env: { ...launched.env, ...program.env }, cwd },
     clientInfo: { name: 'client-tools-test', version: '1.0.0' },
     logger,
     ...(options.limits ? { limits: options.limits } : {}),
@@ -144,6 +148,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     callbacks: (s) => callbacksFor({ ...caller, isRunning: () => s.isRunning() }),
     cwd,
     mcpServers: [mcp.server],
+    ...(options.launch?.sessionMeta ? { sessionMeta: options.launch.sessionMeta } : {}),
     emit,
     onStatus: (s) => statuses.push(s),
     logger,

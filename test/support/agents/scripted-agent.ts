@@ -45,7 +45,8 @@ const log = (entry: unknown) => {
   if (logFile) fs.appendFileSync(logFile, `${JSON.stringify(entry)}\n`);
 };
 
-log({ pid: process.pid });
+// What the agent was started with: its arguments after the script, and the variables a test names in SCRIPTED_AGENT_ECHO.
+log({ pid: process.pid, argv: process.argv.slice(2), env: Object.fromEntries((process.env.SCRIPTED_AGENT_ECHO ?? '').split(',').filter(Boolean).map((k) => [k, process.env[k] ?? null])) });
 let turnInProcess = 0;
 const promptsLogged = () => (fs.existsSync(logFile as string) ? fs.readFileSync(logFile as string, 'utf8').split('\n').filter((l) => l.includes('"method":"session/prompt"')).length : 0);
 /** The session's folder, from session/new or load: `__CWD__` in a step's params or update stands for it. */
