@@ -121,7 +121,7 @@ export class AgentChats implements Disposable {
     const launch = launchOf(spec);
     let running = () => false;
     const caller = { agent: spec.name, threadId, isRunning: () => running() };
-    const mcp = await startAgentMcp(core, caller, { serverVersion: this.options.clientInfo.version, logger, onRecord: this.options.onRecord });
+    const mcp = await startAgentMcp(core, caller, { serverVersion: this.options.clientInfo.version, logger, onRecord: this.options.onRecord, listing: launch.mcpTools });
     const callbacksFor = gateCallbacks(core, this.options.workspace, logger, this.options.onRecord);
     const previous = bindings.get(threadId);
     let opened: { session: AgentSession; continuation: Continuation };

@@ -12,6 +12,7 @@ import type { Logger } from '../base/logger';
 import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
 import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
 import { McpCalls, type DispatcherFactory, type McpCallOptions } from '../core/mcp/mcpCalls';
+import type { McpListingMode } from '../core/mcp/mcpGroups';
 import { McpHttpServer } from '../core/mcp/mcpHttpServer';
 import { newMcpToken } from '../core/mcp/mcpToken';
 import type { ToolRegistry } from '../core/registry';
@@ -43,14 +44,14 @@ class AgentMcpCalls extends McpCalls {
   }
 }
 
-export async function startAgentMcp(core: AgentMcpCore, caller: AgentCaller, options: { serverVersion: string; logger: Logger; onRecord: (record: CallRecord) => void }): Promise<AgentMcp> {
+export async function startAgentMcp(core: AgentMcpCore, caller: AgentCaller, options: { serverVersion: string; logger: Logger; onRecord: (record: CallRecord) => void; listing?: McpListingMode }): Promise<AgentMcp> {
   const background = () => (caller.isRunning() ? undefined : core.backgroundCallPolicy);
   const calls = new AgentMcpCalls((o) => core.createDispatcher({ ...o, background }), caller.agent);
   const records = calls.onCallRecord(options.onRecord);
   const token = newMcpToken();
   let server: McpHttpServer;
   try {
-    server = await McpHttpServer.start({ registry: core.registry, calls, token, serverVersion: options.serverVersion, logger: options.logger });
+    server = await McpHttpServer.start({ registry: core.registry, calls, token, serverVersion: options.serverVersion, logger: options.logger, listing: options.listing ?? 'flat' });
   } catch (e) {
     records.dispose();
     calls.dispose();

@@ -7,9 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-
-/** How the editor's tools are listed to the agent over MCP (docs/AGENTS.md, "The editor's tools"). */
-export type McpToolListing = 'flat' | 'collapsed';
+import type { McpListingMode } from '../core/mcp/mcpGroups';
 
 export interface AgentLaunch {
   /** Added after the command's own arguments. */
@@ -20,7 +18,8 @@ export interface AgentLaunch {
   files: Readonly<Record<string, string>>;
   /** `_meta` of `session/new`, `session/load` and `session/resume`. */
   sessionMeta?: Readonly<Record<string, unknown>>;
-  mcpTools: McpToolListing;
+  /** How the editor's tools are listed to the agent over MCP (docs/AGENTS.md, "The editor's tools"). */
+  mcpTools: McpListingMode;
 }
 
 /** An agent the extension knows nothing about: its command as configured, the editor's tools flat. */

@@ -21,8 +21,8 @@ import { CallerLifetime } from '../callerLifetime';
 import { callerLabel } from '../callRecord';
 import type { ToolRegistry } from '../registry';
 import type { McpCalls } from './mcpCalls';
+import { McpToolListing, RELIST_WAIT_MS, type McpListingMode } from './mcpGroups';
 import { toCallToolResult } from './mcpResults';
-import { listMcpTools } from './mcpTools';
 
 export const MCP_PATH = '/mcp';
 
@@ -39,6 +39,8 @@ export interface McpHttpServerOptions {
   maxBodyBytes?: number;
   /** Sessions at once; default 16. */
   maxSessions?: number;
+  /** Every tool, or the groups collapsed until a session expands one (mcpGroups.ts); default flat. */
+  listing?: McpListingMode;
 }
 
 interface McpSession {
@@ -207,11 +209,20 @@ export class McpHttpServer implements Disposable {
       logLevel = request.params.level;
       return {};
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(this.options.registry) }));
+    const listing = new McpToolListing(this.options.registry, this.options.listing ?? 'flat');
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing.list() }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const caller = callerLabel(server.getClientVersion()?.name);
       const progressToken = request.params._meta?.progressToken;
       const toolName = request.params.name;
+      const expansion = listing.expand(toolName);
+      if (expansion !== undefined) {
+        // Said on the call's own stream; answered once the client listed the tools again (or soon after).
+        const relisted = listing.nextList(RELIST_WAIT_MS);
+        await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => {});
+        await relisted;
+        return { content: [{ type: 'text', text: expansion }] };
+      }
       let step = 0;
       const lifetime = this.callerLifetime(extra.signal);
       const response = await this.options.calls.call(toolName, request.params.arguments ?? {}, {

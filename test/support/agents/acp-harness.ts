@@ -77,6 +77,8 @@ export interface HarnessOptions {
   flushMs?: number;
   /** What the extension adds to the agent's launch (a preset's, src/agents/presetLaunch.ts). */
   launch?: AgentLaunch;
+  /** Register the test's Probe tools (Echo, …) beside the built-in groups; default true. */
+  probeTools?: boolean;
 }
 
 const SCRIPTED_AGENT = path.join(__dirname, 'scripted-agent.ts');
@@ -108,7 +110,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     permissions: { backgroundCalls: options.backgroundCalls ?? 'ask' },
   });
   registerBuiltinGroups(core.registry);
-  core.registry.register({ name: 'Probe', description: 'test tools' }, probeTools());
+  if (options.probeTools !== false) core.registry.register({ name: 'Probe', description: 'test tools' }, probeTools());
   const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-agent-log-')), 'log.jsonl');
   const program = options.program ?? scriptedProgram(options.script ?? { turns: [] }, logFile);
   const folder = ws.folders[0]?.path as string;
@@ -139,7 +141,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     logger,
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  const mcp = await startAgentMcp(core, caller, { serverVersion: '0.0.0-test', logger, onRecord: (r) => records.push(r) });
+  const mcp = await startAgentMcp(core, caller, { serverVersion: '0.0.0-test', logger, onRecord: (r) => records.push(r), listing: options.launch?.mcpTools ?? 'flat' });
   const callbacksFor = gateCallbacks(core, ws.host, logger, (r) => records.push(r));
   const { session, continuation } = await AgentSession.open({
     agent: AGENT_NAME,

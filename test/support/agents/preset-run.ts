@@ -46,6 +46,8 @@ export interface PresetRunOptions {
   decide?: (prompt: PermissionPrompt) => PermissionAnswer | PermissionReply;
   /** The launch to use; default the preset's. */
   launch?: AgentLaunch;
+  /** Register the test's Probe tools beside the built-in groups; default true. */
+  probeTools?: boolean;
   /** Answers each diff review; default accept the whole proposal. */
   review?: (diff: HeldDiff) => void;
   /** Runs before the turn (after the workspace exists). */
@@ -60,6 +62,7 @@ export async function runPresetAgent(name: AgentName, options: PresetRunOptions)
       files: options.files,
       program: { command: launched.command, args: launched.args, env: launched.env },
       launch: options.launch ?? presetLaunchOf(name),
+      ...(options.probeTools !== undefined ? { probeTools: options.probeTools } : {}),
     });
   } catch (e) {
     await launched.dispose();
