@@ -8,7 +8,7 @@
  *   npx tsx scripts/mcp-tool-tokens.ts
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { listMcpTools } from '../src/core/mcp/mcpTools';
+import { listMcpTools } from '../src/core/mcpServer/mcpTools';
 import { ToolRegistry } from '../src/core/registry';
 import { BUILTIN_GROUPS, registerBuiltinGroups } from '../src/tools';
 

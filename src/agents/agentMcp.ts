@@ -1,6 +1,6 @@
 /**
  * The editor's MCP server for one agent session: the same server as the window's own
- * (src/core/mcp/mcpHttpServer.ts: 127.0.0.1, Origin/Host checks, bearer token in constant time),
+ * (src/core/mcpServer/mcpHttpServer.ts: 127.0.0.1, Origin/Host checks, bearer token in constant time),
  * started for the session with a token of its own and closed with it, so the token dies with the
  * session and nothing else can use it. It is passed to the agent in `session/new` (HTTP with
  * `Authorization: Bearer`); its calls go through a dispatcher over the one registry, gate and host,
@@ -11,10 +11,10 @@ import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logger';
 import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
 import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
-import { McpCalls, type DispatcherFactory, type McpCallOptions } from '../core/mcp/mcpCalls';
-import type { McpListingMode } from '../core/mcp/mcpGroups';
-import { McpHttpServer } from '../core/mcp/mcpHttpServer';
-import { newMcpToken } from '../core/mcp/mcpToken';
+import { McpCalls, type DispatcherFactory, type McpCallOptions } from '../core/mcpServer/mcpCalls';
+import type { McpListingMode } from '../core/mcpServer/mcpGroups';
+import { McpHttpServer } from '../core/mcpServer/mcpHttpServer';
+import { newMcpToken } from '../core/mcpServer/mcpToken';
 import type { ToolRegistry } from '../core/registry';
 import type { AgentCaller } from './agentCallbacks';
 

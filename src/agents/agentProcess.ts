@@ -1,7 +1,7 @@
 /**
  * An ACP agent's process: spawned without a shell in a process group of its own (POSIX; a process
  * tree on Windows), stdin and stdout as the ACP stream, stderr to the log line by line with each
- * line and the rate capped (src/tools/mcpServers/stderrLines.ts), the last lines kept to say why it
+ * line and the rate capped (src/tools/mcpClient/stderrLines.ts), the last lines kept to say why it
  * ended. `stop()` sends the group SIGTERM and SIGKILL after a grace period; a group still running
  * when the extension host exits is killed.
  */
@@ -10,7 +10,7 @@ import { Readable, Writable } from 'node:stream';
 import type { Readable as NodeReadable, Writable as NodeWritable } from 'node:stream';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import type { Logger } from '../base/logger';
-import { StderrLines } from '../tools/mcpServers/stderrLines';
+import { StderrLines } from '../tools/mcpClient/stderrLines';
 import { commandEnv, killTree, signalGroup } from '../tools/terminal/processSupervisor';
 
 /** After SIGTERM, how long before SIGKILL. */

@@ -18,7 +18,7 @@ import { CodedError, ErrorCode, type ClientToolInvokeResponse, type ErrorCode as
 import type { Logger } from '../base/logger';
 import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
 import type { WorkspaceInfo } from '../core/host';
-import type { PermissionDecision, PermissionGate } from '../core/permissions';
+import type { PermissionDecision, PermissionGate } from '../core/consent/permissionGate';
 import type { AgentCallbacks, AgentCaller, AgentExitStatus, AgentPermissionOutcome, AgentPermissionRequest, AgentReadRequest, AgentTerminalOutput, AgentTerminalRequest, AgentWriteRequest } from './agentCallbacks';
 import { describePermission, type PromptWorkspace } from './permissionPrompt';
 import { describesItself } from './toolCalls';

@@ -7,17 +7,17 @@
  * A remembered "allow" is offered only for a read or an edit of one ordinary workspace file.
  * Everything is consent text, never cut: what does not fit the prompt is refused whole by the gate.
  */
-import { consent, consentLines, MAX_SHOWN_VALUE_CHARS, type ConsentText } from '../core/consentText';
-import type { GrantTarget } from '../core/grants';
+import { consent, consentLines, MAX_SHOWN_VALUE_CHARS, type ConsentText } from '../core/consent/consentText';
+import type { GrantTarget } from '../core/consent/grants';
 import type { WorkspaceFolder } from '../core/host';
 import { splitLines, unifiedDiff } from '../core/lineDiff';
 import { resolveWorkspacePath } from '../core/paths';
 import { grantTargetOf } from '../core/tool';
-import { toolKey } from '../core/toolIdentity';
+import { toolKey } from '../core/consent/toolIdentity';
 import type { AgentToolCall } from './agentCallbacks';
 
 export interface AgentPrompt {
-  /** The identity key grants are kept under (src/core/toolIdentity.ts): this agent's tool of this kind. */
+  /** The identity key grants are kept under (src/core/consent/toolIdentity.ts): this agent's tool of this kind. */
   toolKey: string;
   toolName: string;
   groupName: string;

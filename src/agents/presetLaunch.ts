@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { McpListingMode } from '../core/mcp/mcpGroups';
+import type { McpListingMode } from '../core/mcpServer/mcpGroups';
 
 export interface AgentLaunch {
   /** Added after the command's own arguments. */

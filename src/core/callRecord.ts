@@ -42,7 +42,7 @@ export interface CallRecord {
   callId: string;
   threadId?: string;
   toolName: string;
-  /** The tool's identity key (src/core/toolIdentity.ts): which tool ran, whatever its model-facing name. */
+  /** The tool's identity key (src/core/consent/toolIdentity.ts): which tool ran, whatever its model-facing name. */
   toolKey: string;
   groupName: string;
   /** The arguments as validated against the tool's schema. */

@@ -28,14 +28,14 @@ import {
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
-import type { CallerLifetime } from './callerLifetime';
+import type { CallerLifetime } from './consent/callerLifetime';
 import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
-import { consent, consentLines } from './consentText';
+import { consent, consentLines } from './consent/consentText';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
-import type { PermissionDecision, PermissionGate } from './permissions';
+import type { PermissionDecision, PermissionGate } from './consent/permissionGate';
 import type { ToolRegistry } from './registry';
 import { ReplayCache, type ReplayLimits } from './replayCache';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
@@ -185,7 +185,7 @@ export class Dispatcher implements Disposable {
   }
 
   /**
-   * Runs a request. `lifetime`: how long whoever carries it is there (src/core/callerLifetime.ts);
+   * Runs a request. `lifetime`: how long whoever carries it is there (src/core/consent/callerLifetime.ts);
    * when it ends, the call is cancelled (an open prompt closes, an Allow clicked later runs nothing).
    */
   handleInvoke(request: ClientToolInvokeRequest, lifetime?: CallerLifetime): void {

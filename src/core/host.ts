@@ -14,7 +14,7 @@
  * - Methods that touch files reject with a Node-style error carrying `code` (`ENOENT`, `EISDIR`, …)
  *   or with a `CodedError`; the dispatcher maps both to protocol error codes.
  */
-import type { ConsentSurface, FittedConsent } from './consentText';
+import type { ConsentSurface, FittedConsent } from './consent/consentText';
 import type { UnrenderedLine } from './renderLimit';
 import type { LanguageToolsHost, SearchToolsHost, SourceControlToolsHost, TasksToolsHost } from './intelligenceHost';
 
@@ -101,7 +101,7 @@ export interface PermissionChoice {
 
 /**
  * What a permission prompt shows. Built by the permission gate from the tool's local definition,
- * through src/core/consentText.ts: `message` and `detail` are the texts exactly as shown (values on
+ * through src/core/consent/consentText.ts: `message` and `detail` are the texts exactly as shown (values on
  * one line, invisible characters spelled out), measured to fit `surface` in full.
  */
 export interface PermissionPrompt extends FittedConsent {
@@ -367,7 +367,7 @@ export interface TerminalToolsHost extends ToolHost {
 
 /**
  * The whole host: the permission prompt and every built-in group's part. The extension
- * (src/vscode/ideHost.ts) and the test fake implement it; each tool's context is typed with its
+ * (src/vscode/host/ideHost.ts) and the test fake implement it; each tool's context is typed with its
  * group's part only (src/tools/support/toolGroup.ts).
  */
 export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost, LanguageToolsHost, SourceControlToolsHost, TasksToolsHost {}

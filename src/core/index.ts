@@ -1,13 +1,13 @@
 /** The public surface of core for src/vscode. */
-export * from './client';
+export * from './clientCore';
 export * from './connection';
 export * from './dispatcher';
 export * from '../base/events';
 export * from './host';
 export * from '../base/logger';
 export * from './paths';
-export * from './permissions';
+export * from './consent/permissionGate';
 export * from './registry';
 export * from './timers';
 export * from './tool';
-export * from './toolIdentity';
+export * from './consent/toolIdentity';

@@ -12,7 +12,7 @@ import { createAjv, STRICT_SCHEMA_OPTIONS } from '../base/jsonSchema';
 import { CodedError, ErrorCode, Schemas, TOOL_NAME_PATTERN, toFunctionName, type SkillDefinition, type ToolGroupDefinition } from '../protocol';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import type { ClientTool } from './tool';
-import { toolKey, type ToolIdentity, type ToolSource } from './toolIdentity';
+import { toolKey, type ToolIdentity, type ToolSource } from './consent/toolIdentity';
 
 /** Everything about a group except its tools. */
 export interface ToolGroupSpec {

@@ -8,8 +8,8 @@
  */
 import * as path from 'node:path';
 import type { Augmentation, ContentItem, DeclineStrategy } from '../protocol';
-import type { ConsentText } from './consentText';
-import type { GrantTarget } from './grants';
+import type { ConsentText } from './consent/consentText';
+import type { GrantTarget } from './consent/grants';
 import type { IdeHost } from './host';
 import type { ResolvedPath } from './paths';
 
@@ -44,7 +44,7 @@ export interface ToolContext<H = IdeHost> {
 export interface Preparation {
   /** The prompt's one line, naming the exact target; shown on one line whatever it holds. Defaults to "Allow <Tool>?". */
   prompt?: string;
-  /** More text for the prompt, built with `consent` (src/core/consentText.ts): values stay on one line each. */
+  /** More text for the prompt, built with `consent` (src/core/consent/consentText.ts): values stay on one line each. */
   detail?: ConsentText;
   /**
    * Ask even when the tool needs no permission, and never let a remembered grant
@@ -82,7 +82,7 @@ export interface ClientTool<A = Record<string, unknown>, P extends Preparation =
   /**
    * The tool's own name where it comes from, when the model-facing name had to differ (an MCP
    * server's tool name, a VS Code tool's name): with the registration's source it is the tool's
-   * identity (src/core/toolIdentity.ts), which policies and grants key on.
+   * identity (src/core/consent/toolIdentity.ts), which policies and grants key on.
    */
   sourceName?: string;
   /** Name of the group the tool belongs to; must match the group it is registered with. */

@@ -66,7 +66,7 @@ export function uiText(text: string, options: UiTextOptions = {}): SafeText {
 /**
  * Invisible characters by code point (`<U+202E>`), a newline as `⏎`; with `multiline`, newlines and
  * tabs stay as they are. Removes nothing, adds no link breaking: the half of the door that
- * src/core/consentText.ts shares.
+ * src/core/consent/consentText.ts shares.
  */
 export function showInvisibles(text: string, multiline = false): string {
   return text.replace(INVISIBLE, (ch) => {

@@ -7,7 +7,7 @@
  * Run events cross `postMessage` as JSON, so the protocol's binary `bytes: Uint8Array` becomes a
  * base64 `data` string here, and `data` is left out for content the view never displays (binaries
  * that are not small raster images). Long strings in arguments and results are clipped by
- * `toChatRunEvent` (src/vscode/chatBridge.ts) before they are posted: the view shows a summary, not a file dump.
+ * `toChatRunEvent` (src/vscode/chat/chatBridge.ts) before they are posted: the view shows a summary, not a file dump.
  */
 import { z } from 'zod';
 import { EditorContext, JsonContent, Messages, TextContent, unionOf } from './schemas';
@@ -126,7 +126,7 @@ export const MAX_APPROVAL_REASON = 1000;
 export const ApprovalChoiceAnswer = z.enum(['allowSession', 'allowFolder', 'denyAll', 'disconnect']);
 /**
  * A permission prompt shown in the chat (`clientTools.permissions.promptStyle: chat`): the texts
- * the permission gate built and measured for the chat (src/core/consentText.ts), shown whole as
+ * the permission gate built and measured for the chat (src/core/consent/consentText.ts), shown whole as
  * plain text. Never restored from the view's saved state: the host sends the open one on `ready`.
  */
 export const ChatApproval = z.object({
@@ -203,7 +203,7 @@ export const MAX_HUNK_PREVIEW = 4000;
 export const MAX_REVIEW_REASON = 2000;
 const reviewId = z.string().min(1).max(200);
 
-/** An OpenDiff review as the extension reads it from the reviewed text (src/vscode/diffReview.ts). */
+/** An OpenDiff review as the extension reads it from the reviewed text (src/vscode/reviews/diffReview.ts). */
 export const ChatReview = z.object({
   /** The record id of the call this review belongs to (its card). */
   recordId: z.string().min(1).max(100),

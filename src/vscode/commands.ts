@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { CHANGES_SCHEME } from './changeReview';
+import { CHANGES_SCHEME } from './reviews/changeReview';
 import type { Grant } from '../core';
-import type { ToolPolicy } from '../core/permissions';
+import type { ToolPolicy } from '../core/consent/permissionGate';
 import type { EditorContext } from '../protocol';
 import type { ClientToolsContext } from './context';
 import { safe, uiText, type SafeText } from '../core/uiText';
-import { readConfig } from './config';
+import { readConfig } from './settings/config';
 import { Commands, SecretKeys, Views } from './ids';
 import * as ui from './ui';
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { ClientToolsContext, type ClientToolsApi } from './context';
-import { McpServerHost } from './mcpServer';
+import { McpServerHost } from './mcpServer/mcpServer';
 import { safe, uiText } from '../core/uiText';
 import * as ui from './ui';
 

@@ -14,10 +14,10 @@
  * can influence goes through `uiText(…)` inside it. To route a new call: replace
  * `vscode.window.showWarningMessage(msg, …buttons)` with `ui.showWarning(<SafeText>, …<SafeText buttons>)`;
  * the chosen button comes back as the SafeText passed in, so compare against the same constants.
- * A modal shows only consent text measured to fit it whole (`FittedConsent`, src/core/consentText.ts).
+ * A modal shows only consent text measured to fit it whole (`FittedConsent`, src/core/consent/consentText.ts).
  */
 import * as vscode from 'vscode';
-import type { FittedConsent } from '../core/consentText';
+import type { FittedConsent } from '../core/consent/consentText';
 import type { SafeText } from '../core/uiText';
 
 export type Severity = 'info' | 'warning' | 'error';

@@ -15,7 +15,7 @@ import { AgentConnection } from '../../src/agents/agentConnection';
 import { agentEnv } from '../../src/agents/agentProcess';
 import { ThreadAgents } from '../../src/agents/threadAgents';
 import { silentLogger } from '../../src/base/logger';
-import { ClientCore } from '../../src/core/client';
+import { ClientCore } from '../../src/core/clientCore';
 import { createTempWorkspace } from '../support/fake-host';
 import { scriptedProgram, startAcpHarness, type AcpHarness } from '../support/agents/acp-harness';
 import type { ScriptStep } from '../support/agents/scripted-agent';

@@ -5,9 +5,9 @@
  * old prompt from its saved state, or a card keyed by the request id keeps the old call's text.
  *
  * Real `ClientCore` and permission gate, fake host on real temporary folders, the scripted backend on
- * real sockets; the chat's side is the extension's own ledger of open prompts (src/core/openPrompts.ts,
- * what src/vscode/chatPrompts.ts puts on screen) and the webview's own reducer (src/webview/state.ts)
- * fed the host's messages through the webview message schema, as src/vscode/chatView.ts posts them.
+ * real sockets; the chat's side is the extension's own ledger of open prompts (src/core/consent/shownPrompt.ts,
+ * what src/vscode/prompts/chatPrompts.ts puts on screen) and the webview's own reducer (src/webview/state.ts)
+ * fed the host's messages through the webview message schema, as src/vscode/chat/chatView.ts posts them.
  * What the card looks like on screen is test/e2e/approval-identity.e2e.test.ts's.
  */
 import * as assert from 'node:assert/strict';
@@ -15,10 +15,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { CallRecord } from '../../src/core/callRecord';
 import type { PermissionPrompt } from '../../src/core/host';
-import { chatApprovalOf, OpenPrompts } from '../../src/core/openPrompts';
+import { chatApprovalOf, OpenPrompts } from '../../src/core/consent/shownPrompt';
 import { ErrorCode } from '../../src/protocol';
 import { approvalDigestInput, HostToWebview, type ChatApproval } from '../../src/protocol/webview';
-import { toChatCallRecord } from '../../src/vscode/chatBridge';
+import { toChatCallRecord } from '../../src/vscode/chat/chatBridge';
 import { ideToolGroup } from '../../src/tools/ide/group';
 import { initialState, reduce, restoreState, type ChatState, type ToolItem } from '../../src/webview/state';
 import { DispatchHarness } from '../support/dispatch-harness';
@@ -31,7 +31,7 @@ const shownDigest = (a: ChatApproval) => createHash('sha256').update(approvalDig
 class ChatView {
   state: ChatState = initialState();
   visible = true;
-  /** The host's latest approval, posted now or on the next `ready` (src/vscode/chatView.ts). */
+  /** The host's latest approval, posted now or on the next `ready` (src/vscode/chat/chatView.ts). */
   private approval: ChatApproval | null = null;
   private readonly queue: unknown[] = [];
 

@@ -4,18 +4,18 @@
  * (`Folder: …`, `In folder: …`, `Environment: NONE`), invisible characters that push the rest of a
  * prompt past the dialog's cut once they are spelled out, arguments clipped from a prompt, a
  * remember button whose label is cut. Consent text is built and measured in one place
- * (src/core/consentText.ts); these go through the real permission gate (`ClientCore`, fake host,
+ * (src/core/consent/consentText.ts); these go through the real permission gate (`ClientCore`, fake host,
  * real temporary folders, real sockets) and the real MCP configuration parser.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { CodedError, ErrorCode } from '../../src/protocol';
-import { consentRows, MAX_SHOWN_VALUE_CHARS } from '../../src/core/consentText';
+import { consentRows, MAX_SHOWN_VALUE_CHARS } from '../../src/core/consent/consentText';
 import { editorToolGroup } from '../../src/tools/editor/group';
 import { terminalToolGroup } from '../../src/tools/terminal/group';
-import { describeLaunch, launchApproval, parseMcpJsonText, type McpConfigSource } from '../../src/tools/mcpServers/config';
-import { buildMcpGroup } from '../../src/tools/mcpServers/group';
+import { describeLaunch, launchApproval, parseMcpJsonText, type McpConfigSource } from '../../src/tools/mcpClient/config';
+import { buildMcpGroup } from '../../src/tools/mcpClient/group';
 import { bridgeTools } from '../../src/tools/vscodeTools/lmBridge';
 import { assertRefused, CoreRig } from './support/core-rig';
 

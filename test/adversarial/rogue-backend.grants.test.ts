@@ -6,17 +6,17 @@
  *
  * Real ClientCore, real loopback sockets, real temp folders and symlinks. Grant matching, the
  * settings reading and deny-all expiry with injected timers are unit-tested in
- * test/unit/core/permissions.grants.test.ts, permissions.barrage.test.ts and
- * test/unit/vscode/userSetting.test.ts.
+ * test/unit/core/consent/permissionGate.grants.test.ts, permissions.barrage.test.ts and
+ * test/unit/vscode/settings/userSetting.test.ts.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Grant, PermissionStore } from '../../src/core';
-import { grantKey } from '../../src/core/grants';
+import { grantKey } from '../../src/core/consent/grants';
 import { ErrorCode } from '../../src/protocol';
-import { readRememberScope, type InspectableConfiguration } from '../../src/vscode/userSetting';
+import { readRememberScope, type InspectableConfiguration } from '../../src/vscode/settings/userSetting';
 import { ScriptedBackend } from '../support/scripted-backend';
 import { assertRefused, CoreRig, until } from './support/core-rig';
 

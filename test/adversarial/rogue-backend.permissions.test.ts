@@ -4,7 +4,7 @@
  * an augmentation-like message or a tool group state may skip the prompt.
  *
  * Already proven elsewhere and not repeated here: an `approved` argument and a `toolGroupState`
- * saying requiresPermission:false for the IDE group (test/unit/core/client.test.ts), look-alike names
+ * saying requiresPermission:false for the IDE group (test/unit/core/clientCore.test.ts), look-alike names
  * at the dispatcher (test/unit/core/dispatcher.test.ts), remembered choices never covering folders
  * or protected files (test/unit/tools/deleteFile.test.ts), untrusted workspaces (client.test.ts).
  */

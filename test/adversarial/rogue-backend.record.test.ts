@@ -11,7 +11,7 @@ import * as assert from 'node:assert/strict';
 import type { BackgroundCallPolicy, CallRecord } from '../../src/core/callRecord';
 import { ErrorCode, type RunEvent } from '../../src/protocol';
 import { HostToWebview } from '../../src/protocol/webview';
-import { toChatCallRecord, toChatRunEvent } from '../../src/vscode/chatBridge';
+import { toChatCallRecord, toChatRunEvent } from '../../src/vscode/chat/chatBridge';
 import { initialState, reduce, type ChatState, type ToolItem } from '../../src/webview/state';
 import { assertNoLeak, assertRefused, CoreRig, SECRET, until } from './support/core-rig';
 

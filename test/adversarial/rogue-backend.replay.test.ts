@@ -3,7 +3,7 @@
  * answered call's result for other arguments, or to slip another tool in under a known id.
  *
  * Proven elsewhere: a replay after a dropped connection gets the stored answer
- * (test/unit/core/client.test.ts), the replay cache's count and time bounds
+ * (test/unit/core/clientCore.test.ts), the replay cache's count and time bounds
  * (test/unit/core/dispatcher.test.ts).
  */
 import * as assert from 'node:assert/strict';

@@ -4,7 +4,7 @@
  * prompt or notification (bidi overrides, newlines, `[label](command:…)` links), and a save of a
  * buffer holding the user's own unsaved edits. Real `ClientCore`, real temp folders, real sockets;
  * what VS Code would show is what src/vscode/ui.ts shows: the prompt's texts as the permission gate
- * built them (src/core/consentText.ts, which VsCodeIdeHost passes to the dialog as they are), and a
+ * built them (src/core/consent/consentText.ts, which VsCodeIdeHost passes to the dialog as they are), and a
  * message through the UI door (`uiText`).
  *
  * Already proven elsewhere: the door's character and link rules (test/unit/core/uiText.test.ts), that

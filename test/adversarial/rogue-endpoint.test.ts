@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { probeModelEndpoint } from '../../src/core/endpointProbe';
+import { probeModelEndpoint } from '../../src/vscode/backendProcess/endpointProbe';
 
 /** Bytes the server may send before it stops on its own: far past the probe's 4 MB cap, short of hurting the test process. */
 const SERVER_LIMIT = 512 * 1024 * 1024;

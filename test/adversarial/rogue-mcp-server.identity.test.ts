@@ -9,22 +9,22 @@
 import * as assert from 'node:assert/strict';
 import { admitGroups } from '../../src/backend/registration';
 import { createBackend, type Backend } from '../../src/backend';
-import { parseStoredGrant, type Grant } from '../../src/core/grants';
-import type { PermissionStore } from '../../src/core/permissions';
+import { parseStoredGrant, type Grant } from '../../src/core/consent/grants';
+import type { PermissionStore } from '../../src/core/consent/permissionGate';
 import type { ToolRegistry } from '../../src/core/registry';
-import { storedPolicy, withStoredPolicy } from '../../src/core/storedPolicies';
+import { storedPolicy, withStoredPolicy } from '../../src/core/consent/storedPolicies';
 import { defineTool, textResult } from '../../src/core/tool';
 import { CodedError, ErrorCode, toFunctionName, type ToolGroupDefinition } from '../../src/protocol';
 import { registerBuiltinGroups } from '../../src/tools';
-import { buildMcpGroup, mcpGroupName, mcpSource, mcpToolName } from '../../src/tools/mcpServers/group';
-import { McpGroupRegistration } from '../../src/tools/mcpServers/groupRegistration';
-import type { McpServerSupervisor } from '../../src/tools/mcpServers/supervisor';
+import { buildMcpGroup, mcpGroupName, mcpSource, mcpToolName } from '../../src/tools/mcpClient/group';
+import { McpGroupRegistration } from '../../src/tools/mcpClient/groupRegistration';
+import type { McpServerSupervisor } from '../../src/tools/mcpClient/supervisor';
 import { TestClient } from '../support/backend-client';
 import { DispatchHarness, RecordingLogger } from '../support/dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from '../support/fake-host';
 import { scriptedStats, startScriptedServer } from '../support/scripted-mcp-server';
 
-/** Registers a running server's tools as the extension's bridge does (src/tools/mcpServers/groupRegistration.ts). */
+/** Registers a running server's tools as the extension's bridge does (src/tools/mcpClient/groupRegistration.ts). */
 function registerServer(registry: ToolRegistry, supervisor: McpServerSupervisor): { names: string[]; skipped: string[] } {
   const logger = new RecordingLogger();
   new McpGroupRegistration(registry, supervisor, logger).update(supervisor.state);
@@ -47,7 +47,7 @@ describe('rogue MCP servers: one identity per tool (T-ID)', function () {
   let ws: TempWorkspace;
   let h: DispatchHarness;
   const servers: McpServerSupervisor[] = [];
-  /** The Tool Groups view's store (src/vscode/toolPolicies.ts keeps the same entries in workspace state). */
+  /** The Tool Groups view's store (src/vscode/toolGroups/toolPolicies.ts keeps the same entries in workspace state). */
   let stored: Record<string, unknown>;
   /** Remembered grants in workspace storage, as src/vscode/context.ts reads them back. */
   let storedGrants: unknown[];

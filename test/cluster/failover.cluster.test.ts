@@ -18,7 +18,7 @@
 import * as assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ClientCore } from '../../src/core/client';
+import { ClientCore } from '../../src/core/clientCore';
 import type { CallRecord } from '../../src/core/callRecord';
 import { isFinalStatus } from '../../src/core/callRecord';
 import type { ConnectionState } from '../../src/core/connection';

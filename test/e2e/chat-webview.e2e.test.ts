@@ -13,7 +13,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { approvalDigestInput, type ChatApproval, type HostToWebview } from '../../src/protocol/webview';
-import { chatHtml } from '../../src/vscode/chatHtml';
+import { chatHtml } from '../../src/vscode/chat/chatHtml';
 import type { ChatAction } from '../../src/webview/state';
 import { ev, record } from '../unit/webview/fixtures';
 

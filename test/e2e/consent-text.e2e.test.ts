@@ -1,6 +1,6 @@
 /**
  * Consent text measured as shown, in a real VS Code (code-server) driven by a real Chromium, with
- * prompts in the modal dialog (src/core/consentText.ts):
+ * prompts in the modal dialog (src/core/consent/consentText.ts):
  * - a workspace MCP server whose argument carries line breaks: the approval dialog shows each part of
  *   the launch on its own line, the argument's breaks as ⏎, so no "Environment: NONE" line appears;
  * - a workspace MCP server whose argument holds 2,600 zero-width spaces: spelled out, the launch does
@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { CONSENT_SURFACES, measureConsent } from '../../src/core/consentText';
+import { CONSENT_SURFACES, measureConsent } from '../../src/core/consent/consentText';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { ChatDriver, modalDialog, MODAL_PROMPTS } from './support/chat-driver';
 import { useScriptedVSCode } from './support/scripted-vscode';

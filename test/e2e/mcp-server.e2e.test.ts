@@ -8,7 +8,7 @@
  * in test/fixtures; its fixture tools registered through the API by the test-only extension
  * test/fixtures/mcp-conformance-extension), and requests without the token, with an Origin or with a foreign Host are
  * refused. Background calls are allowed here, so only DeleteFile asks (the `ask` default is covered
- * by test/unit/core/mcp/mcpServer.test.ts).
+ * by test/unit/core/mcpServer/mcpServer.test.ts).
  *
  * Screenshots go to test-results/mcp-server-*.png.
  * Run: npm run build && npx mocha --no-config --require tsx/cjs --extension ts --timeout 300000 --exit test/e2e/mcp-server.e2e.test.ts
@@ -23,7 +23,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Locator, Page } from 'playwright-core';
-import type { McpLockInfo } from '../../src/core/mcp/mcpLockFile';
+import type { McpLockInfo } from '../../src/vscode/mcpServer/mcpLockFile';
 import { node22, runConformance } from '../support/mcp-conformance';
 import { makePng } from '../support/png';
 import { ChatDriver, MODAL_PROMPTS, modalDialog } from './support/chat-driver';

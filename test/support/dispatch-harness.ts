@@ -6,7 +6,7 @@ import type { ClientToolInvokeResponse, ClientToolProgress, ClientToServer } fro
 import { Dispatcher, type DispatcherLimits, type DispatcherOptions } from '../../src/core/dispatcher';
 import type { IdeHost } from '../../src/core/host';
 import type { LogFields, Logger } from '../../src/base/logger';
-import { PermissionGate, type PermissionGateOptions } from '../../src/core/permissions';
+import { PermissionGate, type PermissionGateOptions } from '../../src/core/consent/permissionGate';
 import { ToolRegistry, type ToolGroupSpec } from '../../src/core/registry';
 import type { ClientTool } from '../../src/core/tool';
 

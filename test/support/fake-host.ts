@@ -47,7 +47,7 @@ import type {
   WorkspaceChange,
   WorkspaceFolder,
 } from '../../src/core/host';
-import type { ConsentSurface } from '../../src/core/consentText';
+import type { ConsentSurface } from '../../src/core/consent/consentText';
 import { FakeCatalog } from './fake-catalog';
 import { FakeGit } from './fake-git';
 import { FakeLanguage } from './fake-language';

@@ -6,11 +6,11 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ClientCore } from '../../src/core/client';
+import { ClientCore } from '../../src/core/clientCore';
 import type { CallRecord } from '../../src/core/callRecord';
-import { McpCalls } from '../../src/core/mcp/mcpCalls';
-import { McpHttpServer } from '../../src/core/mcp/mcpHttpServer';
-import { newMcpToken } from '../../src/core/mcp/mcpToken';
+import { McpCalls } from '../../src/core/mcpServer/mcpCalls';
+import { McpHttpServer } from '../../src/core/mcpServer/mcpHttpServer';
+import { newMcpToken } from '../../src/core/mcpServer/mcpToken';
 import type { BackgroundCallPolicy } from '../../src/core/callRecord';
 import { CodedError, ErrorCode } from '../../src/protocol';
 import { defineTool, jsonResult, textResult, type ClientTool } from '../../src/core/tool';

@@ -6,8 +6,8 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { silentLogger, type Logger } from '../../src/base/logger';
-import { parseMcpConfig, type McpServerConfig } from '../../src/tools/mcpServers/config';
-import { McpServerSupervisor, type McpServerState, type SupervisorOptions } from '../../src/tools/mcpServers/supervisor';
+import { parseMcpConfig, type McpServerConfig } from '../../src/tools/mcpClient/config';
+import { McpServerSupervisor, type McpServerState, type SupervisorOptions } from '../../src/tools/mcpClient/supervisor';
 
 export const SCRIPTED_SERVER = path.resolve(__dirname, '../fixtures/mcp-servers/scripted-server.mjs');
 

@@ -13,8 +13,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ClientToServer, ClientToolInvokeResponse, ToolGroupDefinition } from '../../src/protocol';
 import type { ClientToolsApi } from '../../src/vscode/context';
-import { TerminalRunner } from '../../src/vscode/terminalRunner';
-import { applyEdits } from '../../src/vscode/editorHost';
+import { TerminalRunner } from '../../src/vscode/host/terminalRunner';
+import { applyEdits } from '../../src/vscode/host/editorHost';
 import type { ScriptedBackend } from '../support/scripted-backend';
 import { EXTENSION_ID, until, useScriptedConnection } from './support/scriptedConnection';
 

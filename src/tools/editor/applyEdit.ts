@@ -4,7 +4,7 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { TextEditSpec } from '../../core/host';
-import { consent, consentLines } from '../../core/consentText';
+import { consent, consentLines } from '../../core/consent/consentText';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
 import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';

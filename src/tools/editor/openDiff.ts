@@ -6,7 +6,7 @@
  * (src/core/renderLimit.ts): the proposal may still be accepted, once the user was told.
  */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent, consentLines } from '../../core/consentText';
+import { consent, consentLines } from '../../core/consent/consentText';
 import { DEFAULT_RENDER_LIMIT, longLinesOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';

@@ -4,7 +4,7 @@
  * ApplyEdit with `save: true` saves its own change without a second question).
  */
 import type { ResolvedPath } from '../../core/paths';
-import { consent, consentLines } from '../../core/consentText';
+import { consent, consentLines } from '../../core/consent/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathOnlyParameters } from '../support/parameters';

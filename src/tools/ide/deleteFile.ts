@@ -1,6 +1,6 @@
 /** DeleteFile: moves a file, or a folder with `recursive: true`, to the trash after the user agrees. */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent, consentLines, type ConsentText } from '../../core/consentText';
+import { consent, consentLines, type ConsentText } from '../../core/consent/consentText';
 import { bindTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
 import { grantTargetOf, jsonResult, type Preparation } from '../../core/tool';

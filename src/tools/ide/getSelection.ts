@@ -1,7 +1,7 @@
 /** GetSelection: what the user has selected in the active editor. */
 import { isProtectedPath, resolveWorkspacePath } from '../../core/paths';
 import type { SelectionInfo, WorkspaceInfo } from '../../core/host';
-import { consent } from '../../core/consentText';
+import { consent } from '../../core/consent/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { defineIdeTool } from '../support/toolGroup';
 import { NO_PARAMETERS } from '../support/parameters';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../../protocol';
 import { bindTarget, verifyTarget, type BoundTarget } from '../../core/fileIdentity';
 import type { ResolvedPath } from '../../core/paths';
-import { consent } from '../../core/consentText';
+import { consent } from '../../core/consent/consentText';
 import type { Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
 import { formatBytes } from '../support/format';

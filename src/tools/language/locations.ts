@@ -10,7 +10,7 @@
  * location never has its text (ReadFile asks the user for those).
  */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent, consentLines } from '../../core/consentText';
+import { consent, consentLines } from '../../core/consent/consentText';
 import { bindTarget, verifyTarget } from '../../core/fileIdentity';
 import type { LanguageToolsHost, SourceLocation } from '../../core/host';
 import { isProtectedPath, type ResolvedPath } from '../../core/paths';

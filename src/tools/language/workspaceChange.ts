@@ -7,7 +7,7 @@
  * before the write to be the object and the text that was reviewed. Nothing is applied unseen.
  */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent } from '../../core/consentText';
+import { consent } from '../../core/consent/consentText';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText } from '../../core/hunkReview';
 import type { LanguageToolsHost, TextEditSpec, WorkspaceChange } from '../../core/host';

@@ -4,10 +4,10 @@
  * that does not fit in a modal dialog is refused with CHANGE_TOO_LARGE, never summarised (OpenDiff
  * shows a large change whole, in the diff editor). Built from the request alone, so nothing of the
  * file is read before the user agrees. The prompt as a whole is measured again by the permission
- * gate (src/core/consentText.ts), which refuses it with PROMPT_TOO_LARGE if the rest pushes it over.
+ * gate (src/core/consent/consentText.ts), which refuses it with PROMPT_TOO_LARGE if the rest pushes it over.
  */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent, consentLines, consentRows, type ConsentText } from '../../core/consentText';
+import { consent, consentLines, consentRows, type ConsentText } from '../../core/consent/consentText';
 import type { RangeEdit } from './textEdits';
 
 /**

@@ -7,7 +7,7 @@
  * state) is refused; the Tasks menu runs those.
  */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent, consentLines } from '../../core/consentText';
+import { consent, consentLines } from '../../core/consent/consentText';
 import type { TaskInfo } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';

@@ -1,6 +1,6 @@
 /**
  * Runs one approved shell command as a supervised child process, in plain Node: what RunInTerminal's
- * VS Code terminal shows (src/vscode/terminalRunner.ts) and what its result reports both come from
+ * VS Code terminal shows (src/vscode/host/terminalRunner.ts) and what its result reports both come from
  * here, so all of it is testable on real processes without an editor.
  *
  * The command runs as `<shell> -c command` in a process group of its own. Ctrl+C sends the group

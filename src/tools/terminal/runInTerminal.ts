@@ -6,7 +6,7 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { ResolvedPath } from '../../core/paths';
-import { consent, consentLines } from '../../core/consentText';
+import { consent, consentLines } from '../../core/consent/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { capMiddle, terminalText } from './terminalOutput';
 import { defineTerminalTool } from '../support/toolGroup';

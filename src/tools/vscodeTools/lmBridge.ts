@@ -2,11 +2,11 @@
  * The `VSCodeTools` group: language-model tools other VS Code extensions register (`vscode.lm.tools`),
  * offered to the agent as client tools. This file holds the VS Code-free part: which tools are
  * enabled, their names made valid for the protocol, their schemas made acceptable to the registry,
- * and the client tools that call them through an injected invoker (src/vscode/lmToolsBridge.ts).
+ * and the client tools that call them through an injected invoker (src/vscode/toolGroups/lmToolsBridge.ts).
  */
 import type { ContentItem } from '../../protocol';
 import { toFunctionName } from '../../protocol';
-import { consent } from '../../core/consentText';
+import { consent } from '../../core/consent/consentText';
 import { ToolRegistry, type ToolGroupSpec } from '../../core/registry';
 import { defineTool, type ClientTool, type JsonSchema } from '../../core/tool';
 

@@ -7,7 +7,7 @@
  * argv: url token
  */
 import * as os from 'node:os';
-import { ClientCore } from '../../../src/core/client';
+import { ClientCore } from '../../../src/core/clientCore';
 import { defineTool, jsonResult } from '../../../src/core/tool';
 import { FakeHost } from '../../support/fake-host';
 

@@ -16,7 +16,7 @@ import { gateCallbacks } from '../../../src/agents/dispatcherCallbacks';
 import { prepareLaunch, type AgentLaunch } from '../../../src/agents/presetLaunch';
 import type { AgentStatusChange } from '../../../src/agents/sessionUpdates';
 import type { BackgroundCallPolicy, CallRecord } from '../../../src/core/callRecord';
-import { ClientCore } from '../../../src/core/client';
+import { ClientCore } from '../../../src/core/clientCore';
 import { Schemas, type RunEvent } from '../../../src/protocol';
 import { registerBuiltinGroups } from '../../../src/tools';
 import { RecordingLogger } from '../dispatch-harness';

@@ -12,7 +12,7 @@ import { AgentChats, withEditorContext } from '../../../src/agents/agentChats';
 import type { AgentSpec } from '../../../src/agents/agentSettings';
 import { ThreadAgents } from '../../../src/agents/threadAgents';
 import type { CallRecord } from '../../../src/core/callRecord';
-import { ClientCore } from '../../../src/core/client';
+import { ClientCore } from '../../../src/core/clientCore';
 import type { RunEvent } from '../../../src/protocol';
 import { registerBuiltinGroups } from '../../../src/tools';
 import { scriptedProgram, type LogEntry } from '../../support/agents/acp-harness';

@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import { serveForExtension } from '../../../src/conformance/extension';
 import { EXTENSION_CHECKS } from '../../../src/conformance/extension/checks';
 import type { Report } from '../../../src/conformance/report';
-import { ClientCore } from '../../../src/core/client';
+import { ClientCore } from '../../../src/core/clientCore';
 import { PROTOCOL, SUBPROTOCOL, TOKEN_HEADER } from '../../../src/protocol';
 import { ideToolGroup } from '../../../src/tools/ide/group';
 import { workspaceToolGroup } from '../../../src/tools/workspace/group';

@@ -4,7 +4,7 @@
  * session ids stand in for replicas on shared state; real loopback sockets.
  */
 import * as assert from 'node:assert/strict';
-import { ClientCore } from '../../../src/core/client';
+import { ClientCore } from '../../../src/core/clientCore';
 import { Connection, type ConnectionState } from '../../../src/core/connection';
 import { ErrorCode } from '../../../src/protocol';
 import { ScriptedBackend } from '../../support/scripted-backend';

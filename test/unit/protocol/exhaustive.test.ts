@@ -53,7 +53,7 @@ function lineOf(file: string, needle: string): number {
 describe('adding a message type without handling it fails the typecheck', function () {
   // One type-checked program over the routing code takes seconds on a busy machine; nothing here waits on timers.
   this.timeout(120_000);
-  const client = 'src/core/client.ts';
+  const client = 'src/core/clientCore.ts';
   const session = 'src/backend/session.ts';
   /** The backend's fitting of messages to the extension's limit decides per message type whether it can be shortened. */
   const fitting = 'src/backend/peerLimits.ts';

@@ -78,7 +78,7 @@ describe('layer lint: import directions of src/ (scripts/layers.mjs)', function 
     const ruleFor = async (file: string): Promise<unknown> => (((await project.calculateConfigForFile(file)) as Linter.Config).rules?.['no-restricted-imports'] as unknown[]).slice(1);
     const blocks = layerRules();
     const expected = (files: string): unknown => (blocks.find((b) => b.files?.[0] === files)?.rules?.['no-restricted-imports'] as unknown[]).slice(1);
-    assert.deepEqual(await ruleFor('src/core/userRuns.ts'), expected('src/core/**/*.ts'));
+    assert.deepEqual(await ruleFor('src/core/consent/userRuns.ts'), expected('src/core/**/*.ts'));
     assert.deepEqual(await ruleFor('src/webview/state.ts'), expected('src/webview/**/*.ts'));
     assert.deepEqual(await ruleFor('src/core/paths.ts'), expected('src/core/**/*.ts'));
   });

@@ -6,7 +6,7 @@ import { Messages } from '../../../src/protocol/schemas';
 import type { ContentItem, RunEvent } from '../../../src/protocol/types';
 import type { CallRecord } from '../../../src/core/callRecord';
 import { HostToWebview } from '../../../src/protocol/webview';
-import { toChatCallRecord, toChatRunEvent } from '../../../src/vscode/chatBridge';
+import { toChatCallRecord, toChatRunEvent } from '../../../src/vscode/chat/chatBridge';
 import type { ChatAction } from '../../../src/webview/state';
 
 export const THREAD = 'thread-1';

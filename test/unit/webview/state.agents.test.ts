@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { HostToWebview, WebviewToHost } from '../../../src/protocol/webview';
-import { toChatRunEvent } from '../../../src/vscode/chatBridge';
+import { toChatRunEvent } from '../../../src/vscode/chat/chatBridge';
 import { initialState, reduce, type ChatAction, type ChatState, type ToolItem } from '../../../src/webview/state';
 import { RUN, THREAD } from './fixtures';
 

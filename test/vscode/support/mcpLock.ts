@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { McpLockInfo } from '../../../src/core/mcp/mcpLockFile';
+import type { McpLockInfo } from '../../../src/vscode/mcpServer/mcpLockFile';
 
 export const LOCK_FOLDER = path.join(os.homedir(), '.client-tools', 'mcp');
 
