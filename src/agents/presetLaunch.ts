@@ -61,7 +61,11 @@ const OPENCODE_PERMISSION = {
   webfetch: 'ask', websearch: 'ask', codesearch: 'ask', lsp: 'ask', external_directory: 'ask',
 };
 
-/** The launch of each preset command, by its npm package. */
+/**
+ * The launch of each preset command, by its npm package. `mcpTools` is collapsed for the agents
+ * that re-list the editor's tools on `list_changed` within the call that expands a group
+ * (test/agents/collapsed-groups.agent.test.ts), flat for the ones that do not.
+ */
 export const PRESET_LAUNCHES: Readonly<Record<string, AgentLaunch>> = {
   '@zed-industries/claude-code-acp': {
     args: [],
@@ -76,13 +80,13 @@ export const PRESET_LAUNCHES: Readonly<Record<string, AgentLaunch>> = {
     files: {},
     // No built-in tool at all: reads, writes, searches and commands are the editor's tools over MCP.
     sessionMeta: { claudeCode: { options: { tools: [] } } },
-    mcpTools: 'flat',
+    mcpTools: 'collapsed',
   },
   '@google/gemini-cli': {
     args: ['--admin-policy', '${launchDir}/gemini-policy.toml'],
     env: {},
     files: { 'gemini-policy.toml': GEMINI_POLICY },
-    mcpTools: 'flat',
+    mcpTools: 'collapsed',
   },
   '@zed-industries/codex-acp': {
     args: ['-c', 'approval_policy="untrusted"'],
@@ -94,7 +98,7 @@ export const PRESET_LAUNCHES: Readonly<Record<string, AgentLaunch>> = {
     args: [],
     env: { OPENCODE_PERMISSION: JSON.stringify(OPENCODE_PERMISSION) },
     files: {},
-    mcpTools: 'flat',
+    mcpTools: 'collapsed',
   },
 };
 

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ClientCore } from '../../src/core/clientCore';
 import type { CallRecord } from '../../src/core/callRecord';
 import { McpCalls } from '../../src/core/mcpServer/mcpCalls';
+import type { McpListingMode } from '../../src/core/mcpServer/mcpGroups';
 import { McpHttpServer } from '../../src/core/mcpServer/mcpHttpServer';
 import { newMcpToken } from '../../src/core/mcpServer/mcpToken';
 import type { BackgroundCallPolicy } from '../../src/core/callRecord';
@@ -59,11 +60,12 @@ export interface McpHarness {
 }
 
 /**
+ * `listing`: flat (the default) or collapsed groups (mcpGroups.ts).
  * `conformanceFixtures`: also register the official conformance suite's fixture tools
  * (test/fixtures/mcp-conformance-extension/fixtureTools.js), the test-only group the suite's tool
  * scenarios call, as another extension's group would be.
  */
-export async function startMcpHarness(options: { backgroundCalls?: BackgroundCallPolicy; files?: Record<string, string | Uint8Array>; conformanceFixtures?: boolean } = {}): Promise<McpHarness> {
+export async function startMcpHarness(options: { backgroundCalls?: BackgroundCallPolicy; files?: Record<string, string | Uint8Array>; conformanceFixtures?: boolean; listing?: McpListingMode } = {}): Promise<McpHarness> {
   const ws = await createTempWorkspace(['ws'], options.files ?? {});
   const logger = new RecordingLogger();
   const core = new ClientCore({
@@ -83,7 +85,7 @@ export async function startMcpHarness(options: { backgroundCalls?: BackgroundCal
   const records: CallRecord[] = [];
   calls.onCallRecord((r) => records.push(r));
   const token = newMcpToken();
-  const server = await McpHttpServer.start({ registry: core.registry, calls, token, serverVersion: '0.0.0-test', logger });
+  const server = await McpHttpServer.start({ registry: core.registry, calls, token, serverVersion: '0.0.0-test', logger, ...(options.listing ? { listing: options.listing } : {}) });
   const clients: Client[] = [];
   return {
     ws,

@@ -19,6 +19,13 @@ const CONTAINER_SCHEMA: Tool['inputSchema'] = { type: 'object', properties: {} }
 /** How long a container's answer waits for the client to list the tools again. */
 export const RELIST_WAIT_MS = 2_000;
 
+/**
+ * How long it then waits for the client to take the new list in: the agents that re-list (Gemini
+ * CLI, opencode, Claude Code) update their model's tools asynchronously after the listing's answer,
+ * and Gemini CLI missed the new tools in its next model request when answered 50 ms later.
+ */
+export const RELIST_SETTLE_MS = 500;
+
 export class McpToolListing {
   private readonly expanded = new Set<string>();
   private relistWaiters: (() => void)[] = [];
@@ -30,35 +37,42 @@ export class McpToolListing {
     for (const wake of this.relistWaiters.splice(0)) wake();
     const snapshot = this.registry.snapshot();
     if (this.mode === 'flat') return snapshot.flatMap((g) => groupMcpTools(this.registry, g));
-    const taken = new Set(snapshot.flatMap((g) => g.tools.map((t) => t.name)));
     const out: Tool[] = [];
     for (const group of snapshot) {
       const tools = groupMcpTools(this.registry, group);
       if (tools.length === 0) continue;
-      const container = toFunctionName(group.name);
-      // A group whose container would share a tool's name is listed flat rather than shadow that tool.
-      if (this.expanded.has(group.name) || taken.has(container)) out.push(...tools);
-      else out.push(containerTool(group, container, tools));
+      // The registry keeps a container's name from being any tool's (registry.ts, claimNames).
+      if (this.expanded.has(group.name)) out.push(...tools);
+      else out.push(containerTool(group, toFunctionName(group.name), tools));
     }
     return out;
   }
 
   /**
-   * Resolves true at the next `list()`, false after `ms` without one. A container's answer waits for
-   * it, so that a client that re-lists on `list_changed` while the call is still open (Gemini CLI,
-   * opencode) offers the group's tools in its very next model request.
+   * Resolves true once the client has listed the tools again and had `settleMs` to take the list in,
+   * false after `waitMs` without a listing or when `signal` aborts. A container's answer waits for
+   * it, so that a client that re-lists on `list_changed` while the call is still open offers the
+   * group's tools in its very next model request.
    */
-  nextList(ms: number): Promise<boolean> {
+  relisted(signal: AbortSignal, waitMs = RELIST_WAIT_MS, settleMs = RELIST_SETTLE_MS): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      let settle: NodeJS.Timeout | undefined;
+      const done = (listed: boolean) => {
+        clearTimeout(wait);
+        clearTimeout(settle);
+        signal.removeEventListener('abort', aborted);
         this.relistWaiters = this.relistWaiters.filter((w) => w !== wake);
-        resolve(false);
-      }, ms);
+        resolve(listed);
+      };
+      const aborted = () => done(false);
+      const wait = setTimeout(() => done(false), waitMs);
       const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
+        clearTimeout(wait);
+        settle = setTimeout(() => done(true), settleMs);
       };
       this.relistWaiters.push(wake);
+      if (signal.aborted) aborted();
+      else signal.addEventListener('abort', aborted, { once: true });
     });
   }
 

@@ -21,7 +21,7 @@ import { CallerLifetime } from '../consent/callerLifetime';
 import { callerLabel } from '../callRecord';
 import type { ToolRegistry } from '../registry';
 import type { McpCalls } from './mcpCalls';
-import { McpToolListing, RELIST_WAIT_MS, type McpListingMode } from './mcpGroups';
+import { McpToolListing, type McpListingMode } from './mcpGroups';
 import { toCallToolResult } from './mcpResults';
 
 export const MCP_PATH = '/mcp';
@@ -218,7 +218,7 @@ export class McpHttpServer implements Disposable {
       const expansion = listing.expand(toolName);
       if (expansion !== undefined) {
         // Said on the call's own stream; answered once the client listed the tools again (or soon after).
-        const relisted = listing.nextList(RELIST_WAIT_MS);
+        const relisted = listing.relisted(extra.signal);
         await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => {});
         await relisted;
         return { content: [{ type: 'text', text: expansion }] };
