@@ -6,6 +6,7 @@
  * `Authorization: Bearer`); its calls go through a dispatcher over the one registry, gate and host,
  * belong to the user's run while the agent's turn runs, and carry the agent's name on their cards.
  */
+import { randomBytes } from 'node:crypto';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logger';
@@ -18,8 +19,19 @@ import { newMcpToken } from '../core/mcpServer/mcpToken';
 import type { ToolRegistry } from '../core/registry';
 import type { AgentCaller } from './agentCallbacks';
 
-/** The name the agent sees the server under (its tools become `mcp__clienttools__ReadFile`, …). */
+/**
+ * What the name the agent sees the server under starts with (its tools become
+ * `mcp__clienttools-k3f9qa7b__ReadFile`, …). The rest is random per session, so that no MCP server a
+ * repository configures for the agent can take the name: a permission request naming this server is
+ * then one the editor's own gate decides when the call arrives (editorToolRequest.ts).
+ */
 export const AGENT_MCP_NAME = 'clienttools';
+
+/** `clienttools-` and eight random characters of base32's lowercase alphabet (40 bits): valid in every agent's tool names. */
+export function newAgentMcpName(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  return `${AGENT_MCP_NAME}-${Array.from(randomBytes(8), (b) => alphabet[b % 32]).join('')}`;
+}
 
 export interface AgentMcpCore {
   readonly registry: ToolRegistry;
@@ -30,6 +42,8 @@ export interface AgentMcpCore {
 export interface AgentMcp extends Disposable {
   /** The entry for `session/new`: HTTP with this session's token. */
   readonly server: acp.McpServer;
+  /** The server's name in that entry (newAgentMcpName). */
+  readonly name: string;
   readonly url: string;
 }
 
@@ -57,9 +71,11 @@ export async function startAgentMcp(core: AgentMcpCore, caller: AgentCaller, opt
     calls.dispose();
     throw e;
   }
+  const name = newAgentMcpName();
   return {
     url: server.url,
-    server: { type: 'http', name: AGENT_MCP_NAME, url: server.url, headers: [{ name: 'Authorization', value: `Bearer ${token}` }] },
+    name,
+    server: { type: 'http', name, url: server.url, headers: [{ name: 'Authorization', value: `Bearer ${token}` }] },
     dispose() {
       records.dispose();
       calls.dispose();

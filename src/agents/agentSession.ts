@@ -205,7 +205,7 @@ export class AgentSession implements Disposable {
     if (outcome.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
     const chosen = params.options.find((o) => o.optionId === outcome.optionId);
     const allowed = chosen?.kind.startsWith('allow') === true;
-    this.updates.cardStatus(id, 'running', allowed ? 'Allowed by you' : `Denied by you${outcome.reason ? `: ${outcome.reason}` : ''}`);
+    this.updates.cardStatus(id, 'running', outcome.note ?? (allowed ? 'Allowed by you' : `Denied by you${outcome.reason ? `: ${outcome.reason}` : ''}`));
     return {
       outcome: { outcome: 'selected', optionId: outcome.optionId },
       // ACP has no field for a reason; agents that read `_meta` can show it to the model.

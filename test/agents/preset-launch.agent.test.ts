@@ -37,7 +37,7 @@ describe('preset launches: what the real agents leave to the permission gate', f
     for (const tool of ['Glob', 'Grep', 'WebFetch', 'WebSearch', 'Task', 'NotebookEdit', 'Read', 'Write', 'Edit', 'Bash']) {
       assert.ok(!offered.includes(tool), `${tool} is offered: ${offered.join(', ')}`);
     }
-    for (const tool of ['mcp__acp__Read', 'mcp__acp__Write', 'mcp__acp__Edit', 'mcp__acp__Bash', 'mcp__clienttools__FindFiles', 'mcp__clienttools__SearchText']) {
+    for (const tool of ['mcp__acp__Read', 'mcp__acp__Write', 'mcp__acp__Edit', 'mcp__acp__Bash', `mcp__${run.h.mcp.name}__FindFiles`, `mcp__${run.h.mcp.name}__SearchText`]) {
       assert.ok(offered.includes(tool), `${tool} is not offered: ${offered.join(', ')}`);
     }
     assert.ok(run.h.records.some((r) => r.toolName === 'ReadFile' && r.status === 'succeeded'), 'the read was the editor\'s ReadFile');
@@ -53,7 +53,7 @@ describe('preset launches: what the real agents leave to the permission gate', f
     assert.equal(finished(run)?.reason, 'completed');
     for (const request of run.launched.model.requests.main) {
       assert.ok(request.tools.length > 0);
-      assert.deepEqual(request.tools.filter((t) => !t.startsWith('mcp__clienttools__')), [], 'only the editor\'s tools are offered');
+      assert.deepEqual(request.tools.filter((t) => !t.startsWith(`mcp__${run?.h.mcp.name}__`)), [], 'only the editor\'s tools are offered');
     }
     const read = run.h.records.find((r) => r.toolName === 'ReadFile' && r.status === 'succeeded');
     assert.equal(read?.background, false);
@@ -85,7 +85,7 @@ describe('preset launches: what the real agents leave to the permission gate', f
     const offered = run.launched.model.requests.main[0]?.tools ?? [];
     for (const tool of ['glob', 'grep_search', 'list_directory', 'read_many_files']) assert.ok(!offered.includes(tool), `${tool} is offered`);
     // The editor's Search group (FindFiles, SearchText), collapsed for Gemini CLI until its model expands it.
-    assert.ok(offered.includes('mcp_clienttools_Search'), offered.join(', '));
+    assert.ok(offered.includes(`mcp_${run.h.mcp.name}_Search`), offered.join(', '));
   });
 
   it('opencode: asks before each read, search, edit and command, whatever the workspace\'s opencode.json allows', async () => {

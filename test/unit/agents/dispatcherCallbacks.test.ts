@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { keepTail, shellQuote, type DispatcherCallbacks } from '../../../src/agents/dispatcherCallbacks';
+import { EDITOR_DECIDES, keepTail, shellQuote, type DispatcherCallbacks } from '../../../src/agents/dispatcherCallbacks';
 import { AGENT_NAME, startAcpHarness, type AcpHarness } from '../../support/agents/acp-harness';
 import type { ScriptStep } from '../../support/agents/scripted-agent';
 
@@ -172,6 +172,26 @@ describe('agent callbacks: the agent\'s requests through the editor\'s tools and
     assert.deepEqual(h.answer('ask')?.result, { outcome: { outcome: 'selected', optionId: 'once' } });
     assert.equal(h.events.find((e) => e.type === 'toolCallStarted')?.type, 'toolCallStarted');
     assert.match(h.ws.host.prompts.at(-1)?.message ?? '', /^Let Test Agent use Echo \(clienttools MCP Server\)\?$/);
+  });
+});
+
+describe('agent callbacks: one prompt per action for the editor\'s own MCP tools', () => {
+  let h: AcpHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a request for a tool of the session\'s editor MCP server is answered allow-once without a prompt, and the card says the gate decides the call', async () => {
+    h = await startAcpHarness({ script: { turns: [[
+      { update: { sessionUpdate: 'tool_call', toolCallId: 'm1', title: 'mcp____MCP____Guarded', kind: 'other', status: 'pending', rawInput: {} } },
+      { call: 'session/request_permission', params: { toolCall: { toolCallId: 'm1', title: 'mcp____MCP____Guarded', rawInput: {} }, options: PERMISSION_OPTIONS }, as: 'ask' },
+    ]] } });
+    await h.prompt('go');
+    assert.deepEqual(h.answer('ask')?.result, { outcome: { outcome: 'selected', optionId: 'once' } });
+    assert.equal(h.ws.host.prompts.length, 0);
+    const noted = h.events.find((e) => e.type === 'toolCallUpdated' && e.status === 'running');
+    assert.equal((noted as { details?: string } | undefined)?.details, EDITOR_DECIDES);
   });
 });
 
