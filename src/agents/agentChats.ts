@@ -31,7 +31,7 @@ export interface AgentChatsOptions {
   /** A run event of `agent`'s run. */
   emit: (event: RunEvent, agent: string) => void;
   onRecord: (record: CallRecord) => void;
-  onStatus?: (agent: string, change: AgentStatusChange) => void;
+  onStatus?: (agent: string, change: AgentStatusChange, threadId: string) => void;
   limits?: Partial<ConnectionLimits>;
   cancelGraceMs?: number;
   /** The extension's own folder for the files a preset's launch needs (one folder per agent inside). */
@@ -135,7 +135,7 @@ export class AgentChats implements Disposable {
         mcpServers: [mcp.server],
         ...(launch.sessionMeta ? { sessionMeta: launch.sessionMeta } : {}),
         emit: (event) => this.options.emit(event, spec.name),
-        onStatus: (change) => this.options.onStatus?.(spec.name, change),
+        onStatus: (change) => this.options.onStatus?.(spec.name, change, threadId),
         logger,
         ...(this.options.cancelGraceMs !== undefined ? { cancelGraceMs: this.options.cancelGraceMs } : {}),
       }, previous?.agent === spec.name ? previous.sessionId : undefined);

@@ -284,7 +284,7 @@ export interface CallbackCore {
  */
 export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void, editorServer?: string): (caller: AgentCaller) => DispatcherCallbacks {
   return (caller) => {
-    const runner = new ToolRunner((options) => core.createDispatcher(options), caller.threadId, () => (caller.isRunning() ? undefined : core.backgroundCallPolicy));
+    const runner = new ToolRunner((options) => core.createDispatcher(options), caller.threadId, () => (caller.isRunning() ? undefined : core.backgroundCallPolicy), caller.agent);
     runner.onCallRecord((record) => onRecord({ ...record, caller: caller.agent }));
     return new DispatcherCallbacks({
       caller,

@@ -63,8 +63,8 @@ export class AgentsHost implements vscode.Disposable {
       launchDir: vscode.Uri.joinPath(extension.globalStorageUri, 'agents').fsPath,
       emit: (event, agent) => chat.postRunEvent(event, agent),
       onRecord: (record) => chat.postCallRecord(record),
-      onStatus: (agent, change) => {
-        this.choice.noteStatus(agent, change);
+      onStatus: (agent, change, threadId) => {
+        this.choice.noteStatus(agent, change, threadId);
         if (this.choice.agentOf(options.threads.currentId) === agent) this.showStatus();
       },
     });
@@ -115,6 +115,7 @@ export class AgentsHost implements vscode.Disposable {
   /** The thread was deleted. */
   forgetThread(threadId: string): void {
     this.chats.forgetThread(threadId);
+    this.choice.forgetThread(threadId);
   }
 
   /** The picker and the status line follow the thread shown now. */
