@@ -18,6 +18,7 @@ import { checkArguments, compileParameters } from './jsonSchema';
 import type { Logger } from './log';
 import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './model/chatModel';
 import { ModelFailure } from './model/chatModel';
+import { fromModel } from './model/modelChunks';
 import type { RegistrationProblem } from './registration';
 import { isContextOnly, mergeContext } from './queuedUpdates';
 import { applyAugmentation } from './registration';
@@ -362,8 +363,10 @@ export class Agent {
         this.applyQueued(thread);
         let reply = '';
         const calls: ToolCallRequest[] = [];
-        for await (const chunk of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
+        for await (const raw of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
           if (signal.aborted) break;
+          const chunk = fromModel(raw);
+          if (!chunk) continue;
           if (chunk.type === 'text') {
             reply += chunk.text;
             host.send({ type: 'textDelta', ...ref, text: chunk.text });
