@@ -112,7 +112,7 @@ const testTargets = Object.keys(testEntries).length
 const benchTargets = [{
   ...common,
   sourcemap: 'inline',
-  entryPoints: { run: 'bench/run.ts', profile: 'bench/profile.ts', 'flood-client': 'bench/flood-client.ts', 'backend-child': 'bench/backend-child.ts', resilience: 'bench/resilience.ts', scaling: 'bench/scaling-main.ts', 'fake-model-child': 'bench/fake-model-child.ts', imageWorker: 'src/backend/model/imageWorker.ts' },
+  entryPoints: { run: 'bench/run.ts', profile: 'bench/profile.ts', 'flood-client': 'bench/flood-client.ts', 'host-child': 'bench/host-child.ts', 'backend-child': 'bench/backend-child.ts', resilience: 'bench/resilience.ts', scaling: 'bench/scaling-main.ts', 'fake-model-child': 'bench/fake-model-child.ts', imageWorker: 'src/backend/model/imageWorker.ts' },
   outdir: 'bench/.out',
   platform: 'node',
   format: 'cjs',

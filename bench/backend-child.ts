@@ -3,7 +3,7 @@
  * attacks.ts): `createBackend` on loopback with the options in argv (JSON), and an event-loop delay
  * monitor (perf_hooks.monitorEventLoopDelay) so that the figures are the backend's own, not the
  * benchmark clients'. Over IPC it says where it listens, resets the monitor, and reports the delay,
- * its memory and its session count. A frozen backend cannot answer: the parent notices by the
+ * its memory (after a full collection when asked for `statsAfterGc`) and its session count. A frozen backend cannot answer: the parent notices by the
  * silence and kills it.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -33,7 +33,9 @@ async function main(): Promise<void> {
     if (m.type === 'reset') {
       delay.reset();
       parent.send({ type: 'reset' });
-    } else if (m.type === 'stats') {
+    } else if (m.type === 'stats' || m.type === 'statsAfterGc') {
+      // A full collection first (run with --expose-gc) makes memory figures comparable.
+      if (m.type === 'statsAfterGc') for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
       const memory = process.memoryUsage();
       const stats: ChildStats = {
         type: 'stats',

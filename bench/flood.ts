@@ -3,7 +3,9 @@
  *    process, flood-client.ts), sent by a scripted backend in this process as fast as `ws` takes
  *    them. Measured: the core's heap after a full GC before and after, its peak while draining,
  *    the time until the last answer, and how the requests were answered (done, or refused with
- *    TOO_MANY_IN_FLIGHT past the in-flight cap); every request must get exactly one answer.
+ *    TOO_MANY_IN_FLIGHT past the in-flight cap), and the longest the core's event loop was blocked
+ *    meanwhile; every request must get exactly one answer. BENCH_CHILD_ARGS adds Node flags to the
+ *    core's process (`--cpu-prof --cpu-prof-dir=DIR` profiles it).
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +29,8 @@ export interface FloodResult {
   heapGrowthMB: number;
   rssBeforeMB: number;
   rssAfterMB: number;
+  /** The longest the core's event loop was blocked between connecting and the measurement, in ms. */
+  hostMaxBlockMs: number;
 }
 
 const TOKEN = `flood-${randomUUID()}`;
@@ -50,7 +54,7 @@ export async function benchFlood(options: { requests?: number } = {}): Promise<F
   // The client runs as the benchmark does: bundled under `npm run bench`, from source under tsx.
   const bundled = __filename.endsWith('.js');
   const child = fork(bundled ? path.join(BENCH_DIR, '.out', 'flood-client.js') : path.join(BENCH_DIR, 'flood-client.ts'), [url, TOKEN], {
-    execArgv: bundled ? ['--expose-gc'] : ['--import', 'tsx', '--expose-gc'],
+    execArgv: [...(bundled ? [] : ['--import', 'tsx']), '--expose-gc', ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const fromChild = <T>(type: string) =>
@@ -104,7 +108,7 @@ export async function benchFlood(options: { requests?: number } = {}): Promise<F
     // Late duplicates would show up here.
     await new Promise((r) => setTimeout(r, 200));
     child.send({ type: 'measure' });
-    const after = await fromChild<{ heapUsed: number; rss: number; peak: number }>('after');
+    const after = await fromChild<{ heapUsed: number; rss: number; peak: number; maxBlockMs: number }>('after');
     const duplicates = [...answers.values()].filter((n) => n > 1).length;
     return {
       requests: total,
@@ -120,6 +124,7 @@ export async function benchFlood(options: { requests?: number } = {}): Promise<F
       heapGrowthMB: (after.heapUsed - before.heapUsed) / MB,
       rssBeforeMB: before.rss / MB,
       rssAfterMB: after.rss / MB,
+      hostMaxBlockMs: after.maxBlockMs,
     };
   } finally {
     if (child.connected) child.send({ type: 'exit' });

@@ -6,7 +6,7 @@
  * definition tokens collapsed than flat.
  */
 import { functionTokens } from '../src/backend/context/tokens';
-import { ClientToolState } from '../src/backend/toolState';
+import { ClientToolState } from '../src/backend/toolset/toolState';
 import { ToolRegistry } from '../src/core/registry';
 import type { ToolGroupDefinition } from '../src/protocol';
 import { BUILTIN_GROUPS } from '../src/tools';
@@ -26,11 +26,17 @@ export interface TokensResult {
 }
 
 export function benchTokens(): TokensResult {
+  const builtin = builtinGroups();
+  return { builtin: measure(builtin), withHundred: measure([...builtin, hundredToolGroup()]) };
+}
+
+/** The built-in groups as the extension registers them. */
+export function builtinGroups(): ToolGroupDefinition[] {
   const registry = new ToolRegistry();
   for (const g of BUILTIN_GROUPS) registry.register(g.group, g.tools);
-  const builtin = registry.definitions();
+  const groups = registry.definitions();
   registry.dispose();
-  return { builtin: measure(builtin), withHundred: measure([...builtin, hundredToolGroup()]) };
+  return groups;
 }
 
 function measure(groups: ToolGroupDefinition[]): TokenCase {
@@ -44,7 +50,7 @@ function measure(groups: ToolGroupDefinition[]): TokenCase {
 }
 
 /** A group such as an MCP server of a large service brings: 100 tools with ordinary descriptions and schemas. */
-function hundredToolGroup(): ToolGroupDefinition {
+export function hundredToolGroup(): ToolGroupDefinition {
   const verbs = ['List', 'Get', 'Create', 'Update', 'Delete'];
   const things = ['Issue', 'Comment', 'Label', 'Milestone', 'Project', 'Release', 'Branch', 'Tag', 'Webhook', 'Secret', 'Runner', 'Workflow', 'Artifact', 'Package', 'Team', 'Member', 'Invite', 'Deployment', 'Environment', 'Discussion'];
   const tools = things.flatMap((thing) =>

@@ -18,7 +18,7 @@ export class BackendProcess {
   static async start(options: BackendOptions): Promise<BackendProcess> {
     const bundled = __filename.endsWith('.js');
     const child = fork(bundled ? path.join(BENCH_DIR, '.out', 'backend-child.js') : path.join(BENCH_DIR, 'backend-child.ts'), [JSON.stringify(options)], {
-      execArgv: bundled ? [] : ['--import', 'tsx'],
+      execArgv: [...(bundled ? [] : ['--import', 'tsx']), '--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const starting = new BackendProcess(child, '');
@@ -38,6 +38,11 @@ export class BackendProcess {
   /** The figures, or undefined when the backend did not answer within `timeoutMs` (its loop is blocked). */
   stats(timeoutMs = 5_000): Promise<ChildStats | undefined> {
     return this.reply<ChildStats>('stats', { type: 'stats' }, timeoutMs);
+  }
+
+  /** The figures after a full garbage collection in the backend. */
+  statsAfterGc(timeoutMs = 10_000): Promise<ChildStats | undefined> {
+    return this.reply<ChildStats>('stats', { type: 'statsAfterGc' }, timeoutMs);
   }
 
   /** Asks it to close; kills it when it does not exit within 5 s (or at once, for a frozen one). */

@@ -14,7 +14,7 @@ import type { Backend, BackendOptions, DisconnectStrategy, LogLevel } from './in
 import { createBackend, DISCONNECT_STRATEGIES, jsonLogger, stderrLogger } from './index';
 import type { ModelApi, ModelProvider } from './model/endpoint';
 import { DEFAULT_AZURE_API_VERSION, MODEL_APIS, MODEL_PROVIDERS } from './model/endpoint';
-import type { OpenAIModelConfig } from './model/openai';
+import type { OpenAIModelConfig } from './model/modelConfig';
 import { DEFAULT_MODEL_NAME } from './model/openai';
 import { VISION_SETTINGS, type VisionSetting } from './model/images';
 import type { JwtOptions } from './auth/jwt';

@@ -13,16 +13,16 @@ import { ErrorCode, TOOL_NAME_PATTERN } from '../protocol';
 import { DemoModel } from './demo/demoModel';
 import type { BackendEvents, EventName } from './events';
 import { BackendEventEmitter } from './events';
-import { compileParameters } from './jsonSchema';
+import { compileParameters } from './toolset/jsonSchema';
 import type { ChatModel } from './model/chatModel';
 import { createChatModel } from './model/factory';
-import { failure } from './invoker';
+import { failure } from './run/toolCalls';
 import type { BackendOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './options';
-import { BackendServer } from './server';
-import type { AfterToolCallHook, BeforeToolCallHook, ServerTool, ToolCallResult } from './serverTools';
-import type { InvokeClientToolOptions } from './session';
-import { BUILTIN_TOOLS } from './serverTools';
+import { BackendServer } from './transport/server';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool, ToolCallResult } from './toolset/serverTools';
+import type { InvokeClientToolOptions } from './session/session';
+import { BUILTIN_TOOLS } from './toolset/serverTools';
 import type { ConversationStore } from './store/conversationStore';
 import { LogStore } from './store/logStore';
 import { MemoryStore } from './store/memoryStore';
@@ -38,21 +38,21 @@ import { RedisSharedState } from './state/redisSharedState';
 import type { SharedState } from './state/sharedState';
 
 export type { BackendEvents } from './events';
-export type { DisconnectStrategy } from './invoker';
-export { DISCONNECT_STRATEGIES } from './invoker';
+export type { DisconnectStrategy } from './options';
+export { DISCONNECT_STRATEGIES } from './options';
 export type { LogFields, LogFunction, Logger, LogLevel } from './log';
 export { stderrLogger } from './log';
 export type { ChatMessage, ChatModel, ModelChunk, ModelRequest, ToolCallRequest, UsageChunk } from './model/chatModel';
 export type { RunUsage, TokenCounts } from '../protocol';
 export { ModelFailure } from './model/chatModel';
-export type { OpenAIModelConfig } from './model/openai';
+export type { OpenAIModelConfig } from './model/modelConfig';
 export { OpenAIChatModel } from './model/openai';
 export { ResponsesChatModel } from './model/responses';
 export { createChatModel } from './model/factory';
 export type { AzureEndpoint, ModelApi, ModelProvider } from './model/endpoint';
 export { DemoModel } from './demo/demoModel';
 export type { BackendOptions } from './options';
-export type { InvokeClientToolOptions } from './session';
+export type { InvokeClientToolOptions } from './session/session';
 export type {
   AfterToolCallHook,
   BeforeToolCallDecision,
@@ -62,8 +62,8 @@ export type {
   ServerToolReturn,
   ToolCallInfo,
   ToolCallResult,
-} from './serverTools';
-export type { FunctionSpec } from './toolState';
+} from './toolset/serverTools';
+export type { FunctionSpec } from './toolset/toolState';
 export type { ConversationStore, StoredRecord, StoredThread, StoredToolState, StoredRunStatus, ThreadSummary } from './store/conversationStore';
 export { StoreError } from './store/conversationStore';
 export { LogStore } from './store/logStore';

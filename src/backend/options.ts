@@ -3,21 +3,38 @@
  * `resolveOptions`, so they cannot drift apart.
  */
 import { DEFAULT_LIMITS } from '../protocol';
-import type { DisconnectStrategy, InvokerOptions } from './invoker';
-import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
 import type { Logger, LogFunction } from './log';
 import { boundedLogger, silentLogger, toLogger } from './log';
 import type { ChatModel } from './model/chatModel';
-import type { OpenAIModelConfig } from './model/openai';
-import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
-import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolState';
+import type { OpenAIModelConfig } from './model/modelConfig';
+import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './toolset/serverTools';
+import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolset/toolState';
 import type { ConversationStore } from './store/conversationStore';
 import type { ReadinessProbe } from './ops/health';
 import type { SharedState } from './state/sharedState';
 import type { JwtOptions } from './auth/jwt';
 import { DEFAULT_STREAM_LIMITS } from './model/streamGuard';
 import { DEFAULT_CREDENTIAL_CHECK_MS } from './auth/credentialSweep';
-import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './toolArguments';
+import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './run/toolArguments';
+
+/** What the backend does with a client call in flight when the client disconnects (session/invoker.ts). */
+export const DISCONNECT_STRATEGIES = ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const;
+export type DisconnectStrategy = (typeof DISCONNECT_STRATEGIES)[number];
+
+export const DEFAULT_FALLBACK_TEMPLATE = 'The editor disconnected, so the tool {toolName} could not run. Tell the user, and do not retry it until they reconnect.';
+
+export interface InvokerOptions {
+  invokeTimeoutMs: number;
+  disconnectStrategy: DisconnectStrategy;
+  /** retryWithBackoff: how many backoff steps (or re-sends) before giving up. */
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** fallbackMessage: `{toolName}` is replaced by the tool's name. */
+  fallbackMessageTemplate: string;
+  /** Client calls that may be in flight at once; more fail at once with TOO_MANY_IN_FLIGHT. */
+  maxInFlight: number;
+}
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';

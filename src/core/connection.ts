@@ -45,6 +45,7 @@ import {
 } from '../protocol';
 import { coalesceWrites } from '../net/coalesce';
 import { receivedData, receiveFragments, sendEncoded } from '../net/send';
+import { receiveSliced } from '../net/slicedReceive';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { silentLogger, type Logger } from '../base/logger';
 import { systemTimers, type Timers } from './timers';
@@ -291,21 +292,21 @@ export class Connection implements Disposable {
       }
       this.send(hello);
     });
-    ws.on('message', (data, isBinary) => {
+    // A burst is handled a slice per event-loop turn: the extension host is shared (src/net/slicedReceive.ts).
+    receiveSliced(ws, (data, isBinary) => {
       if (this.ws !== ws) return;
       this.lastHeard = this.timers.now();
       this.onData(ws, receivedData(data), isBinary);
+    }, (code, reason) => {
+      if (this.ws !== ws) return;
+      const text = reason.toString('utf8');
+      this.onClosed(this.lastFailure || `connection closed (${code}${text ? `: ${text}` : ''})`);
     });
     ws.on('pong', () => {
       if (this.ws === ws) this.lastHeard = this.timers.now();
     });
     ws.on('error', (error) => {
       if (this.ws === ws && !this.lastFailure) this.lastFailure = error.message;
-    });
-    ws.on('close', (code, reason) => {
-      if (this.ws !== ws) return;
-      const text = reason.toString('utf8');
-      this.onClosed(this.lastFailure || `connection closed (${code}${text ? `: ${text}` : ''})`);
     });
   }
 

@@ -23,6 +23,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../protocol';
+import { toLf } from './lineDiff';
 import type { ResolvedPath } from './paths';
 
 /** Who an object on disk is, as `lstat` sees it (bigint, so 64-bit inodes compare exactly). */
@@ -116,9 +117,9 @@ export async function verifyTarget(bound: BoundTarget, options: VerifyOptions = 
   if (options.sameContent !== false && now.kind === 'file' && (now.size !== bound.target.size || now.mtimeNs !== bound.target.mtimeNs)) throw changed(bound.relative);
 }
 
-/** SHA-256 of a text, hex; binds an edit or a diff to the text the user reviewed. */
+/** SHA-256 of a text with its line endings as `\n` (the editor may normalise them; that is not a change), hex; binds an edit or a diff to the text the user reviewed. */
 export function textHash(text: string): string {
-  return createHash('sha256').update(normaliseEol(text)).digest('hex');
+  return createHash('sha256').update(toLf(text)).digest('hex');
 }
 
 /** Throws TARGET_CHANGED when `text` is not the text whose hash is `expected`. */
@@ -164,9 +165,4 @@ function fileIdentity(s: BigIntStats): FileIdentity {
 
 function sameObject(a: ObjectIdentity, b: ObjectIdentity | undefined): boolean {
   return b !== undefined && a.dev === b.dev && a.ino === b.ino && a.kind === b.kind;
-}
-
-/** The editor may normalise line endings between reading and writing; that is not a change. */
-function normaliseEol(text: string): string {
-  return text.replace(/\r\n?/g, '\n');
 }

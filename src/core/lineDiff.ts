@@ -19,9 +19,18 @@ export interface Hunk {
 /** Cells of the alignment table (16-bit each) before the middle is treated as one hunk. */
 export const MAX_TABLE_CELLS = 4_000_000;
 
+/**
+ * The text with CRLF and CR as `\n`. A text without CR is returned as it is: the scan for one is
+ * far quicker than a regular expression's pass over megabytes (OpenDiff takes 5 MB), and this runs
+ * in the extension host, which every extension shares.
+ */
+export function toLf(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
 /** The text's lines, each with its `\n` (the last may have none); CRLF and CR read as `\n`. */
 export function splitLines(text: string): string[] {
-  const normalised = text.replace(/\r\n?/g, '\n');
+  const normalised = toLf(text);
   if (normalised === '') return [];
   const lines = normalised.split('\n').map((l) => `${l}\n`);
   if (normalised.endsWith('\n')) lines.pop();

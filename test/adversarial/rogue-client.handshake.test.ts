@@ -5,7 +5,7 @@
  * never reaches a log.
  *
  * The plain cases (no token, a wrong token, one Origin, one foreign Host, the connection cap) are in
- * test/unit/backend/server.test.ts; here are the variants an attacker would actually try.
+ * test/unit/backend/transport/server.test.ts; here are the variants an attacker would actually try.
  */
 import * as assert from 'node:assert/strict';
 import { TOKEN_HEADER } from '../../src/protocol';

@@ -6,7 +6,7 @@
  * call ends exactly once.
  *
  * Malformed JSON, unknown types and UNKNOWN_REQUEST on an established session are in
- * test/unit/backend/server.test.ts; DUPLICATE_REQUEST for re-sent calls in invoker.test.ts.
+ * test/unit/backend/transport/server.test.ts; DUPLICATE_REQUEST for re-sent calls in invoker.test.ts.
  */
 import * as assert from 'node:assert/strict';
 import { ErrorCode, type ClientToServer } from '../../src/protocol';

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { Backend } from '../../src/backend';
-import { ClientToolState } from '../../src/backend/toolState';
+import { ClientToolState } from '../../src/backend/toolset/toolState';
 import { ErrorCode, type Hello, type Welcome } from '../../src/protocol';
 import { delay, helloMessage, TestClient } from '../support/backend-client';
 import { pendingDelete, startBackend, type BackendRig } from './support/backend-rig';

@@ -9,8 +9,8 @@
 import * as assert from 'node:assert/strict';
 import type { Augmentation, ToolGroupDefinition } from '../../src/protocol';
 import { encode, ErrorCode } from '../../src/protocol';
-import { MAX_QUEUED_UPDATES } from '../../src/backend/agent';
-import { MAX_SESSION_GROUPS, STATE_INTERVAL_MS, UPDATE_BURST, UPDATES_PER_SECOND } from '../../src/backend/updateLimits';
+import { MAX_QUEUED_UPDATES } from '../../src/backend/run/threads';
+import { MAX_SESSION_GROUPS, STATE_INTERVAL_MS, UPDATE_BURST, UPDATES_PER_SECOND } from '../../src/backend/session/updateLimits';
 import { delay, type TestClient } from '../support/backend-client';
 import { startBackend, type BackendRig } from './support/backend-rig';
 import { until } from './support/core-rig';

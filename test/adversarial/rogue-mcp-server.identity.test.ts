@@ -7,7 +7,7 @@
  * still meet another is refused with NAME_TAKEN, in the extension's registry and in the backend.
  */
 import * as assert from 'node:assert/strict';
-import { admitGroups } from '../../src/backend/registration';
+import { admitGroups } from '../../src/backend/toolset/registration';
 import { createBackend, type Backend } from '../../src/backend';
 import { parseStoredGrant, type Grant } from '../../src/core/consent/grants';
 import type { PermissionStore } from '../../src/core/consent/permissionGate';

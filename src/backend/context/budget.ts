@@ -11,7 +11,7 @@
  */
 import type { ContentItem } from '../../protocol';
 import type { ChatMessage, ChatModel, ModelRequest } from '../model/chatModel';
-import type { ServerTool } from '../serverTools';
+import type { ServerTool } from '../toolset/serverTools';
 import { excerptByTokens } from './excerpt';
 import { ResultStore } from './resultStore';
 import { READ_TOOL_RESULT, resultTools, SEARCH_TOOL_RESULT } from './resultTools';

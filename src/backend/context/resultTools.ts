@@ -3,7 +3,7 @@
  * it by character offset, `SearchToolResult` finds the lines that contain a string. They are offered
  * only to a thread that holds a result handle, so they cost no tokens otherwise.
  */
-import type { ServerTool } from '../serverTools';
+import type { ServerTool } from '../toolset/serverTools';
 import type { ResultStore } from './resultStore';
 
 export const READ_TOOL_RESULT = 'ReadToolResult';

@@ -14,10 +14,9 @@
  * SAMPLES windows spread over it, scaled to its length with a margin. No count encodes more than
  * EXACT_CHARS characters.
  */
-import { countTokens as countO200k, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ContentItem } from '../../protocol';
 import type { ChatMessage, ModelRequest } from '../model/chatModel';
-import type { FunctionSpec } from '../toolState';
+import type { FunctionSpec } from '../toolset/toolState';
 
 /** Tokens the service adds around each message (role markers). */
 const MESSAGE_OVERHEAD = 4;
@@ -31,8 +30,23 @@ const ESTIMATE_MARGIN = 1.1;
 /** Text such as `<|endoftext|>` is counted as text, not refused (the library throws on it by default). */
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
-// The encoder caches merged words (100,000 by default); pieces are short, so this bounds its memory to a few MB.
-setMergeCacheSize(10_000);
+type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
+let o200k: O200k | undefined;
+
+/**
+ * The encoder, loaded at the first count: its tables cost about 15 MB of heap, 60 MB of RSS and
+ * half a second to load, and a backend whose model has no context window to fit (the offline demo)
+ * never counts.
+ */
+function encoder(): O200k {
+  if (!o200k) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, on purpose
+    o200k = require('gpt-tokenizer/encoding/o200k_base') as O200k;
+    // The encoder caches merged words (100,000 by default); pieces are short, so this bounds its memory to a few MB.
+    o200k.setMergeCacheSize(10_000);
+  }
+  return o200k;
+}
 
 export function countTokens(text: string): number {
   if (text.length <= EXACT_CHARS) return countRange(text, 0, text.length);
@@ -54,7 +68,7 @@ function countRange(text: string, start: number, end: number): number {
   let n = 0;
   while (start < end) {
     const cut = end - start <= PIECE_CHARS ? end : cutBefore(text, start, start + PIECE_CHARS);
-    n += countO200k(text.slice(start, cut), AS_TEXT);
+    n += encoder().countTokens(text.slice(start, cut), AS_TEXT);
     start = cut;
   }
   return n;

@@ -10,12 +10,12 @@
  */
 import type { ContentItem } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import { EDITOR_CONTEXT_MARK } from '../agent';
+import { EDITOR_CONTEXT_MARK } from '../run/agent';
 import { EXAMPLES, MAX_REQUEST_CHARS, parseIntent, type Intent } from './demoIntents';
 import { code, count, fenced, firstString, listed, strings, type Json } from './demoText';
 import { describeGitChanges, describeReferences, describeSearch, describeTasks } from './ideAnswers';
 import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from '../model/chatModel';
-import type { FunctionSpec } from '../toolState';
+import type { FunctionSpec } from '../toolset/toolState';
 
 export const DEMO_MODEL_NAME = 'offline-demo';
 

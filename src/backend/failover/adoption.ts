@@ -12,10 +12,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from '../../protocol';
-import type { ClientInvoker } from '../invoker';
-import { resultOf } from '../invoker';
+import type { ClientInvoker } from '../session/invoker';
+import { resultOf } from '../session/invoker';
 import type { Logger } from '../log';
-import type { ToolCallResult } from '../serverTools';
+import type { ToolCallResult } from '../toolset/serverTools';
 import type { CallRecord, SessionRecord, SharedState } from '../state/sharedState';
 import { RUN_MARKER, type RunTicket, type SessionJournal } from './sessionJournal';
 import { requestFromRecord, responseFromRecord } from './wireRecord';

@@ -9,12 +9,12 @@
 import { WebSocket } from 'ws';
 import type { Hello } from '../../protocol';
 import { ErrorCode } from '../../protocol';
-import type { BackendDeps } from '../session';
-import { sendFrame, Session } from '../session';
+import type { BackendDeps } from '../session/session';
+import { sendFrame, Session } from '../session/session';
 import { adoptableSession, takeOverCalls } from './adoption';
 import { replicatedState } from './replicated';
-import { refuseNewSession, type NoRoom } from '../sessionRoom';
-import type { RegistrationProblem } from '../registration';
+import { refuseNewSession, type NoRoom } from '../session/sessionRoom';
+import type { RegistrationProblem } from '../toolset/registration';
 
 const TRY_AGAIN_LATER = 1013;
 

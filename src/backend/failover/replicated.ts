@@ -4,13 +4,12 @@
  * the in-process default keeps today's behaviour exactly, with no records and no leases.
  */
 import type { ResolvedOptions } from '../options';
-import type { BackendDeps } from '../session';
 import type { SharedState } from '../state/sharedState';
 
 /** A run's lease unless `leaseMs` says otherwise: how long a crashed replica's runs wait before another continues them. */
 export const DEFAULT_LEASE_MS = 10_000;
 
-export function replicatedState(deps: Pick<BackendDeps, 'options' | 'state'>): SharedState | undefined {
+export function replicatedState(deps: { options: Pick<ResolvedOptions, 'redis' | 'sharedState'>; state?: SharedState }): SharedState | undefined {
   const { options } = deps;
   return options.redis !== undefined || options.sharedState !== undefined ? deps.state : undefined;
 }

@@ -10,7 +10,7 @@
  * long as the session's grace period, and a finished run removes its own.
  */
 import type { ClientToolInvokeRequest, ClientToolInvokeResponse } from '../../protocol';
-import type { ClientCall, InvokeJournal } from '../invoker';
+import type { ClientCall, InvokeJournal } from '../session/invoker';
 import type { Logger } from '../log';
 import type { StoredRecord } from '../store/conversationStore';
 import type { Lease, SharedState } from '../state/sharedState';

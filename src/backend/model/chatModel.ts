@@ -6,7 +6,7 @@
  */
 import type { ContentItem } from '../../protocol';
 import { CodedError, type ErrorCode } from '../../protocol';
-import type { FunctionSpec } from '../toolState';
+import type { FunctionSpec } from '../toolset/toolState';
 
 export interface ToolCallRequest {
   id: string;

@@ -8,7 +8,7 @@ import { logAt } from '../../base/logger';
 import type { Logger } from '../log';
 import { boundedFetch } from './boundedFetch';
 import { DEFAULT_STREAM_LIMITS } from './streamGuard';
-import type { OpenAIModelConfig } from './openai';
+import type { OpenAIModelConfig } from './modelConfig';
 
 export function createOpenAIClient(config: OpenAIModelConfig, log: Logger): OpenAI {
   const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, ...rest: unknown[]) =>

@@ -3,7 +3,7 @@
  * OpenAI or the Azure client (`provider`, chosen inside client.ts).
  */
 import type { ChatModel } from './chatModel';
-import type { OpenAIModelConfig } from './openai';
+import type { OpenAIModelConfig } from './modelConfig';
 import { OpenAIChatModel } from './openai';
 import { ResponsesChatModel } from './responses';
 

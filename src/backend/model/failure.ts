@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { ErrorCode } from '../../protocol';
 import { ModelFailure } from './chatModel';
 import { endpointLabel } from './client';
-import type { OpenAIModelConfig } from './openai';
+import type { OpenAIModelConfig } from './modelConfig';
 
 export function toModelFailure(e: unknown, config: OpenAIModelConfig): ModelFailure {
   if (e instanceof ModelFailure) return e;

@@ -5,49 +5,15 @@
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ErrorCode } from '../../protocol';
-import type { Logger, LogFunction } from '../log';
-import type { FunctionSpec } from '../toolState';
-import type { EndpointChoice } from './endpoint';
+import type { FunctionSpec } from '../toolset/toolState';
 import { toModelFailure } from './failure';
 import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
-import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, type ImageLimits, type VisionSetting } from './images';
+import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, type ImageLimits } from './images';
 import type { StreamGuard } from './streamGuard';
 import { toModelToolResult } from './toolResult';
 import { OpenAIWireModel } from './wireModel';
 
 export const DEFAULT_MODEL_NAME = 'gpt-4.1-mini';
-
-export interface OpenAIModelConfig extends EndpointChoice {
-  /** Model name, e.g. `gpt-4.1-mini` or `llama3.1`. */
-  model: string;
-  /** Defaults to the SDK's (https://api.openai.com/v1). */
-  baseURL?: string;
-  /** Never logged. An endpoint that needs none (a local server) gets a placeholder. */
-  apiKey?: string;
-  /** Retries of 429 and 5xx answers (honouring `retry-after`), default 2. */
-  maxRetries?: number;
-  /** One request's whole time, from sending it to the last chunk of its stream; default 10 minutes. */
-  timeoutMs?: number;
-  /** Time without anything from the endpoint (before the first chunk too) before a request is stopped; default 2 minutes. */
-  idleTimeoutMs?: number;
-  /** UTF-8 bytes of answer (text and tool-call arguments) one request may bring; default 8 MiB. */
-  maxAnswerBytes?: number;
-  /**
-   * Send images returned by tools to the model as image parts: `auto` (the default) when the model
-   * is in the table of known vision models (images.ts), `on`, or `off` (the model reads a text label).
-   */
-  vision?: VisionSetting;
-  /** Longest side, in pixels, images are scaled down to before they are sent (default 1568). */
-  imageMaxSide?: number;
-  /** The option before `vision`: true is `vision: 'on'`, false `'off'`; `vision` wins when both are given. */
-  imageInputs?: boolean;
-  /**
-   * The fetch the SDK sends requests with; default the global one. For a proxy-aware or
-   * instrumented fetch (the benchmarks time when a model request leaves through it).
-   */
-  fetch?: typeof fetch;
-  log?: Logger | LogFunction;
-}
 
 export class OpenAIChatModel extends OpenAIWireModel {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {

@@ -6,7 +6,7 @@
  */
 import type { FunctionTool, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import { ErrorCode } from '../../protocol';
-import type { FunctionSpec } from '../toolState';
+import type { FunctionSpec } from '../toolset/toolState';
 import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
 import { toModelFailure } from './failure';
 import type { StreamGuard } from './streamGuard';

@@ -9,7 +9,7 @@ import type { ChatModel, ModelChunk, ModelRequest } from './chatModel';
 import { createOpenAIClient, endpointLabel } from './client';
 import { DEFAULT_STREAM_LIMITS, StreamGuard, type StreamLimits } from './streamGuard';
 import { imageLimitsFor, type ImageLimits } from './images';
-import type { OpenAIModelConfig } from './openai';
+import type { OpenAIModelConfig } from './modelConfig';
 
 export abstract class OpenAIWireModel implements ChatModel {
   readonly name: string;

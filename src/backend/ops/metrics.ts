@@ -8,12 +8,13 @@
  * are left out too: a client registers its own, so they are unbounded.
  *
  * Every label value comes from a closed set: a code a peer sent (a client's `errorCode`, a custom
- * model's failure) that is not one of ours counts as `other`, so no peer can add a series (6,000
- * distinct codes from one client made 6,000 series, never freed).
+ * model's failure) that is not one of ours counts as `other`, so no peer can add a series (a
+ * series is never freed).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ErrorCode } from '../../protocol';
 import type { BackendEventEmitter } from '../events';
+import { InternalCode } from '../internalCodes';
 
 /** What the server reports at each scrape. */
 export interface ServerStats {
@@ -27,7 +28,7 @@ export interface ServerStats {
 }
 
 /** Codes a label may carry: the protocol's, the shared state's and the store's; anything else is `other`. */
-const KNOWN_CODES: ReadonlySet<string> = new Set<string>([...Object.values(ErrorCode), 'STORE_FENCED', 'STORE_UNSAFE', 'STORE_CORRUPT', 'STORE_TOO_LARGE', 'STORE_CLOSED', 'STATE_ERROR']);
+const KNOWN_CODES: ReadonlySet<string> = new Set<string>([...Object.values(ErrorCode), ...Object.values(InternalCode)]);
 const OUTCOMES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'denied', 'skipped', 'cancelled', 'timedOut']);
 const REASONS: ReadonlySet<string> = new Set(['completed', 'cancelled', 'error', 'maxTurns']);
 

@@ -5,6 +5,7 @@
  */
 import type { SharedState } from '../state/sharedState';
 import { SharedStateError } from '../state/sharedState';
+import { InternalCode } from '../internalCodes';
 
 /** `state` with each method's rejection reported to `onError(code, method)` before it reaches the caller. */
 export function observedState(state: SharedState, onError: (code: string, operation: string) => void): SharedState {
@@ -16,7 +17,7 @@ export function observedState(state: SharedState, onError: (code: string, operat
         const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (!(result instanceof Promise)) return result;
         return result.catch((e: unknown) => {
-          onError(e instanceof SharedStateError ? e.code : 'STATE_ERROR', property);
+          onError(e instanceof SharedStateError ? e.code : InternalCode.StateError, property);
           throw e;
         });
       };

@@ -8,6 +8,8 @@
  * reached): callers turn it into a coded protocol error, never a crash.
  */
 import type { ConversationStore, StoredRecord } from '../store/conversationStore';
+import type { ErrorCode } from '../../protocol';
+import type { InternalCode } from '../internalCodes';
 
 /** A session as every replica sees it. Holds a digest of the resume secret, never the secret. */
 export interface SessionRecord {
@@ -84,7 +86,7 @@ export interface SharedState {
 
 export class SharedStateError extends Error {
   constructor(
-    readonly code: 'STATE_UNAVAILABLE' | 'STORE_FENCED',
+    readonly code: typeof ErrorCode.StateUnavailable | typeof InternalCode.StoreFenced,
     message: string,
   ) {
     super(message);

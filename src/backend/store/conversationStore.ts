@@ -1,7 +1,7 @@
 /**
  * The conversation store: where a thread's history outlives the process. The agent appends what a
  * thread gains (messages, its tool state, its runs) and reloads a thread it does not hold in memory.
- * This interface is the seam a networked store (Redis, issue 18) plugs into; `MemoryStore` is the
+ * This interface is the seam a networked store (state/redisStore.ts) plugs into; `MemoryStore` is the
  * default and `LogStore` the durable one on disk (`dataDir`).
  *
  * `append` resolves only once the records are durable as far as the store can make them (for the
@@ -9,6 +9,7 @@
  */
 import type { FinishReason } from '../../protocol';
 import type { ChatMessage } from '../model/chatModel';
+import type { InternalCode } from '../internalCodes';
 
 /** The expansion a thread made of its client tool groups: cheap to keep, reapplied on reload. */
 export interface StoredToolState {
@@ -78,7 +79,7 @@ export function foldRecords(threadId: string, records: Iterable<StoredRecord>): 
 /** Why the store refused a file or a folder: `STORE_UNSAFE` (not ours, a link, not a regular file), `STORE_CORRUPT`, `STORE_TOO_LARGE`, `STORE_CLOSED`. */
 export class StoreError extends Error {
   constructor(
-    readonly code: 'STORE_UNSAFE' | 'STORE_CORRUPT' | 'STORE_TOO_LARGE' | 'STORE_CLOSED',
+    readonly code: Exclude<InternalCode, 'STORE_FENCED' | 'STATE_ERROR'>,
     message: string,
   ) {
     super(message);

@@ -6,7 +6,7 @@
 import { ErrorCode } from '../../protocol';
 import type { ChatMessage } from '../model/chatModel';
 import type { StoredToolState } from './conversationStore';
-import type { ClientToolState } from '../toolState';
+import type { ClientToolState } from '../toolset/toolState';
 
 export function restoredHistory(messages: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];

@@ -1,5 +1,7 @@
 /** Small text helpers shared by the built-in tools. */
 
+import { toLf } from '../../core/lineDiff';
+
 /** 1234 → "1.2 KB"; 1024-based, one decimal below 10 units. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -15,7 +17,7 @@ export function formatBytes(bytes: number): string {
 
 /** Equal apart from line endings (the editor may normalise them): a proposal that is the file as it is. */
 export function sameText(a: string, b: string): boolean {
-  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
+  return a === b || toLf(a) === toLf(b);
 }
 
 /** "1 entry", "37 entries". */

@@ -113,10 +113,10 @@ class HostileEndpoint {
 
 const ends = (m: ServerToClient) => m.type === 'runFinished' || m.type === 'runError' || m.type === 'clientToolInvokeRequest';
 
-/** Waits for the run on `threadId` to end, answering its tool calls; what it ended with. */
+/** Waits for the run on `threadId` to end, answering its tool calls; what it ended with. The wait is generous (a slow run on a shared machine is not a hang; a stall is judged by the probes). */
 async function runToEnd(peer: EditorPeer, threadId: string): Promise<string> {
   for (let calls = 0; calls < 10; calls++) {
-    const m = await peer.next((x) => ends(x) && (x.type === 'clientToolInvokeRequest' || ('threadId' in x && x.threadId === threadId)), 8_000);
+    const m = await peer.next((x) => ends(x) && (x.type === 'clientToolInvokeRequest' || ('threadId' in x && x.threadId === threadId)), 30_000);
     if (typeof m !== 'string' && m.type === 'clientToolInvokeRequest') {
       peer.send({ type: 'clientToolInvokeResponse', requestId: m.requestId, success: true, content: [{ type: 'text', text: 'ok' }] });
       continue;

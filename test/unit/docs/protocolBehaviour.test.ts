@@ -7,8 +7,8 @@
 import { strict as assert } from 'node:assert';
 import type { Backend } from '../../../src/backend';
 import { createBackend } from '../../../src/backend';
-import { admitGroups } from '../../../src/backend/registration';
-import { ClientToolState } from '../../../src/backend/toolState';
+import { admitGroups } from '../../../src/backend/toolset/registration';
+import { ClientToolState } from '../../../src/backend/toolset/toolState';
 import { ErrorCode, toFunctionName } from '../../../src/protocol';
 import type { ToolGroupDefinition } from '../../../src/protocol';
 import { TestClient } from '../../support/backend-client';

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { generateSchemas, SCHEMA_BASE_URI, SCHEMA_DIR } from '../../../scripts/generate-schema';
-import { writeDiscoveryFile } from '../../../src/backend/discovery';
+import { writeDiscoveryFile } from '../../../src/backend/transport/discovery';
 import { decode } from '../../../src/protocol/codec';
 import { ErrorCode } from '../../../src/protocol/errors';
 import { CLIENT_TO_SERVER_TYPES, SERVER_TO_CLIENT_TYPES } from '../../../src/protocol/schemas';

@@ -54,9 +54,9 @@ describe('adding a message type without handling it fails the typecheck', functi
   // One type-checked program over the routing code takes seconds on a busy machine; nothing here waits on timers.
   this.timeout(120_000);
   const client = 'src/core/clientCore.ts';
-  const session = 'src/backend/session.ts';
+  const session = 'src/backend/session/session.ts';
   /** The backend's fitting of messages to the extension's limit decides per message type whether it can be shortened. */
-  const fitting = 'src/backend/peerLimits.ts';
+  const fitting = 'src/backend/session/peerLimits.ts';
   const unhandled = 'test/fixtures/exhaustive/unhandled.ts';
   const handled = 'test/fixtures/exhaustive/handled.ts';
   let result: Map<string, ts.Diagnostic[]>;

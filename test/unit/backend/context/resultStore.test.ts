@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { ResultStore } from '../../../../src/backend/context/resultStore';
 import { READ_TOOL_RESULT, resultTools, SEARCH_TOOL_RESULT } from '../../../../src/backend/context/resultTools';
-import type { ServerTool, ServerToolContext } from '../../../../src/backend/serverTools';
-import { toToolCallResult } from '../../../../src/backend/serverTools';
+import type { ServerTool, ServerToolContext } from '../../../../src/backend/toolset/serverTools';
+import { toToolCallResult } from '../../../../src/backend/toolset/serverTools';
 
 const CONTEXT: ServerToolContext = { callId: 'c', threadId: 't', runId: 'r', signal: new AbortController().signal, progress: () => undefined };
 

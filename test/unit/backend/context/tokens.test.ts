@@ -21,13 +21,13 @@ describe('context/tokens: counts with the o200k tokenizer', () => {
   });
 
   it('counts a text of up to EXACT_CHARS exactly as the tokenizer does when it holds spaces to cut at', () => {
-    const source = fs.readFileSync(path.join(__dirname, '../../../../src/backend/agent.ts'), 'utf8').slice(0, EXACT_CHARS);
+    const source = fs.readFileSync(path.join(__dirname, '../../../../src/backend/run/agent.ts'), 'utf8').slice(0, EXACT_CHARS);
     assert.equal(countTokens(source), exactO200k(source));
   });
 
   it('estimates a longer text from samples, a little above the exact count (never far below it)', () => {
     const root = path.join(__dirname, '../../../..');
-    for (const file of ['src/backend/agent.ts', 'docs/BACKEND.md', 'package-lock.json']) {
+    for (const file of ['src/backend/run/agent.ts', 'docs/BACKEND.md', 'package-lock.json']) {
       const text = fs.readFileSync(path.join(root, file), 'utf8');
       const ratio = countTokens(text) / exactO200k(text);
       assert.ok(ratio >= 0.97 && ratio <= 1.25, `${file}: estimate / exact = ${ratio.toFixed(3)}`);

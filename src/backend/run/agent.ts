@@ -1,0 +1,372 @@
+/**
+ * The agent loop, per thread. A `userMessage` starts a run; each turn sends the thread's history,
+ * the system prompt (with the client-tool part of the thread's state) and the visible functions to
+ * the model, streams its text as `textDelta`, then runs the tool calls it asked for (toolCalls.ts)
+ * and loops until the model answers without calls, the run is cancelled, a model call fails, or
+ * `maxTurns` is hit. The threads, their storage and leases are threads.ts.
+ *
+ * Every run ends with exactly one `runFinished`; a failure sends `runError` (code, message,
+ * retryable) just before `runFinished { reason: 'error' }`. A tool that fails, throws, is refused
+ * or times out is an error result the model reads, never the end of the run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Augmentation, FinishReason, ServerToClient, TokenCounts, UserMessage } from '../../protocol';
+import { ErrorCode } from '../../protocol';
+import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, keptCall } from './toolArguments';
+import type { Logger } from '../log';
+import type { ChatMessage, ModelRequest, ToolCallRequest } from '../model/chatModel';
+import { ModelFailure } from '../model/chatModel';
+import { fromModel } from '../model/modelChunks';
+import type { RegistrationProblem } from '../toolset/registration';
+import type { HistoryLimits } from './historyBudget';
+import { DEFAULT_HISTORY_LIMITS, enforceBudget } from './historyBudget';
+import type { HookLists, ServerTool } from '../toolset/serverTools';
+import type { ClientToolState, FunctionSpec } from '../toolset/toolState';
+import { addUsage, runUsage } from './usage';
+import { SharedStateError } from '../state/sharedState';
+import type { ContextBudgetConfig } from '../context/budget';
+import { ContextBudget } from '../context/budget';
+import type { RunTicket } from '../failover/sessionJournal';
+import type { ClientToolRunner, RunRef } from './toolCalls';
+import { ToolCalls, withUniqueIds } from './toolCalls';
+import type { ActiveRun, CollectOutcome, Thread, ThreadsConfig } from './threads';
+import { describe, Threads } from './threads';
+
+export type { CollectOutcome } from './threads';
+
+/** What the agent needs from its session. */
+export interface AgentHost {
+  /** Sends to the client; buffered while the session waits for a resume. */
+  send(message: ServerToClient): void;
+  /** Resolves once the socket's send buffer is below its high-water mark. */
+  drained(): Promise<void>;
+  /** The session's client calls (session/invoker.ts). */
+  readonly invoker: ClientToolRunner;
+  /** A copy of the session's tool state, for a new or reset thread. */
+  freshToolState(): ClientToolState;
+  serverTools(): ReadonlyMap<string, ServerTool>;
+  readonly hooks: HookLists;
+  /** Refused tools of an injected group, told to the client as `error` messages. */
+  reportProblems(problems: readonly RegistrationProblem[]): void;
+  readonly log: Logger;
+}
+
+export interface AgentConfig extends ThreadsConfig {
+  systemPrompt: string;
+  maxTurns: number;
+  /** Bytes a tool result and a thread's history may keep (historyBudget.ts); defaults when omitted. */
+  history?: HistoryLimits;
+  /** Runs the session may have in progress (default 16); past them, or past `maxThreads` threads all running, a message gets RUN_LIMIT. */
+  maxRuns?: number;
+  /** UTF-8 bytes of one call's arguments that are parsed (toolArguments.ts); default 1 MiB. */
+  maxToolArgumentBytes?: number;
+  /** The model's context window and summariser (context/budget.ts); without it requests are not fitted to a window. */
+  context?: ContextBudgetConfig;
+}
+
+/** Runs a session may have in progress by default. */
+const MAX_RUNS = 16;
+
+export class Agent {
+  private readonly threads: Threads;
+  private readonly toolCalls: ToolCalls;
+  private readonly budget: ContextBudget | undefined;
+
+  constructor(
+    private readonly host: AgentHost,
+    private readonly config: AgentConfig,
+  ) {
+    this.budget = config.context ? new ContextBudget(config.context) : undefined;
+    this.threads = new Threads(host, config, () => this.historyLimits, this.budget);
+    this.toolCalls = new ToolCalls(host, config.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES);
+  }
+
+  private get historyLimits(): HistoryLimits {
+    return this.config.history ?? DEFAULT_HISTORY_LIMITS;
+  }
+
+  /** Threads kept (the server keeps a detached session with threads over an idle one). */
+  get threadCount(): number {
+    return this.threads.size;
+  }
+
+  /** Runs in progress, from the user's message until the run has ended (a draining server waits for them). */
+  get runCount(): number {
+    let n = 0;
+    for (const t of this.threads.all()) if (t.run) n++;
+    return n;
+  }
+
+  userMessage(msg: UserMessage): void {
+    const existing = this.threads.get(msg.threadId);
+    if (existing?.run) {
+      this.host.send({
+        type: 'error',
+        code: ErrorCode.RunBusy,
+        message: `Thread "${msg.threadId}" already has a run in progress (${existing.run.id}); cancel it or wait for runFinished.`,
+        relatedId: msg.threadId,
+      });
+      return;
+    }
+    // Checked before the thread is made or loaded: a refused message costs nothing.
+    const limit = this.runLimit(existing === undefined);
+    if (limit) {
+      this.host.send({ type: 'error', code: ErrorCode.RunLimit, message: `No run was started on thread "${msg.threadId}": ${limit}`, relatedId: msg.threadId });
+      return;
+    }
+    const thread = this.threads.open(msg.threadId);
+    const run: ActiveRun = { id: `run_${randomUUID()}`, controller: new AbortController() };
+    thread.run = run;
+    this.track(thread, run, this.execute(thread, run, userText(msg)));
+  }
+
+  /**
+   * Continues a run another replica started and could not finish (failover/adoption.ts): under the
+   * same run id, with the thread's lease already taken, the collected results added to the history.
+   */
+  resumeRun(threadId: string, runId: string, ticket: RunTicket, collect: CollectOutcome): void {
+    const thread = this.threads.open(threadId);
+    if (thread.run) {
+      ticket.release();
+      return;
+    }
+    const run: ActiveRun = { id: runId, controller: new AbortController(), ticket };
+    thread.run = run;
+    this.track(thread, run, this.execute(thread, run, '', collect));
+  }
+
+  private track(thread: Thread, run: ActiveRun, running: Promise<void>): void {
+    running
+      .finally(() => {
+        run.ticket?.release();
+        void run.storeLease?.release();
+        if (thread.run === run) thread.run = undefined;
+        // Updates that arrived during the last model call are applied now, not at the next run.
+        if (this.threads.isCurrent(thread)) this.threads.applyQueued(thread);
+      })
+      .catch((e: unknown) => this.host.log.error(`run ${run.id} ended badly: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+  }
+
+  /** Cancels the runs that match (all of them when neither id is given); returns how many. */
+  cancel(threadId?: string, runId?: string): number {
+    let n = 0;
+    for (const t of this.threads.all()) {
+      if (!t.run || (threadId && t.id !== threadId) || (runId && t.run.id !== runId)) continue;
+      t.run.controller.abort();
+      n++;
+    }
+    return n;
+  }
+
+  /** The tokens a thread's runs used so far, as its last `runFinished` reported them; undefined when none were reported. */
+  threadUsage(threadId: string): TokenCounts | undefined {
+    return this.threads.get(threadId)?.usage;
+  }
+
+  /**
+   * Why a new run cannot start now (the session's runs, or its threads when `newThread` needs room
+   * and every thread kept has a run); undefined when it can.
+   */
+  private runLimit(newThread: boolean): string | undefined {
+    const maxRuns = this.config.maxRuns ?? MAX_RUNS;
+    const runs = this.runCount;
+    const { size, maxThreads } = this.threads;
+    if (runs >= maxRuns) return `this session already has ${runs} runs in progress (limit ${maxRuns}). Wait for one to end, or cancel one, and send the message again.`;
+    if (newThread && size >= maxThreads && runs >= size) return `this session keeps ${size} threads (limit ${maxThreads}) and every one has a run in progress.`;
+    return undefined;
+  }
+
+  /** Forgets a thread's history and client tool state (its run, if any, is cancelled). */
+  resetThread(threadId: string): void {
+    this.threads.reset(threadId);
+  }
+
+  /**
+   * Forgets every thread in memory: the session ended (the store keeps them, to be continued), or a
+   * resumed hello asked for reset (`fromStore`: as if each got resetThread, so the store forgets them too).
+   */
+  resetAll(fromStore = false): void {
+    this.cancel();
+    this.threads.clear(fromStore);
+  }
+
+  /** The session moved to another replica: runs stop without saving or releasing anything that replica now owns. */
+  abandonAll(): void {
+    this.threads.abandonAll();
+  }
+
+  /** Hands a session-wide tool-group update to every thread (threads.ts `updateAll`). */
+  updateAll(aug: Augmentation): void {
+    this.threads.updateAll(aug);
+  }
+
+  /** False when a thread with a run in progress has no place for `aug` among the updates it holds. */
+  canQueueUpdate(aug: Augmentation): boolean {
+    return this.threads.canQueueUpdate(aug);
+  }
+
+  /** Re-syncs every thread with a resumed session's registered groups. */
+  forEachToolState(fn: (state: ClientToolState) => void): void {
+    this.threads.forEachToolState(fn);
+  }
+
+  private async execute(thread: Thread, run: ActiveRun, text: string, collect?: CollectOutcome): Promise<void> {
+    const { host, config, threads } = this;
+    const signal = run.controller.signal;
+    const ref = { threadId: thread.id, runId: run.id };
+    if (collect) {
+      let rerun: ToolCallRequest[] | false;
+      try {
+        rerun = await threads.continued(thread, run, collect);
+        if (rerun && rerun.length > 0) await this.runBatch(thread, run, rerun);
+      } catch (e) {
+        host.log.error(`run ${run.id} could not be continued: ${describe(e)}`);
+        host.send({ type: 'runError', ...ref, code: ErrorCode.StateUnavailable, message: `The run could not be continued after the backend replica running it stopped: ${describe(e)}`.slice(0, 10_000), retryable: true });
+        return this.finish(thread, run, 'error');
+      }
+      if (rerun === false) return;
+    } else {
+      if (!(await threads.leased(thread, run))) return;
+      const user: ChatMessage = { role: 'user', content: text };
+      // The client hears of the run only once its message is saved.
+      const saved = await threads.saved(thread, [{ kind: 'run', run: { runId: run.id, status: 'started' } }, { kind: 'message', message: user }]);
+      host.send({ type: 'runStarted', ...ref, model: config.model.name });
+      if (!saved.ok) return this.saveFailed(thread, run, saved.error);
+      thread.history.push(user);
+      enforceBudget(thread.history, this.historyLimits.budgetBytes);
+    }
+    if (signal.aborted) return this.finish(thread, run, 'cancelled');
+    try {
+      for (let turn = 0; turn < config.maxTurns; turn++) {
+        threads.applyQueued(thread);
+        let reply = '';
+        const calls: ToolCallRequest[] = [];
+        for await (const raw of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
+          if (signal.aborted) break;
+          const chunk = fromModel(raw);
+          if (!chunk) continue;
+          if (chunk.type === 'text') {
+            reply += chunk.text;
+            host.send({ type: 'textDelta', ...ref, text: chunk.text });
+            await host.drained();
+          } else if (chunk.type === 'toolCall') {
+            calls.push(chunk.call);
+          } else if (chunk.type === 'usage') {
+            run.usage = addUsage(run.usage, chunk);
+            thread.usage = addUsage(thread.usage, chunk);
+          }
+        }
+        if (signal.aborted) {
+          if (reply) thread.history.push({ role: 'assistant', content: reply });
+          if (reply) await threads.save(thread, [{ kind: 'message', message: { role: 'assistant', content: reply } }]);
+          return this.finish(thread, run, 'cancelled');
+        }
+        const toolCalls = withUniqueIds(calls);
+        // The thread keeps a note in place of arguments over the limit; the calls run (or fail) from the text as sent.
+        const kept = toolCalls.map((c) => keptCall(c, this.config.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES));
+        const answer: ChatMessage = { role: 'assistant', content: reply, ...(kept.length ? { toolCalls: kept } : {}) };
+        thread.history.push(answer);
+        const answerSaved = threads.save(thread, [{ kind: 'message', message: answer }]);
+        enforceBudget(thread.history, this.historyLimits.budgetBytes);
+        await answerSaved;
+        if (!toolCalls.length) return this.finish(thread, run, 'completed');
+        await this.runBatch(thread, run, toolCalls);
+        if (signal.aborted) return this.finish(thread, run, 'cancelled');
+      }
+      this.finish(thread, run, 'maxTurns');
+    } catch (e) {
+      if (signal.aborted) return this.finish(thread, run, 'cancelled');
+      let failed: ModelFailure;
+      if (e instanceof ModelFailure) {
+        failed = e;
+      } else if (e instanceof SharedStateError) {
+        // Replicas: the shared state went away (or another replica took the thread over) mid-run.
+        failed = new ModelFailure(ErrorCode.StateUnavailable, `The run stopped: ${e.message}`, true);
+      } else {
+        host.log.error(`run ${run.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        failed = new ModelFailure(ErrorCode.Internal, `The backend failed: ${e instanceof Error ? e.message : String(e)}`, false);
+      }
+      host.send({ type: 'runError', ...ref, code: failed.code, message: failed.message.slice(0, 10_000), retryable: failed.retryable });
+      this.finish(thread, run, 'error');
+    }
+  }
+
+  private finish(thread: Thread, run: ActiveRun, reason: FinishReason): void {
+    if (thread.run?.id === run.id) {
+      this.threads.save(thread, [{ kind: 'run', run: { runId: run.id, status: 'finished', reason } }]).catch((e: unknown) => this.host.log.error(`could not save a run's end: ${describe(e)}`));
+    }
+    const usage = runUsage(run.usage, thread.usage);
+    this.host.send({ type: 'runFinished', threadId: thread.id, runId: run.id, reason, ...(usage ? { usage } : {}) });
+  }
+
+  private saveFailed(thread: Thread, run: ActiveRun, error: unknown): void {
+    this.host.log.error(`run ${run.id}: the conversation store failed: ${describe(error)}`);
+    // An outage of the shared state says so, whichever step met it first (the lease, the load or this save).
+    const code = error instanceof SharedStateError && error.code === 'STATE_UNAVAILABLE' ? ErrorCode.StateUnavailable : ErrorCode.Internal;
+    this.host.send({ type: 'runError', threadId: thread.id, runId: run.id, code, message: `The message could not be saved, so the run did not start: ${describe(error)}`.slice(0, 10_000), retryable: true });
+    this.finish(thread, run, 'error');
+  }
+
+  /** One batch of calls (toolCalls.ts), its results then added to the thread (threads.ts). */
+  private async runBatch(thread: Thread, run: ActiveRun, calls: ToolCallRequest[]): Promise<void> {
+    const results = await this.toolCalls.run(
+      {
+        ref: { threadId: thread.id, runId: run.id },
+        signal: run.controller.signal,
+        tools: thread.tools,
+        serverTools: this.host.serverTools(),
+        serverTool: (name) => this.serverTool(thread, name),
+        functions: () => this.functions(thread),
+        expanded: () => this.threads.sendState(thread),
+      },
+      calls,
+    );
+    await this.threads.recordResults(thread, run, calls, results);
+  }
+
+  private request(thread: Thread): ModelRequest {
+    const system = [this.config.systemPrompt, thread.tools.systemPrompt()].filter(Boolean).join('\n\n');
+    const resultTools = this.budget?.tools(thread.id) ?? [];
+    const tools = this.functions(thread);
+    return { messages: [{ role: 'system', content: system }, ...thread.history], tools: [...tools, ...resultTools.filter((t) => !tools.some((f) => f.name === t.name))] };
+  }
+
+  /** The request, fitted to the model's context window (compacting the thread's history when it must; the client is told). */
+  private async fittedRequest(thread: Thread, ref: RunRef, signal: AbortSignal): Promise<ModelRequest> {
+    if (!this.budget) return this.request(thread);
+    const { request, compaction } = await this.budget.fit(thread.history, () => this.request(thread), signal);
+    if (compaction) this.host.send({ type: 'contextCompacted', ...ref, ...compaction, contextWindow: this.budget.config.window });
+    return request;
+  }
+
+  /** A server tool by name: the session's, else the budget's result pager for this thread. */
+  private serverTool(thread: Thread, name: string): ServerTool | undefined {
+    return this.host.serverTools().get(name) ?? this.budget?.tools(thread.id).find((t) => t.name === name);
+  }
+
+  /** Server tools, then the client functions whose names no server tool took. */
+  private functions(thread: Thread): FunctionSpec[] {
+    const server = [...this.host.serverTools().values()];
+    const taken = new Set(server.map((t) => t.name));
+    return [
+      ...server.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+      ...thread.tools.functions().filter((f) => !taken.has(f.name)),
+    ];
+  }
+}
+
+function userText(msg: UserMessage): string {
+  const c = msg.context;
+  if (!c) return msg.text;
+  const lines: string[] = [];
+  if (c.file) lines.push(`File: ${c.file}${c.language ? ` (${c.language})` : ''}`);
+  if (c.selection) {
+    const s = c.selection;
+    lines.push(`Selection: line ${s.startLine + 1}, column ${s.startCharacter + 1} to line ${s.endLine + 1}, column ${s.endCharacter + 1}`);
+  }
+  if (c.selectedText) lines.push(`Selected text:\n\`\`\`\n${c.selectedText}\n\`\`\``);
+  return lines.length ? `${msg.text}\n\n${EDITOR_CONTEXT_MARK}\n${lines.join('\n')}` : msg.text;
+}
+
+/** Separates the user's words from the editor context the backend appends to them. */
+export const EDITOR_CONTEXT_MARK = '[Editor context]';

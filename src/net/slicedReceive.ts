@@ -1,0 +1,93 @@
+/**
+ * Incoming messages handled in slices of the event loop.
+ *
+ * `ws` emits every message of what one socket read brought in the same turn, and a socket read in
+ * a busy turn brings megabytes: a burst of 10,000 small requests was handled in one stretch, and in
+ * the extension host (which every extension shares) nothing else ran meanwhile. Here a turn handles
+ * at most MAX_MESSAGES_PER_TURN messages, or stops after MAX_MS_PER_TURN; the rest wait, in order,
+ * for the next turns (`setImmediate`, so timers and I/O run in between). While more than
+ * PAUSE_MESSAGES messages or PAUSE_BYTES bytes wait, the socket is paused, so the kernel and the
+ * peer hold the rest (TCP flow control) rather than this process's memory. The socket's `close`
+ * reaches `onClose` after every message that came before it, as it did without slicing.
+ *
+ * Node only, shared like coalesce.ts.
+ */
+import type WebSocket from 'ws';
+
+export const MAX_MESSAGES_PER_TURN = 64;
+export const MAX_MS_PER_TURN = 8;
+const PAUSE_MESSAGES = 256;
+const PAUSE_BYTES = 8 * 1024 * 1024;
+
+type Handler = (data: WebSocket.RawData, isBinary: boolean) => void;
+type CloseHandler = (code: number, reason: Buffer) => void;
+
+/** Calls `handle` for each message `ws` receives, in order, a slice of them per event-loop turn; then `onClose`. */
+export function receiveSliced(ws: WebSocket, handle: Handler, onClose: CloseHandler): void {
+  const waiting: { data: WebSocket.RawData; isBinary: boolean; bytes: number }[] = [];
+  let waitingBytes = 0;
+  let handledThisTurn = 0;
+  let turnStartedAt = 0;
+  let turnEndScheduled = false;
+  let drainScheduled = false;
+  let paused = false;
+  let closed: { code: number; reason: Buffer } | undefined;
+
+  const startTurn = (): void => {
+    if (turnEndScheduled) return;
+    turnEndScheduled = true;
+    handledThisTurn = 0;
+    turnStartedAt = performance.now();
+    setImmediate(() => (turnEndScheduled = false));
+  };
+  const turnHasRoom = (): boolean => handledThisTurn < MAX_MESSAGES_PER_TURN && performance.now() - turnStartedAt < MAX_MS_PER_TURN;
+  const run = (data: WebSocket.RawData, isBinary: boolean): void => {
+    handledThisTurn++;
+    handle(data, isBinary);
+  };
+  const drain = (): void => {
+    drainScheduled = false;
+    startTurn();
+    while (waiting.length > 0 && turnHasRoom()) {
+      const next = waiting.shift()!;
+      waitingBytes -= next.bytes;
+      run(next.data, next.isBinary);
+    }
+    if (waiting.length > 0) scheduleDrain();
+    else if (closed) onClose(closed.code, closed.reason);
+    else if (paused && ws.readyState === ws.OPEN) {
+      paused = false;
+      ws.resume();
+    }
+  };
+  const scheduleDrain = (): void => {
+    if (drainScheduled) return;
+    drainScheduled = true;
+    setImmediate(drain);
+  };
+
+  ws.on('message', (data, isBinary) => {
+    startTurn();
+    if (waiting.length === 0 && turnHasRoom()) {
+      run(data, isBinary);
+      return;
+    }
+    const bytes = byteLength(data);
+    waiting.push({ data, isBinary, bytes });
+    waitingBytes += bytes;
+    if (!paused && (waiting.length > PAUSE_MESSAGES || waitingBytes > PAUSE_BYTES) && ws.readyState === ws.OPEN) {
+      paused = true;
+      ws.pause();
+    }
+    scheduleDrain();
+  });
+  ws.on('close', (code, reason) => {
+    if (waiting.length === 0) onClose(code, reason);
+    else closed = { code, reason };
+  });
+}
+
+function byteLength(data: WebSocket.RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.byteLength, 0);
+  return data.byteLength;
+}
