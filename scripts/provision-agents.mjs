@@ -38,6 +38,15 @@ export const AGENTS = [
     args: [],
   },
   {
+    // claude-code-acp's successor: Claude Code as a native binary (an npm platform package); no fs/* or terminal/*.
+    name: 'claude-agent',
+    pkg: '@agentclientprotocol/claude-agent-acp',
+    version: '0.49.0',
+    entry: 'node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js',
+    runWith: 'node',
+    args: [],
+  },
+  {
     name: 'gemini',
     pkg: '@google/gemini-cli',
     version: '0.61.0',

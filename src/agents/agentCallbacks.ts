@@ -59,7 +59,7 @@ export interface AgentPermissionRequest {
 
 /** The answer sent back: one of the agent's options, or `cancelled` (the turn was cancelled meanwhile). */
 export type AgentPermissionOutcome =
-  | { outcome: 'selected'; optionId: string; reason?: string }
+  | { outcome: 'selected'; optionId: string; reason?: string; /** What the card says of the decision instead of "Allowed by you" (no prompt was shown). */ note?: string }
   | { outcome: 'cancelled' };
 
 export interface AgentReadRequest {

@@ -6,6 +6,7 @@
  * threads' runs with AGENT_EXITED and is started again by the next message.
  */
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { CodedError, ErrorCode, type EditorContext, type RunEvent } from '../protocol';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logger';
@@ -13,11 +14,12 @@ import type { CallRecord } from '../core/callRecord';
 import type { WorkspaceInfo } from '../core/host';
 import { AgentConnection, type ConnectionLimits } from './agentConnection';
 import { startAgentMcp, type AgentMcp, type AgentMcpCore } from './agentMcp';
-import { resolveCommand } from './agentPresets';
+import { launchOf, resolveCommand } from './agentPresets';
 import { AgentSession, type Continuation } from './agentSession';
 import type { AgentSpec } from './agentSettings';
 import { gateCallbacks, type CallbackCore } from './dispatcherCallbacks';
 import type { AgentStatusChange } from './sessionUpdates';
+import { prepareLaunch } from './presetLaunch';
 import type { ThreadAgents } from './threadAgents';
 
 export interface AgentChatsOptions {
@@ -29,9 +31,11 @@ export interface AgentChatsOptions {
   /** A run event of `agent`'s run. */
   emit: (event: RunEvent, agent: string) => void;
   onRecord: (record: CallRecord) => void;
-  onStatus?: (agent: string, change: AgentStatusChange) => void;
+  onStatus?: (agent: string, change: AgentStatusChange, threadId: string) => void;
   limits?: Partial<ConnectionLimits>;
   cancelGraceMs?: number;
+  /** The extension's own folder for the files a preset's launch needs (one folder per agent inside). */
+  launchDir: string;
 }
 
 interface LiveSession {
@@ -114,10 +118,11 @@ export class AgentChats implements Disposable {
   private async openSession(threadId: string, spec: AgentSpec): Promise<LiveSession> {
     const connection = await this.connectionFor(spec);
     const { core, bindings, logger } = this.options;
+    const launch = launchOf(spec);
     let running = () => false;
     const caller = { agent: spec.name, threadId, isRunning: () => running() };
-    const mcp = await startAgentMcp(core, caller, { serverVersion: this.options.clientInfo.version, logger, onRecord: this.options.onRecord });
-    const callbacksFor = gateCallbacks(core, this.options.workspace, logger, this.options.onRecord);
+    const mcp = await startAgentMcp(core, caller, { serverVersion: this.options.clientInfo.version, logger, onRecord: this.options.onRecord, listing: launch.mcpTools });
+    const callbacksFor = gateCallbacks(core, this.options.workspace, logger, this.options.onRecord, mcp.name);
     const previous = bindings.get(threadId);
     let opened: { session: AgentSession; continuation: Continuation };
     try {
@@ -128,8 +133,9 @@ export class AgentChats implements Disposable {
         callbacks: (s) => callbacksFor({ ...caller, isRunning: () => s.isRunning() }),
         cwd: this.cwd(),
         mcpServers: [mcp.server],
+        ...(launch.sessionMeta ? { sessionMeta: launch.sessionMeta } : {}),
         emit: (event) => this.options.emit(event, spec.name),
-        onStatus: (change) => this.options.onStatus?.(spec.name, change),
+        onStatus: (change) => this.options.onStatus?.(spec.name, change, threadId),
         logger,
         ...(this.options.cancelGraceMs !== undefined ? { cancelGraceMs: this.options.cancelGraceMs } : {}),
       }, previous?.agent === spec.name ? previous.sessionId : undefined);
@@ -157,9 +163,16 @@ export class AgentChats implements Disposable {
     if (command === undefined) {
       return Promise.reject(new CodedError(ErrorCode.AgentUnavailable, `${spec.name}: ${spec.command} was not found (an absolute path, or a name in one of PATH's absolute folders)`));
     }
+    let launch: { args: string[]; env: Record<string, string> };
+    try {
+      launch = prepareLaunch(launchOf(spec), path.join(this.options.launchDir, folderName(spec.name)));
+    } catch (e) {
+      return Promise.reject(new CodedError(ErrorCode.AgentUnavailable, `${spec.name}: its launch files could not be written: ${e instanceof Error ? e.message : String(e)}`));
+    }
     const starting = AgentConnection.start({
       name: spec.name,
-      command: { command, args: spec.args, env: spec.env, cwd: this.cwd() },
+      // The user's own arguments and variables come last: an entry can override what a preset adds.
+      command: { command, args: [...spec.args, ...launch.args], env: { ...launch.env, ...spec.env }, cwd: this.cwd() },
       clientInfo: this.options.clientInfo,
       logger: this.options.logger,
       ...(this.options.limits ? { limits: this.options.limits } : {}),
@@ -188,6 +201,11 @@ export class AgentChats implements Disposable {
   private cwd(): string {
     return this.options.workspace.workspaceFolders()[0]?.path ?? os.homedir();
   }
+}
+
+/** A folder name for an agent's launch files: its name with anything but letters and digits made `_`. */
+function folderName(agent: string): string {
+  return agent.replace(/[^A-Za-z0-9]/g, '_').slice(0, 64) || 'agent';
 }
 
 /** The message with the editor text attached to it (Ask About Selection), as the agent reads it. */

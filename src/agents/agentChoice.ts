@@ -21,6 +21,8 @@ export class AgentChoice {
   private offered: AgentSpec[] = [];
   /** What each agent said about itself last (its modes), by name. */
   private readonly statuses = new Map<string, AgentStatusChange>();
+  /** How full each conversation's context is and what it cost (the agent's `usage_update`), by thread. */
+  private readonly contexts = new Map<string, NonNullable<AgentStatusChange['context']>>();
 
   constructor(
     private readonly bindings: ThreadAgents,
@@ -69,8 +71,16 @@ export class AgentChoice {
     return { accepted: true, newConversation: bound !== undefined && bound.agent !== name };
   }
 
-  noteStatus(agent: string, change: AgentStatusChange): void {
-    this.statuses.set(agent, { ...this.statuses.get(agent), ...change });
+  /** What an agent said about itself; its usage is the conversation's (`threadId`), the rest the agent's. */
+  noteStatus(agent: string, change: AgentStatusChange, threadId?: string): void {
+    const { context, ...rest } = change;
+    if (context !== undefined && threadId !== undefined) this.contexts.set(threadId, context);
+    this.statuses.set(agent, { ...this.statuses.get(agent), ...rest });
+  }
+
+  /** A deleted conversation's usage goes with it. */
+  forgetThread(threadId: string): void {
+    this.contexts.delete(threadId);
   }
 
   /** The picker's entries (the backend is the picker's own first entry). */
@@ -86,17 +96,30 @@ export class AgentChoice {
     const status = this.statuses.get(name);
     const current = status?.currentMode ?? status?.modes?.current;
     const mode = status?.modes?.available.find((m) => m.id === current)?.name;
-    const detail = detailOf(status);
-    return { connection: 'connected', model: mode ? `${name} · ${mode}` : name, ...(detail ? { detail } : {}) };
+    const context = this.contexts.get(threadId);
+    const detail = detailOf(status, context);
+    const usage = usageOf(context);
+    return { connection: 'connected', model: mode ? `${name} · ${mode}` : name, ...(detail ? { detail } : {}), ...(usage ? { usage } : {}) };
   }
 }
 
-/** The status line's tooltip: how full the agent's context is, and its slash commands. */
-function detailOf(status: AgentStatusChange | undefined): string | undefined {
+/** The status line's usage: how full the conversation's context is, and what it cost so far. */
+function usageOf(context: AgentStatusChange['context']): string | undefined {
+  if (!context || context.size <= 0) return undefined;
+  const percent = Math.min(100, Math.round((context.used / context.size) * 100));
+  const cost = context.cost ? ` · ${formatCost(context.cost)}` : '';
+  return `Context ${percent}%${cost}`;
+}
+
+function formatCost(cost: { amount: number; currency: string }): string {
+  return `${cost.amount < 0.01 && cost.amount > 0 ? cost.amount.toPrecision(2) : cost.amount.toFixed(2)} ${cost.currency}`;
+}
+
+/** The status line's tooltip: how full the conversation's context is, and the agent's slash commands. */
+function detailOf(status: AgentStatusChange | undefined, context: AgentStatusChange['context']): string | undefined {
   const parts: string[] = [];
-  const context = status?.context;
   if (context && context.size > 0) {
-    const cost = context.cost ? ` (${context.cost.amount.toFixed(2)} ${context.cost.currency})` : '';
+    const cost = context.cost ? ` (${formatCost(context.cost)} so far)` : '';
     parts.push(`${context.used.toLocaleString('en-US')} of ${context.size.toLocaleString('en-US')} context tokens used${cost}`);
   }
   const commands = status?.commands ?? [];

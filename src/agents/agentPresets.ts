@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentSpec } from './agentSettings';
+import { PLAIN_LAUNCH, PRESET_LAUNCHES, type AgentLaunch } from './presetLaunch';
 
 export interface AgentPreset {
   /** The name the picker shows (the agent's id). */
@@ -29,6 +30,23 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   { name: 'opencode', commands: [{ bin: 'opencode', args: ['acp'], npmPackage: 'opencode-ai' }] },
 ];
 
+/**
+ * The preset launch for a configured agent whose command is a preset's (`gemini`, `codex-acp`, …,
+ * by the program's file name): the user's own entry for Gemini CLI gets the same gate as the preset.
+ */
+export function presetLaunchFor(command: string): AgentLaunch | undefined {
+  const program = (command.split(/[\\/]/).pop() ?? '').replace(/\.exe$/i, '');
+  for (const preset of AGENT_PRESETS) {
+    for (const c of preset.commands) if (c.bin === program) return PRESET_LAUNCHES[c.npmPackage];
+  }
+  return undefined;
+}
+
+/** What the extension adds to an agent's launch: its preset's, a preset command's, else nothing. */
+export function launchOf(spec: AgentSpec): AgentLaunch {
+  return spec.launch ?? presetLaunchFor(spec.command) ?? PLAIN_LAUNCH;
+}
+
 export interface FindOptions {
   env?: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
@@ -42,7 +60,8 @@ export function findPresetAgents(options: FindOptions = {}): AgentSpec[] {
     for (const c of preset.commands) {
       const command = findCommand(c.bin, options);
       if (command) {
-        found.push({ name: preset.name, command, args: [...c.args], env: {}, preset: c.npmPackage });
+        const launch = PRESET_LAUNCHES[c.npmPackage];
+        found.push({ name: preset.name, command, args: [...c.args], env: {}, preset: c.npmPackage, ...(launch ? { launch } : {}) });
         break;
       }
     }

@@ -29,6 +29,8 @@ export interface AgentSessionOptions {
   callbacks: (session: { isRunning(): boolean }) => AgentCallbacks & { outputOf?(terminalId: string): string | undefined };
   cwd: string;
   mcpServers: acp.McpServer[];
+  /** `_meta` of `session/new`, `session/load` and `session/resume` (a preset's launch options). */
+  sessionMeta?: Readonly<Record<string, unknown>>;
   emit: (event: RunEvent) => void;
   onStatus?: (change: AgentStatusChange) => void;
   logger?: Logger;
@@ -78,7 +80,7 @@ export class AgentSession implements Disposable {
   static async open(options: AgentSessionOptions, previous?: string): Promise<{ session: AgentSession; continuation: Continuation }> {
     const { connection } = options;
     const caps = connection.info.capabilities;
-    const base = { cwd: options.cwd, mcpServers: options.mcpServers };
+    const base = { cwd: options.cwd, mcpServers: options.mcpServers, ...(options.sessionMeta ? { _meta: { ...options.sessionMeta } } : {}) };
     if (previous !== undefined) {
       if (caps.sessionCapabilities?.resume) {
         const pending = new PendingSession(options, previous);
@@ -203,7 +205,7 @@ export class AgentSession implements Disposable {
     if (outcome.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
     const chosen = params.options.find((o) => o.optionId === outcome.optionId);
     const allowed = chosen?.kind.startsWith('allow') === true;
-    this.updates.cardStatus(id, 'running', allowed ? 'Allowed by you' : `Denied by you${outcome.reason ? `: ${outcome.reason}` : ''}`);
+    this.updates.cardStatus(id, 'running', outcome.note ?? (allowed ? 'Allowed by you' : `Denied by you${outcome.reason ? `: ${outcome.reason}` : ''}`));
     return {
       outcome: { outcome: 'selected', optionId: outcome.optionId },
       // ACP has no field for a reason; agents that read `_meta` can show it to the model.

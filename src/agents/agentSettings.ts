@@ -5,6 +5,7 @@
  * A bad entry is skipped with the reason; the others stand.
  */
 import { z } from 'zod';
+import type { AgentLaunch } from './presetLaunch';
 
 export interface AgentSpec {
   /** How the chat names it; also its id (unique among the agents on offer). */
@@ -14,6 +15,8 @@ export interface AgentSpec {
   env: Record<string, string>;
   /** Set for an agent found from a preset rather than configured. */
   preset?: string;
+  /** What the extension adds to the launch (a preset's, src/agents/presetLaunch.ts); none for an unknown agent. */
+  launch?: AgentLaunch;
 }
 
 export const MAX_AGENTS = 32;

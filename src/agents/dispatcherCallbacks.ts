@@ -11,7 +11,9 @@
  *   with the user's reason); output, exit, kill and release follow that call.
  * - `session/request_permission` asks the permission gate with a prompt built from the tool call
  *   (permissionPrompt.ts); an allow is answered with the agent's allow-once option, so the agent
- *   asks again next time and the gate keeps every decision (its remembered grants included).
+ *   asks again next time and the gate keeps every decision (its remembered grants included). A
+ *   request for a tool of the session's own editor MCP server (editorToolRequest.ts) is answered
+ *   allow-once without a prompt: the call comes to the gate with its arguments, one decision.
  */
 import { randomUUID } from 'node:crypto';
 import { CodedError, ErrorCode, type ClientToolInvokeResponse, type ErrorCode as Code } from '../protocol';
@@ -20,6 +22,7 @@ import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
 import type { WorkspaceInfo } from '../core/host';
 import type { PermissionDecision, PermissionGate } from '../core/consent/permissionGate';
 import type { AgentCallbacks, AgentCaller, AgentExitStatus, AgentPermissionOutcome, AgentPermissionRequest, AgentReadRequest, AgentTerminalOutput, AgentTerminalRequest, AgentWriteRequest } from './agentCallbacks';
+import { editorToolRequestOf } from './editorToolRequest';
 import { describePermission, type PromptWorkspace } from './permissionPrompt';
 import { describesItself } from './toolCalls';
 import { ToolRunner, type RunnerDispatcherFactory } from './toolRunner';
@@ -37,7 +40,12 @@ export interface DispatcherCallbacksOptions {
   gate: PermissionGate;
   workspace: () => PromptWorkspace;
   logger: Logger;
+  /** The name of the session's editor MCP server (agentMcp.ts): requests for its tools are the gate's on the call. */
+  editorServer?: string;
 }
+
+/** The card's note on a request for an editor tool, answered without a prompt. */
+export const EDITOR_DECIDES = 'The editor\'s own permission rules decide this call when it runs';
 
 interface Terminal {
   id: string;
@@ -64,6 +72,12 @@ export class DispatcherCallbacks implements AgentCallbacks {
     const { toolCall } = request;
     if (!request.announced && !describesItself(toolCall)) {
       throw new CodedError(ErrorCode.UnannouncedToolCall, `${this.options.caller.agent} asked permission for tool call ${toolCall.toolCallId.slice(0, 100)}, which it never announced and which says nothing about what it would do; refused without asking the user`);
+    }
+    const forEditor = this.options.editorServer !== undefined ? editorToolRequestOf(toolCall, this.options.editorServer) : undefined;
+    const once = request.options.find((o) => o.kind === 'allow_once');
+    if (forEditor !== undefined && once !== undefined) {
+      this.options.logger.info('agent permission request for an editor tool: the gate decides the call itself', { agent: this.options.caller.agent, tool: forEditor.tool ?? '(unnamed)' });
+      return { outcome: 'selected', optionId: once.optionId, note: EDITOR_DECIDES };
     }
     const prompt = await describePermission(this.options.caller.agent, toolCall, this.options.workspace());
     const decision = await this.withSignal(signal, (s) => this.options.gate.check({
@@ -268,9 +282,9 @@ export interface CallbackCore {
  * gate, host), its permission gate, the workspace's folders and protected patterns; every call's
  * record goes to `onRecord`, marked with the agent's name.
  */
-export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void): (caller: AgentCaller) => DispatcherCallbacks {
+export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void, editorServer?: string): (caller: AgentCaller) => DispatcherCallbacks {
   return (caller) => {
-    const runner = new ToolRunner((options) => core.createDispatcher(options), caller.threadId, () => (caller.isRunning() ? undefined : core.backgroundCallPolicy));
+    const runner = new ToolRunner((options) => core.createDispatcher(options), caller.threadId, () => (caller.isRunning() ? undefined : core.backgroundCallPolicy), caller.agent);
     runner.onCallRecord((record) => onRecord({ ...record, caller: caller.agent }));
     return new DispatcherCallbacks({
       caller,
@@ -278,6 +292,7 @@ export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logg
       gate: core.permissions,
       workspace: () => ({ folders: workspace.workspaceFolders(), protectedPatterns: workspace.protectedPatterns?.() ?? [] }),
       logger,
+      ...(editorServer !== undefined ? { editorServer } : {}),
     });
   };
 }

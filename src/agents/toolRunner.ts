@@ -11,7 +11,7 @@ import type { Disposable, Event } from '../base/events';
 import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
 import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
 
-export type RunnerDispatcherFactory = (options: Pick<DispatcherOptions, 'send' | 'background'>) => Dispatcher;
+export type RunnerDispatcherFactory = (options: Pick<DispatcherOptions, 'send' | 'background' | 'caller'>) => Dispatcher;
 
 export interface ToolRunOptions {
   /** Aborting cancels the call (an open prompt closes, a running command stops). */
@@ -34,9 +34,10 @@ export class ToolRunner implements Disposable {
   /**
    * @param threadId the chat thread the agent session serves (on every call's record)
    * @param background undefined while the call belongs to a run the user started, else the policy
+   * @param agent the agent's name: its calls' prompts and cards say it asked
    */
-  constructor(createDispatcher: RunnerDispatcherFactory, private readonly threadId: string, background: () => BackgroundCallPolicy | undefined) {
-    this.dispatcher = createDispatcher({ send: (message) => this.receive(message), background });
+  constructor(createDispatcher: RunnerDispatcherFactory, private readonly threadId: string, background: () => BackgroundCallPolicy | undefined, agent?: string) {
+    this.dispatcher = createDispatcher({ send: (message) => this.receive(message), background, ...(agent !== undefined ? { caller: () => agent } : {}) });
     this.onCallRecord = this.dispatcher.onCallRecord;
   }
 

@@ -112,7 +112,17 @@ const MAX_CALLER_CHARS = 64;
  * bidi characters) becomes `?`, and it is cut to 64 characters.
  */
 export function callerLabel(clientName: string | undefined): string {
+  return `${MCP_CALLER_PREFIX}${plainCallerName(clientName)}`;
+}
+
+const MCP_CALLER_PREFIX = 'MCP: ';
+
+/** Whether a record's caller is an MCP client (`callerLabel`) rather than an agent of the chat (named as the user configured it). */
+export function isMcpCaller(caller: string): boolean {
+  return caller.startsWith(MCP_CALLER_PREFIX);
+}
+
+function plainCallerName(clientName: string | undefined): string {
   const plain = (clientName ?? '').normalize('NFKC').replace(/[^\p{L}\p{N} ._@()+-]/gu, '?').replace(/\s+/g, ' ').trim();
-  const name = plain === '' ? 'unnamed client' : plain.length > MAX_CALLER_CHARS ? `${plain.slice(0, MAX_CALLER_CHARS - 1)}…` : plain;
-  return `MCP: ${name}`;
+  return plain === '' ? 'unnamed client' : plain.length > MAX_CALLER_CHARS ? `${plain.slice(0, MAX_CALLER_CHARS - 1)}…` : plain;
 }

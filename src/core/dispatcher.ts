@@ -29,7 +29,7 @@ import {
   type ProgressStatus,
 } from '../protocol';
 import type { CallerLifetime } from './consent/callerLifetime';
-import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
+import { isFinalStatus, isMcpCaller, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { consent, consentLines } from './consent/consentText';
 import type { EditableArgument, IdeHost } from './host';
@@ -706,9 +706,11 @@ function refusedRecord(record: Omit<CallRecord, 'status'>, response: ClientToolI
 /** The preparation a background call is asked with: forced, and saying it is a background request. */
 function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, caller?: string): Preparation {
   const line = own?.prompt ?? `Allow ${tool.name}?`;
-  const why = caller !== undefined
-    ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
-    : consent`The agent backend asked for this while no chat run you started is in progress (a background call).`;
+  const why = caller === undefined
+    ? consent`The agent backend asked for this while no chat run you started is in progress (a background call).`
+    : isMcpCaller(caller)
+      ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
+      : consent`${caller}, the agent of a conversation in this chat, asked for this while no turn you started is running (a background call).`;
   return {
     ...own,
     prompt: `${caller !== undefined ? `${caller} request` : 'Background request'}: ${line}`,
@@ -717,9 +719,10 @@ function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, c
   };
 }
 
-/** A prompt for a call from an MCP client (background calls allowed): the tool's own, saying who asked. */
+/** A prompt for a call from an MCP client or an agent of the chat (not a background call): the tool's own, saying who asked. */
 function callerPreparation(own: Preparation | undefined, caller: string): Preparation {
-  return { ...own, detail: consentLines([consent`Asked for through the editor's MCP server by ${caller}.`, own?.detail], '\n\n') };
+  const who = isMcpCaller(caller) ? consent`Asked for through the editor's MCP server by ${caller}.` : consent`Asked for by ${caller}, the agent of this conversation.`;
+  return { ...own, detail: consentLines([who, own?.detail], '\n\n') };
 }
 
 function withoutUndefined<T extends object>(change: T): Partial<T> {

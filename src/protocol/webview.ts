@@ -94,6 +94,8 @@ export const ChatStatus = z.object({
   detail: z.string().max(1000).optional(),
   /** Why the model endpoint failed its connection test (the backend is connected, its model is not usable). */
   modelUnreachable: z.string().max(1000).optional(),
+  /** An agent's conversation: how full its context is and what it cost (`Context 12% · 0.03 USD`). */
+  usage: z.string().max(200).optional(),
 });
 
 const threadId = z.string().uuid();

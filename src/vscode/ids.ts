@@ -24,6 +24,8 @@ export const Commands = {
   denyTool: 'clientTools.denyTool',
   refreshToolGroups: 'clientTools.refreshToolGroups',
   copyMcpConfig: 'clientTools.copyMcpConfig',
+  createMcpCredential: 'clientTools.createMcpCredential',
+  revokeMcpCredential: 'clientTools.revokeMcpCredential',
   restartMcpServers: 'clientTools.restartMcpServers',
 } as const;
 

@@ -76,6 +76,20 @@ const CONNECTION_LABEL = {
 const CALLER_TITLE = 'Asked for through the editor\'s MCP server by this MCP client (the name is what the client says it is).';
 const BACKGROUND_TITLE = 'A background call: the backend asked for it while no chat run you started was in progress.';
 
+/** A record's caller is an MCP client (`MCP: <name>`, src/core/callRecord.ts callerLabel) or the agent of a conversation (its configured name). */
+function isAgentCaller(caller: string | undefined): caller is string {
+  return caller !== undefined && !caller.startsWith('MCP: ');
+}
+
+function callerTitle(caller: string | undefined): string {
+  if (caller === undefined) return CALLER_TITLE;
+  return isAgentCaller(caller) ? `Asked for by ${caller}, the agent of this conversation` : `${caller}: ${CALLER_TITLE}`;
+}
+
+function backgroundTitle(caller: string | undefined): string {
+  return isAgentCaller(caller) ? `A background call: ${caller} asked for it while no turn you started was running.` : BACKGROUND_TITLE;
+}
+
 /** Where the call ran. Only a card from the extension's own record says it ran in the editor. */
 function executorLabel(item: ToolItem): string {
   if (item.notSent) return 'Not sent to your editor';
@@ -91,7 +105,7 @@ function executorTitle(item: ToolItem): string {
   if (item.executor === 'backend') return item.agent !== undefined ? `A tool call of ${item.agent}, as the agent reported it` : 'Runs in the agent backend';
   if (item.requestId === undefined) return 'Runs in the editor';
   if (item.refused) return 'Your editor refused this call before running it (unknown or switched-off tool, invalid arguments, too many calls at once): nothing ran.';
-  return 'Recorded by Client Tools as your editor executed it (not as the backend reported it)';
+  return `Recorded by Client Tools as your editor executed it (not as ${isAgentCaller(item.caller) ? 'the agent' : 'the backend'} reported it)`;
 }
 
 const AWAITING_TEXT = 'Awaiting your input: answer the permission prompt in the editor.';
@@ -117,8 +131,10 @@ export class ChatView {
   private readonly runText = h('span', { class: 'run-state' });
   private readonly threadUsageText = h('span', { class: 'thread-usage', hidden: true });
   private readonly contextMeter = new ContextMeter(() => this.actions.compact());
+  /** An agent's conversation: how full its context is, as the agent reports it. */
+  private readonly agentUsageText = h('span', { class: 'thread-usage agent-usage', hidden: true });
   private readonly statusLine = h('div', { class: 'status-line', role: 'status' },
-    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText, this.contextMeter.root);
+    this.connDot, this.connText, this.modelText, this.offlineBadge, this.detailText, this.runText, this.threadUsageText, this.agentUsageText, this.contextMeter.root);
 
   private readonly list = h('div', { class: 'items' });
   private readonly emptyState = new EmptyState({ send: (text) => this.actions.send(text), runAction: (action) => this.actions.runAction(action) });
@@ -331,6 +347,9 @@ export class ChatView {
     this.threadUsageText.hidden = usage === null;
     this.threadUsageText.textContent = usage ? `Total ${describeUsage(usage)}` : '';
     this.threadUsageText.title = usage ? `This conversation so far: ${describeUsageInWords(usage)}` : '';
+    this.agentUsageText.textContent = c.usage ?? '';
+    this.agentUsageText.hidden = c.usage === undefined;
+    this.agentUsageText.title = c.usage !== undefined ? 'How full the agent\'s context is, and what this conversation cost, as the agent reports it' : '';
   }
 
   // ── composer ────────────────────────────────────────────────────────
@@ -488,12 +507,15 @@ export class ChatView {
     const meta = item.durationMs !== undefined ? `${executor} · ${formatDuration(item.durationMs)}` : executor;
     set('.tool-meta', meta, executorTitle(item));
     const badge = el.querySelector<HTMLElement>('.background-badge');
-    if (badge) badge.hidden = item.background !== true;
+    if (badge) {
+      badge.hidden = item.background !== true;
+      badge.title = backgroundTitle(item.caller);
+    }
     const caller = el.querySelector<HTMLElement>('.caller-badge');
     if (caller) {
       // textContent only: the name is the MCP client's own claim.
       caller.textContent = item.caller ?? '';
-      caller.title = item.caller !== undefined ? `${item.caller}: ${CALLER_TITLE}` : CALLER_TITLE;
+      caller.title = callerTitle(item.caller);
       caller.hidden = item.caller === undefined;
     }
     const note = this.state ? foldNote(item, this.state) : undefined;

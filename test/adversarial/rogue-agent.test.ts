@@ -213,6 +213,23 @@ describe('rogue agent: the ACP client', () => {
     await assert.rejects(post(header));
   });
 
+  it('T-ACP-18: a permission request dressed as one for the editor\'s MCP server gets the prompt: a command titled as its tool, a server a repository named "clienttools", a description without the tool\'s call id', async () => {
+    const ask = (as: string, toolCall: Record<string, unknown>): ScriptStep => ({ call: 'session/request_permission', params: { toolCall, options: OPTIONS }, as });
+    h = await start([[
+      ask('command', { toolCallId: 'c1', title: 'mcp____MCP____Echo', kind: 'execute', status: 'pending', rawInput: { command: 'mcp____MCP____Echo' } }),
+      ask('planted', { toolCallId: 'c2', title: 'mcp__clienttools__Echo', kind: 'other', status: 'pending', rawInput: { text: 'x' } }),
+      ask('described', { toolCallId: 'update_topic_3', title: 'Echo (__MCP__ MCP Server)', kind: 'other', status: 'pending', content: [{ type: 'content', content: { type: 'text', text: 'x' } }] }),
+      ask('codex', { toolCallId: 'c4', title: 'Approve MCP tool call', kind: 'other', status: 'pending', rawInput: { server_name: 'clienttools', request: { message: 'Allow the clienttools MCP server to run tool "Echo"?', _meta: { codex_approval_kind: 'mcp_tool_call' } } } }),
+      ask('ours', { toolCallId: 'c5', title: 'mcp____MCP____Echo', kind: 'other', status: 'pending', rawInput: { text: 'x' } }),
+    ]]);
+    h.ws.host.answerPrompts('deny');
+    await h.prompt('go');
+    assert.equal(h.ws.host.prompts.length, 4, h.ws.host.prompts.map((p) => p.message).join('\n'));
+    for (const as of ['command', 'planted', 'described', 'codex']) assert.deepEqual(h.answer(as)?.result, { outcome: { outcome: 'selected', optionId: 'no' } }, as);
+    // The real one is no prompt: the call itself meets the gate when it arrives over MCP.
+    assert.deepEqual(h.answer('ours')?.result, { outcome: { outcome: 'selected', optionId: 'once' } });
+  });
+
   it('T-ACP-15: a client request naming a session this connection did not open is refused', async () => {
     h = await start([[{ call: 'fs/read_text_file', params: { path: '__CWD__/a.txt', sessionId: 'someone-else' }, as: 'read' }]]);
     await h.prompt('go');
@@ -235,6 +252,7 @@ describe('rogue agent: the ACP client', () => {
       clientInfo: { name: 't', version: '1' },
       emit: () => undefined,
       onRecord: () => undefined,
+      launchDir: path.join(ws.root, 'launch'),
     });
     const savedPath = process.env.PATH;
     process.env.PATH = `.${path.delimiter}${savedPath ?? ''}`;

@@ -20,7 +20,8 @@ import { scriptedProgram, type LogEntry } from '../support/agents/acp-harness';
 import { ChatDriver, RESULTS_DIR, waitUntil } from './support/chat-driver';
 
 const ROOT = path.resolve(__dirname, '../..');
-const AGENT = 'Scripted Agent';
+/** Long on purpose: its caller badge must still fit a 300 px chat. */
+const AGENT = 'Scripted Agent with a long configured name';
 const REASON = 'run the tests instead';
 
 interface Harness {
@@ -65,6 +66,7 @@ describe('An ACP agent in the chat, in a real VS Code', function () {
     const program = scriptedProgram({
       turns: [[
         { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Reading your notes. ' } } },
+        { update: { sessionUpdate: 'usage_update', used: 50_000, size: 200_000, cost: { amount: 0.034, currency: 'USD' } } },
         { update: { sessionUpdate: 'tool_call', toolCallId: 'read-1', title: 'Read notes.txt', kind: 'read', status: 'in_progress', locations: [{ path: '__CWD__/notes.txt' }] } },
         { call: 'fs/read_text_file', params: { path: '__CWD__/notes.txt' }, as: 'read' },
         { update: { sessionUpdate: 'tool_call_update', toolCallId: 'read-1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'read 5 lines' } }] } },
@@ -135,6 +137,7 @@ describe('An ACP agent in the chat, in a real VS Code', function () {
     // The command is asked in the chat with the exact command line; Deny with a reason.
     await chat.approval.waitFor({ timeout: 30_000 });
     assert.match(await chat.approval.innerText(), /Run `rm -rf build`/);
+    assert.match(await chat.approval.innerText(), new RegExp(`Asked for by ${AGENT}, the agent of this conversation\\.`));
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
@@ -148,5 +151,20 @@ describe('An ACP agent in the chat, in a real VS Code', function () {
     await chat.waitForIdle();
     assert.match(await chat.frame.locator('.msg.answer').last().innerText(), /Done with the notes\./);
     await screenshot('4-done');
+
+    // The agent's usage_update is the conversation's usage in the status line.
+    assert.equal(await chat.frame.locator('.agent-usage').innerText(), 'Context 25% · 0.03 USD');
+    // The editor's card names the agent in its caller badge, which fits a 300 px chat (cut with an ellipsis, the whole name in its title).
+    const badge = readCard.locator('.caller-badge');
+    assert.equal(await badge.textContent(), AGENT);
+    assert.equal(await badge.getAttribute('title'), `Asked for by ${AGENT}, the agent of this conversation`);
+    await chat.frame.locator('body').evaluate((body) => { (body as unknown as { style: { width: string } }).style.width = '300px'; });
+    await waitUntil(async () => ((await readCard.boundingBox())?.width ?? 1000) <= 300, { describe: async () => `the card is ${JSON.stringify(await readCard.boundingBox())}` });
+    const card = await readCard.boundingBox();
+    const box = await badge.boundingBox();
+    assert.ok(card && box && box.x >= card.x && box.x + box.width <= card.x + card.width + 0.5, `the badge ${JSON.stringify(box)} is outside the card ${JSON.stringify(card)}`);
+    const line = readCard.locator('.card-line.secondary');
+    assert.ok(await line.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), 'the card line overflows');
+    await screenshot('5-narrow');
   });
 });

@@ -9,6 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ClientCore } from '../../src/core/clientCore';
 import type { CallRecord } from '../../src/core/callRecord';
 import { McpCalls } from '../../src/core/mcpServer/mcpCalls';
+import type { McpCredentialSet } from '../../src/core/mcpServer/mcpCredentials';
+import type { McpListingMode } from '../../src/core/mcpServer/mcpGroups';
 import { McpHttpServer } from '../../src/core/mcpServer/mcpHttpServer';
 import { newMcpToken } from '../../src/core/mcpServer/mcpToken';
 import type { BackgroundCallPolicy } from '../../src/core/callRecord';
@@ -54,16 +56,18 @@ export interface McpHarness {
   token: string;
   logger: RecordingLogger;
   records: CallRecord[];
-  connect(name?: string): Promise<Client>;
+  /** An official SDK client; `token` defaults to the window's. */
+  connect(name?: string, token?: string): Promise<Client>;
   close(): Promise<void>;
 }
 
 /**
+ * `listing`: flat (the default) or collapsed groups (mcpGroups.ts).
  * `conformanceFixtures`: also register the official conformance suite's fixture tools
  * (test/fixtures/mcp-conformance-extension/fixtureTools.js), the test-only group the suite's tool
  * scenarios call, as another extension's group would be.
  */
-export async function startMcpHarness(options: { backgroundCalls?: BackgroundCallPolicy; files?: Record<string, string | Uint8Array>; conformanceFixtures?: boolean } = {}): Promise<McpHarness> {
+export async function startMcpHarness(options: { backgroundCalls?: BackgroundCallPolicy; files?: Record<string, string | Uint8Array>; conformanceFixtures?: boolean; listing?: McpListingMode; credentials?: McpCredentialSet } = {}): Promise<McpHarness> {
   const ws = await createTempWorkspace(['ws'], options.files ?? {});
   const logger = new RecordingLogger();
   const core = new ClientCore({
@@ -83,7 +87,7 @@ export async function startMcpHarness(options: { backgroundCalls?: BackgroundCal
   const records: CallRecord[] = [];
   calls.onCallRecord((r) => records.push(r));
   const token = newMcpToken();
-  const server = await McpHttpServer.start({ registry: core.registry, calls, token, serverVersion: '0.0.0-test', logger });
+  const server = await McpHttpServer.start({ registry: core.registry, calls, token, serverVersion: '0.0.0-test', logger, ...(options.listing ? { listing: options.listing } : {}), ...(options.credentials ? { credentials: options.credentials } : {}) });
   const clients: Client[] = [];
   return {
     ws,
@@ -93,9 +97,9 @@ export async function startMcpHarness(options: { backgroundCalls?: BackgroundCal
     token,
     logger,
     records,
-    async connect(name = 'probe-client') {
+    async connect(name = 'probe-client', bearer = token) {
       const client = new Client({ name, version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } });
       await client.connect(transport);
       clients.push(client);
       return client;

@@ -67,6 +67,36 @@ describe('the MCP server in the extension host', function () {
     }
   });
 
+  it('a credential for an agent started outside the editor: in secret storage, good after a restart on the fixed port, revoked on demand', async () => {
+    const port = 40000 + Math.floor(Math.random() * 20000);
+    await settings().update('mcpServer.port', port, vscode.ConfigurationTarget.Global);
+    try {
+      await until('the server on the fixed port', () => ownLock()?.port === port || undefined, 20_000);
+      assert.equal(await vscode.commands.executeCommand('clientTools.createMcpCredential', 'Claude Code', 'mcpJson'), 'Claude Code');
+      const copied = JSON.parse(await vscode.env.clipboard.readText()) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> };
+      const entry = copied.mcpServers['client-tools'];
+      assert.equal(entry?.url, `http://127.0.0.1:${port}/mcp`);
+      const lock = ownLock();
+      assert.notEqual(entry?.headers.Authorization, `Bearer ${lock?.token}`, 'the credential is not the window token');
+      const initialize = () => fetch(entry?.url ?? '', { method: 'POST', headers: { ...entry?.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'outside', version: '1' } } }) });
+      assert.equal((await initialize()).status, 200);
+
+      // A restart (the server off and on): a new window token, the same port, the credential still good.
+      await settings().update('mcpServer.enabled', false, vscode.ConfigurationTarget.Global);
+      await until('the server stopped', () => (ownLock() === undefined ? true : undefined), 20_000);
+      await settings().update('mcpServer.enabled', true, vscode.ConfigurationTarget.Global);
+      const restarted = await until('the server again', () => ownLock(), 20_000);
+      assert.equal(restarted.port, port);
+      assert.notEqual(restarted.token, lock?.token);
+      assert.equal((await initialize()).status, 200);
+
+      assert.equal(await vscode.commands.executeCommand('clientTools.revokeMcpCredential', 'Claude Code'), true);
+      assert.equal((await initialize()).status, 401);
+    } finally {
+      await settings().update('mcpServer.port', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('switched off: the lock file is removed and the port refuses connections', async () => {
     const lock = await until('the lock file', () => ownLock(), 20_000);
     await settings().update('mcpServer.enabled', false, vscode.ConfigurationTarget.Global);

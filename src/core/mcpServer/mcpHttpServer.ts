@@ -2,11 +2,12 @@
  * The editor's MCP server: Streamable HTTP (the official SDK's transport and low-level `Server`) on
  * 127.0.0.1, a random port. Before the SDK sees a request: no `Origin` and a loopback `Host` (403,
  * the backend handshake's rules from src/base/localRequest.ts), `Authorization: Bearer <token>`
- * compared in constant time (401), the one path `/mcp` (404), a body size cap (413). A POST's body
- * is read here and measured against the structure limits before anything parses it (413 past
- * them), and the SDK gets it parsed. Each initialized client gets a session of its own (its
- * `clientInfo` names its calls); at most `maxSessions` live at once, the least recently used is
- * closed for a new one.
+ * (the window's token or a named credential, mcpCredentials.ts) compared in constant time (401),
+ * the one path `/mcp` (404), a body size cap (413). A POST's body is read here and measured against
+ * the structure limits before anything parses it (413 past them), and the SDK gets it parsed. Each
+ * initialized client gets a session of its own, bound to the token it opened with (its credential's
+ * name, else its `clientInfo`, names its calls); at most `maxSessions` live at once, the least
+ * recently used is closed for a new one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -24,8 +25,9 @@ import { CallerLifetime } from '../consent/callerLifetime';
 import { callerLabel } from '../callRecord';
 import type { ToolRegistry } from '../registry';
 import type { McpCalls } from './mcpCalls';
+import type { McpCredentialSet } from './mcpCredentials';
+import { McpToolListing, type McpListingMode } from './mcpGroups';
 import { toCallToolResult } from './mcpResults';
-import { listMcpTools } from './mcpTools';
 
 export const MCP_PATH = '/mcp';
 /** readBody's answer when it refused the body itself. */
@@ -44,13 +46,22 @@ export interface McpHttpServerOptions {
   maxBodyBytes?: number;
   /** Sessions at once; default 16. */
   maxSessions?: number;
+  /** Every tool, or the groups collapsed until a session expands one (mcpGroups.ts); default flat. */
+  listing?: McpListingMode;
+  /** Named credentials accepted besides `token` (mcpCredentials.ts); a session lives only while its credential does. */
+  credentials?: McpCredentialSet;
 }
 
 interface McpSession {
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastUsed: number;
+  /** The credential's name the session was opened with; undefined for the window's token. */
+  credential: string | undefined;
 }
+
+/** Who presented a valid token: the window's own holder, or the agent a named credential is for. */
+type Principal = { credential: string | undefined };
 
 const INSTRUCTIONS = 'Tools of the VS Code window that runs this server (files, editor, diagnostics, terminal). Paths are relative to its workspace folders. The user is asked before anything that changes files; a declined call returns an error.';
 
@@ -62,6 +73,7 @@ export class McpHttpServer implements Disposable {
   private readonly maxSessions: number;
   private readonly sockets = new Set<Socket>();
   private readonly registryListener: Disposable;
+  private readonly credentialListener: Disposable | undefined;
   private listChangedQueued = false;
   private closed = false;
   /**
@@ -82,6 +94,7 @@ export class McpHttpServer implements Disposable {
       socket.on('close', () => this.sockets.delete(socket));
     });
     this.registryListener = options.registry.onDidChange(() => this.queueListChanged());
+    this.credentialListener = options.credentials?.onDidChange(() => this.endRevokedSessions());
   }
 
   static async start(options: McpHttpServerOptions): Promise<McpHttpServer> {
@@ -108,6 +121,7 @@ export class McpHttpServer implements Disposable {
     if (this.closed) return;
     this.closed = true;
     this.registryListener.dispose();
+    this.credentialListener?.dispose();
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
@@ -125,19 +139,22 @@ export class McpHttpServer implements Disposable {
 
   private async onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     try {
-      const refusal = this.check(req);
-      if (refusal) {
+      const checked = this.check(req);
+      if ('status' in checked) {
+        const refusal = checked;
         this.logger.warn('MCP request refused', { status: refusal.status, method: req.method });
         sendPlain(res, refusal.status, refusal.text, refusal.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
         req.resume();
         return;
       }
+      const principal = checked;
       const body = await this.readBody(req, res);
       if (body === ANSWERED) return;
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
         const session = this.sessions.get(sessionId);
-        if (!session) {
+        // A session answers only the token it was opened with.
+        if (!session || session.credential !== principal.credential) {
           sendJsonRpcError(res, 404, -32001, 'Session not found; initialize again.');
           req.resume();
           return;
@@ -146,7 +163,7 @@ export class McpHttpServer implements Disposable {
         await this.carriers.run(res, () => session.transport.handleRequest(req, res, body));
         return;
       }
-      await this.carriers.run(res, () => this.newSession(req, res, body));
+      await this.carriers.run(res, () => this.newSession(req, res, body, principal));
     } catch (e) {
       this.logger.error('MCP request failed', { reason: e instanceof Error ? e.message : String(e) });
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
@@ -154,19 +171,32 @@ export class McpHttpServer implements Disposable {
     }
   }
 
-  /** The checks before the SDK sees anything; undefined means go on. */
-  private check(req: http.IncomingMessage): { status: number; text: string } | undefined {
+  /** The checks before the SDK sees anything: a refusal, or who presented a valid token. */
+  private check(req: http.IncomingMessage): { status: number; text: string } | Principal {
     const local = refuseBrowserOrForeignHost(req.headers);
     if (local) return local;
     const auth = req.headers.authorization;
     const match = typeof auth === 'string' ? /^Bearer (\S+)$/i.exec(auth) : null;
     if (!match) return { status: 401, text: 'Missing Authorization: Bearer <token>.' };
-    if (!secretMatches(match[1], this.tokenDigest)) return { status: 401, text: 'Wrong token.' };
+    const presented = match[1] as string;
+    const windowToken = secretMatches(presented, this.tokenDigest);
+    const credential = windowToken ? undefined : this.options.credentials?.match(presented);
+    if (!windowToken && credential === undefined) return { status: 401, text: 'Wrong token.' };
     const url = req.url ?? '';
     if (url !== MCP_PATH && !url.startsWith(`${MCP_PATH}?`)) return { status: 404, text: `Not found; the MCP endpoint is ${MCP_PATH}.` };
     const length = Number(req.headers['content-length'] ?? 0);
     if (Number.isFinite(length) && length > this.maxBodyBytes) return { status: 413, text: `Request body over ${this.maxBodyBytes} bytes.` };
-    return undefined;
+    return { credential };
+  }
+
+  /** A credential was revoked (or replaced): its sessions end, their running calls with them. */
+  private endRevokedSessions(): void {
+    for (const [id, session] of this.sessions) {
+      if (session.credential === undefined || this.options.credentials?.has(session.credential)) continue;
+      this.sessions.delete(id);
+      this.logger.info('MCP session ended: its credential was revoked', { credential: session.credential });
+      void session.server.close().catch(() => {});
+    }
   }
 
   /**
@@ -203,19 +233,19 @@ export class McpHttpServer implements Disposable {
   }
 
   /** A request without a session: only an `initialize` makes one (the transport answers anything else 400). */
-  private async newSession(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+  private async newSession(req: http.IncomingMessage, res: http.ServerResponse, body: unknown, principal: Principal): Promise<void> {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.maxBodyBytes,
       onsessioninitialized: (id) => {
         this.makeRoom();
-        this.sessions.set(id, { transport, server, lastUsed: Date.now() });
+        this.sessions.set(id, { transport, server, lastUsed: Date.now(), credential: principal.credential });
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
       },
     });
-    const server = this.createServer();
+    const server = this.createServer(principal);
     server.oninitialized = () => this.logger.info('MCP client connected', { client: callerLabel(server.getClientVersion()?.name), sessions: this.sessions.size });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
@@ -236,7 +266,7 @@ export class McpHttpServer implements Disposable {
     }
   }
 
-  private createServer(): Server {
+  private createServer(principal: Principal): Server {
     const server = new Server(
       { name: 'client-tools', title: 'Client Tools (VS Code)', version: this.options.serverVersion },
       { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
@@ -247,11 +277,21 @@ export class McpHttpServer implements Disposable {
       logLevel = request.params.level;
       return {};
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(this.options.registry) }));
+    const listing = new McpToolListing(this.options.registry, this.options.listing ?? 'flat');
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing.list() }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const caller = callerLabel(server.getClientVersion()?.name);
+      // A named credential's holder is who the user named; otherwise the client's own claim.
+      const caller = callerLabel(principal.credential ?? server.getClientVersion()?.name);
       const progressToken = request.params._meta?.progressToken;
       const toolName = request.params.name;
+      const expansion = listing.expand(toolName);
+      if (expansion !== undefined) {
+        // Said on the call's own stream; answered once the client listed the tools again (or soon after).
+        const relisted = listing.relisted(extra.signal);
+        await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => {});
+        await relisted;
+        return { content: [{ type: 'text', text: expansion }] };
+      }
       let step = 0;
       const lifetime = this.callerLifetime(extra.signal);
       const response = await this.options.calls.call(toolName, request.params.arguments ?? {}, {

@@ -1,30 +1,34 @@
 /**
  * The registry's callable tools as MCP tools: every tool a backend could call right now (not
  * hidden, not switched off, not off in an untrusted workspace), flat, with its JSON Schema and the
- * hints its definition gives, and the output schema of a tool whose results are a JSON object. Flat rather than collapsed groups: see docs/MCP.md for the measured
- * listing cost both ways.
+ * hints its definition gives, and the output schema of a tool whose results are a JSON object.
+ * Flat for any client; collapsed groups for agents that re-list on `list_changed` are
+ * mcpGroups.ts (docs/MCP.md and docs/AGENTS.md measure both).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolRegistry } from '../registry';
+import type { GroupSnapshot, ToolRegistry } from '../registry';
 import type { ClientTool } from '../tool';
 
 export function listMcpTools(registry: ToolRegistry): Tool[] {
+  return registry.snapshot().flatMap((group) => groupMcpTools(registry, group));
+}
+
+/** One group's callable tools as MCP tools. */
+export function groupMcpTools(registry: ToolRegistry, group: GroupSnapshot): Tool[] {
   const tools: Tool[] = [];
-  for (const group of registry.snapshot()) {
-    for (const { name } of group.tools) {
-      const found = registry.lookup(name);
-      if (!found.ok) continue;
-      const tool = found.entry.tool;
-      // MCP requires an object schema; every tool here has one (tools take named arguments).
-      if (tool.parameters.type !== 'object') continue;
-      tools.push({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.parameters as Tool['inputSchema'],
-        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
-        annotations: annotationsOf(tool, group.name),
-      });
-    }
+  for (const { name } of group.tools) {
+    const found = registry.lookup(name);
+    if (!found.ok) continue;
+    const tool = found.entry.tool;
+    // MCP requires an object schema; every tool here has one (tools take named arguments).
+    if (tool.parameters.type !== 'object') continue;
+    tools.push({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters as Tool['inputSchema'],
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
+      annotations: annotationsOf(tool, group.name),
+    });
   }
   return tools;
 }

@@ -60,10 +60,11 @@ export class AgentsHost implements vscode.Disposable {
       bindings: this.bindings,
       logger: channelLogger(log),
       clientInfo: { name: 'client-tools-vscode', version: pkg.version ?? '0.0.0' },
+      launchDir: vscode.Uri.joinPath(extension.globalStorageUri, 'agents').fsPath,
       emit: (event, agent) => chat.postRunEvent(event, agent),
       onRecord: (record) => chat.postCallRecord(record),
-      onStatus: (agent, change) => {
-        this.choice.noteStatus(agent, change);
+      onStatus: (agent, change, threadId) => {
+        this.choice.noteStatus(agent, change, threadId);
         if (this.choice.agentOf(options.threads.currentId) === agent) this.showStatus();
       },
     });
@@ -114,6 +115,7 @@ export class AgentsHost implements vscode.Disposable {
   /** The thread was deleted. */
   forgetThread(threadId: string): void {
     this.chats.forgetThread(threadId);
+    this.choice.forgetThread(threadId);
   }
 
   /** The picker and the status line follow the thread shown now. */

@@ -182,6 +182,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       ...(status.offline !== undefined ? { offline: status.offline } : {}),
       ...(status.detail !== undefined ? { detail: status.detail.slice(0, 1000) } : {}),
       ...(status.modelUnreachable !== undefined ? { modelUnreachable: status.modelUnreachable.slice(0, 1000) } : {}),
+      ...(status.usage !== undefined ? { usage: status.usage.slice(0, 200) } : {}),
     };
     if (this.ready) this.post({ type: 'status', status: this.status });
   }

@@ -13,6 +13,7 @@ import { AgentConnection, type ConnectionLimits } from '../../../src/agents/agen
 import { startAgentMcp, type AgentMcp } from '../../../src/agents/agentMcp';
 import { AgentSession, type Continuation } from '../../../src/agents/agentSession';
 import { gateCallbacks } from '../../../src/agents/dispatcherCallbacks';
+import { prepareLaunch, type AgentLaunch } from '../../../src/agents/presetLaunch';
 import type { AgentStatusChange } from '../../../src/agents/sessionUpdates';
 import type { BackgroundCallPolicy, CallRecord } from '../../../src/core/callRecord';
 import { ClientCore } from '../../../src/core/clientCore';
@@ -74,6 +75,10 @@ export interface HarnessOptions {
   cwd?: string;
   /** How often the turn's events reach the chat (default TurnEvents' own). */
   flushMs?: number;
+  /** What the extension adds to the agent's launch (a preset's, src/agents/presetLaunch.ts). */
+  launch?: AgentLaunch;
+  /** Register the test's Probe tools (Echo, …) beside the built-in groups; default true. */
+  probeTools?: boolean;
 }
 
 const SCRIPTED_AGENT = path.join(__dirname, 'scripted-agent.ts');
@@ -105,7 +110,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     permissions: { backgroundCalls: options.backgroundCalls ?? 'ask' },
   });
   registerBuiltinGroups(core.registry);
-  core.registry.register({ name: 'Probe', description: 'test tools' }, probeTools());
+  if (options.probeTools !== false) core.registry.register({ name: 'Probe', description: 'test tools' }, probeTools());
   const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-agent-log-')), 'log.jsonl');
   const program = options.program ?? scriptedProgram(options.script ?? { turns: [] }, logFile);
   const folder = ws.folders[0]?.path as string;
@@ -128,15 +133,16 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
   const threadId = '00000000-0000-4000-8000-000000000001';
   let running = () => false;
   const caller = { agent: AGENT_NAME, threadId, isRunning: () => running() };
+  const launched = options.launch ? prepareLaunch(options.launch, path.join(path.dirname(logFile), 'launch')) : { args: [], env: {} };
   const connection = await AgentConnection.start({
     name: AGENT_NAME,
-    command: { command: program.command, args: program.args, env: program.env, cwd },
+    command: { command: program.command, args: [...program.args, ...launched.args], env: { ...launched.env, ...program.env }, cwd },
     clientInfo: { name: 'client-tools-test', version: '1.0.0' },
     logger,
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  const mcp = await startAgentMcp(core, caller, { serverVersion: '0.0.0-test', logger, onRecord: (r) => records.push(r) });
-  const callbacksFor = gateCallbacks(core, ws.host, logger, (r) => records.push(r));
+  const mcp = await startAgentMcp(core, caller, { serverVersion: '0.0.0-test', logger, onRecord: (r) => records.push(r), listing: options.launch?.mcpTools ?? 'flat' });
+  const callbacksFor = gateCallbacks(core, ws.host, logger, (r) => records.push(r), mcp.name);
   const { session, continuation } = await AgentSession.open({
     agent: AGENT_NAME,
     threadId,
@@ -144,6 +150,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     callbacks: (s) => callbacksFor({ ...caller, isRunning: () => s.isRunning() }),
     cwd,
     mcpServers: [mcp.server],
+    ...(options.launch?.sessionMeta ? { sessionMeta: options.launch.sessionMeta } : {}),
     emit,
     onStatus: (s) => statuses.push(s),
     logger,

@@ -13,7 +13,7 @@ import { startFakeGemini } from './fake-gemini';
 import { startFakeOpenAIAgents } from './fake-openai-agents';
 import type { AgentStep, FakeModel } from './script';
 
-export type AgentName = 'claude' | 'gemini' | 'codex' | 'opencode';
+export type AgentName = 'claude' | 'claude-agent' | 'gemini' | 'codex' | 'opencode';
 
 export interface AgentLaunch {
   name: AgentName;
@@ -63,6 +63,7 @@ export async function launchAgent(name: AgentName, steps: AgentStep[]): Promise<
   let model: FakeModel;
   switch (name) {
     case 'claude':
+    case 'claude-agent':
       model = await startFakeAnthropic(steps);
       Object.assign(env, {
         ANTHROPIC_BASE_URL: model.baseUrl,
@@ -124,8 +125,6 @@ export async function launchAgent(name: AgentName, steps: AgentStep[]): Promise<
             models: { 'fake-model': { name: 'Fake', tool_call: true, limit: { context: 100000, output: 4096 } } },
           },
         },
-        // Ask before edits and commands, so they come to the client as permission requests.
-        permission: { edit: 'ask', bash: 'ask', read: 'ask' },
       }));
       Object.assign(env, {
         OPENCODE_DISABLE_AUTOUPDATE: '1',
@@ -144,8 +143,16 @@ export async function launchAgent(name: AgentName, steps: AgentStep[]): Promise<
     home,
     async dispose() {
       await model.close();
-      // The agent (or a child it left) may still write its config there for a moment: rm retries ENOTEMPTY.
-      fs.rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // The agent (or a child it left) may still write its config there until its SIGKILL grace ends.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          fs.rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+          return;
+        } catch (e) {
+          if (attempt >= 10) throw e;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
     },
   };
 }

@@ -2,7 +2,8 @@
  * An ACP agent for tests, on the official SDK's agent side, run as its own process
  * (`node --import tsx scripted-agent.ts`) so that dying, hanging and flooding are real. It reads
  * its script from the file SCRIPTED_AGENT_FILE (JSON, see `AgentScript`) and appends what the client answered to
- * its requests to the file SCRIPTED_AGENT_LOG, one JSON line each. `__CWD__` in a step stands for
+ * its requests to the file SCRIPTED_AGENT_LOG, one JSON line each. `__MCP__` in a step stands for the
+ * editor's MCP server's name (from session/new). `__CWD__` in a step stands for
  * the session's folder (the client's `cwd`).
  */
 import * as fs from 'node:fs';
@@ -45,12 +46,15 @@ const log = (entry: unknown) => {
   if (logFile) fs.appendFileSync(logFile, `${JSON.stringify(entry)}\n`);
 };
 
-log({ pid: process.pid });
+// What the agent was started with: its arguments after the script, and the variables a test names in SCRIPTED_AGENT_ECHO.
+log({ pid: process.pid, argv: process.argv.slice(2), env: Object.fromEntries((process.env.SCRIPTED_AGENT_ECHO ?? '').split(',').filter(Boolean).map((k) => [k, process.env[k] ?? null])) });
 let turnInProcess = 0;
 const promptsLogged = () => (fs.existsSync(logFile as string) ? fs.readFileSync(logFile as string, 'utf8').split('\n').filter((l) => l.includes('"method":"session/prompt"')).length : 0);
 /** The session's folder, from session/new or load: `__CWD__` in a step's params or update stands for it. */
 let cwd = '';
-const withCwd = <T>(value: T): T => JSON.parse(JSON.stringify(value).split('__CWD__').join(cwd.replace(/\\/g, '\\\\'))) as T;
+/** The name of the editor's MCP server the session got: `__MCP__` in a step stands for it. */
+let mcpName = '';
+const withCwd = <T>(value: T): T => JSON.parse(JSON.stringify(value).split('__CWD__').join(cwd.replace(/\\/g, '\\\\')).split('__MCP__').join(mcpName)) as T;
 let cancelled = false;
 let onCancel: (() => void) | undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,17 +68,20 @@ const app = acp.agent({ name: 'scripted-agent' })
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     log({ method: 'session/new', params });
     cwd = params.cwd;
+    mcpName = params.mcpServers[0]?.name ?? '';
     return { sessionId: 'session-1', modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'auto', name: 'Auto' }] } };
   })
   .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
     log({ method: 'session/load', params });
     cwd = params.cwd;
+    mcpName = params.mcpServers[0]?.name ?? '';
     for (const update of script.loadReplay ?? []) await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update } as never);
     return {};
   })
   .onRequest(acp.methods.agent.session.resume, ({ params }) => {
     log({ method: 'session/resume', params });
     cwd = params.cwd;
+    mcpName = params.mcpServers?.[0]?.name ?? '';
     return {};
   })
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {

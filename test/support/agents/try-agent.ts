@@ -22,6 +22,11 @@ const SCENARIOS: Record<AgentName, (file: string) => AgentStep[]> = {
     { tool: 'mcp__acp__Bash', args: { command: 'echo shell-ran', description: 'Say something', timeout: 10000 } },
     { text: 'All done.' },
   ],
+  'claude-agent': () => [
+    { tool: 'Echo', args: { text: 'hello from claude-agent-acp' } },
+    { tool: 'ReadFile', args: { path: 'hello.txt' } },
+    { text: 'All done.' },
+  ],
   gemini: (file) => [
     { tool: 'Echo', args: { text: 'hello from gemini' } },
     { tool: 'read_file', args: { file_path: file } },

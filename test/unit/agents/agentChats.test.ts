@@ -57,6 +57,7 @@ describe('agent chats: agents and sessions behind the chat\'s threads', () => {
       clientInfo: { name: 'test', version: '1' },
       emit: (event, agent) => events.push({ event, agent }),
       onRecord: (r) => records.push(r),
+      launchDir: path.join(dir, 'launch'),
     });
     opened.push(c);
     return c;
@@ -81,6 +82,35 @@ describe('agent chats: agents and sessions behind the chat\'s threads', () => {
     const prompts = log().filter((e) => e.method === 'session/prompt').map((e) => e.params?.prompt);
     assert.deepEqual(prompts, [[{ type: 'text', text: 'first' }], [{ type: 'text', text: 'second' }]]);
     assert.deepEqual(new ThreadAgents(store).get(THREAD), { agent: 'Scripted', sessionId: 'session-1' });
+  });
+
+  it('starts an agent with its launch: arguments after its own, variables under the user\'s, files in its launch folder, _meta on session/new and session/resume', async () => {
+    const base = spec({ capabilities: { sessionCapabilities: { resume: {} } }, turns: [[chunk('one')], [chunk('two')]] });
+    const launched: AgentSpec = {
+      ...base,
+      env: { ...base.env, SCRIPTED_AGENT_ECHO: 'GATE_FILE,GATE_MODE', GATE_MODE: 'the user\'s' },
+      launch: {
+        args: ['--policy', '${launchDir}/policy.toml'],
+        env: { GATE_FILE: '${launchDir}/policy.toml', GATE_MODE: 'the preset\'s' },
+        files: { 'policy.toml': 'ask = true\n' },
+        sessionMeta: { claudeCode: { options: { disallowedTools: ['Grep'] } } },
+        mcpTools: 'flat',
+      },
+    };
+    const first = chats();
+    await first.send(THREAD, launched, 'one');
+    first.dispose();
+    await chats().send(THREAD, launched, 'two');
+    const started = log().find((e) => 'pid' in e) as unknown as { argv: string[]; env: Record<string, string> };
+    const folder = path.join(dir, 'launch', 'Scripted');
+    assert.deepEqual(started.argv.slice(-2), ['--policy', path.join(folder, 'policy.toml')]);
+    assert.deepEqual(started.env, { GATE_FILE: path.join(folder, 'policy.toml'), GATE_MODE: 'the user\'s' });
+    assert.equal(fs.readFileSync(path.join(folder, 'policy.toml'), 'utf8'), 'ask = true\n');
+    assert.equal(fs.statSync(path.join(folder, 'policy.toml')).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(folder).mode & 0o777, 0o700);
+    const meta = { claudeCode: { options: { disallowedTools: ['Grep'] } } };
+    assert.deepEqual(log().find((e) => e.method === 'session/new')?.params?._meta, meta);
+    assert.deepEqual(log().find((e) => e.method === 'session/resume')?.params?._meta, meta);
   });
 
   it('after a reload, resumes the thread\'s session where the agent offers it (and says nothing of it)', async () => {

@@ -161,6 +161,21 @@ describe('agent choice: which agent answers in which conversation', () => {
     assert.deepEqual(choice.pick(BACKEND, 't2'), { accepted: true, newConversation: false });
   });
 
+  it('the usage the agent reports (usage_update) is the conversation\'s: another thread with the same agent shows its own', () => {
+    const { bindings, choice } = make();
+    choice.setAgents([], [claude]);
+    bindings.bind('t1', 'Claude Code');
+    bindings.bind('t2', 'Claude Code');
+    choice.noteStatus('Claude Code', { context: { used: 50_000, size: 200_000 } }, 't1');
+    assert.equal(choice.statusOf('t1')?.usage, 'Context 25%');
+    assert.equal(choice.statusOf('t2')?.usage, undefined);
+    choice.noteStatus('Claude Code', { context: { used: 1_000, size: 200_000, cost: { amount: 1.5, currency: 'USD' } } }, 't2');
+    assert.equal(choice.statusOf('t2')?.usage, 'Context 1% · 1.50 USD');
+    assert.equal(choice.statusOf('t1')?.usage, 'Context 25%');
+    choice.forgetThread('t1');
+    assert.equal(choice.statusOf('t1')?.usage, undefined);
+  });
+
   it('the status line names the agent and its mode; an agent no longer on offer says so', () => {
     const { bindings, choice } = make();
     choice.setAgents([], [claude]);
@@ -169,8 +184,11 @@ describe('agent choice: which agent answers in which conversation', () => {
     choice.noteStatus('Claude Code', { modes: { current: 'default', available: [{ id: 'default', name: 'Default' }, { id: 'plan', name: 'Plan' }] } });
     choice.noteStatus('Claude Code', { currentMode: 'plan' });
     assert.deepEqual(choice.statusOf('t1'), { connection: 'connected', model: 'Claude Code · Plan' });
-    choice.noteStatus('Claude Code', { context: { used: 12300, size: 200000, cost: { amount: 0.0123, currency: 'USD' } }, commands: [{ name: 'compact', description: '' }, { name: 'init', description: '' }] });
-    assert.equal(choice.statusOf('t1')?.detail, '12,300 of 200,000 context tokens used (0.01 USD) · Commands: /compact, /init');
+    choice.noteStatus('Claude Code', { context: { used: 12300, size: 200000, cost: { amount: 0.0123, currency: 'USD' } }, commands: [{ name: 'compact', description: '' }, { name: 'init', description: '' }] }, 't1');
+    assert.equal(choice.statusOf('t1')?.detail, '12,300 of 200,000 context tokens used (0.01 USD so far) · Commands: /compact, /init');
+    assert.equal(choice.statusOf('t1')?.usage, 'Context 6% · 0.01 USD');
+    choice.noteStatus('Claude Code', { context: { used: 150, size: 1_000_000, cost: { amount: 0.00135, currency: 'USD' } } }, 't1');
+    assert.equal(choice.statusOf('t1')?.usage, 'Context 0% · 0.0014 USD', 'a small cost keeps two significant digits');
     choice.setAgents([], []);
     assert.equal(choice.statusOf('t1')?.connection, 'disconnected');
     assert.equal(choice.statusOf('t9'), undefined, 'a backend thread');

@@ -5,8 +5,11 @@
  * the gate's prompt with the exact target.
  */
 import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readFile } from 'node:fs/promises';
-import { keepTail, shellQuote, type DispatcherCallbacks } from '../../../src/agents/dispatcherCallbacks';
+import { EDITOR_DECIDES, keepTail, shellQuote, type DispatcherCallbacks } from '../../../src/agents/dispatcherCallbacks';
 import { AGENT_NAME, startAcpHarness, type AcpHarness } from '../../support/agents/acp-harness';
 import type { ScriptStep } from '../../support/agents/scripted-agent';
 
@@ -172,6 +175,62 @@ describe('agent callbacks: the agent\'s requests through the editor\'s tools and
     assert.deepEqual(h.answer('ask')?.result, { outcome: { outcome: 'selected', optionId: 'once' } });
     assert.equal(h.events.find((e) => e.type === 'toolCallStarted')?.type, 'toolCallStarted');
     assert.match(h.ws.host.prompts.at(-1)?.message ?? '', /^Let Test Agent use Echo \(clienttools MCP Server\)\?$/);
+  });
+});
+
+describe('agent callbacks: one prompt per action for the editor\'s own MCP tools', () => {
+  let h: AcpHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a request for a tool of the session\'s editor MCP server is answered allow-once without a prompt, and the card says the gate decides the call', async () => {
+    h = await startAcpHarness({ script: { turns: [[
+      { update: { sessionUpdate: 'tool_call', toolCallId: 'm1', title: 'mcp____MCP____Guarded', kind: 'other', status: 'pending', rawInput: {} } },
+      { call: 'session/request_permission', params: { toolCall: { toolCallId: 'm1', title: 'mcp____MCP____Guarded', rawInput: {} }, options: PERMISSION_OPTIONS }, as: 'ask' },
+    ]] } });
+    await h.prompt('go');
+    assert.deepEqual(h.answer('ask')?.result, { outcome: { outcome: 'selected', optionId: 'once' } });
+    assert.equal(h.ws.host.prompts.length, 0);
+    const noted = h.events.find((e) => e.type === 'toolCallUpdated' && e.status === 'running');
+    assert.equal((noted as { details?: string } | undefined)?.details, EDITOR_DECIDES);
+  });
+});
+
+describe('agent callbacks: prompts name the agent', () => {
+  let h: AcpHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a call the agent makes in its turn (a protected file read) says the conversation\'s agent asked for it', async () => {
+    h = await startAcpHarness({ files: { '.env': 'KEY=1\n' }, script: { turns: [[{ call: 'fs/read_text_file', params: { path: '__CWD__/.env' }, as: 'read' }]] } });
+    h.ws.host.answerPrompts('allow');
+    await h.prompt('go');
+    assert.deepEqual(h.answer('read')?.result, { content: 'KEY=1\n' });
+    const prompt = h.ws.host.prompts.at(-1);
+    assert.match(String(prompt?.detail), /^Asked for by Test Agent, the agent of this conversation\.$/m);
+    assert.doesNotMatch(String(prompt?.detail), /backend|MCP server/);
+  });
+
+  it('a call of the agent over MCP outside its turn is a background call named after the agent, not "the backend" or "an agent outside this chat"', async () => {
+    h = await startAcpHarness({ script: { turns: [] } });
+    h.ws.host.answerPrompts('deny');
+    const client = new Client({ name: 'whatever-the-agent-says', version: '1' });
+    const auth = (h.mcp.server as { headers: { value: string }[] }).headers[0]?.value ?? '';
+    await client.connect(new StreamableHTTPClientTransport(new URL(h.mcp.url), { requestInit: { headers: { Authorization: auth } } }));
+    try {
+      const result = (await client.callTool({ name: 'Guarded', arguments: {} })) as CallToolResult;
+      assert.equal(result.isError, true);
+    } finally {
+      await client.close();
+    }
+    const prompt = h.ws.host.prompts.at(-1);
+    assert.equal(String(prompt?.message), 'Test Agent request: Allow Guarded?');
+    assert.match(String(prompt?.detail), /^Test Agent, the agent of a conversation in this chat, asked for this while no turn you started is running \(a background call\)\.$/m);
+    assert.equal(h.records.find((r) => r.toolName === 'Guarded')?.caller, 'Test Agent');
   });
 });
 
