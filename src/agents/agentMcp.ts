@@ -9,7 +9,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logger';
-import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
+import type { CallRecord } from '../core/callRecord';
 import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
 import { McpCalls, type DispatcherFactory, type McpCallOptions } from '../core/mcpServer/mcpCalls';
 import { McpHttpServer } from '../core/mcpServer/mcpHttpServer';
@@ -22,8 +22,7 @@ export const AGENT_MCP_NAME = 'clienttools';
 
 export interface AgentMcpCore {
   readonly registry: ToolRegistry;
-  createDispatcher(options: Pick<DispatcherOptions, 'send' | 'caller' | 'background'>): Dispatcher;
-  readonly backgroundCallPolicy: BackgroundCallPolicy;
+  createDispatcher(options: Pick<DispatcherOptions, 'send'>): Dispatcher;
 }
 
 export interface AgentMcp extends Disposable {
@@ -32,10 +31,10 @@ export interface AgentMcp extends Disposable {
   readonly url: string;
 }
 
-/** MCP calls named after the agent, whatever name its MCP client gives itself. */
+/** MCP calls named after the agent, whatever name its MCP client gives itself, and the user's while its turn runs. */
 class AgentMcpCalls extends McpCalls {
-  constructor(createDispatcher: DispatcherFactory, private readonly agent: string) {
-    super(createDispatcher);
+  constructor(createDispatcher: DispatcherFactory, private readonly agent: string, userRun: () => boolean) {
+    super(createDispatcher, userRun);
   }
 
   override call(toolName: string, args: Record<string, unknown>, options: McpCallOptions) {
@@ -44,8 +43,7 @@ class AgentMcpCalls extends McpCalls {
 }
 
 export async function startAgentMcp(core: AgentMcpCore, caller: AgentCaller, options: { serverVersion: string; logger: Logger; onRecord: (record: CallRecord) => void }): Promise<AgentMcp> {
-  const background = () => (caller.isRunning() ? undefined : core.backgroundCallPolicy);
-  const calls = new AgentMcpCalls((o) => core.createDispatcher({ ...o, background }), caller.agent);
+  const calls = new AgentMcpCalls((o) => core.createDispatcher(o), caller.agent, () => caller.isRunning());
   const records = calls.onCallRecord(options.onRecord);
   const token = newMcpToken();
   let server: McpHttpServer;

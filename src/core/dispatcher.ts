@@ -28,14 +28,12 @@ import {
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
-import type { CallerLifetime } from './consent/callerLifetime';
-import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
+import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type CallRecord, type CallRecordStatus } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
-import { consent, consentLines } from './consent/consentText';
+import { USER_RUN_CALLER, type BackgroundRefusal, type CallConsent, type Caller, type Consent, type ConsentDecision } from './consent/consent';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
-import type { PermissionDecision, PermissionGate } from './consent/permissionGate';
 import type { ToolRegistry } from './registry';
 import { ReplayCache, type ReplayLimits } from './replayCache';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
@@ -71,7 +69,8 @@ export const DEFAULT_DISPATCHER_LIMITS: DispatcherLimits = {
 
 export interface DispatcherOptions {
   registry: ToolRegistry;
-  gate: PermissionGate;
+  /** Decides whether each call may run and asks the user when it must (src/core/consent/). */
+  consent: Consent;
   host: IdeHost;
   send: SendFunction;
   logger?: Logger;
@@ -79,13 +78,6 @@ export interface DispatcherOptions {
   timers?: Timers;
   /** Bytes sent but not yet taken by the backend (the socket's `bufferedAmount`); 0 when unknown. */
   backlog?: () => number;
-  /**
-   * Whether a request arrives outside any run the user started, and if so what such calls are
-   * subject to; undefined for a call within a user's run. Without it every call counts as the user's.
-   */
-  background?: (request: ClientToolInvokeRequest) => BackgroundCallPolicy | undefined;
-  /** Who sent the request when it was not the backend (see `callerLabel`); shown on its card and its prompt. */
-  caller?: (request: ClientToolInvokeRequest) => string | undefined;
 }
 
 /**
@@ -116,12 +108,10 @@ interface Call {
   status: ProgressStatus | undefined;
   ticker: unknown;
   runTimer: unknown;
-  /** The policy this call is subject to when it came outside a user's run. */
-  background: BackgroundCallPolicy | undefined;
+  /** Who carries it and what it is subject to (src/core/consent/consent.ts), fixed when it arrived. */
+  consent: CallConsent;
   /** The chat's record of the call; made once the tool and its arguments are known to be valid. */
   record: CallRecord | undefined;
-  /** Who sent it, when not the backend. */
-  caller: string | undefined;
   /** Stops listening for the end of the caller's lifetime. */
   detachCaller: Disposable | undefined;
 }
@@ -185,10 +175,11 @@ export class Dispatcher implements Disposable {
   }
 
   /**
-   * Runs a request. `lifetime`: how long whoever carries it is there (src/core/consent/callerLifetime.ts);
-   * when it ends, the call is cancelled (an open prompt closes, an Allow clicked later runs nothing).
+   * Runs a request for `caller`: who carries it, whether a run the user started does, and how long
+   * it is there (when its lifetime ends the call is cancelled: an open prompt closes, an Allow
+   * clicked later runs nothing). Without one, a call of the backend within the user's run.
    */
-  handleInvoke(request: ClientToolInvokeRequest, lifetime?: CallerLifetime): void {
+  handleInvoke(request: ClientToolInvokeRequest, caller: Caller = USER_RUN_CALLER): void {
     const id = request.requestId;
     const stored = this.replays.lookup(id);
     if (stored?.kind === 'answer') {
@@ -210,13 +201,13 @@ export class Dispatcher implements Disposable {
     }
     if (this.calls.size >= this.limits.maxInFlight) {
       this.logger.warn('too many calls in flight; refused', { requestId: id, tool: request.toolName, inFlight: this.calls.size });
-      this.refuseNow(request, errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
+      this.refuseNow(request, caller, errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
       return;
     }
     const backlog = this.options.backlog?.() ?? 0;
     if (backlog > this.limits.maxBacklogBytes) {
       this.logger.warn('the backend is not reading its answers; refused', { requestId: id, tool: request.toolName, backlogBytes: backlog });
-      this.refuseNow(request, errorResponse(id, ErrorCode.TooManyInFlight, `the backend is not reading: ${backlog} bytes of answers wait to be sent (limit ${this.limits.maxBacklogBytes}); retry later`));
+      this.refuseNow(request, caller, errorResponse(id, ErrorCode.TooManyInFlight, `the backend is not reading: ${backlog} bytes of answers wait to be sent (limit ${this.limits.maxBacklogBytes}); retry later`));
       return;
     }
     const call: Call = {
@@ -231,13 +222,12 @@ export class Dispatcher implements Disposable {
       status: undefined,
       ticker: undefined,
       runTimer: undefined,
-      background: this.options.background?.(request),
+      consent: this.options.consent.admit(caller),
       record: undefined,
-      caller: this.options.caller?.(request),
       detachCaller: undefined,
     };
     this.calls.set(id, call);
-    if (lifetime) call.detachCaller = lifetime.onEnd((reason) => this.abortCall(call, reason.code, reason.message));
+    if (caller.lifetime) call.detachCaller = caller.lifetime.onEnd((reason) => this.abortCall(call, reason.code, reason.message));
     if (call.ended) {
       this.calls.delete(id);
       return;
@@ -350,51 +340,44 @@ export class Dispatcher implements Disposable {
 
     const args = request.arguments;
     this.startRecord(call, request, group, key);
-    if (call.background === 'deny') {
-      this.updateRecord(call, { permission: { decision: 'denied', via: 'backgroundCalls' } });
+    const offBeforehand = call.consent.refusal();
+    if (offBeforehand) {
+      this.notePermission(call, offBeforehand);
       const message = `background calls are off: no chat run you started is in progress, and clientTools.permissions.backgroundCalls is "deny"; ${tool.name} was not run`;
       return { response: errorResponse(id, ErrorCode.PermissionDenied, message), outcome: 'denied' };
     }
 
     const ctx = this.createContext(call);
-    const ownPreparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
-    this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
-    // A background call under `ask` is asked like a protected target: always a prompt that says
-    // where the request comes from, never answered by a remembered choice.
-    const prepared = call.background === 'ask'
-      ? backgroundPreparation(tool, ownPreparation, call.caller)
-      : call.caller !== undefined ? callerPreparation(ownPreparation, call.caller) : ownPreparation;
+    const preparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
+    this.updateRecord(call, { target: preparation?.prompt !== undefined ? oneLine(preparation.prompt) : targetFromArguments(args) });
 
-    // The local definition and the preparation decide; nothing in `request` is consulted here.
-    const mustAsk = tool.requiresPermission || prepared?.forcePrompt === true;
-    if (mustAsk) {
-      const decision = await this.options.gate.check({
-        requestId: id,
-        toolKey: key,
-        toolName: tool.name,
-        groupName: group,
-        message: prepared?.prompt ?? `Allow ${tool.name}?`,
-        ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
-        ...(request.description !== undefined ? { backendDescription: request.description } : {}),
-        rememberable: prepared?.forcePrompt !== true,
-        ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
-        signal: signalOf(call),
-        onWaiting: () => this.setStatus(call, 'awaiting-permission'),
-      });
-      this.notePermission(call, decision);
-      if (decision.kind === 'cancelled') throw abortReason(call);
-      if (decision.kind === 'denied' && decision.via === 'policy') {
-        return { response: errorResponse(id, ErrorCode.PermissionDenied, `the user set ${tool.name} to Deny in the Tool Groups view; it was not run`), outcome: 'denied' };
-      }
-      if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout', decision.reason);
-      if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
+    const decision = await call.consent.decide({
+      requestId: id,
+      tool: { key, name: tool.name, group, requiresPermission: tool.requiresPermission === true },
+      preparation,
+      ...(request.description !== undefined ? { description: request.description } : {}),
+      // Made only when a question is asked: most calls never need a signal.
+      get signal() {
+        return signalOf(call);
+      },
+      onWaiting: () => this.setStatus(call, 'awaiting-permission'),
+    });
+    this.notePermission(call, decision);
+    const asked = decision.kind !== 'notAsked';
+    if (decision.kind === 'cancelled') throw abortReason(call);
+    if (decision.kind === 'denied' && decision.via === 'policy') {
+      return { response: errorResponse(id, ErrorCode.PermissionDenied, `the user set ${tool.name} to Deny in the Tool Groups view; it was not run`), outcome: 'denied' };
+    }
+    if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout', decision.reason);
+    if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
+    if (decision.kind === 'allowed') {
       ctx.grant();
       const grant = decision.via === 'remembered' ? decision.grant.label : decision.via === 'prompt' ? decision.remembered?.label : undefined;
       this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via, ...(grant !== undefined ? { grant } : {}) });
     }
     if (call.abortedBy) throw call.abortedBy;
 
-    if (mustAsk) {
+    if (asked) {
       this.setStatus(call, 'running');
     } else {
       // Without a prompt, `running` only tells the backend what it knows already; a tool that
@@ -404,7 +387,7 @@ export class Dispatcher implements Disposable {
     call.runTimer = this.timers.setTimeout(() => {
       this.abortCall(call, ErrorCode.Timeout, `${tool.name} did not finish within ${Math.round(this.limits.maxRunMs / 1000)} s`);
     }, this.limits.maxRunMs);
-    const result = await this.raceAbort(call, tool.run(args, ctx.context, ownPreparation));
+    const result = await this.raceAbort(call, tool.run(args, ctx.context, preparation));
     const { checked, bytes } = this.checkResult(tool, result);
     if (checked.augmentation) {
       // The model will see these changes; keep the local view in step so a shown tool can be called.
@@ -562,11 +545,10 @@ export class Dispatcher implements Disposable {
   }
 
   /** A quick refusal of a new call (the in-flight cap): answered and recorded, never run. */
-  private refuseNow(request: ClientToolInvokeRequest, response: ClientToolInvokeResponse): void {
+  private refuseNow(request: ClientToolInvokeRequest, caller: Caller, response: ClientToolInvokeResponse): void {
     this.sendNow(response);
-    const caller = this.options.caller?.(request);
     const known = this.options.registry.get(request.toolName);
-    const record = this.pendingRecord({ recordId: newRecordId(), requestId: request.requestId, toolName: request.toolName, background: this.options.background?.(request), caller }, request, known?.group ?? '', known?.key ?? request.toolName);
+    const record = this.pendingRecord({ recordId: newRecordId(), requestId: request.requestId, toolName: request.toolName, consent: this.options.consent.admit(caller) }, request, known?.group ?? '', known?.key ?? request.toolName);
     this.emitRecord(refusedRecord(record, response));
   }
 
@@ -605,7 +587,8 @@ export class Dispatcher implements Disposable {
     this.emitRecord(call.record);
   }
 
-  private pendingRecord(call: Pick<Call, 'recordId' | 'requestId' | 'toolName' | 'background' | 'caller'>, request: ClientToolInvokeRequest, group: string, toolKey: string): CallRecord {
+  private pendingRecord(call: Pick<Call, 'recordId' | 'requestId' | 'toolName' | 'consent'>, request: ClientToolInvokeRequest, group: string, toolKey: string): CallRecord {
+    const caller = call.consent.caller.label;
     return {
       recordId: call.recordId,
       requestId: call.requestId,
@@ -615,8 +598,8 @@ export class Dispatcher implements Disposable {
       toolKey,
       groupName: group,
       arguments: request.arguments,
-      background: call.background !== undefined,
-      ...(call.caller !== undefined ? { caller: call.caller } : {}),
+      background: call.consent.background !== undefined,
+      ...(caller !== undefined ? { caller } : {}),
       status: 'pending',
     };
   }
@@ -628,8 +611,8 @@ export class Dispatcher implements Disposable {
     if (emit) this.emitRecord(call.record);
   }
 
-  private notePermission(call: Call, decision: PermissionDecision): void {
-    if (decision.kind === 'cancelled') return;
+  private notePermission(call: Call, decision: ConsentDecision | BackgroundRefusal): void {
+    if (decision.kind === 'cancelled' || decision.kind === 'notAsked') return;
     // Refused by the prompt barrage: nothing was shown, and the card says why.
     if (decision.kind === 'refused') {
       this.updateRecord(call, { permission: { decision: 'denied', via: decision.code === ErrorCode.PromptTooLarge ? 'promptTooLarge' : 'rateLimited' } });
@@ -677,25 +660,6 @@ function refusedRecord(record: Omit<CallRecord, 'status'>, response: ClientToolI
     ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
     ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
   };
-}
-
-/** The preparation a background call is asked with: forced, and saying it is a background request. */
-function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, caller?: string): Preparation {
-  const line = own?.prompt ?? `Allow ${tool.name}?`;
-  const why = caller !== undefined
-    ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
-    : consent`The agent backend asked for this while no chat run you started is in progress (a background call).`;
-  return {
-    ...own,
-    prompt: `${caller !== undefined ? `${caller} request` : 'Background request'}: ${line}`,
-    detail: consentLines([why, own?.detail], '\n\n'),
-    forcePrompt: true,
-  };
-}
-
-/** A prompt for a call from an MCP client (background calls allowed): the tool's own, saying who asked. */
-function callerPreparation(own: Preparation | undefined, caller: string): Preparation {
-  return { ...own, detail: consentLines([consent`Asked for through the editor's MCP server by ${caller}.`, own?.detail], '\n\n') };
 }
 
 function withoutUndefined<T extends object>(change: T): Partial<T> {

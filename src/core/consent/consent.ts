@@ -1,0 +1,220 @@
+/**
+ * The consent module: the one place that decides whether a call may run and whether the user must
+ * be asked first, whoever carries it (the chat's backend over the WebSocket, a program calling the
+ * editor's MCP server, an ACP agent). It reads the tool's local definition and preparation, the
+ * caller and whether a run the user started carries it, the user's policies and remembered grants,
+ * and the prompt barrage; it writes the prompt's words and asks through the permission gate, whose
+ * queue is the only one. Nothing in a request decides: its `description` is shown as the backend's
+ * words and nothing more.
+ *
+ * A decision can be shared: askers that name the same `binding` while one of them is being decided
+ * get that one decision, so one action asked about by two front doors (an ACP agent's own
+ * permission request and the editor's prompt for the same change) is asked once.
+ */
+import { silentLogger, type Logger } from '../../base/logger';
+import type { Disposable, Event } from '../../base/events';
+import type { Preparation } from '../tool';
+import type { CallerLifetime } from './callerLifetime';
+import { consent, consentLines } from './consentText';
+import { PermissionGate, type PermissionDecision, type PermissionGateOptions, type PromptActivity } from './permissionGate';
+
+/**
+ * What the calls outside a run the user started are subject to
+ * (`clientTools.permissions.backgroundCalls`).
+ */
+export type BackgroundCallPolicy = 'ask' | 'allow' | 'deny';
+
+/**
+ * Who carries a call: `backend` (the chat's backend, over the WebSocket), `mcp` (a program calling
+ * the editor's MCP server, an ACP agent's own MCP client included), `agent` (an ACP agent's request
+ * of the editor: a file read or write, a terminal, its own permission request).
+ */
+export type CallerKind = 'backend' | 'mcp' | 'agent';
+
+export interface Caller {
+  readonly kind: CallerKind;
+  /** How prompts and cards name it when it is not the backend: the MCP client's or the agent's name (plain text, capped). */
+  readonly label?: string;
+  /** Whether a run the user started carries the call: the chat's run on the call's thread, an agent's turn. */
+  readonly userRun: boolean;
+  /** How long the caller is there; when it ends, the call is cancelled and its prompt closes. */
+  readonly lifetime?: CallerLifetime;
+}
+
+/** A call of the backend within a run the user started: what a call without a named caller counts as. */
+export const USER_RUN_CALLER: Caller = { kind: 'backend', userRun: true };
+
+/** The tool as its local definition says; nothing from the request. */
+export interface ConsentTool {
+  /** Its identity key (toolIdentity.ts): policies and grants are found by it. */
+  key: string;
+  name: string;
+  group: string;
+  requiresPermission: boolean;
+}
+
+export interface ConsentAsk {
+  requestId: string;
+  tool: ConsentTool;
+  /** What the tool's `prepare` said: its prompt line and lines, a forced prompt, the target a grant binds to. */
+  preparation: Preparation | undefined;
+  /** The request's `description`: shown as the backend's words, never trusted. */
+  description?: string;
+  /** Aborting it withdraws the question, queued or open. */
+  signal: AbortSignal;
+  /** Called once when the call starts waiting for the user. */
+  onWaiting?: () => void;
+  /**
+   * The action this question is about, in the asker's own terms (for example the change and the file
+   * it writes): askers with the same binding while a decision is being made share that decision.
+   */
+  binding?: string;
+}
+
+export type ConsentDecision =
+  /** Nothing to ask: the tool needs no permission and nothing forced a prompt. */
+  | { kind: 'notAsked' }
+  | PermissionDecision;
+
+/** Outside a run the user started while `backgroundCalls` is `deny`: refused before the tool prepared anything. */
+export interface BackgroundRefusal {
+  kind: 'denied';
+  via: 'backgroundCalls';
+}
+
+export interface ConsentOptions extends PermissionGateOptions {
+  /** Calls outside any run the user started. Default `ask`. */
+  backgroundCalls?: BackgroundCallPolicy;
+}
+
+export class Consent implements Disposable {
+  /** The queue of prompts, the remembered grants, the policies and the barrage. */
+  readonly gate: PermissionGate;
+  private backgroundCalls: BackgroundCallPolicy;
+  private readonly logger: Logger;
+  /** Decisions being made for a binding, shared by every asker that names it. */
+  private readonly shared = new Map<string, Promise<ConsentDecision>>();
+
+  constructor(options: ConsentOptions) {
+    this.gate = new PermissionGate(options);
+    this.backgroundCalls = options.backgroundCalls ?? 'ask';
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** A prompt opened or closed, or the queue changed. */
+  get onDidChangeActivity(): Event<PromptActivity> {
+    return this.gate.onDidChangeActivity;
+  }
+
+  /** `clientTools.permissions.backgroundCalls` changed; applies to calls that arrive from now on. */
+  setBackgroundCalls(policy: BackgroundCallPolicy): void {
+    this.backgroundCalls = policy;
+  }
+
+  get backgroundCallPolicy(): BackgroundCallPolicy {
+    return this.backgroundCalls;
+  }
+
+  /** Takes in a call as it arrives: what it is subject to is fixed now, whatever changes while it waits. */
+  admit(caller: Caller): CallConsent {
+    return new CallConsent(this, caller, caller.userRun ? undefined : this.backgroundCalls);
+  }
+
+  /** Decides `ask` for `call`, or joins the decision being made for the same binding. */
+  decide(call: CallConsent, ask: ConsentAsk): Promise<ConsentDecision> {
+    if (ask.binding === undefined) return this.decideAlone(call, ask);
+    const pending = this.shared.get(ask.binding);
+    if (pending) {
+      this.logger.info('consent shared with a decision being made for the same action', { requestId: ask.requestId, tool: ask.tool.name });
+      // The first asker withdrew (its decision is `cancelled`): one still waiting is asked on its own.
+      return untilAborted(pending, ask.signal).then((d) => (d.kind === 'cancelled' && !ask.signal.aborted ? this.decide(call, ask) : d));
+    }
+    const decision = this.decideAlone(call, ask);
+    const binding = ask.binding;
+    this.shared.set(binding, decision);
+    void decision.finally(() => {
+      if (this.shared.get(binding) === decision) this.shared.delete(binding);
+    });
+    return decision;
+  }
+
+  dispose(): void {
+    this.gate.dispose();
+  }
+
+  private async decideAlone(call: CallConsent, ask: ConsentAsk): Promise<ConsentDecision> {
+    const prepared = promptWords(call, ask);
+    // The local definition and the preparation decide; nothing in the request is consulted here.
+    if (!ask.tool.requiresPermission && prepared?.forcePrompt !== true) return { kind: 'notAsked' };
+    return this.gate.check({
+      requestId: ask.requestId,
+      toolKey: ask.tool.key,
+      toolName: ask.tool.name,
+      groupName: ask.tool.group,
+      message: prepared?.prompt ?? `Allow ${ask.tool.name}?`,
+      ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
+      ...(ask.description !== undefined ? { backendDescription: ask.description } : {}),
+      rememberable: prepared?.forcePrompt !== true,
+      ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
+      signal: ask.signal,
+      ...(ask.onWaiting ? { onWaiting: ask.onWaiting } : {}),
+    });
+  }
+}
+
+/** One call's consent, from the moment it arrived: its caller and the background policy it is under. */
+export class CallConsent {
+  constructor(
+    private readonly consent: Consent,
+    readonly caller: Caller,
+    /** Undefined within a run the user started; else what such calls were subject to when it arrived. */
+    readonly background: BackgroundCallPolicy | undefined,
+  ) {}
+
+  /** Refused before the tool prepares anything (background calls are off), or undefined. */
+  refusal(): BackgroundRefusal | undefined {
+    return this.background === 'deny' ? { kind: 'denied', via: 'backgroundCalls' } : undefined;
+  }
+
+  /** Whether it may run, asking the user when it must. Never rejects. */
+  decide(ask: ConsentAsk): Promise<ConsentDecision> {
+    return this.consent.decide(this, ask);
+  }
+}
+
+/**
+ * The tool's own prompt with the words that say who asks. A background call under `ask` is asked
+ * like a protected target: always a prompt saying where the request comes from, never answered by
+ * a remembered choice. A program calling the editor's MCP server is named in the prompt.
+ */
+function promptWords(call: CallConsent, ask: ConsentAsk): Preparation | undefined {
+  const own = ask.preparation;
+  const mcpClient = call.caller.kind === 'mcp' ? call.caller.label : undefined;
+  if (call.background === 'ask') {
+    const line = own?.prompt ?? `Allow ${ask.tool.name}?`;
+    const why = mcpClient !== undefined
+      ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${mcpClient}).`
+      : consent`The agent backend asked for this while no chat run you started is in progress (a background call).`;
+    return {
+      ...own,
+      prompt: `${mcpClient !== undefined ? `${mcpClient} request` : 'Background request'}: ${line}`,
+      detail: consentLines([why, own?.detail], '\n\n'),
+      forcePrompt: true,
+    };
+  }
+  if (mcpClient !== undefined) return { ...own, detail: consentLines([consent`Asked for through the editor's MCP server by ${mcpClient}.`, own?.detail], '\n\n') };
+  return own;
+}
+
+/** `decision`, or cancelled as soon as `signal` aborts (a joined decision goes on for the others). */
+function untilAborted(decision: Promise<ConsentDecision>, signal: AbortSignal): Promise<ConsentDecision> {
+  if (signal.aborted) return Promise.resolve({ kind: 'cancelled' });
+  return new Promise((resolve) => {
+    const onAbort = () => resolve({ kind: 'cancelled' });
+    signal.addEventListener('abort', onAbort, { once: true });
+    void decision.then((d) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(d);
+    });
+  });
+}
