@@ -1,9 +1,12 @@
 /**
  * 7. Attacks: the backend's event-loop delay (perf_hooks.monitorEventLoopDelay, in the backend's
- *    own process, backend-child.ts) while one client with the token runs each attack of issue 13:
- *    a crafted chat message for the offline demo model, a `^(a+)+$` schema pattern met by a
- *    31-character argument, a `$ref` fan-out, `uniqueItems` on 20,000 items, a hello with 16,384
- *    distinct schemas, and a schema nested 1,500 deep. Each attack gets a fresh backend; while it
+ *    own process, backend-child.ts) while one client with the token runs each attack: crafted chat
+ *    messages for the offline demo model's parser; then, with a real model configuration (the
+ *    `openai` SDK against the fake endpoint, so the context budget and token counts run as with a
+ *    real model), a `^(a+)+$` schema pattern met by a 31-character argument, a `$ref` fan-out,
+ *    `uniqueItems` on 20,000 items, a hello with 16,384 distinct schemas, a schema nested 1,500
+ *    deep, a ReadFile result of 256 KiB of one character, the longest chat message, three 2 MB tool
+ *    arguments in one turn, and a model answer without end. Each attack gets a fresh backend; while it
  *    runs, an honest client connects, and its handshake time is reported too. An attack that has
  *    not ended after ATTACK_BOUND_MS is stopped by killing the backend (a frozen event loop cannot
  *    be interrupted otherwise), so the benchmark ends even where the backend does not defend itself;
@@ -91,11 +94,11 @@ async function hello(url: string, token: string, toolGroups: ToolGroupDefinition
   return { client, outcome };
 }
 
-/** Sends a chat message and waits for its run to end; answers any tool call at once. */
-async function chat(url: string, token: string, toolGroups: ToolGroupDefinition[], text: string): Promise<string> {
+/** Sends a chat message and waits for its run to end; answers any tool call at once with `answer`. */
+async function chat(url: string, token: string, toolGroups: ToolGroupDefinition[], text: string, answer = 'ok'): Promise<string> {
   const { client, outcome } = await hello(url, token, toolGroups);
   if (outcome !== 'welcome') return `hello: ${outcome}`;
-  client.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: 'ok' }] }));
+  client.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: answer }] }));
   const message: ClientToServer = { type: 'userMessage', threadId: 'attack', text };
   client.send(message);
   try {
@@ -108,11 +111,30 @@ async function chat(url: string, token: string, toolGroups: ToolGroupDefinition[
   }
 }
 
+/** The model calls `name` with `args`, then answers "done" (to the summary request too, should the turn need one). */
+function calls(name: string, args: unknown): (fake: FakeOpenAI) => void {
+  return (fake) => fake.enqueue({ toolCalls: [{ name, arguments: args }] }, ...Array.from({ length: 4 }, () => ({ text: 'done' })));
+}
+
+const DATA_GROUP: ToolGroupDefinition = {
+  name: 'Data',
+  description: 'Data tools.',
+  startCollapsed: false,
+  tools: [{ name: 'Take', description: 'Takes items', parameters: { type: 'object', properties: { items: { type: 'array', uniqueItems: true } }, required: ['items'] } }],
+};
+const OPEN_IDE = ideGroup({ startCollapsed: false });
+
 const attacks: Attack[] = [
   {
     name: 'none (baseline: an ordinary demo turn)',
     model: 'demo',
     run: (url, token) => chat(url, token, [ideGroup()], 'open README.md'),
+  },
+  {
+    name: 'none (baseline: a real-model turn)',
+    model: 'openai',
+    script: calls('ReadFile', { path: 'README.md' }),
+    run: (url, token) => chat(url, token, [OPEN_IDE], 'read README.md'),
   },
   {
     name: 'demo model: "run" + 3,000 spaces + "x"',
@@ -126,30 +148,25 @@ const attacks: Attack[] = [
   },
   {
     name: 'pattern ^(a+)+$, 31-char argument',
-    model: 'demo',
-    run: (url, token) => chat(url, token, [ideGroup({ tools: [showMessageTool({ type: 'string', pattern: '^(a+)+$' })] })], `show a warning saying ${'a'.repeat(30)}b`),
+    model: 'openai',
+    script: calls('ShowMessage', { message: `${'a'.repeat(30)}b` }),
+    run: (url, token) => chat(url, token, [ideGroup({ startCollapsed: false, tools: [showMessageTool({ type: 'string', pattern: '^(a+)+$' })] })], 'show a warning'),
   },
   {
     name: `$ref fan-out, 2^${DEPTH_OF_REF_FAN_OUT} checks`,
-    model: 'demo',
-    run: (url, token) => chat(url, token, [ideGroup({ tools: [showMessageTool({ $ref: `#/$defs/d${DEPTH_OF_REF_FAN_OUT}` }, { $defs: refFanOut(DEPTH_OF_REF_FAN_OUT) })] })], 'show a warning saying hi'),
+    model: 'openai',
+    script: calls('ShowMessage', { message: 'hi' }),
+    run: (url, token) => chat(url, token, [ideGroup({ startCollapsed: false, tools: [showMessageTool({ $ref: `#/$defs/d${DEPTH_OF_REF_FAN_OUT}` }, { $defs: refFanOut(DEPTH_OF_REF_FAN_OUT) })] })], 'show a warning'),
   },
   {
     name: `uniqueItems, ${UNIQUE_ITEMS.toLocaleString('en-US')} items`,
     model: 'openai',
-    script: (fake) =>
-      fake.enqueue({ toolCalls: [{ name: 'Take', arguments: { items: Array.from({ length: UNIQUE_ITEMS }, (_, i) => [i]) } }] }, { text: 'done' }),
-    run: (url, token) =>
-      chat(
-        url,
-        token,
-        [{ name: 'Data', description: 'Data tools.', startCollapsed: false, tools: [{ name: 'Take', description: 'Takes items', parameters: { type: 'object', properties: { items: { type: 'array', uniqueItems: true } }, required: ['items'] } }] }],
-        'take them',
-      ),
+    script: calls('Take', { items: Array.from({ length: UNIQUE_ITEMS }, (_, i) => [i]) }),
+    run: (url, token) => chat(url, token, [DATA_GROUP], 'take them'),
   },
   {
     name: `hello with ${SCHEMAS_IN_HELLO.toLocaleString('en-US')} distinct schemas`,
-    model: 'demo',
+    model: 'openai',
     run: async (url, token) => {
       const { client, outcome } = await hello(url, token, manySchemas(SCHEMAS_IN_HELLO));
       void client.drop();
@@ -158,12 +175,36 @@ const attacks: Attack[] = [
   },
   {
     name: `schema nested ${NESTING_DEPTH.toLocaleString('en-US')} deep`,
-    model: 'demo',
+    model: 'openai',
     run: async (url, token) => {
       const { client, outcome } = await hello(url, token, [ideGroup({ tools: [{ name: 'Deep', description: 'Deep', parameters: nested(NESTING_DEPTH) }] })]);
       void client.drop();
       return `hello: ${outcome}`;
     },
+  },
+  {
+    name: 'ReadFile result: 256 KiB of one character',
+    model: 'openai',
+    script: calls('ReadFile', { path: 'bundle.min.js' }),
+    run: (url, token) => chat(url, token, [OPEN_IDE], 'read the bundle', 'a'.repeat(256 * 1024)),
+  },
+  {
+    name: 'chat message of 100,000 characters',
+    model: 'openai',
+    script: (fake) => fake.enqueue(...Array.from({ length: 4 }, () => ({ text: 'done' }))),
+    run: (url, token) => chat(url, token, [OPEN_IDE], 'a'.repeat(100_000)),
+  },
+  {
+    name: 'three 2 MB tool arguments in one turn',
+    model: 'openai',
+    script: (fake) => fake.enqueue({ toolCalls: [1, 2, 3].map((i) => ({ name: 'ShowMessage', id: `call_${i}`, arguments: { message: 'x'.repeat(2 * 1024 * 1024) } })) }, ...Array.from({ length: 4 }, () => ({ text: 'done' }))),
+    run: (url, token) => chat(url, token, [OPEN_IDE], 'show three long messages'),
+  },
+  {
+    name: 'a model answer without end',
+    model: 'openai',
+    script: (fake) => fake.enqueue({ endless: { text: 'x'.repeat(16 * 1024), everyMs: 0 } }),
+    run: (url, token) => chat(url, token, [OPEN_IDE], 'write forever'),
   },
 ];
 

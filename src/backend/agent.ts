@@ -13,6 +13,7 @@ import type { Augmentation, ContentItem, FinishReason, ServerToClient, TokenCoun
 import { ErrorCode } from '../protocol';
 import type { ClientInvoker, PreparedCall } from './invoker';
 import { executeBatch, failure } from './invoker';
+import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, keptCall, parseArguments } from './toolArguments';
 import { checkArguments, compileParameters } from './jsonSchema';
 import type { Logger } from './log';
 import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './model/chatModel';
@@ -26,11 +27,13 @@ import type { HookLists, ServerTool, ToolCallInfo, ToolCallResult } from './serv
 import { toToolCallResult } from './serverTools';
 import type { ClientToolState, Expansion, FunctionSpec } from './toolState';
 import { addUsage, runUsage } from './usage';
-import type { ConversationStore, StoredRecord, StoredRunStatus } from './store/conversationStore';
+import type { ConversationStore, StoredRecord, StoredRunStatus, ThreadLease } from './store/conversationStore';
+import { waitForThreadLease } from './store/threadLease';
 import { reapplyToolState, restoredHistory, storedToolState } from './store/restoredHistory';
 import { SharedStateError } from './state/sharedState';
 import type { ContextBudgetConfig } from './context/budget';
 import { ContextBudget } from './context/budget';
+import { yieldToLoop } from './context/tokens';
 import type { RunTicket } from './failover/sessionJournal';
 import { unansweredCalls } from './failover/continuedRun';
 
@@ -56,6 +59,11 @@ export interface AgentConfig {
   maxTurns: number;
   /** Bytes a tool result and a thread's history may keep (historyBudget.ts); defaults when omitted. */
   history?: HistoryLimits;
+  /** Runs the session may have in progress (default 16) and threads it keeps (default 256); past them a message gets RUN_LIMIT. */
+  maxRuns?: number;
+  maxThreads?: number;
+  /** UTF-8 bytes of one call's arguments that are parsed (toolArguments.ts); default 1 MiB. */
+  maxToolArgumentBytes?: number;
   /** Where threads are saved as they grow and reloaded from when not in memory; none: memory only. */
   store?: ConversationStore;
   /** The model's context window and summariser (context/budget.ts); without it requests are not fitted to a window. */
@@ -75,6 +83,8 @@ interface ActiveRun {
   controller: AbortController;
   /** The thread's lease while the run holds it (replicas only). */
   ticket?: RunTicket;
+  /** The thread's lease in a store other processes share (a data folder), while the run holds it. */
+  storeLease?: ThreadLease;
   /** Tokens the run's model requests reported so far. */
   usage?: TokenCounts;
 }
@@ -103,8 +113,10 @@ interface Thread {
   unanswered?: ToolCallRequest[];
 }
 
-/** Threads a session keeps; the least recently used idle one goes first. */
+/** Threads a session keeps by default; the least recently used idle one goes first. */
 const MAX_THREADS = 256;
+/** Runs a session may have in progress by default. */
+const MAX_RUNS = 16;
 /** Session-wide updates a thread holds for its next model call; past this an idle thread catches up at once. */
 export const MAX_QUEUED_UPDATES = 32;
 
@@ -136,16 +148,23 @@ export class Agent {
   }
 
   userMessage(msg: UserMessage): void {
-    const thread = this.thread(msg.threadId);
-    if (thread.run) {
+    const existing = this.threads.get(msg.threadId);
+    if (existing?.run) {
       this.host.send({
         type: 'error',
         code: ErrorCode.RunBusy,
-        message: `Thread "${msg.threadId}" already has a run in progress (${thread.run.id}); cancel it or wait for runFinished.`,
+        message: `Thread "${msg.threadId}" already has a run in progress (${existing.run.id}); cancel it or wait for runFinished.`,
         relatedId: msg.threadId,
       });
       return;
     }
+    // Checked before the thread is made or loaded: a refused message costs nothing.
+    const limit = this.runLimit(existing === undefined);
+    if (limit) {
+      this.host.send({ type: 'error', code: ErrorCode.RunLimit, message: `No run was started on thread "${msg.threadId}": ${limit}`, relatedId: msg.threadId });
+      return;
+    }
+    const thread = this.thread(msg.threadId);
     const run: ActiveRun = { id: `run_${randomUUID()}`, controller: new AbortController() };
     thread.run = run;
     this.track(thread, run, this.execute(thread, run, userText(msg)));
@@ -170,6 +189,7 @@ export class Agent {
     running
       .finally(() => {
         run.ticket?.release();
+        void run.storeLease?.release();
         if (thread.run === run) thread.run = undefined;
         // Updates that arrived during the last model call are applied now, not at the next run.
         if (this.threads.get(thread.id) === thread) this.applyQueued(thread);
@@ -193,6 +213,22 @@ export class Agent {
     return this.threads.get(threadId)?.usage;
   }
 
+  /**
+   * Why a new run cannot start now (the session's runs, or its threads when `newThread` needs room
+   * and every thread kept has a run); undefined when it can.
+   */
+  private runLimit(newThread: boolean): string | undefined {
+    const maxRuns = this.config.maxRuns ?? MAX_RUNS;
+    const runs = this.runCount;
+    if (runs >= maxRuns) return `this session already has ${runs} runs in progress (limit ${maxRuns}). Wait for one to end, or cancel one, and send the message again.`;
+    if (newThread && this.threads.size >= this.maxThreads && runs >= this.threads.size) return `this session keeps ${this.threads.size} threads (limit ${this.maxThreads}) and every one has a run in progress.`;
+    return undefined;
+  }
+
+  private get maxThreads(): number {
+    return this.config.maxThreads ?? MAX_THREADS;
+  }
+
   /** Forgets a thread's history and client tool state (its run, if any, is cancelled). */
   resetThread(threadId: string): void {
     const old = this.threads.get(threadId);
@@ -201,7 +237,7 @@ export class Agent {
     this.config.store?.delete(threadId).catch((e: unknown) => this.host.log.error(`could not delete a thread from the conversation store: ${describe(e)}`));
     this.budget?.results.forget(threadId);
     const fresh: Thread = { id: threadId, history: [], tools: this.host.freshToolState(), queued: [] };
-    this.threads.set(threadId, fresh);
+    this.keep(fresh);
     this.sendState(fresh);
   }
 
@@ -284,16 +320,18 @@ export class Agent {
     }
     t = { id, history: [], tools: this.host.freshToolState(), queued: [] };
     if (this.config.store) t.restored = this.restore(t, this.config.store);
-    this.threads.set(id, t);
-    if (this.threads.size > MAX_THREADS) {
-      for (const [key, old] of this.threads) {
-        if (!old.run && old !== t) {
-          this.threads.delete(key);
-          break;
-        }
-      }
-    }
+    this.keep(t);
     return t;
+  }
+
+  /** Keeps `t` as the most recent thread; past the cap the least recently used idle ones go. */
+  private keep(t: Thread): void {
+    this.threads.delete(t.id);
+    this.threads.set(t.id, t);
+    for (const [key, old] of this.threads) {
+      if (this.threads.size <= this.maxThreads) break;
+      if (!old.run && old !== t) this.threads.delete(key);
+    }
   }
 
   private async execute(thread: Thread, run: ActiveRun, text: string, collect?: CollectOutcome): Promise<void> {
@@ -343,7 +381,9 @@ export class Agent {
           return this.finish(thread, run, 'cancelled');
         }
         const toolCalls = withUniqueIds(calls);
-        const answer: ChatMessage = { role: 'assistant', content: reply, ...(toolCalls.length ? { toolCalls } : {}) };
+        // The thread keeps a note in place of arguments over the limit; the calls run (or fail) from the text as sent.
+        const kept = toolCalls.map((c) => keptCall(c, this.config.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES));
+        const answer: ChatMessage = { role: 'assistant', content: reply, ...(kept.length ? { toolCalls: kept } : {}) };
         thread.history.push(answer);
         const answerSaved = this.save(thread, [{ kind: 'message', message: answer }]);
         enforceBudget(thread.history, this.historyLimits.budgetBytes);
@@ -381,7 +421,7 @@ export class Agent {
   /** With replicas, takes the thread's lease for the run; false (the client told why) when it cannot. */
   private async leased(thread: Thread, run: ActiveRun): Promise<boolean> {
     const guard = this.config.runGuard;
-    if (!guard) return true;
+    if (!guard) return this.storeLeased(thread, run);
     try {
       run.ticket = await guard.begin(thread.id, run.id);
     } catch (e) {
@@ -400,6 +440,43 @@ export class Agent {
     if (run.ticket) return true;
     this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${thread.id}" has a run in progress on another backend replica; cancel it or wait for runFinished.`, relatedId: thread.id });
     return false;
+  }
+
+  /**
+   * Without replicas, a store other processes share (a data folder two VS Code windows' backends
+   * use): the thread's lease for the run, after waiting a little for another process's run on it;
+   * a thread that process wrote meanwhile is loaded again, so no message is lost or interleaved.
+   */
+  private async storeLeased(thread: Thread, run: ActiveRun): Promise<boolean> {
+    const { store } = this.config;
+    if (!store) return true;
+    await thread.restored;
+    const ref = { threadId: thread.id, runId: run.id };
+    let lease;
+    try {
+      lease = await waitForThreadLease(store, thread.id, run.controller.signal);
+    } catch (e) {
+      this.host.log.error(`run ${run.id}: the thread's lease could not be taken: ${describe(e)}`);
+      this.host.send({ type: 'runStarted', ...ref, model: this.config.model.name });
+      this.host.send({ type: 'runError', ...ref, code: ErrorCode.Internal, message: `The run did not start: the conversation store could not be locked for it (${describe(e)}). Send the message again.`.slice(0, 10_000), retryable: true });
+      this.host.send({ type: 'runFinished', ...ref, reason: 'error' });
+      return false;
+    }
+    if (lease === 'none') return true;
+    if (!lease) {
+      this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${thread.id}" has a run in progress in another backend process that shares the data folder (another window); wait for it to end and send again.`, relatedId: thread.id });
+      return false;
+    }
+    run.storeLease = lease;
+    if (lease.stale) {
+      thread.history = [];
+      thread.savedToolState = undefined;
+      thread.lastRun = undefined;
+      thread.unanswered = undefined;
+      thread.restored = this.restore(thread, store);
+      await thread.restored;
+    }
+    return true;
   }
 
   /**
@@ -571,8 +648,10 @@ export class Agent {
     const augmentations: Augmentation[] = [];
     const firstResult = thread.history.length;
     const { resultBytes, budgetBytes } = this.historyLimits;
-    calls.forEach((call, i) => {
+    for (const [i, call] of calls.entries()) {
       const result = results[i] ?? failure(ErrorCode.Internal, 'the call produced no result');
+      // Each result's admission counts its tokens: other sessions go between them, not after the whole batch.
+      if (this.budget && i > 0) await yieldToLoop();
       thread.history.push({
         role: 'tool',
         toolCallId: call.id,
@@ -581,7 +660,7 @@ export class Agent {
         ...(result.outcome !== 'succeeded' ? { errorCode: result.errorCode ?? ErrorCode.ToolFailed } : {}),
       });
       if (result.augmentation) augmentations.push(result.augmentation);
-    });
+    }
     const resultsSaved = this.save(thread, thread.history.slice(firstResult).map((message) => ({ kind: 'message', message })));
     enforceBudget(thread.history, budgetBytes, firstResult);
     for (const aug of augmentations) this.applyToThread(thread, aug);
@@ -612,7 +691,7 @@ export class Agent {
   private prepare(thread: Thread, run: ActiveRun, call: ToolCallRequest): { result: ToolCallResult } | { call: PreparedCall } {
     const { host } = this;
     const ref = { threadId: thread.id, runId: run.id };
-    const parsed = parseArguments(call.arguments);
+    const parsed = parseArguments(call.arguments, this.config.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES);
     const serverTool = this.serverTool(thread, call.name);
     const resolved = serverTool ? undefined : thread.tools.resolve(call.name);
     const executor = serverTool ? 'server' : 'client';
@@ -644,7 +723,7 @@ export class Agent {
       return immediate(failure(ErrorCode.UnknownTool, `There is no function named "${call.name}". Available functions: ${names.join(', ') || '(none)'}.`));
     }
 
-    if (!parsed.ok) return immediate(failure(ErrorCode.InvalidArguments, `Invalid arguments for ${call.name}: ${parsed.reason}. The tool was not run.`));
+    if (!parsed.ok) return immediate(failure(parsed.code, `Invalid arguments for ${call.name}: ${parsed.reason}. The tool was not run.`));
     const validation = validate(call.name, parameters, parsed.value);
     if (!validation.ok) return immediate(validation.result);
 
@@ -778,18 +857,6 @@ export function validate(toolName: string, parameters: Record<string, unknown>, 
   const checked = checkArguments(schema.validate, args);
   if (!checked.ok) return { ok: false, result: failure(ErrorCode.InvalidArguments, `Invalid arguments for ${toolName}: ${checked.reason}. The tool was not run.`) };
   return { ok: true, value: checked.value };
-}
-
-function parseArguments(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
-  if (text.trim() === '') return { ok: true, value: {} };
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, reason: `they are not valid JSON (${(e as Error).message})` };
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, reason: 'they must be a JSON object' };
-  return { ok: true, value: v as Record<string, unknown> };
 }
 
 /** The model's call ids, made non-empty, short enough for the protocol and unique in the batch. */

@@ -59,8 +59,19 @@ Options:
   --lease-ms <ms>             With --redis: a run's lease on its thread (default 10s); after a replica dies,
                               another continues its runs once their leases run out.
   --max-turns <n>             Model calls per run (default 25).
+  --model-timeout <ms>        A model request's whole time, stream included (default 10m); then MODEL_TIMEOUT.
+  --model-idle-timeout <ms>   Time without anything from the model endpoint, before its first chunk too,
+                              before the request is stopped (default 2m; MODEL_TIMEOUT).
+  --model-max-answer-bytes <size>  Text and tool-call arguments one model request may bring (default 8MiB).
+  --max-tool-argument-bytes <size> One tool call's arguments the backend parses (default 1MiB); a larger
+                              call is not run and the model reads why (LIMIT_EXCEEDED).
+  --max-runs-per-session <n>  Runs one session may have in progress (default 16); then RUN_LIMIT.
+  --max-threads-per-session <n>  Threads one session keeps in memory (default 256).
   --max-connections <n>       Attached sessions, and connections waiting for hello (default 16).
   --max-sessions <n>          Sessions kept, attached or waiting to be resumed (default 4 × max-connections).
+  --max-connections-per-user <n>  Attached sessions of one named or JWT user (default half of
+                              max-connections, at most 8); then SESSION_LIMIT.
+  --max-sessions-per-user <n> Sessions one named or JWT user keeps (default 4 × max-connections-per-user).
   --max-pending-sockets <n>   TCP connections not upgraded yet (default 64); past it the oldest is dropped.
   --headers-timeout <ms>      Time a connection has to send its upgrade request (default 10s).
   --max-buffered-bytes <size> Unsent output per connection before it is closed with SLOW_CONSUMER
@@ -81,6 +92,8 @@ Options:
   --ops-port <n>              Serve /metrics (Prometheus), /healthz and /readyz on this port (0: any free
                               port). /healthz and /readyz are also answered on the main port; /metrics only here.
   --ops-host <address>        Interface of the ops port (default 127.0.0.1).
+  --credential-check <ms>     How often open sessions' credentials are checked again (default 5s): a named
+                              token removed from the tokens file or an expired JWT ends its sessions.
   --drain-timeout <ms>        On SIGTERM: stop admitting, hand sessions over as their runs end, wait at most
                               this long (default 30s), then exit 0. A second SIGTERM, or SIGINT, stops at once.
   --help                      Show this help.
@@ -142,6 +155,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'max-retries': { type: 'string' },
         'lease-ms': { type: 'string' },
         'max-turns': { type: 'string' },
+        'model-timeout': { type: 'string' },
+        'model-idle-timeout': { type: 'string' },
+        'model-max-answer-bytes': { type: 'string' },
+        'max-tool-argument-bytes': { type: 'string' },
+        'max-runs-per-session': { type: 'string' },
+        'max-threads-per-session': { type: 'string' },
+        'max-connections-per-user': { type: 'string' },
+        'max-sessions-per-user': { type: 'string' },
         'max-connections': { type: 'string' },
         'max-sessions': { type: 'string' },
         'max-pending-sockets': { type: 'string' },
@@ -160,6 +181,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'ops-port': { type: 'string' },
         'ops-host': { type: 'string' },
         'drain-timeout': { type: 'string' },
+        'credential-check': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -206,6 +228,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     maxRetries: values['max-retries'] !== undefined ? integer('--max-retries', values['max-retries'], 0, 100) : undefined,
     leaseMs: values['lease-ms'] !== undefined ? integer('--lease-ms', values['lease-ms'], 100, 600_000) : undefined,
     maxTurns: values['max-turns'] !== undefined ? integer('--max-turns', values['max-turns'], 1, 1000) : undefined,
+    modelTimeoutMs: values['model-timeout'] !== undefined ? duration('--model-timeout', values['model-timeout']) : undefined,
+    modelIdleTimeoutMs: values['model-idle-timeout'] !== undefined ? duration('--model-idle-timeout', values['model-idle-timeout']) : undefined,
+    modelMaxAnswerBytes: values['model-max-answer-bytes'] !== undefined ? size('--model-max-answer-bytes', values['model-max-answer-bytes']) : undefined,
+    maxToolArgumentBytes: values['max-tool-argument-bytes'] !== undefined ? size('--max-tool-argument-bytes', values['max-tool-argument-bytes']) : undefined,
+    maxRunsPerSession: values['max-runs-per-session'] !== undefined ? integer('--max-runs-per-session', values['max-runs-per-session'], 1, 10_000) : undefined,
+    maxThreadsPerSession: values['max-threads-per-session'] !== undefined ? integer('--max-threads-per-session', values['max-threads-per-session'], 1, 100_000) : undefined,
+    maxConnectionsPerUser: values['max-connections-per-user'] !== undefined ? integer('--max-connections-per-user', values['max-connections-per-user'], 1, 10_000) : undefined,
+    maxSessionsPerUser: values['max-sessions-per-user'] !== undefined ? integer('--max-sessions-per-user', values['max-sessions-per-user'], 1, 100_000) : undefined,
     maxConnections: values['max-connections'] !== undefined ? integer('--max-connections', values['max-connections'], 1, 10_000) : undefined,
     maxSessions: values['max-sessions'] !== undefined ? integer('--max-sessions', values['max-sessions'], 1, 100_000) : undefined,
     maxPendingSockets: values['max-pending-sockets'] !== undefined ? integer('--max-pending-sockets', values['max-pending-sockets'], 1, 100_000) : undefined,
@@ -220,6 +250,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     opsPort: values['ops-port'] !== undefined ? integer('--ops-port', values['ops-port'], 0, 65535) : undefined,
     opsHost: values['ops-host'],
     drainTimeoutMs: values['drain-timeout'] !== undefined ? duration('--drain-timeout', values['drain-timeout']) : undefined,
+    credentialCheckMs: values['credential-check'] !== undefined ? duration('--credential-check', values['credential-check']) : undefined,
   };
   return { help: values.help === true, options, logLevel, logFormat, randomToken: token === undefined && options.discoveryFile !== undefined };
 }

@@ -7,12 +7,12 @@
  *   arrives and after): a larger text keeps its head and tail around a marker
  *   `[... N bytes omitted ...]`, a larger JSON value becomes such an excerpt of its JSON, and binary
  *   items become a one-line marker. The client still receives the whole result in `toolCallEnded`.
- * - The thread keeps at most `budgetBytes`: past it, tool results shrink to a short excerpt, the
- *   oldest first and the newest batch last; then the oldest exchanges (a user message and what
- *   followed it) are dropped, never the one in progress.
+ * - The thread keeps at most `budgetBytes`: past it, tool results shrink to a short excerpt and
+ *   large tool-call arguments to a short note, the oldest first and the newest batch last; then the
+ *   oldest exchanges (a user message and what followed it) are dropped, never the one in progress.
  */
 import type { ContentItem } from '../protocol';
-import type { ChatMessage } from './model/chatModel';
+import type { ChatMessage, ToolCallRequest } from './model/chatModel';
 
 export interface HistoryLimits {
   /** Bytes one tool result may keep. */
@@ -49,10 +49,11 @@ export function enforceBudget(history: ChatMessage[], budgetBytes: number, curre
   for (const i of order) {
     if (total <= budgetBytes) return;
     const m = history[i];
-    if (m.role !== 'tool') continue;
     const before = messageBytes(m);
     if (before <= SHRUNK_RESULT_BYTES) continue;
-    history[i] = { ...m, content: excerptContent(m.content, SHRUNK_RESULT_BYTES) };
+    if (m.role === 'tool') history[i] = { ...m, content: excerptContent(m.content, SHRUNK_RESULT_BYTES) };
+    else if (m.role === 'assistant' && m.toolCalls?.length) history[i] = { ...m, toolCalls: m.toolCalls.map(shrunkCall) };
+    else continue;
     total += messageBytes(history[i]) - before;
   }
   // Whole exchanges last: from the start up to the next user message, never the latest exchange.
@@ -62,6 +63,13 @@ export function enforceBudget(history: ChatMessage[], budgetBytes: number, curre
     const dropped = history.splice(0, next);
     total -= dropped.reduce((n, m) => n + messageBytes(m), 0);
   }
+}
+
+/** A tool call whose arguments are past SHRUNK_RESULT_BYTES, with a short JSON note in their place (its result says what it did). */
+function shrunkCall(call: ToolCallRequest): ToolCallRequest {
+  const bytes = byteLength(call.arguments);
+  if (bytes <= SHRUNK_RESULT_BYTES) return call;
+  return { ...call, arguments: JSON.stringify({ omitted: `${bytes} bytes of arguments, dropped to keep the thread within its budget` }) };
 }
 
 /** The bytes a message holds: its texts, JSON values as JSON, binary items' bytes, tool call arguments. */

@@ -125,7 +125,7 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
   const resolved = resolveOptions(options);
   const events = new BackendEventEmitter((event, e) => resolved.log.error(`a "${event}" listener threw: ${e instanceof Error ? e.message : String(e)}`));
   let server: BackendServer | undefined;
-  const idle = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, draining: false };
+  const idle = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, threadsKept: 0, draining: false };
   const metrics = new BackendMetrics(events, () => server?.stats() ?? idle);
   const model = meteredModel(createModel(resolved), (seconds, code) => metrics.modelRequest(seconds, code));
   const tools = new Map<string, ServerTool>();
@@ -227,7 +227,13 @@ function openStore(o: ResolvedOptions): Promise<ConversationStore> {
 function createModel(o: ResolvedOptions): ChatModel {
   if (o.model === 'offline') return new DemoModel();
   if ('stream' in o.model) return o.model;
-  return createChatModel({ ...o.model, log: o.model.log ?? o.log });
+  return createChatModel({
+    ...o.model,
+    timeoutMs: o.model.timeoutMs ?? o.modelTimeoutMs,
+    idleTimeoutMs: o.model.idleTimeoutMs ?? o.modelIdleTimeoutMs,
+    maxAnswerBytes: o.model.maxAnswerBytes ?? o.modelMaxAnswerBytes,
+    log: o.model.log ?? o.log,
+  });
 }
 
 /** Refuses a server tool with a bad name, a bad schema, or a name already taken, naming it. */

@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS } from '../protocol';
 import type { DisconnectStrategy, InvokerOptions } from './invoker';
 import { DEFAULT_FALLBACK_TEMPLATE } from './invoker';
 import type { Logger, LogFunction } from './log';
-import { silentLogger, toLogger } from './log';
+import { boundedLogger, silentLogger, toLogger } from './log';
 import type { ChatModel } from './model/chatModel';
 import type { OpenAIModelConfig } from './model/openai';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './serverTools';
@@ -15,6 +15,9 @@ import type { ConversationStore } from './store/conversationStore';
 import type { ReadinessProbe } from './ops/health';
 import type { SharedState } from './state/sharedState';
 import type { JwtOptions } from './auth/jwt';
+import { DEFAULT_STREAM_LIMITS } from './model/streamGuard';
+import { DEFAULT_CREDENTIAL_CHECK_MS } from './auth/credentialSweep';
+import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './toolArguments';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful coding assistant working inside the user\'s editor. Use the available functions when they help, and answer concisely.';
@@ -37,6 +40,18 @@ export interface BackendOptions {
   systemPrompt?: string;
   /** Model calls per run before it stops with `maxTurns`. */
   maxTurns?: number;
+  /** A model request's whole time, stream included (default 10 minutes); past it the run ends with MODEL_TIMEOUT. */
+  modelTimeoutMs?: number;
+  /** Time without anything from the model endpoint (before its first chunk too) before the request is stopped (default 2 minutes; MODEL_TIMEOUT). */
+  modelIdleTimeoutMs?: number;
+  /** UTF-8 bytes of answer (text and tool-call arguments) one model request may bring (default 8 MiB; LIMIT_EXCEEDED). */
+  modelMaxAnswerBytes?: number;
+  /** UTF-8 bytes of one tool call's arguments the backend parses (default 1 MiB); a larger call is not run and the model reads why. */
+  maxToolArgumentBytes?: number;
+  /** Runs one session may have in progress at once (default 16); past it a message gets RUN_LIMIT. */
+  maxRunsPerSession?: number;
+  /** Threads one session keeps in memory (default 256); the least recently used idle one makes room, else RUN_LIMIT. */
+  maxThreadsPerSession?: number;
 
   /** Milliseconds a client tool may take, not counting time spent waiting for the user's permission. */
   invokeTimeoutMs?: number;
@@ -64,6 +79,10 @@ export interface BackendOptions {
   maxConnections?: number;
   /** Sessions kept in all, attached or waiting to be resumed (default 4 × maxConnections). */
   maxSessions?: number;
+  /** Attached sessions one named or JWT user may have (default half of maxConnections, at most 8); the shared token's user is not capped apart. */
+  maxConnectionsPerUser?: number;
+  /** Sessions one named or JWT user may keep, attached or waiting to be resumed (default 4 × maxConnectionsPerUser). */
+  maxSessionsPerUser?: number;
   /** TCP connections that have not upgraded yet (default 64); past it the oldest is dropped. */
   maxPendingSockets?: number;
   /** Milliseconds a TCP connection has to send a complete upgrade request (default 10,000). */
@@ -84,6 +103,8 @@ export interface BackendOptions {
   leaseMs?: number;
   /** How long a dropped session (threads, tool state, pending calls) waits to be resumed. */
   sessionGraceMs?: number;
+  /** How often open sessions' credentials are checked again (default 5 s): a removed named token or an expired JWT ends its sessions within this (CREDENTIALS_REVOKED). */
+  credentialCheckMs?: number;
 
   /**
    * A folder for the conversation store: each thread's history is saved there (created 0700, files
@@ -132,6 +153,12 @@ export interface ResolvedOptions extends InvokerOptions {
   model: ChatModel | OpenAIModelConfig | 'offline';
   systemPrompt: string;
   maxTurns: number;
+  modelTimeoutMs: number;
+  modelIdleTimeoutMs: number;
+  modelMaxAnswerBytes: number;
+  maxToolArgumentBytes: number;
+  maxRunsPerSession: number;
+  maxThreadsPerSession: number;
   collapsing: boolean;
   clientToolsInstructions: string;
   builtinTools: boolean;
@@ -140,6 +167,8 @@ export interface ResolvedOptions extends InvokerOptions {
   maxMessageBytes: number;
   maxConnections: number;
   maxSessions: number;
+  maxConnectionsPerUser: number;
+  maxSessionsPerUser: number;
   maxPendingSockets: number;
   headersTimeoutMs: number;
   maxBufferedBytes: number;
@@ -151,6 +180,7 @@ export interface ResolvedOptions extends InvokerOptions {
   heartbeatMs: number;
   leaseMs: number | undefined;
   sessionGraceMs: number;
+  credentialCheckMs: number;
   dataDir: string | undefined;
   store: ConversationStore | undefined;
   readinessProbes: ReadinessProbe[];
@@ -175,6 +205,12 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     model: o.model ?? 'offline',
     systemPrompt: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     maxTurns: positive('maxTurns', o.maxTurns ?? 25),
+    modelTimeoutMs: positive('modelTimeoutMs', o.modelTimeoutMs ?? DEFAULT_STREAM_LIMITS.totalMs),
+    modelIdleTimeoutMs: positive('modelIdleTimeoutMs', o.modelIdleTimeoutMs ?? DEFAULT_STREAM_LIMITS.idleMs),
+    modelMaxAnswerBytes: positive('modelMaxAnswerBytes', o.modelMaxAnswerBytes ?? DEFAULT_STREAM_LIMITS.maxAnswerBytes),
+    maxToolArgumentBytes: positive('maxToolArgumentBytes', o.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES),
+    maxRunsPerSession: atLeast('maxRunsPerSession', o.maxRunsPerSession ?? 16, 1),
+    maxThreadsPerSession: atLeast('maxThreadsPerSession', o.maxThreadsPerSession ?? 256, 1),
     invokeTimeoutMs: positive('invokeTimeoutMs', o.invokeTimeoutMs ?? DEFAULT_LIMITS.invokeTimeoutMs),
     disconnectStrategy: o.disconnectStrategy ?? 'retryWithBackoff',
     maxRetries: nonNegative('maxRetries', o.maxRetries ?? 3),
@@ -190,6 +226,7 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     maxInFlight: positive('limits.maxInFlight', o.limits?.maxInFlight ?? DEFAULT_LIMITS.maxInFlight),
     maxConnections: positive('maxConnections', o.maxConnections ?? 16),
     maxSessions: positive('maxSessions', o.maxSessions ?? 4 * (o.maxConnections ?? 16)),
+    ...perUser(o),
     maxPendingSockets: positive('maxPendingSockets', o.maxPendingSockets ?? 64),
     headersTimeoutMs: positive('headersTimeoutMs', o.headersTimeoutMs ?? 10_000),
     maxBufferedBytes: positive('maxBufferedBytes', o.maxBufferedBytes ?? 64 * 1024 * 1024),
@@ -201,6 +238,7 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     heartbeatMs: positive('heartbeatMs', o.heartbeatMs ?? DEFAULT_LIMITS.heartbeatMs),
     leaseMs: o.leaseMs !== undefined ? atLeast('leaseMs', o.leaseMs, 100) : undefined,
     sessionGraceMs: positive('sessionGraceMs', o.sessionGraceMs ?? 5 * 60_000),
+    credentialCheckMs: positive('credentialCheckMs', o.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS),
     dataDir: o.dataDir,
     store: o.store,
     readinessProbes: [...(o.readinessProbes ?? [])],
@@ -211,7 +249,7 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     redisPrefix: o.redisPrefix ?? 'ct:',
     replica: o.replica,
     sharedState: o.sharedState,
-    log: o.log ? toLogger(o.log) : silentLogger,
+    log: o.log ? boundedLogger(toLogger(o.log)) : silentLogger,
   };
 }
 
@@ -228,6 +266,12 @@ function redisUrl(o: BackendOptions): string | undefined {
   }
   if (scheme !== 'redis:' && scheme !== 'rediss:') throw new RangeError(`redis must be a redis:// or rediss:// URL, got a ${scheme} one`);
   return o.redis;
+}
+
+/** Per-user caps: by default no user may take more than half the connections, so one cannot lock the others out. */
+function perUser(o: BackendOptions): { maxConnectionsPerUser: number; maxSessionsPerUser: number } {
+  const connections = atLeast('maxConnectionsPerUser', o.maxConnectionsPerUser ?? Math.max(1, Math.min(8, Math.floor((o.maxConnections ?? 16) / 2))), 1);
+  return { maxConnectionsPerUser: connections, maxSessionsPerUser: atLeast('maxSessionsPerUser', o.maxSessionsPerUser ?? 4 * connections, 1) };
 }
 
 function positive(name: string, v: number): number {

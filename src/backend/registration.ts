@@ -29,6 +29,41 @@ export interface RegistrationProblem {
   message: string;
 }
 
+/**
+ * Empties, in place, the tool lists of a raw `hello` (not validated yet) that a session could not
+ * register anyway: those of every group after the groups before it reached `maxTools` tools. The
+ * groups stay (as `admitGroups` keeps a group whose tools it refused), only their tools go before
+ * the schema would check them: validating 16,384 tools to register 1,024 stalled the event loop. A
+ * hello with more groups than the protocol allows is left alone (the schema refuses it whole).
+ * Returns the problems of the tools dropped (LIMIT_EXCEEDED, one per group), reported after the
+ * registration's own.
+ */
+export function pruneHelloGroups(hello: Record<string, unknown>): RegistrationProblem[] {
+  const groups = hello.toolGroups;
+  if (!Array.isArray(groups) || groups.length > SESSION_LIMITS.maxGroups) return [];
+  const problems: RegistrationProblem[] = [];
+  let tools = 0;
+  for (const raw of groups as unknown[]) {
+    const g = raw as { name?: unknown; tools?: unknown } | null;
+    if (!g || !Array.isArray(g.tools) || g.tools.length === 0) continue;
+    if (tools < SESSION_LIMITS.maxTools) {
+      tools += g.tools.length;
+      continue;
+    }
+    problems.push(toolsOver(typeof g.name === 'string' ? g.name.slice(0, 64) : '?', g.tools.length));
+    g.tools = [];
+  }
+  return problems;
+}
+
+function groupsOver(group: string): RegistrationProblem {
+  return { code: ErrorCode.LimitExceeded, group, message: `Tool group "${group}" was not registered: a session may have at most ${SESSION_LIMITS.maxGroups} tool groups (limit "groups per session").` };
+}
+
+function toolsOver(group: string, count: number): RegistrationProblem {
+  return { code: ErrorCode.LimitExceeded, group, message: `${count} tool${count === 1 ? '' : 's'} of group "${group}" ${count === 1 ? 'was' : 'were'} not registered: a session may have at most ${SESSION_LIMITS.maxTools} tools (limit "tools per session").` };
+}
+
 export interface Admission {
   groups: ToolGroupDefinition[];
   problems: RegistrationProblem[];
@@ -71,7 +106,7 @@ export function admitGroups(groups: readonly ToolGroupDefinition[], taken: Reado
       continue;
     }
     if (groupCount >= SESSION_LIMITS.maxGroups) {
-      problems.push({ code: ErrorCode.LimitExceeded, group: group.name, message: `Tool group "${group.name}" was not registered: a session may have at most ${SESSION_LIMITS.maxGroups} tool groups (limit "groups per session").` });
+      problems.push(groupsOver(group.name));
       continue;
     }
     groupCount++;
@@ -102,9 +137,7 @@ export function admitGroups(groups: readonly ToolGroupDefinition[], taken: Reado
       names.add(tool.name);
       return true;
     });
-    if (overCount > 0) {
-      problems.push({ code: ErrorCode.LimitExceeded, group: group.name, message: `${overCount} tool${overCount === 1 ? '' : 's'} of group "${group.name}" ${overCount === 1 ? 'was' : 'were'} not registered: a session may have at most ${SESSION_LIMITS.maxTools} tools (limit "tools per session").` });
-    }
+    if (overCount > 0) problems.push(toolsOver(group.name, overCount));
 
     const toolNames = new Set(tools.map((t) => t.name));
     const skills = (group.skills ?? []).flatMap((skill) => {

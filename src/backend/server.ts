@@ -22,7 +22,7 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { ServerToClient } from '../protocol';
+import type { ClientToServer, ServerToClient } from '../protocol';
 import { decodeFromClient, ErrorCode, PROTOCOL, SUBPROTOCOL } from '../protocol';
 import { writeDiscoveryFile } from './discovery';
 import { refuseBrowserOrForeignHost } from '../base/localRequest';
@@ -41,6 +41,9 @@ import type { BackendDeps } from './session';
 import { sendFrame, Session } from './session';
 import { replicatedHandshake } from './failover/replicaHandshake';
 import { replicatedState } from './failover/replicated';
+import { startCredentialSweep } from './auth/credentialSweep';
+import { pruneHelloGroups, type RegistrationProblem } from './registration';
+import { refuseNewSession, roomForNewSession, type NoRoom } from './sessionRoom';
 
 /** Close codes this server uses besides the standard ones. */
 export const CloseCode = {
@@ -57,6 +60,8 @@ export const CloseCode = {
   ServiceRestart: 1012,
 } as const;
 
+/** Messages a client may send after its hello before the hello is registered (the next turn); more get NOT_READY. */
+const HELD_MESSAGES = 64;
 const SHUTTING_DOWN: AuthRefusal = { status: 503, text: 'The backend is shutting down.' };
 const DRAINING: AuthRefusal = { status: 503, text: 'The backend is draining: connect to another replica.' };
 /** How long a close frame may take before the socket (and its memory) is dropped. */
@@ -71,6 +76,7 @@ export class BackendServer {
   private removeProcessHooks: (() => void) | undefined;
   private closing: Promise<void> | undefined;
   private draining: Promise<DrainReport> | undefined;
+  private stopSweep: (() => void) | undefined;
 
   private constructor(
     private readonly deps: BackendDeps,
@@ -113,6 +119,7 @@ export class BackendServer {
     });
     const port = (server.address() as AddressInfo).port;
     const backend = new BackendServer(deps, server, wss, token, port, options.host, authenticator);
+    backend.stopSweep = startCredentialSweep(() => backend.sessions.values(), authenticator, options.credentialCheckMs, options.log);
     const pending = new PendingSockets({ max: options.maxPendingSockets, deadlineMs: options.headersTimeoutMs }, options.log);
     server.on('connection', (socket: Socket) => pending.accepted(socket));
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -181,17 +188,19 @@ export class BackendServer {
 
   /** What the metrics read at each scrape. */
   stats(): ServerStats {
-    const stats: ServerStats = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, draining: this.draining !== undefined };
+    const stats: ServerStats = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, threadsKept: 0, draining: this.draining !== undefined };
     for (const s of this.sessions.values()) {
       if (s.attached) stats.attachedSessions++;
       else stats.detachedSessions++;
       stats.clientCallsInFlight += s.invoker.pendingCount;
       stats.runsInProgress += s.agent.runCount;
+      stats.threadsKept += s.agent.threadCount;
     }
     return stats;
   }
 
   private async shutdown(): Promise<void> {
+    this.stopSweep?.();
     const closed = [...this.sockets].map(
       (ws) =>
         new Promise<void>((resolve) => {
@@ -255,8 +264,15 @@ export class BackendServer {
     this.handshaking.add(ws);
     receiveFragments(ws);
     let session: Session | undefined;
+    /** The problems of hello groups dropped before validation (registration.ts pruneHelloGroups). */
+    let pruned: RegistrationProblem[] = [];
+    const beforeValidation = (type: string, message: Record<string, unknown>) => {
+      if (type === 'hello') pruned = pruneHelloGroups(message);
+    };
     /** With replicas the handshake waits for the shared state; nothing else may come meanwhile. */
     let handshakePending = false;
+    /** Messages that came right after a hello whose registration waits for the next turn (at most HELD_MESSAGES). */
+    let held: ClientToServer[] | undefined;
     let slowConsumer = false;
     capUnsentOutput(ws, options.maxBufferedBytes, (buffered) => {
       if (slowConsumer) return;
@@ -295,7 +311,7 @@ export class BackendServer {
       // Once this side closes a connection (SERVER_BUSY, SLOW_CONSUMER, shutdown), nothing it still
       // sends counts: a slow consumer's requests would otherwise keep filling its session's buffer.
       if (ws.readyState !== WebSocket.OPEN) return;
-      const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes });
+      const decoded = decodeFromClient(receivedData(data), isBinary, { maxMessageBytes: options.maxMessageBytes, ...(session ? {} : { beforeValidation }) });
       try {
         if (!decoded.ok) {
           if (session) {
@@ -311,7 +327,11 @@ export class BackendServer {
           session.handle(decoded.message);
           return;
         }
-        if (handshakePending) {
+        if (held && held.length < HELD_MESSAGES) {
+          held.push(decoded.message);
+          return;
+        }
+        if (handshakePending || held) {
           sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: 'The handshake is still in progress: wait for welcome.' });
           return;
         }
@@ -323,7 +343,7 @@ export class BackendServer {
         this.handshaking.delete(ws);
         if (replicatedState(this.deps)) {
           handshakePending = true;
-          void this.replicatedHandshake(ws, decoded.message, user).then((s) => {
+          void this.replicatedHandshake(ws, decoded.message, user, pruned).then((s) => {
             handshakePending = false;
             session = s;
             // The socket may have closed while the shared state answered: the session waits for a resume.
@@ -331,7 +351,23 @@ export class BackendServer {
           });
           return;
         }
-        session = this.handshake(ws, decoded.message, user);
+        // Registration runs in the next turn: a large hello's decoding and its registration never
+        // hold the event loop in one stretch. What the client sends meanwhile waits for it.
+        const hello = decoded.message;
+        const helloPruned = pruned;
+        held = [];
+        setImmediate(() => {
+          const waiting = held ?? [];
+          held = undefined;
+          if (ws.readyState !== WebSocket.OPEN) return;
+          try {
+            session = this.handshake(ws, hello, user, helloPruned);
+          } catch (e) {
+            this.handshakeFailed(ws, e);
+            return;
+          }
+          for (const m of waiting) session?.handle(m);
+        });
       } catch (e) {
         options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         const reply: ServerToClient = { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` };
@@ -340,6 +376,14 @@ export class BackendServer {
         if (!session && decoded.ok && decoded.message.type === 'hello') ws.close(CloseCode.InternalError, 'handshake failed');
       }
     });
+  }
+
+  /** A hello whose handling threw: no session was left behind, the client starts over on a new connection. */
+  private handshakeFailed(ws: WebSocket, e: unknown): void {
+    this.deps.options.log.error(`handling a hello failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    if (ws.readyState !== WebSocket.OPEN) return;
+    sendFrame(ws, { type: 'error', code: ErrorCode.Internal, message: `The backend failed to handle the message: ${e instanceof Error ? e.message : String(e)}` });
+    ws.close(CloseCode.InternalError, 'handshake failed');
   }
 
   /**
@@ -351,32 +395,32 @@ export class BackendServer {
    * Another user's session is treated exactly like an unknown one, even with its secret (a stolen
    * secret is not the owner), so a hello cannot even learn that it exists.
    */
-  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser): Session | undefined {
+  private handshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser, pruned: readonly RegistrationProblem[] = []): Session | undefined {
     const existing = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
     if (existing?.owns(hello.resumeSecret) && existing.owner === user.user) {
       try {
-        existing.attach(ws, hello, 'resumed');
+        existing.attach(ws, hello, 'resumed', pruned);
       } catch (e) {
         existing.detach(ws);
         throw e;
       }
+      existing.credential = user;
       this.deps.events.emit('session', { sessionId: existing.id, resumed: true });
       return existing;
     }
-    const busy = this.roomForNewSession();
-    if (busy) {
-      this.deps.options.log.warn(`refused a new session: ${busy}`);
-      sendFrame(ws, { type: 'error', code: ErrorCode.ServerBusy, message: `The backend cannot take a new session now: ${busy}. Try again later.` });
-      ws.close(CloseCode.TryAgainLater, ErrorCode.ServerBusy);
+    const noRoom = this.roomForNewSession(user.user);
+    if (noRoom) {
+      refuseNewSession(ws, noRoom, this.deps.options.log, sendFrame);
       return undefined;
     }
     const session = new Session({ ...this.deps, owner: user.user, onEnded: (s) => this.sessions.delete(s.id) });
     try {
-      session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new');
+      session.attach(ws, hello, hello.resumeSession ? 'unknownSession' : 'new', pruned);
     } catch (e) {
       session.discard();
       throw e;
     }
+    session.credential = user;
     this.sessions.set(session.id, session);
     this.deps.events.emit('session', { sessionId: session.id, resumed: false });
     return session;
@@ -387,18 +431,19 @@ export class BackendServer {
    * as above; one it does not hold is looked up in the shared state and adopted; a new one is
    * recorded there before its welcome. Never rejects: failures are told to the client, coded.
    */
-  private async replicatedHandshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser): Promise<Session | undefined> {
+  private async replicatedHandshake(ws: WebSocket, hello: Parameters<Session['attach']>[1], user: AuthenticatedUser, pruned: readonly RegistrationProblem[]): Promise<Session | undefined> {
     const local = hello.resumeSession ? this.sessions.get(hello.resumeSession) : undefined;
     if (local?.owns(hello.resumeSecret) && local.owner === user.user) {
-      const resumed = this.handshake(ws, hello, user);
+      const resumed = this.handshake(ws, hello, user, pruned);
       resumed?.publish().catch((e: unknown) => this.deps.options.log.warn(`${resumed.logLabel}: its shared record could not be refreshed: ${e instanceof Error ? e.message : String(e)}`));
       return resumed;
     }
     return replicatedHandshake(ws, hello, {
       deps: this.deps,
       user: user.user,
-      roomForNewSession: () => this.roomForNewSession(),
+      roomForNewSession: () => this.roomForNewSession(user.user),
       register: (s, resumed) => {
+        s.credential = user;
         this.sessions.set(s.id, s);
         this.deps.events.emit('session', { sessionId: s.id, resumed });
       },
@@ -406,7 +451,7 @@ export class BackendServer {
       onEnded: (s) => {
         if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
       },
-    });
+    }, pruned);
   }
 
   /**
@@ -426,26 +471,9 @@ export class BackendServer {
     setTimeout(() => oldest.terminate(), CLOSE_GRACE_MS).unref();
   }
 
-  /**
-   * Makes room for a new session, or says why there is none. Attached sessions are capped at
-   * `maxConnections`; sessions in all at `maxSessions`, where only a detached session that holds
-   * nothing (no thread, no call in flight) may be evicted, oldest first: its client loses nothing,
-   * since a resume that finds no session starts afresh from its hello. A detached session with
-   * threads or calls is someone's work waiting for a reconnect; a new session is refused before it.
-   */
-  private roomForNewSession(): string | undefined {
-    const { maxConnections, maxSessions } = this.deps.options;
-    let attached = 0;
-    for (const s of this.sessions.values()) if (s.attached) attached++;
-    if (attached >= maxConnections) return `${attached} sessions are connected (limit ${maxConnections})`;
-    if (this.sessions.size < maxSessions) return undefined;
-    for (const s of this.sessions.values()) {
-      if (!s.attached && s.agent.threadCount === 0 && s.invoker.pendingCount === 0) {
-        s.end('too many sessions: an idle detached session made room for a new one');
-        return undefined;
-      }
-    }
-    return `${this.sessions.size} sessions exist (limit ${maxSessions}) and every detached one may still be resumed`;
+  /** Room for a new session of `user` (sessionRoom.ts): global and per-user caps, idle detached sessions make room. */
+  private roomForNewSession(user: string): NoRoom | undefined {
+    return roomForNewSession(() => this.sessions.values(), user, this.deps.options);
   }
 }
 

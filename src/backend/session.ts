@@ -30,16 +30,17 @@ import { admitGroups, applyAugmentation } from './registration';
 import type { HookLists, ServerTool, ToolCallResult } from './serverTools';
 import { ClientToolState } from './toolState';
 import { oversizedUpdate, overfullState, STATE_INTERVAL_MS, UpdateAllowance } from './updateLimits';
+import { Outbox } from './outbox';
 import type { ContextBudgetConfig } from './context/budget';
 import { contextWindowFor } from './context/windows';
 import { scopedKey, scopedStore } from './auth/scopedStore';
-import { ANONYMOUS } from './auth/user';
+import { ANONYMOUS, type AuthenticatedUser } from './auth/user';
 
 export const SERVER_NAME = 'client-tools-backend';
 export const SERVER_VERSION = '0.1.0';
 
-/** Messages kept for a detached session; older ones are dropped first. */
-const MAX_OUTBOX = 10_000;
+/** The close code of a connection whose credentials lapsed (CREDENTIALS_REVOKED). */
+export const CREDENTIALS_REVOKED_CLOSE = 4011;
 /** Above this many bytes waiting in the socket, a run pauses its text stream until it drains. */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 const DRAIN_POLL_MS = 10;
@@ -89,6 +90,8 @@ export class Session implements ClientLink {
   private readonly secretDigest: Buffer;
   /** Who the session belongs to; its threads are stored under this user's view of the store. */
   readonly owner: string;
+  /** The credential its last connection was proven with, checked again while the session lives (auth/credentialSweep.ts). */
+  credential: AuthenticatedUser | undefined;
   /** What log lines call this session: a per-process number, not its id. */
   readonly logLabel = `session #${++sessionCounter}`;
   /** Set by the first successful attach; a session that never got there was never announced. */
@@ -96,10 +99,10 @@ export class Session implements ClientLink {
   readonly invoker: ClientInvoker;
   readonly agent: Agent;
   private socket: WebSocket | undefined;
-  private outbox: ServerToClient[] = [];
+  /** What the client missed while detached (outbox.ts caps it by count and bytes). */
+  private readonly outbox = new Outbox();
   /** What the client announced in its latest `hello` (`limits`): every message to it fits. */
   private clientLimits: HelloLimits = DEFAULT_CLIENT_LIMITS;
-  private droppedWhileDetached = 0;
   private base: ClientToolState;
   private graceTimer: NodeJS.Timeout | undefined;
   private ended = false;
@@ -136,7 +139,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { ...(this.journal ? { runGuard: this.journal } : {}), model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store && scopedStore(deps.store, this.owner), ...withContext(contextConfig(deps.model, options)) },
+      { ...(this.journal ? { runGuard: this.journal } : {}), model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, maxRuns: options.maxRunsPerSession, maxThreads: options.maxThreadsPerSession, maxToolArgumentBytes: options.maxToolArgumentBytes, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store && scopedStore(deps.store, this.owner), ...withContext(contextConfig(deps.model, options)) },
     );
   }
 
@@ -146,6 +149,22 @@ export class Session implements ClientLink {
 
   get attached(): boolean {
     return this.socket !== undefined;
+  }
+
+  /** Its user's credential lapsed: the client is told (CREDENTIALS_REVOKED, close 4011) and the session ends. */
+  revoke(why: string): void {
+    if (this.ended) return;
+    const socket = this.socket;
+    if (socket && this.connected) {
+      sendFrame(socket, { type: 'error', code: ErrorCode.CredentialsRevoked, message: `The session was ended: ${why}. Connect again with a valid token.` });
+      socket.close(CREDENTIALS_REVOKED_CLOSE, ErrorCode.CredentialsRevoked);
+    }
+    this.end(`the user's credentials were revoked: ${why}`);
+  }
+
+  /** Holds nothing a client could come back for: no thread, no call in flight (an idle detached session may make room for a new one). */
+  get idle(): boolean {
+    return this.agent.threadCount === 0 && this.invoker.pendingCount === 0;
   }
 
   /** A run or a client call is in progress (a draining server waits for it before handing the session over). */
@@ -190,7 +209,7 @@ export class Session implements ClientLink {
     this.journal?.handOver();
     this.agent.abandonAll();
     this.invoker.abandon();
-    this.outbox = [];
+    this.outbox.clear();
     this.socket?.close(4000, 'session taken over by another replica');
     this.deps.onEnded(this);
   }
@@ -233,10 +252,6 @@ export class Session implements ClientLink {
     if (this.socket && this.connected) return this.sendFitted(this.socket, message);
     if (NOT_BUFFERED.has(message.type) || this.ended) return true;
     this.outbox.push(message);
-    if (this.outbox.length > MAX_OUTBOX) {
-      this.outbox.shift();
-      this.droppedWhileDetached++;
-    }
     return true;
   }
 
@@ -261,7 +276,7 @@ export class Session implements ClientLink {
    * runs before anything changes, so a throw leaves the session exactly as it was (a new one is
    * then discarded by the server, a resumed one keeps waiting for its owner).
    */
-  attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession' | 'adopted'): void {
+  attach(socket: WebSocket, hello: Hello, how: 'new' | 'resumed' | 'unknownSession' | 'adopted', pruned: readonly RegistrationProblem[] = []): void {
     const admission = admitGroups(hello.toolGroups, new Set(this.deps.serverTools().keys()));
     const preExpanded = hello.preExpanded ?? [];
     const keepThreads = how === 'resumed' && !hello.reset;
@@ -303,16 +318,16 @@ export class Session implements ClientLink {
       this.send({ type: 'error', code: ErrorCode.SessionUnknown, message: 'The session to resume is unknown, expired, or was not proven with its resume secret; a fresh session was started.' });
     }
 
-    this.reportProblems(admission.problems);
+    this.reportProblems([...admission.problems, ...pruned]);
     if (keepThreads) this.agent.forEachToolState((s) => s.syncRegistered(admission.groups, preExpanded));
     else if (how === 'resumed') this.agent.resetAll(true);
     this.base = base;
     this.send({ type: 'toolGroupState', ...state });
 
-    const missed = this.outbox.splice(0);
-    if (this.droppedWhileDetached > 0) {
-      this.deps.options.log.warn(`${this.logLabel}: ${this.droppedWhileDetached} buffered messages were dropped while the client was away`);
-      this.droppedWhileDetached = 0;
+    const missed = this.outbox.take();
+    if (this.outbox.dropped > 0) {
+      this.deps.options.log.warn(`${this.logLabel}: ${this.outbox.dropped} buffered messages were dropped while the client was away`);
+      this.outbox.dropped = 0;
     }
     for (const m of missed) this.sendFitted(socket, m);
     this.invoker.connectionRestored();
@@ -403,7 +418,7 @@ export class Session implements ClientLink {
     this.journal?.close();
     this.agent.resetAll();
     this.invoker.shutdown(ErrorCode.Disconnected, `the session ended (${reason})`);
-    this.outbox = [];
+    this.outbox.clear();
     this.deps.onEnded(this);
     this.unpublish();
     if (this.established) this.deps.events.emit('sessionEnded', { sessionId: this.id, reason });

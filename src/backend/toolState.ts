@@ -27,6 +27,11 @@ export const DEFAULT_CLIENT_TOOLS_INSTRUCTIONS = [
 
 /** Most context items a thread keeps; the oldest go first. */
 export const MAX_CONTEXT_ITEMS = 256;
+/**
+ * Most characters of context text a thread keeps (the oldest items go first): every item joins the
+ * system prompt of every turn, and 256 items of 200,000 characters made a 51 MB prompt.
+ */
+export const MAX_CONTEXT_CHARS = 1_000_000;
 /** How many tool names a container's description lists before "…". */
 const LISTED_NAMES = 16;
 const EMPTY_PARAMETERS: Record<string, unknown> = { type: 'object', properties: {}, additionalProperties: false };
@@ -254,6 +259,8 @@ export class ClientToolState {
     if (i >= 0) this.context[i] = item;
     else this.context.push(item);
     if (this.context.length > MAX_CONTEXT_ITEMS) this.context.splice(0, this.context.length - MAX_CONTEXT_ITEMS);
+    let chars = this.context.reduce((n, c) => n + c.text.length, 0);
+    while (chars > MAX_CONTEXT_CHARS && this.context.length > 1) chars -= this.context.shift()!.text.length;
   }
 
   private insert(def: ToolGroupDefinition, source: Source, expand: boolean): void {

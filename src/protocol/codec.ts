@@ -51,6 +51,12 @@ const HEADER_BYTES = 4;
 
 export interface DecodeOptions {
   maxMessageBytes?: number;
+  /**
+   * Called with the parsed message (its type known) before the schema checks it, to drop parts
+   * the receiver would refuse anyway, so that the validation's work follows what can be kept, not
+   * what a peer sent (a backend drops the tool groups of a `hello` past a session's capacity).
+   */
+  beforeValidation?: (type: string, message: Record<string, unknown>) => void;
 }
 
 /**
@@ -120,6 +126,7 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
     return fail(ErrorCode.BadBinaryFrame, 'binary frame carries attachments but the message has no content', relatedId, messageType, call);
   }
 
+  options.beforeValidation?.(messageType, obj);
   const parsed = UNION[direction].safeParse(obj);
   if (!parsed.success) return fail(ErrorCode.InvalidMessage, describeIssue(parsed.error), relatedId, messageType, call);
   return { ok: true, message: parsed.data as AnyMessage };

@@ -83,7 +83,8 @@ describe('rogue client: protocol abuse', () => {
   });
 
   it('T-PROTO-05 user messages on 300 threads at once: at most maxInFlight client calls wait, the rest end TOO_MANY_IN_FLIGHT, every run finishes', async () => {
-    rig = await startBackend({ limits: { maxInFlight: 8 } });
+    // 300 runs at once: room for them all, so the in-flight cap is what refuses (RUN_LIMIT has its own tests).
+    rig = await startBackend({ limits: { maxInFlight: 8 }, maxRunsPerSession: 300, maxThreadsPerSession: 300 });
     const c = await rig.open();
     for (let i = 0; i < 300; i++) c.send({ type: 'userMessage', threadId: `t${i}`, text: 'show a warning saying hi' });
     await until(() => c.all('runFinished').length >= 292, '292 runs to finish', 10_000);

@@ -46,7 +46,8 @@ describe('rogue client: tool-group update storms', () => {
   afterEach(() => rig.closeAlive());
 
   it('T-UPD-01 the same 40 KB update five times over 100 threads: the bytes sent back stay below the bytes received (one toolGroupState per update, not one per thread), and each thread still gets the update at its next run', async () => {
-    rig = await startBackend();
+    // 100 threads started at once: room for their runs (RUN_LIMIT has its own tests).
+    rig = await startBackend({ maxRunsPerSession: 100 });
     const c = await rig.open();
     for (let i = 0; i < 100; i++) c.send({ type: 'userMessage', threadId: `t${i}`, text: 'hello' });
     await until(() => c.all('runFinished').length === 100, '100 runs', 20_000);

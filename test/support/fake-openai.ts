@@ -34,6 +34,12 @@ export type Script =
   | { responses: ResponsesReply }
   /** Never answers; the connection stays open until the client gives up or the server closes. */
   | { hang: true }
+  /** A streamed answer that never ends: `text` every `everyMs` (0: as fast as the client reads) until the client goes away. */
+  | { endless: { text: string; everyMs: number } }
+  /** An error status whose body is `bodyBytes` of JSON-looking text, sent as fast as the client reads. */
+  | { hugeError: { status: number; bodyBytes: number } }
+  /** A stream whose one event never ends: `data: ` and then `bytes` of text with no line break, as fast as the client reads. */
+  | { unterminatedEvent: { bytes: number } }
   | ((request: RecordedRequest) => Script);
 
 /** The usage the reply reports (default 42 prompt, 7 completion, 0 cached); `cached: null` leaves prompt_tokens_details out, as some compatible servers do. */
@@ -171,8 +177,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 
   /** Hangs and errors as on Chat Completions (the same error bodies); replies in Responses events. */
   function respondOnResponsesWire(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
-    if ('hang' in script || 'status' in script) {
+    if ('hang' in script || 'status' in script || 'hugeError' in script || 'unterminatedEvent' in script) {
       respond(res, body, script, id);
+      return;
+    }
+    if ('endless' in script) {
+      sendError(res, 400, { message: 'fake-openai: endless streams are scripted for Chat Completions only.', type: 'invalid_request_error', code: null });
       return;
     }
     if ('responses' in script) {
@@ -197,6 +207,18 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       res.on('close', () => open.delete(res));
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       res.flushHeaders();
+      return;
+    }
+    if ('endless' in script) {
+      endless(res, body.model, id, script.endless);
+      return;
+    }
+    if ('hugeError' in script) {
+      hugeError(res, script.hugeError);
+      return;
+    }
+    if ('unterminatedEvent' in script) {
+      unterminatedEvent(res, script.unterminatedEvent.bytes);
       return;
     }
     if ('status' in script) {
@@ -263,6 +285,63 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: usage(script.usage) })}\n\n`);
     res.write('data: [DONE]\n\n');
     res.end();
+  }
+
+  /** Text chunks until the client goes away, paced or as fast as the socket drains. */
+  function endless(res: http.ServerResponse, model: string, id: string, { text, everyMs }: { text: string; everyMs: number }): void {
+    open.add(res);
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    const line = `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
+    let timer: NodeJS.Timeout | undefined;
+    const pump = () => {
+      if (res.destroyed) return;
+      if (everyMs > 0) {
+        res.write(line);
+        timer = setTimeout(pump, everyMs);
+        return;
+      }
+      while (!res.destroyed && res.write(line));
+      res.once('drain', pump);
+    };
+    res.on('close', () => {
+      clearTimeout(timer);
+      open.delete(res);
+    });
+    pump();
+  }
+
+  function unterminatedEvent(res: http.ServerResponse, bytes: number): void {
+    open.add(res);
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.write('data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"');
+    const chunk = Buffer.alloc(64 * 1024, 0x78);
+    let sent = 0;
+    const pump = () => {
+      while (!res.destroyed && sent < bytes) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end();
+    };
+    res.on('close', () => open.delete(res));
+    pump();
+  }
+
+  function hugeError(res: http.ServerResponse, { status, bodyBytes }: { status: number; bodyBytes: number }): void {
+    open.add(res);
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.write('{"error":{"message":"');
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    let sent = 0;
+    const pump = () => {
+      while (!res.destroyed && sent < bodyBytes) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end('","type":"server_error","param":null,"code":null}}');
+    };
+    res.on('close', () => open.delete(res));
+    pump();
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -14,7 +14,8 @@ import type { Logger } from '../log';
 import type { JwtOptions } from './jwt';
 import { JwtVerifier, looksLikeJwt } from './jwt';
 import { NamedTokens } from './namedTokens';
-import type { AuthOutcome } from './user';
+import { hashToken } from './tokenHash';
+import type { AuthenticatedUser, AuthOutcome } from './user';
 import { ANONYMOUS, NOT_ACCEPTED } from './user';
 
 /** Longer credentials are refused unread (a JWT with a few claims is well under 2 KiB). */
@@ -50,6 +51,22 @@ export class Authenticator {
     return new Authenticator(config.token, named, jwt, config.log);
   }
 
+  /**
+   * Why a user proven earlier no longer stands, or undefined while they do: a JWT past its `exp`
+   * (and the clock tolerance), a named token no longer in the tokens file. A tokens file that is
+   * broken right now ends nobody (new handshakes are refused meanwhile); the shared token never
+   * lapses.
+   */
+  async lapsed(user: AuthenticatedUser): Promise<string | undefined> {
+    if (user.via === 'jwt' && user.expiresAt !== undefined && this.jwt) {
+      return Date.now() > user.expiresAt + this.jwt.clockToleranceSec * 1000 ? 'its JWT expired' : undefined;
+    }
+    if (user.via === 'namedToken' && user.tokenSha256 !== undefined && this.named) {
+      return (await this.named.holds(user.user, user.tokenSha256)) === false ? 'its named token was removed from the tokens file' : undefined;
+    }
+    return undefined;
+  }
+
   async authenticate(req: http.IncomingMessage): Promise<AuthOutcome> {
     const presented = credentialOf(req);
     if (!presented) return { ok: false, refusal: MISSING };
@@ -59,7 +76,7 @@ export class Authenticator {
     if (bearer && !(this.jwt && jwtShaped)) return { ok: false, refusal: NOT_ACCEPTED };
     if (this.jwt && jwtShaped) {
       const verdict = await this.jwt.verify(credential);
-      if (verdict.ok) return { ok: true, user: { user: verdict.user, via: 'jwt' } };
+      if (verdict.ok) return { ok: true, user: { user: verdict.user, via: 'jwt', expiresAt: verdict.expiresAt } };
       this.log.warn(`a JWT was refused: ${verdict.reason}`);
       return { ok: false, refusal: verdict.unavailable ? UNAVAILABLE : NOT_ACCEPTED };
     }
@@ -73,7 +90,7 @@ export class Authenticator {
         user = 'unusable';
       }
       if (user === 'unusable') return { ok: false, refusal: UNAVAILABLE };
-      if (user !== undefined) return { ok: true, user: { user, via: 'namedToken' } };
+      if (user !== undefined) return { ok: true, user: { user, via: 'namedToken', tokenSha256: hashToken(credential) } };
     }
     return { ok: false, refusal: NOT_ACCEPTED };
   }

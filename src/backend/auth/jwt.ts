@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { JWTVerifyGetKey } from 'jose';
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose';
 import { ANONYMOUS } from './user';
 
 export interface JwtOptions {
@@ -31,13 +31,15 @@ export interface JwtOptions {
 
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
 const MAX_USER_LENGTH = 256;
+/** A JWKS response past this is not read on (a key set of dozens of keys is a few KB; a 400 MB body added 1.4 GiB). */
+export const MAX_JWKS_BYTES = 1024 * 1024;
 
 /** Three base64url parts: a compact JWS. Our own tokens (`ctt_…`) and random tokens never contain dots. */
 export function looksLikeJwt(credential: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(credential);
 }
 
-export type JwtOutcome = { ok: true; user: string } | { ok: false; unavailable: boolean; reason: string };
+export type JwtOutcome = { ok: true; user: string; expiresAt: number } | { ok: false; unavailable: boolean; reason: string };
 
 export class JwtVerifier {
   private constructor(
@@ -59,13 +61,18 @@ export class JwtVerifier {
     return new JwtVerifier(options.jwksFile ? await localKeys(options.jwksFile) : remoteKeys(options.jwksUrl ?? '', options.jwksTimeoutMs ?? 5_000), options, algorithms);
   }
 
+  /** Seconds of clock skew allowed on `exp` and `nbf`. */
+  get clockToleranceSec(): number {
+    return this.options.clockToleranceSec ?? 30;
+  }
+
   async verify(token: string): Promise<JwtOutcome> {
     try {
       const { payload } = await jwtVerify(token, this.keys, {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: this.algorithms,
-        clockTolerance: this.options.clockToleranceSec ?? 30,
+        clockTolerance: this.clockToleranceSec,
         requiredClaims: ['exp'],
       });
       const claim = this.options.userClaim ?? 'sub';
@@ -75,11 +82,11 @@ export class JwtVerifier {
       }
       // The shared token's user: a JWT naming it would join everyone who holds that token.
       if (user === ANONYMOUS) return { ok: false, unavailable: false, reason: `the "${claim}" claim names the reserved user "${ANONYMOUS}"` };
-      return { ok: true, user };
+      return { ok: true, user, expiresAt: (payload.exp ?? 0) * 1000 };
     } catch (e) {
       // The key set could not be fetched: the token may be fine, the backend cannot tell now.
       const unavailable = e instanceof errors.JWKSTimeout || !(e instanceof errors.JOSEError);
-      const code = e instanceof errors.JOSEError ? e.code : 'ERR_JWKS_FETCH';
+      const code = e instanceof errors.JOSEError ? e.code : `ERR_JWKS_FETCH (${e instanceof Error ? e.message.slice(0, 200) : String(e)})`;
       return { ok: false, unavailable, reason: code };
     }
   }
@@ -106,5 +113,35 @@ function remoteKeys(url: string, timeoutMs: number): JWTVerifyGetKey {
   }
   const loopback = /^(127\.0\.0\.1|localhost|\[::1\])$/i.test(parsed.hostname);
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && loopback)) throw new Error('JWT: the JWKS URL must be https (plain http only on loopback).');
-  return createRemoteJWKSet(parsed, { timeoutDuration: timeoutMs, cooldownDuration: 30_000 });
+  return createRemoteJWKSet(parsed, { timeoutDuration: timeoutMs, cooldownDuration: 30_000, [customFetch]: cappedFetch });
+}
+
+/**
+ * The JWKS fetch with its body read up to MAX_JWKS_BYTES: past it (by content-length or as it
+ * arrives) the fetch fails, which the handshake reports as the key set being unavailable (503).
+ */
+async function cappedFetch(url: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  const declared = Number(response.headers.get('content-length'));
+  const tooLarge = () => new Error(`the JWKS response is over ${MAX_JWKS_BYTES} bytes`);
+  if (declared > MAX_JWKS_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_JWKS_BYTES) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  return new Response(Buffer.concat(chunks), { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../log';
 import { findUser, indexTokens, type TokenEntry, type TokenIndex } from './tokenHash';
 import { readTokensFile } from './tokensFile';
 
-type Loaded = { ok: true; index: TokenIndex } | { ok: false; reason: string };
+type Loaded = { ok: true; index: TokenIndex; held: ReadonlySet<string> } | { ok: false; reason: string };
 
 export class NamedTokens {
   private stamp: string;
@@ -24,7 +24,7 @@ export class NamedTokens {
     entries: TokenEntry[],
   ) {
     this.stamp = stamp;
-    this.loaded = { ok: true, index: indexTokens(entries) };
+    this.loaded = loaded(entries);
   }
 
   /** Reads the file once; a missing or bad file is a startup error with a clear message. */
@@ -42,6 +42,16 @@ export class NamedTokens {
     return findUser(this.loaded.index, token);
   }
 
+  /**
+   * Whether the file (re-read when it changed) still gives `user` the token whose SHA-256 is
+   * `sha256`; 'unusable' while the file is broken. A digest, not a secret: a plain set lookup.
+   */
+  async holds(user: string, sha256: string): Promise<boolean | 'unusable'> {
+    await this.refresh();
+    if (!this.loaded.ok) return 'unusable';
+    return this.loaded.held.has(`${user} ${sha256}`);
+  }
+
   private async refresh(): Promise<void> {
     const stamp = (await stampOf(this.file)) ?? 'missing';
     if (stamp === this.stamp) return;
@@ -53,7 +63,7 @@ export class NamedTokens {
   private async reload(stamp: string): Promise<void> {
     try {
       const entries = await readTokensFile(this.file);
-      this.loaded = { ok: true, index: indexTokens(entries) };
+      this.loaded = loaded(entries);
       this.log.info(`tokens file changed: ${entries.length} named token(s) now`);
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
@@ -62,6 +72,10 @@ export class NamedTokens {
     }
     this.stamp = stamp;
   }
+}
+
+function loaded(entries: readonly TokenEntry[]): Loaded {
+  return { ok: true, index: indexTokens(entries), held: new Set(entries.map((e) => `${e.user} ${e.sha256}`)) };
 }
 
 /** What identifies one version of the file; undefined when it does not exist. */

@@ -8,7 +8,7 @@
  * store (memory, log, Redis) works under it.
  */
 import { createHash } from 'node:crypto';
-import type { ConversationStore, StoredRecord, StoredThread, ThreadSummary } from '../store/conversationStore';
+import type { ConversationStore, StoredRecord, StoredThread, ThreadLease, ThreadSummary } from '../store/conversationStore';
 import { ANONYMOUS } from './user';
 
 const MARK = '~';
@@ -40,10 +40,15 @@ export function scopedStore(store: ConversationStore, user: string): Conversatio
 }
 
 class UserScopedStore implements ConversationStore {
+  readonly leaseThread?: (threadId: string) => Promise<ThreadLease | undefined>;
+
   constructor(
     private readonly inner: ConversationStore,
     private readonly user: string,
-  ) {}
+  ) {
+    const lease = inner.leaseThread?.bind(inner);
+    if (lease) this.leaseThread = (threadId) => lease(scopedKey(this.user, threadId));
+  }
 
   append(threadId: string, records: readonly StoredRecord[]): Promise<void> {
     return this.inner.append(scopedKey(this.user, threadId), records);

@@ -9,6 +9,10 @@ export type AuthMethod = 'token' | 'namedToken' | 'jwt';
 export interface AuthenticatedUser {
   user: string;
   via: AuthMethod;
+  /** A JWT's `exp`, in milliseconds since the epoch: past it (and the clock tolerance) the user's sessions end. */
+  expiresAt?: number;
+  /** A named token's SHA-256 (hex), never the token: when the file no longer holds it, the user's sessions end. */
+  tokenSha256?: string;
 }
 
 /** The user of the single shared token: every holder of it is this one user (today's default). */

@@ -16,7 +16,7 @@ import { excerptByTokens } from './excerpt';
 import { ResultStore } from './resultStore';
 import { READ_TOOL_RESULT, resultTools, SEARCH_TOOL_RESULT } from './resultTools';
 import { summarize } from './summarize';
-import { contentText, countTokens, messageTokens, requestTokens } from './tokens';
+import { contentText, countRequest, countTokens, messageTokens } from './tokens';
 
 export interface ContextBudgetConfig {
   /** The model's context window in tokens. */
@@ -77,7 +77,7 @@ export class ContextBudget {
    */
   async fit(history: ChatMessage[], build: () => ModelRequest, signal: AbortSignal): Promise<{ request: ModelRequest; compaction?: Compaction }> {
     let request = build();
-    const tokensBefore = requestTokens(request);
+    const tokensBefore = await countRequest(request);
     if (tokensBefore <= this.limit) return { request };
 
     const historyTokens = history.reduce((n, m) => n + messageTokens(m), 0);
@@ -99,12 +99,12 @@ export class ContextBudget {
       request = build();
     }
     // What is left may still be too large (one huge turn): shrink its largest messages.
-    let tokens = requestTokens(request);
+    let tokens = await countRequest(request);
     let squeezed = 0;
     while (tokens > this.limit && squeezed < 64 && shrinkLargest(history)) {
       squeezed++;
       request = build();
-      tokens = requestTokens(request);
+      tokens = await countRequest(request);
     }
     if (squeezed > 0) compaction = { mode: compaction?.mode ?? 'elided', messages: (compaction?.messages ?? 0) + squeezed, tokensBefore, tokensAfter: 0 };
     if (compaction) compaction.tokensAfter = tokens;

@@ -13,6 +13,8 @@ export const SEARCH_TOOL_RESULT = 'SearchToolResult';
 const MAX_PAGE_CHARS = 32_000;
 const MAX_MATCHES = 50;
 const MAX_LINE_CHARS = 300;
+/** A search is linear in the result times nothing more than this: a query of 200,000 characters took 130 ms over 8M. */
+const MAX_QUERY_CHARS = 1_000;
 
 export function resultTools(store: ResultStore, threadId: string, pageChars: number): ServerTool[] {
   const page = Math.max(1_000, Math.min(MAX_PAGE_CHARS, pageChars));
@@ -48,7 +50,7 @@ export function resultTools(store: ResultStore, threadId: string, pageChars: num
       type: 'object',
       properties: {
         handle: { type: 'string', description: 'The handle from the cut result.' },
-        query: { type: 'string', minLength: 1, description: 'The text to look for.' },
+        query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'The text to look for.' },
       },
       required: ['handle', 'query'],
       additionalProperties: false,

@@ -13,6 +13,8 @@ import type { BackendDeps } from '../session';
 import { sendFrame, Session } from '../session';
 import { adoptableSession, takeOverCalls } from './adoption';
 import { replicatedState } from './replicated';
+import { refuseNewSession, type NoRoom } from '../sessionRoom';
+import type { RegistrationProblem } from '../registration';
 
 const TRY_AGAIN_LATER = 1013;
 
@@ -21,14 +23,15 @@ export interface ReplicaServer {
   /** The authenticated user of the connection: only that user's sessions are adopted, and a new one is theirs. */
   user: string;
   /** Why no new session fits now, or undefined when one does. */
-  roomForNewSession(): string | undefined;
+  roomForNewSession(): NoRoom | undefined;
   register(session: Session, resumed: boolean): void;
   /** Whether this replica holds a session with this id (an adoption under way, or a local one). */
   holds(sessionId: string): boolean;
   onEnded(session: Session): void;
 }
 
-export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: ReplicaServer): Promise<Session | undefined> {
+/** `pruned`: the problems of the hello's groups dropped before it was validated (registration.ts), told with the welcome. */
+export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: ReplicaServer, pruned: readonly RegistrationProblem[] = []): Promise<Session | undefined> {
   const { deps } = server;
   const shared = replicatedState(deps);
   if (!shared) throw new Error('replicatedHandshake needs a shared state');
@@ -46,23 +49,21 @@ export async function replicatedHandshake(ws: WebSocket, hello: Hello, server: R
       const recovery = takeOverCalls(calls, session.invoker, session.journal!, log);
       await session.publish();
       if (!open(ws)) return discard(session);
-      session.attach(ws, hello, 'adopted');
+      session.attach(ws, hello, 'adopted', pruned);
       server.register(session, true);
       log.info(`${session.logLabel}: taken over from replica ${record.replica}: ${recovery.resent} calls sent again, ${recovery.runs.length} runs to continue (${calls.length} shared records)`);
       session.continueRuns(recovery);
       return session;
     }
-    const busy = server.roomForNewSession();
-    if (busy) {
-      log.warn(`refused a new session: ${busy}`);
-      sendFrame(ws, { type: 'error', code: ErrorCode.ServerBusy, message: `The backend cannot take a new session now: ${busy}. Try again later.` });
-      ws.close(TRY_AGAIN_LATER, ErrorCode.ServerBusy);
+    const noRoom = server.roomForNewSession();
+    if (noRoom) {
+      refuseNewSession(ws, noRoom, log, sendFrame);
       return undefined;
     }
     session = new Session({ ...deps, owner: server.user, onEnded: (s) => server.onEnded(s) });
     await session.publish();
     if (!open(ws)) return discard(session);
-    session.attach(ws, hello, wanted ? 'unknownSession' : 'new');
+    session.attach(ws, hello, wanted ? 'unknownSession' : 'new', pruned);
     server.register(session, false);
     return session;
   } catch (e) {

@@ -6,6 +6,8 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import { logAt } from '../../base/logger';
 import type { Logger } from '../log';
+import { boundedFetch } from './boundedFetch';
+import { DEFAULT_STREAM_LIMITS } from './streamGuard';
 import type { OpenAIModelConfig } from './openai';
 
 export function createOpenAIClient(config: OpenAIModelConfig, log: Logger): OpenAI {
@@ -14,7 +16,8 @@ export function createOpenAIClient(config: OpenAIModelConfig, log: Logger): Open
   const common = {
     maxRetries: config.maxRetries ?? 2,
     timeout: config.timeoutMs ?? 600_000,
-    ...(config.fetch ? { fetch: config.fetch } : {}),
+    // One streamed event carries at most the whole answer (the Responses API's last events repeat it), plus its framing.
+    fetch: boundedFetch(config.fetch ?? ((input, init) => fetch(input, init)), `${config.model} at ${endpointLabel(config)}`, (config.maxAnswerBytes ?? DEFAULT_STREAM_LIMITS.maxAnswerBytes) + 64 * 1024),
     logger: { error: forward('error'), warn: forward('warn'), info: forward('debug'), debug: forward('debug') },
   };
   if (config.provider !== 'azure') {

@@ -11,6 +11,7 @@ import type { EndpointChoice } from './endpoint';
 import { toModelFailure } from './failure';
 import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
 import { DEFAULT_IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_SIDE, type ImageLimits, type VisionSetting } from './images';
+import type { StreamGuard } from './streamGuard';
 import { toModelToolResult } from './toolResult';
 import { OpenAIWireModel } from './wireModel';
 
@@ -25,8 +26,12 @@ export interface OpenAIModelConfig extends EndpointChoice {
   apiKey?: string;
   /** Retries of 429 and 5xx answers (honouring `retry-after`), default 2. */
   maxRetries?: number;
-  /** Per-request timeout, default 10 minutes. */
+  /** One request's whole time, from sending it to the last chunk of its stream; default 10 minutes. */
   timeoutMs?: number;
+  /** Time without anything from the endpoint (before the first chunk too) before a request is stopped; default 2 minutes. */
+  idleTimeoutMs?: number;
+  /** UTF-8 bytes of answer (text and tool-call arguments) one request may bring; default 8 MiB. */
+  maxAnswerBytes?: number;
   /**
    * Send images returned by tools to the model as image parts: `auto` (the default) when the model
    * is in the table of known vision models (images.ts), `on`, or `off` (the model reads a text label).
@@ -48,6 +53,7 @@ export class OpenAIChatModel extends OpenAIWireModel {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
     const calls = new Map<number, ToolCallRequest>();
     let finish: string | undefined;
+    const guard = this.guard(signal);
     try {
       const stream = await this.client.chat.completions.create(
         {
@@ -57,21 +63,29 @@ export class OpenAIChatModel extends OpenAIWireModel {
           stream: true,
           stream_options: { include_usage: true },
         },
-        { signal },
+        { signal: guard.signal },
       );
       for await (const chunk of stream) {
+        guard.activity();
         if (chunk.usage) yield usageChunk(chunk.usage);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const text = choice.delta?.content;
-        if (typeof text === 'string' && text.length > 0) yield { type: 'text', text };
-        for (const delta of choice.delta?.tool_calls ?? []) collectToolCall(calls, delta);
+        if (typeof text === 'string' && text.length > 0) {
+          guard.grow(text);
+          yield { type: 'text', text };
+        }
+        for (const delta of choice.delta?.tool_calls ?? []) collectToolCall(calls, delta, guard);
         if (choice.finish_reason) finish = choice.finish_reason;
       }
     } catch (e) {
+      if (guard.failure) throw guard.failure;
       if (signal.aborted) return;
       throw this.failure(e);
+    } finally {
+      guard.dispose();
     }
+    if (guard.failure) throw guard.failure;
     if (signal.aborted) return;
     if (finish === undefined) throw new ModelFailure(ErrorCode.ModelError, 'The model stream was malformed: it ended before the model finished (no finish_reason).', true);
     for (const index of [...calls.keys()].sort((a, b) => a - b)) yield { type: 'toolCall', call: calls.get(index)! };
@@ -95,7 +109,8 @@ function usageChunk(usage: CompletionUsage): UsageChunk {
   };
 }
 
-function collectToolCall(calls: Map<number, ToolCallRequest>, delta: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+function collectToolCall(calls: Map<number, ToolCallRequest>, delta: ChatCompletionChunk.Choice.Delta.ToolCall, guard: StreamGuard): void {
+  guard.grow(delta.function?.arguments ?? '');
   if (typeof delta.index !== 'number') throw new ModelFailure(ErrorCode.ModelError, 'The model stream was malformed: a tool call delta has no index.', true);
   const current = calls.get(delta.index);
   if (!current) {

@@ -9,6 +9,7 @@ import { ErrorCode } from '../../protocol';
 import type { FunctionSpec } from '../toolState';
 import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
 import { toModelFailure } from './failure';
+import type { StreamGuard } from './streamGuard';
 import type { ImageLimits } from './images';
 import { toModelToolResult } from './toolResult';
 import { OpenAIWireModel } from './wireModel';
@@ -18,6 +19,7 @@ export class ResponsesChatModel extends OpenAIWireModel {
     // Keyed by output_index: parallel calls are separate output items, each streaming its arguments.
     const calls = new Map<number, ToolCallRequest>();
     let finish: string | undefined;
+    const guard = this.guard(signal);
     try {
       const stream = await this.client.responses.create(
         {
@@ -28,19 +30,24 @@ export class ResponsesChatModel extends OpenAIWireModel {
           store: false,
           stream: true,
         },
-        { signal },
+        { signal: guard.signal },
       );
       for await (const event of stream) {
-        const out = handle(event, calls);
+        guard.activity();
+        const out = handle(event, calls, guard);
         if (out?.type === 'finish') finish = out.reason;
         else if (out) yield out;
         // Usage rides on the final response, whether complete or cut short.
         if ((event.type === 'response.completed' || event.type === 'response.incomplete') && event.response.usage) yield usageChunk(event.response.usage);
       }
     } catch (e) {
+      if (guard.failure) throw guard.failure;
       if (signal.aborted) return;
       throw toModelFailure(e, this.config);
+    } finally {
+      guard.dispose();
     }
+    if (guard.failure) throw guard.failure;
     if (signal.aborted) return;
     if (finish === undefined) throw new ModelFailure(ErrorCode.ModelError, 'The model stream was malformed: it ended before the response completed (no response.completed).', true);
     for (const index of [...calls.keys()].sort((a, b) => a - b)) yield { type: 'toolCall', call: calls.get(index)! };
@@ -53,19 +60,29 @@ export class ResponsesChatModel extends OpenAIWireModel {
  * nothing (function call state is kept in `calls`). Events this adapter has no use for (reasoning,
  * content parts, built-in tools) pass by.
  */
-function handle(event: ResponseStreamEvent, calls: Map<number, ToolCallRequest>): ModelChunk | undefined {
-  if (event.type === 'response.output_text.delta') return event.delta ? { type: 'text', text: event.delta } : undefined;
+function handle(event: ResponseStreamEvent, calls: Map<number, ToolCallRequest>, guard: StreamGuard): ModelChunk | undefined {
+  if (event.type === 'response.output_text.delta') {
+    if (!event.delta) return undefined;
+    guard.grow(event.delta);
+    return { type: 'text', text: event.delta };
+  }
   if (event.type === 'response.output_item.added' && event.item.type === 'function_call') {
     if (!event.item.name) throw new ModelFailure(ErrorCode.ModelError, `The model stream was malformed: function call ${event.output_index} starts without a name.`, true);
+    guard.grow(event.item.arguments ?? '');
     calls.set(event.output_index, { id: event.item.call_id, name: event.item.name, arguments: event.item.arguments ?? '' });
   } else if (event.type === 'response.function_call_arguments.delta') {
     const call = calls.get(event.output_index);
     if (!call) throw new ModelFailure(ErrorCode.ModelError, `The model stream was malformed: arguments for unknown output item ${event.output_index}.`, true);
+    guard.grow(event.delta);
     call.arguments += event.delta;
   } else if (event.type === 'response.output_item.done' && event.item.type === 'function_call') {
     // The finished item is authoritative: it carries the whole arguments text whatever the deltas said.
     const call = calls.get(event.output_index);
-    if (call) call.arguments = event.item.arguments;
+    // Counted as more answer: the deltas were counted already, and the whole text arrives again here.
+    if (call) {
+      guard.grow(event.item.arguments);
+      call.arguments = event.item.arguments;
+    }
   } else if (event.type === 'response.completed') {
     return { type: 'finish', reason: calls.size ? 'tool_calls' : 'stop' };
   } else if (event.type === 'response.incomplete') {

@@ -6,8 +6,13 @@
  * cannot drift from the truth. Labels are codes, outcomes and reasons only: never a session id, a
  * thread id, a user, a path or a tool's arguments (a scrape must not tell who did what). Tool names
  * are left out too: a client registers its own, so they are unbounded.
+ *
+ * Every label value comes from a closed set: a code a peer sent (a client's `errorCode`, a custom
+ * model's failure) that is not one of ours counts as `other`, so no peer can add a series (6,000
+ * distinct codes from one client made 6,000 series, never freed).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ErrorCode } from '../../protocol';
 import type { BackendEventEmitter } from '../events';
 
 /** What the server reports at each scrape. */
@@ -16,7 +21,19 @@ export interface ServerStats {
   detachedSessions: number;
   clientCallsInFlight: number;
   runsInProgress: number;
+  /** Threads the sessions keep in memory. */
+  threadsKept: number;
   draining: boolean;
+}
+
+/** Codes a label may carry: the protocol's, the shared state's and the store's; anything else is `other`. */
+const KNOWN_CODES: ReadonlySet<string> = new Set<string>([...Object.values(ErrorCode), 'STORE_FENCED', 'STORE_UNSAFE', 'STORE_CORRUPT', 'STORE_TOO_LARGE', 'STORE_CLOSED', 'STATE_ERROR']);
+const OUTCOMES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'denied', 'skipped', 'cancelled', 'timedOut']);
+const REASONS: ReadonlySet<string> = new Set(['completed', 'cancelled', 'error', 'maxTurns']);
+
+/** `value` when it is in `known`, else `other`. */
+export function closedLabel(value: string, known: ReadonlySet<string> = KNOWN_CODES): string {
+  return known.has(value) ? value : 'other';
 }
 
 /** Latency buckets for a model request, in seconds: a streamed answer takes from 100 ms to minutes. */
@@ -60,6 +77,14 @@ export class BackendMetrics {
       },
     });
     new Gauge({
+      name: 'client_tools_threads_kept',
+      help: 'Threads the sessions keep in memory (each session keeps at most maxThreadsPerSession).',
+      registers,
+      collect() {
+        this.set(stats().threadsKept);
+      },
+    });
+    new Gauge({
       name: 'client_tools_draining',
       help: '1 while the backend drains (SIGTERM or drain()): it admits no new connection and hands its sessions over.',
       registers,
@@ -69,7 +94,7 @@ export class BackendMetrics {
     });
     const calls = new Counter({
       name: 'client_tools_client_calls_total',
-      help: 'Client tool calls that ended, by outcome and error code ("" when the call succeeded).',
+      help: 'Client tool calls that ended, by outcome and error code ("" when the call succeeded, "other" for a code the protocol does not define).',
       labelNames: ['outcome', 'code'] as const,
       registers,
     });
@@ -99,18 +124,18 @@ export class BackendMetrics {
       registers,
     });
     this.unsubscribe.push(
-      events.on('clientCallEnded', (info) => calls.inc({ outcome: info.outcome, code: info.errorCode ?? '' })),
+      events.on('clientCallEnded', (info) => calls.inc({ outcome: closedLabel(info.outcome, OUTCOMES), code: info.errorCode === undefined ? '' : closedLabel(info.errorCode) })),
       events.on('runEvent', (event) => {
-        if (event.type === 'runFinished') runs.inc({ reason: event.reason });
+        if (event.type === 'runFinished') runs.inc({ reason: closedLabel(event.reason, REASONS) });
       }),
-      events.on('stateError', (info) => this.stateErrors.inc({ code: info.code })),
+      events.on('stateError', (info) => this.stateErrors.inc({ code: closedLabel(info.code) })),
     );
   }
 
   /** One model request ended after `seconds`; `errorCode` when it failed. */
   modelRequest(seconds: number, errorCode?: string): void {
     this.modelSeconds.observe({ outcome: errorCode === undefined ? 'ok' : 'error' }, seconds);
-    if (errorCode !== undefined) this.modelErrors.inc({ code: errorCode });
+    if (errorCode !== undefined) this.modelErrors.inc({ code: closedLabel(errorCode) });
   }
 
   /** The text exposition format, what `/metrics` answers. */

@@ -48,6 +48,20 @@ export interface ConversationStore {
   delete(threadId: string): Promise<void>;
   /** Waits for writes under way, then releases what the store holds open. */
   close(): Promise<void>;
+  /**
+   * For a store other processes may write too (a data folder two backends share): takes the
+   * thread's writer lease for a run, or undefined while another process holds it. Optional: a store
+   * only this process writes has no need of it.
+   */
+  leaseThread?(threadId: string): Promise<ThreadLease | undefined>;
+}
+
+/** A run's hold on a thread in a store shared between processes. */
+export interface ThreadLease {
+  /** Another process wrote the thread since this one last read or wrote it: reload it before the run. */
+  readonly stale: boolean;
+  /** Lets the thread go, after the writes already handed to the store. */
+  release(): Promise<void>;
 }
 
 /** Folds records, oldest first, into a thread's state. */

@@ -10,19 +10,24 @@
  * File names are a digest of the thread id (ids come from the peer and are never paths); the first
  * frame of a file names its thread. Files are 0600 and opened without following links. Past the
  * quota (diskQuota.ts) the least recently written threads are forgotten after an append.
+ *
+ * Several processes may share the folder (the bundled backends of two VS Code windows): a run takes
+ * the thread's writer lease first (threadLease.ts), and a thread another process wrote since this
+ * one last read or wrote it is reported stale, so the agent reloads it before going on.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Logger } from '../log';
-import type { ConversationStore, StoredRecord, StoredThread, ThreadSummary } from './conversationStore';
+import type { ConversationStore, StoredRecord, StoredThread, ThreadLease, ThreadSummary } from './conversationStore';
 import { foldRecords, StoreError } from './conversationStore';
 import { ensurePrivateFolder } from './dataFolder';
 import { DEFAULT_DISK_QUOTA, DiskQuota, type DiskQuotaLimits } from './diskQuota';
 import type { BlobContent, DiskRecord } from './diskRecord';
 import { fromDiskRecord, parseDiskRecord, toDiskRecord } from './diskRecord';
 import { encodeFrame, MAX_RECORD_BYTES, scanFrames } from './recordFrame';
+import { FolderLeases } from './threadLease';
 
 /** A thread file larger than this is not loaded (a warning says so) rather than read into memory. */
 export const MAX_THREAD_FILE_BYTES = 256 * 1024 * 1024;
@@ -37,6 +42,7 @@ const CREATE_FLAGS = fsSync.constants.O_WRONLY | fsSync.constants.O_CREAT | fsSy
 export class LogStore implements ConversationStore {
   private readonly threadsDir: string;
   private readonly blobsDir: string;
+  private readonly leasesDir: string;
   /** Per thread (by file key), the tail of its chain of operations: one at a time per thread, in call order. */
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly quota: DiskQuota;
@@ -44,6 +50,9 @@ export class LogStore implements ConversationStore {
   private enforcing: Promise<void> = Promise.resolve();
   /** Thread files whose tail was checked in this process, with their size after the last append. */
   private readonly sizes = new Map<string, number>();
+  /** Each thread file's size when this process last read or wrote it: a different size means another process wrote it. */
+  private readonly seen = new Map<string, number>();
+  private readonly leases: FolderLeases;
   private closed = false;
 
   private constructor(
@@ -53,7 +62,9 @@ export class LogStore implements ConversationStore {
   ) {
     this.threadsDir = path.join(dataDir, 'threads');
     this.blobsDir = path.join(dataDir, 'blobs');
+    this.leasesDir = path.join(dataDir, 'leases');
     this.quota = new DiskQuota(limits);
+    this.leases = new FolderLeases(this.leasesDir);
   }
 
   /**
@@ -65,6 +76,7 @@ export class LogStore implements ConversationStore {
     await ensurePrivateFolder(store.dataDir);
     await ensurePrivateFolder(store.threadsDir);
     await ensurePrivateFolder(store.blobsDir);
+    await ensurePrivateFolder(store.leasesDir);
     await store.measure();
     return store;
   }
@@ -82,6 +94,8 @@ export class LogStore implements ConversationStore {
       const file = this.threadFile(key);
       let size = this.sizes.get(key);
       if (size === undefined) size = await this.repairTail(threadId, file);
+      // Deleted by another process since (a reset in another window): the thread starts over.
+      else if (size > 0 && !(await exists(file))) size = 0;
       const disk: DiskRecord[] = size === 0 ? [{ kind: 'thread', threadId, createdAt: Date.now() }] : [];
       for (const r of copies) disk.push(await toDiskRecord(r, (bytes) => this.putBlob(key, bytes)));
       const data = Buffer.concat(disk.map((r) => encodeFrame(Buffer.from(JSON.stringify(r), 'utf8'))));
@@ -94,6 +108,7 @@ export class LogStore implements ConversationStore {
       }
       if (size === 0) await syncFolder(this.threadsDir);
       this.sizes.set(key, size + data.length);
+      this.seen.set(key, size + data.length);
       this.quota.add(key, data.length, Date.now());
     });
     // Outside the thread's turn: forgetting another thread waits for that thread's own turn.
@@ -104,6 +119,7 @@ export class LogStore implements ConversationStore {
     return this.serial(threadId, async () => {
       const key = fileKey(threadId);
       const read = await this.readThread(threadId, this.threadFile(key));
+      this.seen.set(key, read?.size ?? 0);
       if (!read) return undefined;
       const records: StoredRecord[] = [];
       for (const r of read.records) records.push(await fromDiskRecord(r, (ref) => this.getBlob(key, ref)));
@@ -135,9 +151,33 @@ export class LogStore implements ConversationStore {
     });
   }
 
+  /**
+   * Takes the thread's writer lease for a run, in the thread's turn (after the writes already asked
+   * for); undefined while another process holds it. Its release waits for the writes asked for
+   * before it, so a run's last record lands inside its lease.
+   */
+  leaseThread(threadId: string): Promise<ThreadLease | undefined> {
+    return this.serial(threadId, async () => {
+      const key = fileKey(threadId);
+      const held = await this.leases.take(key);
+      if (!held) return undefined;
+      const now = (await fs.lstat(this.threadFile(key)).catch(() => undefined))?.size ?? 0;
+      const before = this.seen.get(key);
+      const stale = before !== undefined && before !== now;
+      // Written elsewhere: the next append measures the file again instead of trusting its last size.
+      if (stale) this.sizes.delete(key);
+      this.seen.set(key, now);
+      return {
+        stale,
+        release: () => (this.closed ? held.release() : this.serialByKey(key, () => held.release())).catch((e: unknown) => this.log.warn(`conversation store: a thread lease could not be released (it expires by itself): ${describe(e)}`)),
+      };
+    });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.queues.values()]);
+    await this.leases.releaseAll();
   }
 
   private threadFile(key: string): string {
@@ -173,6 +213,7 @@ export class LogStore implements ConversationStore {
     await fs.rm(this.threadFile(key), { force: true });
     await fs.rm(path.join(this.blobsDir, key), { recursive: true, force: true });
     this.sizes.set(key, 0);
+    this.seen.set(key, 0);
     this.quota.forget(key);
   }
 
@@ -250,7 +291,7 @@ export class LogStore implements ConversationStore {
   }
 
   /** The thread's records, or undefined (with a warning when a file was there but unusable). */
-  private async readThread(threadId: string, file: string): Promise<{ records: Exclude<DiskRecord, { kind: 'thread' }>[] } | undefined> {
+  private async readThread(threadId: string, file: string): Promise<{ records: Exclude<DiskRecord, { kind: 'thread' }>[]; size: number } | undefined> {
     let handle: fs.FileHandle;
     try {
       handle = await openRefusingLinks(file, READ_FLAGS);
@@ -283,7 +324,7 @@ export class LogStore implements ConversationStore {
       });
       if (scan.problem) this.log.warn(`conversation store: a thread file ends in ${st.size - scan.goodEnd} unreadable bytes (${scan.problem}); they were not loaded`);
       if (header?.kind !== 'thread' || header.threadId !== threadId) return undefined;
-      return { records };
+      return { records, size: st.size };
     } finally {
       await handle.close();
     }
@@ -350,6 +391,10 @@ export class LogStore implements ConversationStore {
 /** The file name of a thread: a digest, since ids are the peer's text. */
 export function fileKey(threadId: string): string {
   return createHash('sha256').update(threadId, 'utf8').digest('hex').slice(0, 40);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return (await fs.lstat(file).catch(() => undefined)) !== undefined;
 }
 
 async function openRefusingLinks(file: string, flags: number, mode?: number): Promise<fs.FileHandle> {

@@ -156,6 +156,21 @@ describe('backend CLI', function () {
       assert.throws(() => parseCli(['--max-connections', '0'], {}), /--max-connections must be an integer/);
     });
 
+    it('reads the model stream limits and the quotas per session and per user', () => {
+      const o = parseCli(['--model-timeout', '5m', '--model-idle-timeout', '90s', '--model-max-answer-bytes', '2MiB', '--max-tool-argument-bytes', '256KiB', '--max-runs-per-session', '4', '--max-threads-per-session', '32', '--max-connections-per-user', '3', '--max-sessions-per-user', '12'], {}).options;
+      assert.equal(o.modelTimeoutMs, 300_000);
+      assert.equal(o.modelIdleTimeoutMs, 90_000);
+      assert.equal(o.modelMaxAnswerBytes, 2 * 1024 * 1024);
+      assert.equal(o.maxToolArgumentBytes, 256 * 1024);
+      assert.equal(o.maxRunsPerSession, 4);
+      assert.equal(o.maxThreadsPerSession, 32);
+      assert.equal(o.maxConnectionsPerUser, 3);
+      assert.equal(o.maxSessionsPerUser, 12);
+      assert.equal(parseCli(['--credential-check', '2s'], {}).options.credentialCheckMs, 2_000);
+      assert.throws(() => parseCli(['--max-runs-per-session', '0'], {}), /--max-runs-per-session must be an integer from 1/);
+      assert.throws(() => parseCli(['--model-idle-timeout', 'never'], {}), /--model-idle-timeout must be a duration/);
+    });
+
     it('reads the context window and the compaction mode', () => {
       const o = parseCli(['--context-window', '32768', '--compaction', 'elide'], {}).options;
       assert.equal(o.contextWindow, 32768);

@@ -9,7 +9,7 @@ import * as vm from 'node:vm';
 import type { ToolGroupDefinition } from '../../../src/protocol';
 import { ErrorCode } from '../../../src/protocol';
 import { checkArguments, compileParameters } from '../../../src/backend/jsonSchema';
-import { admitGroups, applyAugmentation, SESSION_LIMITS } from '../../../src/backend/registration';
+import { admitGroups, applyAugmentation, pruneHelloGroups, SESSION_LIMITS } from '../../../src/backend/registration';
 import { ClientToolState } from '../../../src/backend/toolState';
 
 /** A group of `count` tools, each with its own (distinct) schema. */
@@ -34,6 +34,20 @@ describe('backend tool registration limits', () => {
     assert.equal(problems.length, 30);
     assert.equal(problems[0].code, ErrorCode.LimitExceeded);
     assert.match(problems[0].message, /^512 tools of group "G2" were not registered: a session may have at most 1024 tools \(limit "tools per session"\)\.$/);
+  });
+
+  it('a hello pruned before validation registers the same tools and groups, and tells the same problems, as one admitted whole', () => {
+    const groups = Array.from({ length: 32 }, (_, g) => group(`G${g}`, 512));
+    const raw = JSON.parse(JSON.stringify({ toolGroups: groups })) as { toolGroups: ToolGroupDefinition[] };
+    const pruned = pruneHelloGroups(raw);
+    assert.equal(toolCount(raw.toolGroups), 1024, 'only the tools a session can take are left to validate');
+    const { groups: admitted, problems } = admitGroups(raw.toolGroups, new Set());
+    const whole = admitGroups(groups, new Set());
+    assert.deepEqual(admitted.map((g) => [g.name, g.tools.length]), whole.groups.map((g) => [g.name, g.tools.length]));
+    assert.deepEqual([...problems, ...pruned].map((p) => p.message), whole.problems.map((p) => p.message));
+    const tooMany = { toolGroups: Array.from({ length: 129 }, (_, g) => group(`X${g}`, 16)) };
+    assert.deepEqual(pruneHelloGroups(tooMany), [], 'more groups than the protocol allows: left for the schema to refuse');
+    assert.equal(toolCount(tooMany.toolGroups), 129 * 16);
   });
 
   it('refuses groups past 128 per tool state, counting the groups an augmentation keeps', () => {

@@ -129,6 +129,18 @@ describe('backend server: handshake and sessions', () => {
       assert.deepEqual(state.groups.map((g) => [g.name, g.containerName, g.expanded]), [['IDE', 'IDE', false]]);
     });
 
+    it('handles messages sent right after hello, before welcome, once the hello is registered (it is registered in the next turn)', async () => {
+      const b = await start();
+      const c = await TestClient.connect(b.url, TOKEN);
+      clients.push(c);
+      c.send(helloMessage());
+      c.send({ type: 'userMessage', threadId: 't1', text: 'open README.md' });
+      await c.next('welcome');
+      const started = await c.next('runStarted');
+      assert.equal(started.threadId, 't1');
+      assert.deepEqual(c.all('error'), []);
+    });
+
     it('answers NOT_READY to anything before hello, then still accepts hello', async () => {
       await start();
       const client = await TestClient.connect(backend!.url, TOKEN);

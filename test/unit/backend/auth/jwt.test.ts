@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { JWK } from 'jose';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { JwtVerifier, type JwtOptions } from '../../../../src/backend/auth/jwt';
+import { JwtVerifier, type JwtOptions, type JwtOutcome } from '../../../../src/backend/auth/jwt';
 
 const ISSUER = 'https://id.example.test';
 const AUDIENCE = 'client-tools';
@@ -40,6 +40,13 @@ function sign(key: KeyPair, claims: Record<string, unknown> = {}, opts: { iss?: 
     .setExpirationTime(opts.exp ?? '5m');
   if (opts.nbf !== undefined) jwt.setNotBefore(opts.nbf);
   return jwt.sign(key.privateKey);
+}
+
+/** A verdict without its expiry (checked on its own where it matters). */
+function userOf(verdict: JwtOutcome): unknown {
+  if (!verdict.ok) return verdict;
+  assert.ok(verdict.expiresAt > Date.now(), 'an accepted token carries its expiry');
+  return { ok: true, user: verdict.user };
 }
 
 function b64(value: unknown): string {
@@ -99,10 +106,10 @@ describe('backend auth: JWT verification', () => {
 
       it('accepts a good RS256 and ES256 token and names the user from sub (or another claim)', async () => {
         const v = await verifier();
-        assert.deepEqual(await v.verify(await sign(rsa)), { ok: true, user: 'alice' });
-        assert.deepEqual(await v.verify(await sign(ec)), { ok: true, user: 'alice' });
+        assert.deepEqual(userOf(await v.verify(await sign(rsa))), { ok: true, user: 'alice' });
+        assert.deepEqual(userOf(await v.verify(await sign(ec))), { ok: true, user: 'alice' });
         const byEmail = await verifier({ userClaim: 'email' });
-        assert.deepEqual(await byEmail.verify(await sign(rsa, { email: 'alice@example.test' })), { ok: true, user: 'alice@example.test' });
+        assert.deepEqual(userOf(await byEmail.verify(await sign(rsa, { email: 'alice@example.test' }))), { ok: true, user: 'alice@example.test' });
         assert.equal((await byEmail.verify(await sign(rsa))).ok, false, 'a token without the claim names nobody');
         assert.equal((await byEmail.verify(await sign(rsa, { email: 'anonymous' }))).ok, false, 'the shared token\'s user cannot be claimed');
       });
@@ -165,6 +172,6 @@ describe('backend auth: JWT verification', () => {
     assert.deepEqual(verdict, { ok: false, unavailable: true, reason: 'ERR_JWKS_TIMEOUT' });
     assert.ok(Date.now() - started < 5_000, 'the time limit held');
     answer = true;
-    assert.deepEqual(await v.verify(await sign(rsa)), { ok: true, user: 'alice' });
+    assert.deepEqual(userOf(await v.verify(await sign(rsa))), { ok: true, user: 'alice' });
   });
 });

@@ -1,15 +1,49 @@
 import { strict as assert } from 'node:assert';
-import { countTokens, messageTokens, requestTokens } from '../../../../src/backend/context/tokens';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens, EXACT_CHARS, messageTokens, requestTokens } from '../../../../src/backend/context/tokens';
 import { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from '../../../../src/backend/context/windows';
+
+/** The tokenizer's own count of the whole text, reserved text (`<|endoftext|>`) counted as text. */
+function exactO200k(text: string): number {
+  return o200k(text, { disallowedSpecial: new Set() });
+}
 
 describe('context/tokens: counts with the o200k tokenizer', () => {
   it('counts tokens as the tokenizer does, not by characters', () => {
     assert.equal(countTokens(''), 0);
     assert.equal(countTokens('hello world'), 2);
     // A long run of one word is few tokens for many characters.
-    const words = 'function '.repeat(1000);
-    assert.ok(countTokens(words) <= 1001, `${countTokens(words)}`);
-    assert.ok(countTokens(words) >= 900);
+    const words = 'function '.repeat(900);
+    assert.ok(countTokens(words) <= 901, `${countTokens(words)}`);
+    assert.ok(countTokens(words) >= 800);
+  });
+
+  it('counts a text of up to EXACT_CHARS exactly as the tokenizer does when it holds spaces to cut at', () => {
+    const source = fs.readFileSync(path.join(__dirname, '../../../../src/backend/agent.ts'), 'utf8').slice(0, EXACT_CHARS);
+    assert.equal(countTokens(source), exactO200k(source));
+  });
+
+  it('estimates a longer text from samples, a little above the exact count (never far below it)', () => {
+    const root = path.join(__dirname, '../../../..');
+    for (const file of ['src/backend/agent.ts', 'docs/BACKEND.md', 'package-lock.json']) {
+      const text = fs.readFileSync(path.join(root, file), 'utf8');
+      const ratio = countTokens(text) / exactO200k(text);
+      assert.ok(ratio >= 0.97 && ratio <= 1.25, `${file}: estimate / exact = ${ratio.toFixed(3)}`);
+    }
+  });
+
+  it('counts text the tokenizer reserves ("<|endoftext|>") as text instead of throwing', () => {
+    assert.ok(countTokens('a <|endoftext|> b <|im_start|>') > 5);
+  });
+
+  it('counts a long run of one character in pieces: exact but for one token per cut, and fast', () => {
+    const run = 'a'.repeat(EXACT_CHARS);
+    const t0 = performance.now();
+    const n = countTokens(run);
+    assert.ok(performance.now() - t0 < 500, 'one run of 8,192 characters took over 500 ms');
+    assert.ok(n >= EXACT_CHARS / 8 && n <= EXACT_CHARS / 8 + 40, `${n}`);
   });
 
   it('counts a message as its wire JSON plus a per-message overhead, tool calls and results included', () => {
