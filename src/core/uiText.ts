@@ -112,6 +112,11 @@ export function sanitizeForNotification(text: string, maxLength = DEFAULT_UI_TEX
   return uiText(s, { maxLength });
 }
 
+/** The end of a text that must fit in `max` characters, `…` in front (a path's end names the file). */
+export function clipStart(text: string, max: number): string {
+  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
+}
+
 function truncate(s: string, maxLength: number): string {
   if (s.length <= maxLength) return s;
   let cut = s.slice(0, Math.max(0, maxLength - 1));

@@ -1,6 +1,7 @@
 /** GetHover: what the editor shows on hover over a symbol: its type or signature and its documentation. */
 import { jsonResult } from '../../core/tool';
 import { defineLanguageTool } from '../support/toolGroup';
+import { objectOutput, STRING, STRINGS } from '../support/outputSchemas';
 import { resolveTarget, TARGET_PROPERTIES, type TargetArgs } from './symbolTarget';
 
 /** Characters of hover text returned. */
@@ -15,6 +16,7 @@ export const GetHover = defineLanguageTool<TargetArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ at: STRING, alsoNamed: STRINGS, hover: STRING, message: STRING }, ['at', 'hover']),
 
   async run(args, ctx) {
     const target = await resolveTarget(args, ctx);
