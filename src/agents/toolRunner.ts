@@ -19,6 +19,8 @@ export interface ToolRunOptions {
   signal: AbortSignal;
   /** The dispatcher's progress: `running` once the user allowed the call (or it needed no prompt). */
   onProgress?: (status: ProgressStatus) => void;
+  /** The action the call is about when the agent asked permission for it too: one decision for both (`ConsentAsk.binding`). */
+  binding?: string;
 }
 
 interface Pending {
@@ -58,6 +60,7 @@ export class ToolRunner implements Disposable {
       this.dispatcher.handleInvoke(
         { type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args, threadId: this.caller.threadId },
         { kind: 'agent', label: this.caller.agent, userRun: this.caller.isRunning() },
+        options.binding,
       );
       if (options.signal.aborted) onAbort();
     });

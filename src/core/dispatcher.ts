@@ -178,8 +178,10 @@ export class Dispatcher implements Disposable {
    * Runs a request for `caller`: who carries it, whether a run the user started does, and how long
    * it is there (when its lifetime ends the call is cancelled: an open prompt closes, an Allow
    * clicked later runs nothing). Without one, a call of the backend within the user's run.
+   * `binding`: the action the call is about, when its caller asks about the same one elsewhere
+   * (`ConsentAsk.binding`): the user answers both once.
    */
-  handleInvoke(request: ClientToolInvokeRequest, caller: Caller = USER_RUN_CALLER): void {
+  handleInvoke(request: ClientToolInvokeRequest, caller: Caller = USER_RUN_CALLER, binding?: string): void {
     const id = request.requestId;
     const stored = this.replays.lookup(id);
     if (stored?.kind === 'answer') {
@@ -222,7 +224,7 @@ export class Dispatcher implements Disposable {
       status: undefined,
       ticker: undefined,
       runTimer: undefined,
-      consent: this.options.consent.admit(caller),
+      consent: this.options.consent.admit(caller, binding),
       record: undefined,
       detachCaller: undefined,
     };

@@ -7,13 +7,16 @@
  * queue is the only one. Nothing in a request decides: its `description` is shown as the backend's
  * words and nothing more.
  *
- * A decision can be shared: askers that name the same `binding` while one of them is being decided
- * get that one decision, so one action asked about by two front doors (an ACP agent's own
- * permission request and the editor's prompt for the same change) is asked once.
+ * A decision can be shared by two askers about one action (an ACP agent's own permission request and
+ * the editor's prompt for the change it then makes): askers that name the same `binding` while it
+ * is being decided join that decision, and the user's answer to it stands in for the prompt of one
+ * later asker of that binding for a short while. Each asker's own policies and grants still come
+ * first.
  */
 import { silentLogger, type Logger } from '../../base/logger';
 import type { Disposable, Event } from '../../base/events';
 import type { Preparation } from '../tool';
+import { systemTimers, type Timers } from '../timers';
 import type { CallerLifetime } from './callerLifetime';
 import { consent, consentLines } from './consentText';
 import { PermissionGate, type PermissionDecision, type PermissionGateOptions, type PromptActivity } from './permissionGate';
@@ -65,8 +68,10 @@ export interface ConsentAsk {
   /** Called once when the call starts waiting for the user. */
   onWaiting?: () => void;
   /**
-   * The action this question is about, in the asker's own terms (for example the change and the file
-   * it writes): askers with the same binding while a decision is being made share that decision.
+   * The action this question is about, in terms both of its askers can compute from its exact
+   * arguments and its caller (for example the agent, the file and the digest of its new content).
+   * Askers with the same binding while it is being decided share that decision; the user's answer
+   * to it also answers the next asker with that binding within `bindingHoldMs`, once.
    */
   binding?: string;
 }
@@ -85,6 +90,17 @@ export interface BackgroundRefusal {
 export interface ConsentOptions extends PermissionGateOptions {
   /** Calls outside any run the user started. Default `ask`. */
   backgroundCalls?: BackgroundCallPolicy;
+  /** How long the user's answer for a binding waits for its second asker. Default 60 s. */
+  bindingHoldMs?: number;
+}
+
+/** How long the user's answer for a binding waits for its second asker, by default. */
+export const DEFAULT_BINDING_HOLD_MS = 60_000;
+
+/** The user's answer for a binding, kept for its next asker. */
+interface HeldAnswer {
+  decision: PermissionDecision;
+  timer: unknown;
 }
 
 export class Consent implements Disposable {
@@ -92,13 +108,19 @@ export class Consent implements Disposable {
   readonly gate: PermissionGate;
   private backgroundCalls: BackgroundCallPolicy;
   private readonly logger: Logger;
+  private readonly timers: Timers;
+  private readonly bindingHoldMs: number;
   /** Decisions being made for a binding, shared by every asker that names it. */
   private readonly shared = new Map<string, Promise<ConsentDecision>>();
+  /** The user's answers for bindings, each waiting for one more asker. */
+  private readonly held = new Map<string, HeldAnswer>();
 
   constructor(options: ConsentOptions) {
     this.gate = new PermissionGate(options);
     this.backgroundCalls = options.backgroundCalls ?? 'ask';
     this.logger = options.logger ?? silentLogger;
+    this.timers = options.timers ?? systemTimers;
+    this.bindingHoldMs = options.bindingHoldMs ?? DEFAULT_BINDING_HOLD_MS;
   }
 
   /** A prompt opened or closed, or the queue changed. */
@@ -115,34 +137,53 @@ export class Consent implements Disposable {
     return this.backgroundCalls;
   }
 
-  /** Takes in a call as it arrives: what it is subject to is fixed now, whatever changes while it waits. */
-  admit(caller: Caller): CallConsent {
-    return new CallConsent(this, caller, caller.userRun ? undefined : this.backgroundCalls);
+  /**
+   * Takes in a call as it arrives: what it is subject to is fixed now, whatever changes while it
+   * waits. `binding`: the action it is about, when another asker may ask about the same one.
+   */
+  admit(caller: Caller, binding?: string): CallConsent {
+    return new CallConsent(this, caller, caller.userRun ? undefined : this.backgroundCalls, binding);
   }
 
-  /** Decides `ask` for `call`, or joins the decision being made for the same binding. */
+  /** Decides `ask` for `call`, joins the decision being made for its binding, or takes the user's answer held for it. */
   decide(call: CallConsent, ask: ConsentAsk): Promise<ConsentDecision> {
-    if (ask.binding === undefined) return this.decideAlone(call, ask);
-    const pending = this.shared.get(ask.binding);
+    const binding = ask.binding;
+    if (binding === undefined) return this.decideAlone(call, ask);
+    const pending = this.shared.get(binding);
     if (pending) {
       this.logger.info('consent shared with a decision being made for the same action', { requestId: ask.requestId, tool: ask.tool.name });
       // The first asker withdrew (its decision is `cancelled`): one still waiting is asked on its own.
       return untilAborted(pending, ask.signal).then((d) => (d.kind === 'cancelled' && !ask.signal.aborted ? this.decide(call, ask) : d));
     }
-    const decision = this.decideAlone(call, ask);
-    const binding = ask.binding;
+    const held = this.held.get(binding);
+    if (held) {
+      this.held.delete(binding);
+      this.timers.clearTimeout(held.timer);
+      this.logger.info('consent answered by the user\'s answer for the same action', { requestId: ask.requestId, tool: ask.tool.name });
+    }
+    const decision = this.decideAlone(call, ask, held?.decision);
     this.shared.set(binding, decision);
-    void decision.finally(() => {
+    void decision.then((d) => {
       if (this.shared.get(binding) === decision) this.shared.delete(binding);
+      if (!held && isUsersAnswer(d)) this.hold(binding, d);
     });
     return decision;
   }
 
   dispose(): void {
+    for (const h of this.held.values()) this.timers.clearTimeout(h.timer);
+    this.held.clear();
     this.gate.dispose();
   }
 
-  private async decideAlone(call: CallConsent, ask: ConsentAsk): Promise<ConsentDecision> {
+  private hold(binding: string, decision: PermissionDecision): void {
+    const timer = this.timers.setTimeout(() => {
+      if (this.held.get(binding)?.timer === timer) this.held.delete(binding);
+    }, this.bindingHoldMs);
+    this.held.set(binding, { decision, timer });
+  }
+
+  private async decideAlone(call: CallConsent, ask: ConsentAsk, answered?: PermissionDecision): Promise<ConsentDecision> {
     const prepared = promptWords(call, ask);
     // The local definition and the preparation decide; nothing in the request is consulted here.
     if (!ask.tool.requiresPermission && prepared?.forcePrompt !== true) return { kind: 'notAsked' };
@@ -158,6 +199,7 @@ export class Consent implements Disposable {
       ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
       signal: ask.signal,
       ...(ask.onWaiting ? { onWaiting: ask.onWaiting } : {}),
+      ...(answered ? { answered } : {}),
     });
   }
 }
@@ -169,6 +211,8 @@ export class CallConsent {
     readonly caller: Caller,
     /** Undefined within a run the user started; else what such calls were subject to when it arrived. */
     readonly background: BackgroundCallPolicy | undefined,
+    /** The action it is about (`ConsentAsk.binding`), when the caller named one. */
+    readonly binding?: string,
   ) {}
 
   /** Refused before the tool prepares anything (background calls are off), or undefined. */
@@ -178,6 +222,7 @@ export class CallConsent {
 
   /** Whether it may run, asking the user when it must. Never rejects. */
   decide(ask: ConsentAsk): Promise<ConsentDecision> {
+    if (ask.binding === undefined && this.binding !== undefined) return this.consent.decide(this, { ...ask, binding: this.binding });
     return this.consent.decide(this, ask);
   }
 }
@@ -185,25 +230,35 @@ export class CallConsent {
 /**
  * The tool's own prompt with the words that say who asks. A background call under `ask` is asked
  * like a protected target: always a prompt saying where the request comes from, never answered by
- * a remembered choice. A program calling the editor's MCP server is named in the prompt.
+ * a remembered choice. A program calling the editor's MCP server is named in the prompt, and so is
+ * an ACP agent outside its turn.
  */
 function promptWords(call: CallConsent, ask: ConsentAsk): Preparation | undefined {
   const own = ask.preparation;
-  const mcpClient = call.caller.kind === 'mcp' ? call.caller.label : undefined;
+  const { kind, label } = call.caller;
+  const mcpClient = kind === 'mcp' ? label : undefined;
   if (call.background === 'ask') {
     const line = own?.prompt ?? `Allow ${ask.tool.name}?`;
+    const named = kind !== 'backend' ? label : undefined;
     const why = mcpClient !== undefined
       ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${mcpClient}).`
-      : consent`The agent backend asked for this while no chat run you started is in progress (a background call).`;
+      : kind === 'agent' && label !== undefined
+        ? consent`The agent ${label} asked for this while no turn you started is running (a background call).`
+        : consent`The agent backend asked for this while no chat run you started is in progress (a background call).`;
     return {
       ...own,
-      prompt: `${mcpClient !== undefined ? `${mcpClient} request` : 'Background request'}: ${line}`,
+      prompt: `${named !== undefined ? `${named} request` : 'Background request'}: ${line}`,
       detail: consentLines([why, own?.detail], '\n\n'),
       forcePrompt: true,
     };
   }
   if (mcpClient !== undefined) return { ...own, detail: consentLines([consent`Asked for through the editor's MCP server by ${mcpClient}.`, own?.detail], '\n\n') };
   return own;
+}
+
+/** An answer the user gave on a prompt (not a policy, a grant, a timeout or a withdrawal): what a second asker may take. */
+function isUsersAnswer(d: ConsentDecision): d is PermissionDecision {
+  return (d.kind === 'allowed' && d.via === 'prompt') || (d.kind === 'denied' && d.via === 'user');
 }
 
 /** `decision`, or cancelled as soon as `signal` aborts (a joined decision goes on for the others). */

@@ -71,6 +71,12 @@ export interface PermissionCheck {
   signal: AbortSignal;
   /** Called once, when the call starts waiting for the user (before it is queued). */
   onWaiting?: () => void;
+  /**
+   * The user's answer to a prompt about this same action asked moments before (consent.ts,
+   * `ConsentAsk.binding`): it stands in for this call's prompt, after the policies, "deny all" and
+   * the remembered grants have had their say.
+   */
+  answered?: PermissionDecision;
 }
 
 export type PermissionDecision =
@@ -169,6 +175,7 @@ export class PermissionGate implements Disposable {
     if (byPolicy) return Promise.resolve(byPolicy);
     const remembered = this.rememberedFor(check);
     if (remembered) return Promise.resolve(remembered);
+    if (check.answered) return Promise.resolve(check.answered);
     const limited = this.refusal(check, true);
     if (limited) return Promise.resolve(limited);
     const unfit = this.textFor(check);
