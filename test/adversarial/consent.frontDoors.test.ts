@@ -45,8 +45,13 @@ describe('consent: the WebSocket, the editor MCP server and an ACP agent reach o
     await rig.dispose();
   });
 
-  /** The user's chat message went out on THREAD and its run started: the backend's calls there are the user's. */
+  /**
+   * The user's chat message went out on THREAD and its run started: the backend's calls there are
+   * the user's, as are the agent's during its turn and the MCP calls of the agent's own server.
+   * Background calls are off meanwhile, so a door that lost the caller's state would refuse.
+   */
   async function startUserRun(): Promise<void> {
+    rig.core.setBackgroundCalls('deny');
     const from = rig.backend.received.length;
     rig.core.sendUserMessage(THREAD, 'look at the files');
     await rig.backend.waitFor((m) => m.type === 'userMessage', 5000, from);
