@@ -1,17 +1,12 @@
 /**
  * The consent module: the one place that decides whether a call may run and whether the user must
- * be asked first, whoever carries it (the chat's backend over the WebSocket, a program calling the
- * editor's MCP server, an ACP agent). It reads the tool's local definition and preparation, the
- * caller and whether a run the user started carries it, the user's policies and remembered grants,
- * and the prompt barrage; it writes the prompt's words and asks through the permission gate, whose
- * queue is the only one. Nothing in a request decides: its `description` is shown as the backend's
- * words and nothing more.
- *
- * A decision can be shared by two askers about one action (an ACP agent's own permission request and
- * the editor's prompt for the change it then makes): askers that name the same `binding` while it
- * is being decided join that decision, and the user's answer to it stands in for the prompt of one
- * later asker of that binding for a short while. Each asker's own policies and grants still come
- * first.
+ * be asked first, whichever front door it came through (the backend over the WebSocket, a program
+ * calling the editor's MCP server, an ACP agent). It reads the caller, the tool's local definition
+ * and preparation, and (through the permission gate, whose queue is the only one) the user's
+ * policies, grants and the prompt barrage; it writes the prompt's words. A request's `description`
+ * is shown as the backend's words and decides nothing. Two askers of one action (an agent's own
+ * permission request and the editor's prompt for the change it then makes) can share one decision
+ * by naming the same `binding`.
  */
 import { silentLogger, type Logger } from '../../base/logger';
 import type { Disposable, Event } from '../../base/events';
