@@ -6,8 +6,8 @@
  * DUPLICATE_REQUEST; past the in-flight cap, or while more than `maxBacklogBytes` of answers wait
  * unread in the socket (the backend stopped reading), TOO_MANY_IN_FLIGHT; then the registry (UNKNOWN_TOOL,
  * TOOL_HIDDEN, TOOL_DISABLED / WORKSPACE_UNTRUSTED), the argument schema (INVALID_ARGUMENTS naming the
- * field), the tool's `prepare` (path checks, before any prompt), the permission gate (from the local
- * definition only), and finally `run`, with progress, cancellation, a run-time cap and a result-size
+ * field), the tool's `prepare` (path checks, before any prompt), the consent module's decision (from the
+ * local definition only), and finally `run`, with progress, cancellation, a run-time cap and a result-size
  * cap.
  *
  * Answers that cannot be sent because the socket is down are kept and sent again when the session
@@ -17,20 +17,18 @@ import {
   CodedError,
   DEFAULT_LIMITS,
   ErrorCode,
-  isCodedError,
   Schemas,
   type ClientToolCancel,
   type ClientToolInvokeRequest,
   type ClientToolInvokeResponse,
   type ClientToolProgress,
   type ClientToServer,
-  type ContentItem,
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
-import { isFinalStatus, newRecordId, oneLine, targetFromArguments, type CallRecord, type CallRecordStatus } from './callRecord';
+import { endedRecord, isFinalStatus, newRecordId, oneLine, pendingRecord, refusedRecord, targetFromArguments, withoutUndefined, RECORD_STATUS, type CallOutcome as Outcome, type CallRecord } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
-import { USER_RUN_CALLER, type BackgroundRefusal, type CallConsent, type Caller, type Consent, type ConsentDecision } from './consent/consent';
+import { permissionOnRecord, USER_RUN_CALLER, type BackgroundRefusal, type CallConsent, type Caller, type Consent, type ConsentDecision } from './consent/consent';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
@@ -38,6 +36,7 @@ import type { ToolRegistry } from './registry';
 import { ReplayCache, type ReplayLimits } from './replayCache';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
 import { systemTimers, type Timers } from './timers';
+import { contentBytes, declinedResponse, errorResponse, mapError } from './toolAnswers';
 
 /** Sends a message; returns false when it could not be handed to an open socket. */
 export type SendFunction = (message: ClientToServer, onSent?: (error?: Error) => void) => boolean;
@@ -86,8 +85,6 @@ export interface DispatcherOptions {
  */
 const TOOL_RESULT = Schemas.Messages.ClientToolInvokeResponse.pick({ content: true, augmentation: true });
 
-/** Outcome names used in logs. */
-type Outcome = 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled' | 'timedOut' | 'refused';
 
 interface Call {
   requestId: string;
@@ -115,17 +112,6 @@ interface Call {
   /** Stops listening for the end of the caller's lifetime. */
   detachCaller: Disposable | undefined;
 }
-
-/** How each log outcome shows in the call's record. */
-const RECORD_STATUS: Record<Outcome, CallRecordStatus> = {
-  succeeded: 'succeeded',
-  failed: 'failed',
-  refused: 'failed',
-  timedOut: 'failed',
-  denied: 'denied',
-  skipped: 'denied',
-  cancelled: 'cancelled',
-};
 
 export class Dispatcher implements Disposable {
   private readonly limits: DispatcherLimits;
@@ -329,14 +315,14 @@ export class Dispatcher implements Disposable {
     if (!found.ok) {
       // Recorded as the request named it; the record is emitted once, when the call ends.
       const known = this.options.registry.get(request.toolName);
-      call.record = this.pendingRecord(call, request, known?.group ?? '', known?.key ?? request.toolName);
+      call.record = pendingRecord(call.recordId, call.consent, request, known?.group ?? '', known?.key ?? request.toolName);
       return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
     }
     const { tool, group, key } = found.entry;
 
     const invalid = this.options.registry.validateArguments(tool.name, request.arguments);
     if (invalid !== undefined) {
-      call.record = this.pendingRecord(call, request, group, key);
+      call.record = pendingRecord(call.recordId, call.consent, request, group, key);
       return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
     }
 
@@ -370,7 +356,7 @@ export class Dispatcher implements Disposable {
     if (decision.kind === 'denied' && decision.via === 'policy') {
       return { response: errorResponse(id, ErrorCode.PermissionDenied, `the user set ${tool.name} to Deny in the Tool Groups view; it was not run`), outcome: 'denied' };
     }
-    if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout', decision.reason);
+    if (decision.kind === 'denied') return declinedResponse(id, tool, decision.via === 'timeout', decision.reason);
     if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
     if (decision.kind === 'allowed') {
       ctx.grant();
@@ -407,31 +393,6 @@ export class Dispatcher implements Disposable {
       outcome: 'succeeded',
       bytes,
     };
-  }
-
-  /**
-   * A denied (or dismissed, or timed-out) prompt. `reject` answers success:false PERMISSION_DENIED.
-   * `skip` answers success:true with a text saying the user skipped the call, plus errorCode SKIPPED:
-   * a skip is the user's choice, not a failure, so the run goes on and the model is told plainly that
-   * nothing happened; the code lets the backend record the outcome as `skipped`.
-   */
-  private declined(call: Call, tool: ClientTool, timedOut: boolean, reason?: string): { response: ClientToolInvokeResponse; outcome: Outcome } {
-    const why = timedOut ? 'did not answer the permission prompt in time' : 'declined';
-    // The user's own words, so the model need not guess why (quoted: they are the user's, not ours).
-    const said = reason !== undefined ? `; the user's reason: "${reason}"` : '';
-    if (tool.declineStrategy === 'skip') {
-      return {
-        response: {
-          type: 'clientToolInvokeResponse',
-          requestId: call.requestId,
-          success: true,
-          content: [{ type: 'text', text: `The user ${why} and skipped this call to ${tool.name}; nothing was done${said}. Continue without it.` }],
-          errorCode: ErrorCode.Skipped,
-        },
-        outcome: 'skipped',
-      };
-    }
-    return { response: errorResponse(call.requestId, ErrorCode.PermissionDenied, `the user ${why} to run ${tool.name}${said}`), outcome: 'denied' };
   }
 
   private checkResult(tool: ClientTool, result: ToolResult): { checked: ToolResult; bytes: number } {
@@ -550,7 +511,7 @@ export class Dispatcher implements Disposable {
   private refuseNow(request: ClientToolInvokeRequest, caller: Caller, response: ClientToolInvokeResponse): void {
     this.sendNow(response);
     const known = this.options.registry.get(request.toolName);
-    const record = this.pendingRecord({ recordId: newRecordId(), requestId: request.requestId, toolName: request.toolName, consent: this.options.consent.admit(caller) }, request, known?.group ?? '', known?.key ?? request.toolName);
+    const record = pendingRecord(newRecordId(), this.options.consent.admit(caller), request, known?.group ?? '', known?.key ?? request.toolName);
     this.emitRecord(refusedRecord(record, response));
   }
 
@@ -585,25 +546,8 @@ export class Dispatcher implements Disposable {
   // ── the call's record ──────────────────────────────────────────────
 
   private startRecord(call: Call, request: ClientToolInvokeRequest, group: string, toolKey: string): void {
-    call.record = this.pendingRecord(call, request, group, toolKey);
+    call.record = pendingRecord(call.recordId, call.consent, request, group, toolKey);
     this.emitRecord(call.record);
-  }
-
-  private pendingRecord(call: Pick<Call, 'recordId' | 'requestId' | 'toolName' | 'consent'>, request: ClientToolInvokeRequest, group: string, toolKey: string): CallRecord {
-    const caller = call.consent.caller.label;
-    return {
-      recordId: call.recordId,
-      requestId: call.requestId,
-      callId: request.callId,
-      ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),
-      toolName: call.toolName,
-      toolKey,
-      groupName: group,
-      arguments: request.arguments,
-      background: call.consent.background !== undefined,
-      ...(caller !== undefined ? { caller } : {}),
-      status: 'pending',
-    };
   }
 
   /** Changes the record; `emit` sends the change now (else it goes with the next one). */
@@ -614,33 +558,13 @@ export class Dispatcher implements Disposable {
   }
 
   private notePermission(call: Call, decision: ConsentDecision | BackgroundRefusal): void {
-    if (decision.kind === 'cancelled' || decision.kind === 'notAsked') return;
-    // Refused by the prompt barrage: nothing was shown, and the card says why.
-    if (decision.kind === 'refused') {
-      this.updateRecord(call, { permission: { decision: 'denied', via: decision.code === ErrorCode.PromptTooLarge ? 'promptTooLarge' : 'rateLimited' } });
-      return;
-    }
-    // Only a call let through by a remembered grant carries the grant's label on its card.
-    const grantLabel = decision.kind === 'allowed' && decision.via === 'remembered' ? decision.grant.label : undefined;
-    this.updateRecord(call, { permission: { decision: decision.kind, via: decision.via, ...(grantLabel !== undefined ? { grantLabel } : {}) } });
+    const permission = permissionOnRecord(decision);
+    if (permission) this.updateRecord(call, { permission });
   }
 
   private endRecord(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, durationMs: number): void {
     if (!call.record) return;
-    if (outcome === 'refused') {
-      call.record = refusedRecord(call.record, response);
-      this.emitRecord(call.record);
-      return;
-    }
-    const status = RECORD_STATUS[outcome];
-    call.record = {
-      ...call.record,
-      status,
-      durationMs,
-      ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
-      ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
-      ...(response.success ? { content: response.content } : {}),
-    };
+    call.record = outcome === 'refused' ? refusedRecord(call.record, response) : endedRecord(call.record, response, RECORD_STATUS[outcome], durationMs);
     this.emitRecord(call.record);
   }
 
@@ -651,31 +575,6 @@ export class Dispatcher implements Disposable {
 
 /** What a record names a request that could not be decoded far enough to read its tool's name. */
 const UNREADABLE_TOOL = '(unreadable request)';
-
-/** The record of a call refused before it ran: failed, `refused`, nothing run, no time spent. */
-function refusedRecord(record: Omit<CallRecord, 'status'>, response: ClientToolInvokeResponse): CallRecord {
-  return {
-    ...record,
-    status: 'failed',
-    refused: true,
-    durationMs: 0,
-    ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
-    ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
-  };
-}
-
-function withoutUndefined<T extends object>(change: T): Partial<T> {
-  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * A failed call's answer. The sentence goes in `content` as well as `errorMessage`: `content` is what
- * the model receives, and a backend that forwards it as it is would otherwise give the model nothing.
- */
-function errorResponse(requestId: string, code: ErrorCode, message: string): ClientToolInvokeResponse {
-  const sentence = clip(message);
-  return { type: 'clientToolInvokeResponse', requestId, success: false, content: [{ type: 'text', text: sentence }], errorCode: code, errorMessage: sentence };
-}
 
 function abortReason(call: Call): CodedError {
   return call.abortedBy ?? new CodedError(ErrorCode.Cancelled, 'the call was cancelled');
@@ -690,33 +589,3 @@ function signalOf(call: Call): AbortSignal {
   return call.controller.signal;
 }
 
-const ERRNO_CODES: Record<string, ErrorCode> = {
-  ENOENT: ErrorCode.NotFound,
-  ENOTDIR: ErrorCode.NotFound,
-  EISDIR: ErrorCode.IsDirectory,
-};
-
-/** A CodedError keeps its code; a Node errno error gets the nearest code; anything else is TOOL_FAILED. */
-function mapError(e: unknown): { code: ErrorCode; message: string } {
-  if (isCodedError(e)) return { code: e.code, message: e.message };
-  if (e instanceof Error) {
-    const errno = (e as NodeJS.ErrnoException).code;
-    const code = (errno !== undefined && ERRNO_CODES[errno]) || ErrorCode.ToolFailed;
-    return { code, message: e.message || e.name };
-  }
-  return { code: ErrorCode.ToolFailed, message: String(e) };
-}
-
-/** Bytes a result takes on the wire, near enough: binary bytes plus the JSON of everything else. */
-export function contentBytes(content: readonly ContentItem[]): number {
-  let n = 0;
-  for (const item of content) {
-    if (item.type === 'binary') n += item.bytes.byteLength + 200;
-    else n += Buffer.byteLength(JSON.stringify(item));
-  }
-  return n;
-}
-
-function clip(message: string): string {
-  return message.length > 10_000 ? `${message.slice(0, 9_990)}…` : message;
-}

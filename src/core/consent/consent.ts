@@ -12,15 +12,14 @@ import { silentLogger, type Logger } from '../../base/logger';
 import type { Disposable, Event } from '../../base/events';
 import type { Preparation } from '../tool';
 import { systemTimers, type Timers } from '../timers';
+import { ErrorCode } from '../../protocol';
+import type { BackgroundCallPolicy, CallPermission } from '../callRecord';
 import type { CallerLifetime } from './callerLifetime';
 import { consent, consentLines } from './consentText';
 import { PermissionGate, type PermissionDecision, type PermissionGateOptions, type PromptActivity } from './permissionGate';
 
-/**
- * What the calls outside a run the user started are subject to
- * (`clientTools.permissions.backgroundCalls`).
- */
-export type BackgroundCallPolicy = 'ask' | 'allow' | 'deny';
+/** What the calls outside a run the user started are subject to (`clientTools.permissions.backgroundCalls`). */
+export type { BackgroundCallPolicy };
 
 /**
  * Who carries a call: `backend` (the chat's backend, over the WebSocket), `mcp` (a program calling
@@ -249,6 +248,16 @@ function promptWords(call: CallConsent, ask: ConsentAsk): Preparation | undefine
   }
   if (mcpClient !== undefined) return { ...own, detail: consentLines([consent`Asked for through the editor's MCP server by ${mcpClient}.`, own?.detail], '\n\n') };
   return own;
+}
+
+/** What a call's record says of its consent; undefined when nothing was decided (not asked, withdrawn). */
+export function permissionOnRecord(decision: ConsentDecision | BackgroundRefusal): CallPermission | undefined {
+  if (decision.kind === 'cancelled' || decision.kind === 'notAsked') return undefined;
+  // Refused by the prompt barrage: nothing was shown, and the card says why.
+  if (decision.kind === 'refused') return { decision: 'denied', via: decision.code === ErrorCode.PromptTooLarge ? 'promptTooLarge' : 'rateLimited' };
+  // Only a call let through by a remembered grant carries the grant's label on its card.
+  const grantLabel = decision.kind === 'allowed' && decision.via === 'remembered' ? decision.grant.label : undefined;
+  return { decision: decision.kind, via: decision.via, ...(grantLabel !== undefined ? { grantLabel } : {}) };
 }
 
 /** An answer the user gave on a prompt (not a policy, a grant, a timeout or a withdrawal): what a second asker may take. */
