@@ -64,8 +64,9 @@ export interface ConsentAsk {
   /**
    * The action this question is about, in terms both of its askers can compute from its exact
    * arguments and its caller (for example the agent, the file and the digest of its new content).
-   * Askers with the same binding while it is being decided share that decision; the user's answer
-   * to it also answers the next asker with that binding within `bindingHoldMs`, once.
+   * The user's answer to the first asker of a binding stands in for the prompt of the askers that
+   * joined while it was decided, or else of the next asker within `bindingHoldMs`, once; each still
+   * meets its own policies and grants first.
    */
   binding?: string;
 }
@@ -91,6 +92,12 @@ export interface ConsentOptions extends PermissionGateOptions {
 /** How long the user's answer for a binding waits for its second asker, by default. */
 export const DEFAULT_BINDING_HOLD_MS = 60_000;
 
+/** A decision being made for a binding; `joined` once a second asker waits for it. */
+interface SharedDecision {
+  readonly decision: Promise<ConsentDecision>;
+  joined: boolean;
+}
+
 /** The user's answer for a binding, kept for its next asker. */
 interface HeldAnswer {
   decision: PermissionDecision;
@@ -105,7 +112,7 @@ export class Consent implements Disposable {
   private readonly timers: Timers;
   private readonly bindingHoldMs: number;
   /** Decisions being made for a binding, shared by every asker that names it. */
-  private readonly shared = new Map<string, Promise<ConsentDecision>>();
+  private readonly shared = new Map<string, SharedDecision>();
   /** The user's answers for bindings, each waiting for one more asker. */
   private readonly held = new Map<string, HeldAnswer>();
 
@@ -146,8 +153,13 @@ export class Consent implements Disposable {
     const pending = this.shared.get(binding);
     if (pending) {
       this.logger.info('consent shared with a decision being made for the same action', { requestId: ask.requestId, tool: ask.tool.name });
-      // The first asker withdrew (its decision is `cancelled`): one still waiting is asked on its own.
-      return untilAborted(pending, ask.signal).then((d) => (d.kind === 'cancelled' && !ask.signal.aborted ? this.decide(call, ask) : d));
+      pending.joined = true;
+      return untilAborted(pending.decision, ask.signal).then((d) => {
+        if (ask.signal.aborted) return { kind: 'cancelled' };
+        // The user's answer stands in for this asker's prompt, behind its own policies and grants;
+        // anything else (the first withdrew, its own policy or grant decided) and it is asked alone.
+        return isUsersAnswer(d) ? this.decideAlone(call, ask, d) : this.decide(call, ask);
+      });
     }
     const held = this.held.get(binding);
     if (held) {
@@ -155,13 +167,14 @@ export class Consent implements Disposable {
       this.timers.clearTimeout(held.timer);
       this.logger.info('consent answered by the user\'s answer for the same action', { requestId: ask.requestId, tool: ask.tool.name });
     }
-    const decision = this.decideAlone(call, ask, held?.decision);
-    this.shared.set(binding, decision);
-    void decision.then((d) => {
-      if (this.shared.get(binding) === decision) this.shared.delete(binding);
-      if (!held && isUsersAnswer(d)) this.hold(binding, d);
+    const shared: SharedDecision = { decision: this.decideAlone(call, ask, held?.decision), joined: false };
+    this.shared.set(binding, shared);
+    void shared.decision.then((d) => {
+      if (this.shared.get(binding) === shared) this.shared.delete(binding);
+      // Held for one later asker, unless it answered one already (a held answer, or an asker that joined).
+      if (!held && !shared.joined && isUsersAnswer(d)) this.hold(binding, d);
     });
-    return decision;
+    return shared.decision;
   }
 
   dispose(): void {

@@ -108,6 +108,24 @@ describe('Consent: the one decision of whether a call may run', () => {
     assert.equal((await late).kind, 'allowed');
   });
 
+  it('an asker that joined takes the user\'s answer behind its own Deny policy, and the answer is then not held for a third', async () => {
+    consent.gate.setToolPolicies({ get: (key) => (key === 'key:Denied' ? 'deny' : undefined) });
+    const first = consent.admit(USER).decide(ask('Gem Edit', { binding: 'b5' }));
+    const denied = consent.admit(USER).decide(ask('Denied', { binding: 'b5' }));
+    const joined = consent.admit(USER).decide(ask('OpenDiff', { binding: 'b5' }));
+    await delay(0);
+    assert.equal(presenter.shown.length, 1);
+    presenter.shown[0]?.answer('allow');
+    assert.deepEqual(await first, { kind: 'allowed', via: 'prompt' });
+    assert.deepEqual(await denied, { kind: 'denied', via: 'policy' });
+    assert.deepEqual(await joined, { kind: 'allowed', via: 'prompt' });
+    const third = consent.admit(USER).decide(ask('OpenDiff', { binding: 'b5' }));
+    await delay(0);
+    assert.equal(presenter.shown.length, 2, 'spent by the askers that joined');
+    presenter.shown[1]?.answer('deny');
+    await third;
+  });
+
   it('a held answer never overrides the second asker\'s own Deny policy, and a policy answer is never held', async () => {
     consent.gate.setToolPolicies({ get: (key) => (key === 'key:OpenDiff' ? 'deny' : key === 'key:Auto' ? 'allow' : undefined) });
     const first = consent.admit(USER).decide(ask('Gem Edit', { binding: 'b3' }));
