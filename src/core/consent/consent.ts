@@ -10,12 +10,12 @@
  */
 import { silentLogger, type Logger } from '../../base/logger';
 import type { Disposable, Event } from '../../base/events';
-import type { Preparation } from '../tool';
 import { systemTimers, type Timers } from '../timers';
 import { ErrorCode } from '../../protocol';
 import type { BackgroundCallPolicy, CallPermission } from '../callRecord';
 import type { CallerLifetime } from './callerLifetime';
-import { consent, consentLines } from './consentText';
+import type { GrantTarget } from './grants';
+import { consent, consentLines, type ConsentText } from './consentText';
 import { PermissionGate, type PermissionDecision, type PermissionGateOptions, type PromptActivity } from './permissionGate';
 
 /** What the calls outside a run the user started are subject to (`clientTools.permissions.backgroundCalls`). */
@@ -40,6 +40,25 @@ export interface Caller {
 
 /** A call of the backend within a run the user started: what a call without a named caller counts as. */
 export const USER_RUN_CALLER: Caller = { kind: 'backend', userRun: true };
+
+/** What `prepare` returns; tools add their own fields for `run`. */
+export interface Preparation {
+  /** The prompt's one line, naming the exact target; shown on one line whatever it holds. Defaults to "Allow <Tool>?". */
+  prompt?: string;
+  /** More text for the prompt, built with `consent` (src/core/consent/consentText.ts): values stay on one line each. */
+  detail?: ConsentText;
+  /**
+   * Ask even when the tool needs no permission, and never let a remembered grant
+   * answer it: the target is a protected path, a whole folder, or similar.
+   */
+  forcePrompt?: boolean;
+  /**
+   * The target the prompt names (see `grantTargetOf`): a remembered "allow" then covers this tool on
+   * this target (or its folder, if the user chose that) and nothing else. Without it a remembered
+   * "allow" covers every call of the tool, and its button says so.
+   */
+  grantTarget?: GrantTarget;
+}
 
 /** The tool as its local definition says; nothing from the request. */
 export interface ConsentTool {
