@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../base/events';
 import type { Logger } from '../base/logger';
-import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
+import type { CallRecord } from '../core/callRecord';
 import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
 import { McpCalls, type DispatcherFactory, type McpCallOptions } from '../core/mcpServer/mcpCalls';
 import type { McpListingMode } from '../core/mcpServer/mcpGroups';
@@ -35,8 +35,7 @@ export function newAgentMcpName(): string {
 
 export interface AgentMcpCore {
   readonly registry: ToolRegistry;
-  createDispatcher(options: Pick<DispatcherOptions, 'send' | 'caller' | 'background'>): Dispatcher;
-  readonly backgroundCallPolicy: BackgroundCallPolicy;
+  createDispatcher(options: Pick<DispatcherOptions, 'send'>): Dispatcher;
 }
 
 export interface AgentMcp extends Disposable {
@@ -47,10 +46,10 @@ export interface AgentMcp extends Disposable {
   readonly url: string;
 }
 
-/** MCP calls named after the agent, whatever name its MCP client gives itself. */
+/** MCP calls named after the agent, whatever name its MCP client gives itself, and the user's while its turn runs. */
 class AgentMcpCalls extends McpCalls {
-  constructor(createDispatcher: DispatcherFactory, private readonly agent: string) {
-    super(createDispatcher);
+  constructor(createDispatcher: DispatcherFactory, private readonly agent: string, userRun: () => boolean) {
+    super(createDispatcher, userRun, 'agent');
   }
 
   override call(toolName: string, args: Record<string, unknown>, options: McpCallOptions) {
@@ -59,8 +58,7 @@ class AgentMcpCalls extends McpCalls {
 }
 
 export async function startAgentMcp(core: AgentMcpCore, caller: AgentCaller, options: { serverVersion: string; logger: Logger; onRecord: (record: CallRecord) => void; listing?: McpListingMode }): Promise<AgentMcp> {
-  const background = () => (caller.isRunning() ? undefined : core.backgroundCallPolicy);
-  const calls = new AgentMcpCalls((o) => core.createDispatcher({ ...o, background }), caller.agent);
+  const calls = new AgentMcpCalls((o) => core.createDispatcher(o), caller.agent, () => caller.isRunning());
   const records = calls.onCallRecord(options.onRecord);
   const token = newMcpToken();
   let server: McpHttpServer;

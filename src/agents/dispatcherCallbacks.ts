@@ -1,6 +1,6 @@
 /**
  * Today's `AgentCallbacks`: each of the agent's requests is exactly the client tool call a backend
- * would make, run through the one permission gate and the same tools.
+ * would make, with the agent as its caller, decided by the one consent module and run by the same tools.
  * - `fs/read_text_file` is ReadFile (its path containment and protected-file prompt, its TOCTOU
  *   checks and read limit); a binary file is refused.
  * - `fs/write_text_file` is OpenDiff: the user reviews the proposal hunk by hunk and only what they
@@ -9,18 +9,18 @@
  * - `terminal/create` is RunInTerminal: the exact command line (arguments quoted for the shell)
  *   asked every time, its own terminal, its time limit. It answers once the command runs (or fails
  *   with the user's reason); output, exit, kill and release follow that call.
- * - `session/request_permission` asks the permission gate with a prompt built from the tool call
- *   (permissionPrompt.ts); an allow is answered with the agent's allow-once option, so the agent
- *   asks again next time and the gate keeps every decision (its remembered grants included). A
- *   request for a tool of the session's own editor MCP server (editorToolRequest.ts) is answered
- *   allow-once without a prompt: the call comes to the gate with its arguments, one decision.
+ * - `session/request_permission` is decided by the consent module with a prompt built from the tool
+ *   call (permissionPrompt.ts); an allow is answered with the agent's allow-once option, so the agent
+ *   asks again next time and the editor keeps every decision (its remembered grants included).
+ *   A request for a tool of the session's own editor MCP server (editorToolRequest.ts) is answered
+ *   allow-once without a prompt: the call comes to the consent module with its arguments, one decision.
  */
 import { randomUUID } from 'node:crypto';
 import { CodedError, ErrorCode, type ClientToolInvokeResponse, type ErrorCode as Code } from '../protocol';
 import type { Logger } from '../base/logger';
-import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
+import type { CallRecord } from '../core/callRecord';
 import type { WorkspaceInfo } from '../core/host';
-import type { PermissionDecision, PermissionGate } from '../core/consent/permissionGate';
+import type { BackgroundRefusal, Consent, ConsentDecision } from '../core/consent/consent';
 import type { AgentCallbacks, AgentCaller, AgentExitStatus, AgentPermissionOutcome, AgentPermissionRequest, AgentReadRequest, AgentTerminalOutput, AgentTerminalRequest, AgentWriteRequest } from './agentCallbacks';
 import { editorToolRequestOf } from './editorToolRequest';
 import { describePermission, type PromptWorkspace } from './permissionPrompt';
@@ -37,7 +37,7 @@ export const CALLBACK_LIMITS = {
 export interface DispatcherCallbacksOptions {
   caller: AgentCaller;
   runner: ToolRunner;
-  gate: PermissionGate;
+  consent: Consent;
   workspace: () => PromptWorkspace;
   logger: Logger;
   /** The name of the session's editor MCP server (agentMcp.ts): requests for its tools are the gate's on the call. */
@@ -80,15 +80,12 @@ export class DispatcherCallbacks implements AgentCallbacks {
       return { outcome: 'selected', optionId: once.optionId, note: EDITOR_DECIDES };
     }
     const prompt = await describePermission(this.options.caller.agent, toolCall, this.options.workspace());
-    const decision = await this.withSignal(signal, (s) => this.options.gate.check({
+    const { caller } = this.options;
+    const consent = this.options.consent.admit({ kind: 'agent', label: caller.agent, userRun: caller.isRunning() });
+    const decision = consent.refusal() ?? await this.withSignal(signal, (s) => consent.decide({
       requestId: `agent-permission-${randomUUID()}`,
-      toolKey: prompt.toolKey,
-      toolName: prompt.toolName,
-      groupName: prompt.groupName,
-      message: prompt.message,
-      detail: prompt.detail,
-      rememberable: prompt.rememberable,
-      ...(prompt.target ? { target: prompt.target } : {}),
+      tool: { key: prompt.toolKey, name: prompt.toolName, group: prompt.groupName, requiresPermission: true },
+      preparation: { prompt: prompt.message, detail: prompt.detail, forcePrompt: !prompt.rememberable, ...(prompt.target ? { grantTarget: prompt.target } : {}) },
       signal: s,
     }));
     this.options.logger.info('agent permission request decided', { agent: this.options.caller.agent, kind: toolCall.kind, decision: decision.kind });
@@ -218,16 +215,16 @@ export class DispatcherCallbacks implements AgentCallbacks {
   }
 }
 
-/** The agent's option for the gate's decision: allow-once only (never "always": the gate remembers), reject-once, or cancelled. */
-function outcomeFor(decision: PermissionDecision, request: AgentPermissionRequest): AgentPermissionOutcome {
+/** The agent's option for the consent decision: allow-once only (never "always": the gate remembers), reject-once, or cancelled. */
+function outcomeFor(decision: ConsentDecision | BackgroundRefusal, request: AgentPermissionRequest): AgentPermissionOutcome {
   const pick = (...kinds: string[]) => kinds.map((k) => request.options.find((o) => o.kind === k)).find((o) => o !== undefined);
   if (decision.kind === 'cancelled') return { outcome: 'cancelled' };
-  if (decision.kind === 'allowed') {
+  if (decision.kind === 'allowed' || decision.kind === 'notAsked') {
     const allow = pick('allow_once');
     if (allow) return { outcome: 'selected', optionId: allow.optionId };
   }
   const reject = pick('reject_once', 'reject_always');
-  const reason = decision.kind === 'denied' ? decision.reason : decision.kind === 'refused' ? decision.message : undefined;
+  const reason = decision.kind === 'denied' && decision.via !== 'backgroundCalls' ? decision.reason : decision.kind === 'refused' ? decision.message : undefined;
   if (!reject) return { outcome: 'cancelled' };
   return { outcome: 'selected', optionId: reject.optionId, ...(reason !== undefined ? { reason } : {}) };
 }
@@ -273,8 +270,7 @@ export function shellQuote(arg: string): string {
 /** What the callbacks need of the extension's core (`ClientCore` has it). */
 export interface CallbackCore {
   createDispatcher: RunnerDispatcherFactory;
-  readonly permissions: PermissionGate;
-  readonly backgroundCallPolicy: BackgroundCallPolicy;
+  readonly consent: Consent;
 }
 
 /**
@@ -284,12 +280,12 @@ export interface CallbackCore {
  */
 export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void, editorServer?: string): (caller: AgentCaller) => DispatcherCallbacks {
   return (caller) => {
-    const runner = new ToolRunner((options) => core.createDispatcher(options), caller.threadId, () => (caller.isRunning() ? undefined : core.backgroundCallPolicy), caller.agent);
-    runner.onCallRecord((record) => onRecord({ ...record, caller: caller.agent }));
+    const runner = new ToolRunner((options) => core.createDispatcher(options), caller);
+    runner.onCallRecord(onRecord);
     return new DispatcherCallbacks({
       caller,
       runner,
-      gate: core.permissions,
+      consent: core.consent,
       workspace: () => ({ folders: workspace.workspaceFolders(), protectedPatterns: workspace.protectedPatterns?.() ?? [] }),
       logger,
       ...(editorServer !== undefined ? { editorServer } : {}),

@@ -1,23 +1,26 @@
 /**
  * Runs the editor's own client tools (ReadFile, OpenDiff, RunInTerminal, …) by name for an agent,
- * through a dispatcher over the same registry, permission gate and host as the backend's calls
+ * through a dispatcher over the same registry, consent and host as the backend's calls
  * (`ClientCore.createDispatcher`): the same lookup, argument schema, `prepare` with the path rules,
- * prompt, TOCTOU checks, run-time and result caps, and call records for the chat's cards. A call
- * is the user's while the agent's turn runs, otherwise a background call under the user's policy.
+ * prompt, TOCTOU checks, run-time and result caps, and call records for the chat's cards. The
+ * caller of each call is the agent: the user's while its turn runs, otherwise a background call.
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientToolInvokeResponse, ClientToServer, ProgressStatus } from '../protocol';
 import type { Disposable, Event } from '../base/events';
-import type { BackgroundCallPolicy, CallRecord } from '../core/callRecord';
+import type { CallRecord } from '../core/callRecord';
 import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
+import type { AgentCaller } from './agentCallbacks';
 
-export type RunnerDispatcherFactory = (options: Pick<DispatcherOptions, 'send' | 'background' | 'caller'>) => Dispatcher;
+export type RunnerDispatcherFactory = (options: Pick<DispatcherOptions, 'send'>) => Dispatcher;
 
 export interface ToolRunOptions {
   /** Aborting cancels the call (an open prompt closes, a running command stops). */
   signal: AbortSignal;
   /** The dispatcher's progress: `running` once the user allowed the call (or it needed no prompt). */
   onProgress?: (status: ProgressStatus) => void;
+  /** The action the call is about when the agent asked permission for it too: one decision for both (`ConsentAsk.binding`). */
+  binding?: string;
 }
 
 interface Pending {
@@ -31,13 +34,9 @@ export class ToolRunner implements Disposable {
   /** The extension's record of every call it ran for the agent. */
   readonly onCallRecord: Event<CallRecord>;
 
-  /**
-   * @param threadId the chat thread the agent session serves (on every call's record)
-   * @param background undefined while the call belongs to a run the user started, else the policy
-   * @param agent the agent's name: its calls' prompts and cards say it asked
-   */
-  constructor(createDispatcher: RunnerDispatcherFactory, private readonly threadId: string, background: () => BackgroundCallPolicy | undefined, agent?: string) {
-    this.dispatcher = createDispatcher({ send: (message) => this.receive(message), background, ...(agent !== undefined ? { caller: () => agent } : {}) });
+  /** @param caller the agent, the chat thread its session serves (on every call's record), and whether its turn runs */
+  constructor(createDispatcher: RunnerDispatcherFactory, private readonly caller: AgentCaller) {
+    this.dispatcher = createDispatcher({ send: (message) => this.receive(message) });
     this.onCallRecord = this.dispatcher.onCallRecord;
   }
 
@@ -58,7 +57,11 @@ export class ToolRunner implements Disposable {
         },
       });
       options.signal.addEventListener('abort', onAbort, { once: true });
-      this.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args, threadId: this.threadId });
+      this.dispatcher.handleInvoke(
+        { type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args, threadId: this.caller.threadId },
+        { kind: 'agent', label: this.caller.agent, userRun: this.caller.isRunning() },
+        options.binding,
+      );
       if (options.signal.aborted) onAbort();
     });
   }

@@ -5,7 +5,7 @@
  * folder that another user owns or that group or others may write is refused, since whoever can
  * write there can plant or swap the file. A file left by a process that no longer runs is replaced;
  * anything else already at the path is an error that says what it is. Nothing here ever opens a
- * path in a way that can block: a FIFO at the path used to hang start-up in `open()`. A folder of
+ * path in a way that can block (a FIFO at the path would hang `open()`). A folder of
  * such files (one per window) is swept of the files whose writer no longer runs, so discovery never
  * offers a dead window.
  */

@@ -4,7 +4,7 @@
  * what it likes, but only the dispatcher knows what actually ran in the editor.
  */
 import { randomBytes } from 'node:crypto';
-import type { ContentItem } from '../protocol/types';
+import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ContentItem } from '../protocol/types';
 
 export type CallRecordStatus =
   | 'pending'
@@ -126,3 +126,63 @@ function plainCallerName(clientName: string | undefined): string {
   const plain = (clientName ?? '').normalize('NFKC').replace(/[^\p{L}\p{N} ._@()+-]/gu, '?').replace(/\s+/g, ' ').trim();
   return plain === '' ? 'unnamed client' : plain.length > MAX_CALLER_CHARS ? `${plain.slice(0, MAX_CALLER_CHARS - 1)}…` : plain;
 }
+
+/** A call's first record, as the request named it and with its caller. */
+export function pendingRecord(recordId: string, consent: { readonly caller: { readonly label?: string }; readonly background: unknown }, request: ClientToolInvokeRequest, group: string, toolKey: string): CallRecord {
+  const caller = consent.caller.label;
+  return {
+    recordId,
+    requestId: request.requestId,
+    callId: request.callId,
+    ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),
+    toolName: request.toolName,
+    toolKey,
+    groupName: group,
+    arguments: request.arguments,
+    background: consent.background !== undefined,
+    ...(caller !== undefined ? { caller } : {}),
+    status: 'pending',
+  };
+}
+
+/** The record of a call that ended with `response` after `durationMs`. */
+export function endedRecord(record: CallRecord, response: ClientToolInvokeResponse, status: CallRecordStatus, durationMs: number): CallRecord {
+  return {
+    ...record,
+    status,
+    durationMs,
+    ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
+    ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
+    ...(response.success ? { content: response.content } : {}),
+  };
+}
+
+/** The record of a call refused before it ran: failed, `refused`, nothing run, no time spent. */
+export function refusedRecord(record: Omit<CallRecord, 'status'>, response: ClientToolInvokeResponse): CallRecord {
+  return {
+    ...record,
+    status: 'failed',
+    refused: true,
+    durationMs: 0,
+    ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
+    ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
+  };
+}
+
+export function withoutUndefined<T extends object>(change: T): Partial<T> {
+  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** How a call ended, as the dispatcher logs it. */
+export type CallOutcome = 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled' | 'timedOut' | 'refused';
+
+/** How each outcome shows in the call's record. */
+export const RECORD_STATUS: Record<CallOutcome, CallRecordStatus> = {
+  succeeded: 'succeeded',
+  failed: 'failed',
+  refused: 'failed',
+  timedOut: 'failed',
+  denied: 'denied',
+  skipped: 'denied',
+  cancelled: 'cancelled',
+};

@@ -1,7 +1,8 @@
 /**
  * `ClientCore`: the one object `src/vscode` holds. It wires the connection, the registry, the
- * permission gate and the dispatcher, and forwards what the UI needs (state, welcome, run events,
- * tool group state, backend errors). It holds no policy of its own.
+ * consent module and the dispatcher, names the backend as the caller of each request it sends, and
+ * forwards what the UI needs (state, welcome, run events, tool group state, backend errors). It
+ * holds no policy of its own.
  */
 import {
   CodedError,
@@ -25,14 +26,16 @@ import {
 } from '../protocol';
 import { assertNever, isRunEvent } from '../protocol';
 import { CallerLifetime } from './consent/callerLifetime';
-import type { BackgroundCallPolicy, CallRecord } from './callRecord';
+import type { CallRecord } from './callRecord';
+import { Consent, type BackgroundCallPolicy, type Caller } from './consent/consent';
 import { Connection, type ConnectionOptions, type ConnectionState } from './connection';
 import { DEFAULT_DISPATCHER_LIMITS, Dispatcher, type DispatcherLimits, type DispatcherOptions } from './dispatcher';
 import { DisposableStore, Emitter, Relay, type Disposable, type Event } from '../base/events';
 import type { IdeHost } from './host';
 import { silentLogger, type Logger } from '../base/logger';
 import { folderUri } from './paths';
-import { PermissionGate, type BarragePolicy, type PermissionStore, type RememberScope } from './consent/permissionGate';
+import type { BarragePolicy, PermissionGate, PermissionStore, RememberScope } from './consent/permissionGate';
+import type { PromptPresenter } from './consent/presenter';
 import { ToolRegistry } from './registry';
 import { systemTimers, type Timers } from './timers';
 import { UserRuns } from './consent/userRuns';
@@ -57,6 +60,11 @@ export interface ClientCoreOptions {
   token: string;
   clientInfo: ClientInfo;
   host: IdeHost;
+  /**
+   * Shows permission prompts (the chat's card or the modal, chosen by whoever wires the core).
+   * Without one (a benchmark, a headless client) every prompt counts as dismissed: denied.
+   */
+  presenter?: PromptPresenter;
   logger?: Logger;
   limits?: Partial<ClientLimits>;
   connection?: Pick<ConnectionOptions, 'handshakeTimeoutMs' | 'heartbeatMs' | 'reconnect' | 'random' | 'maxBufferedBytes'>;
@@ -82,12 +90,16 @@ export interface ClientCoreOptions {
   timers?: Timers;
 }
 
+/** No one to ask: every prompt counts as dismissed (deny). */
+const DISMISS_EVERY_PROMPT: PromptPresenter = { consentSurface: () => 'modal', confirm: () => Promise.resolve(undefined) };
+
 /** The reference backend's session grace (PROTOCOL.md): how long a dropped session can be resumed. */
 export const DEFAULT_RESUME_WINDOW_MS = 5 * 60_000;
 
 export class ClientCore implements Disposable {
   readonly registry = new ToolRegistry();
-  readonly permissions: PermissionGate;
+  /** Decides every call's consent, whichever front door it came through (src/core/consent/). */
+  readonly consent: Consent;
   private readonly dispatcher: Dispatcher;
   private readonly logger: Logger;
   private readonly disposables = new DisposableStore();
@@ -103,7 +115,6 @@ export class ClientCore implements Disposable {
   private pendingHelloGroups: ToolGroupDefinition[] = [];
   private updateQueued = false;
   private readonly userRuns = new UserRuns();
-  private backgroundCalls: BackgroundCallPolicy;
   /** The backend session that carries the calls it sent (src/core/consent/callerLifetime.ts). */
   private sessionLifetime = new CallerLifetime();
   /** Set while the connection is down: ends the session's lifetime when the resume window passes. */
@@ -136,10 +147,10 @@ export class ClientCore implements Disposable {
     this.fallbackUrls = options.fallbackUrls ?? [];
     this.token = options.token;
     this.logger = options.logger ?? silentLogger;
-    this.backgroundCalls = options.permissions?.backgroundCalls ?? 'ask';
     const timers = options.timers ?? systemTimers;
-    this.permissions = new PermissionGate({
-      prompter: options.host,
+    this.consent = new Consent({
+      presenter: options.presenter ?? DISMISS_EVERY_PROMPT,
+      backgroundCalls: options.permissions?.backgroundCalls,
       store: options.permissions?.store,
       rememberScope: options.permissions?.rememberScope,
       promptTimeoutMs: options.permissions?.promptTimeoutMs,
@@ -151,20 +162,19 @@ export class ClientCore implements Disposable {
     });
     this.dispatcher = new Dispatcher({
       registry: this.registry,
-      gate: this.permissions,
+      consent: this.consent,
       host: options.host,
       send: (message, onSent) => this.connection?.send(message, onSent) ?? false,
       backlog: () => this.bufferedAmount,
       logger: this.logger,
       limits: { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits },
       timers,
-      background: (request) => (this.userRuns.isUserRun(request.threadId) ? undefined : this.backgroundCalls),
     });
     this.onCallRecord = this.dispatcher.onCallRecord;
     this.registry.setWorkspaceTrusted(options.host.isTrusted());
     this.disposables.add(this.registry.onDidChange(() => this.queueToolGroupUpdate()));
     this.disposables.add(this.registry);
-    this.disposables.add(this.permissions);
+    this.disposables.add(this.consent);
     this.disposables.add(this.dispatcher);
     for (const e of [this.stateRelay, this.welcomeRelay, this.runEventEmitter, this.groupStateEmitter, this.serverErrorEmitter, this.protocolErrorEmitter]) {
       this.disposables.add(e);
@@ -268,32 +278,29 @@ export class ClientCore implements Disposable {
     this.userRuns.userMessageSent(threadId);
   }
 
-  /** `clientTools.permissions.backgroundCalls` changed; applies to calls that arrive from now on. */
-  setBackgroundCalls(policy: BackgroundCallPolicy): void {
-    this.backgroundCalls = policy;
+  /** The remembered grants, the tool policies, the prompt barrage and the queue of prompts. */
+  get permissions(): PermissionGate {
+    return this.consent.gate;
   }
 
-  /** What calls outside a run the user started are subject to now. */
-  get backgroundCallPolicy(): BackgroundCallPolicy {
-    return this.backgroundCalls;
+  /** `clientTools.permissions.backgroundCalls` changed; applies to calls that arrive from now on. */
+  setBackgroundCalls(policy: BackgroundCallPolicy): void {
+    this.consent.setBackgroundCalls(policy);
   }
 
   /**
-   * Another dispatcher over this core's registry, permission gate and host (the MCP server's): the
-   * same checks and limits, a replay cache of its own, and every call a background call under the
-   * user's `backgroundCalls` policy (read at each call), since no chat run the user started asked for
-   * it, unless the caller says which of its calls belong to a run the user started (an ACP agent's
-   * calls during its chat turn).
+   * Another dispatcher over this core's registry, consent and host (the MCP server's, an ACP
+   * agent's): the same checks and limits and a replay cache of its own. Its front door names the
+   * caller of each call (`Dispatcher.handleInvoke`).
    */
-  createDispatcher(options: Pick<DispatcherOptions, 'send' | 'caller' | 'background'>): Dispatcher {
+  createDispatcher(options: Pick<DispatcherOptions, 'send'>): Dispatcher {
     return new Dispatcher({
       registry: this.registry,
-      gate: this.permissions,
+      consent: this.consent,
       host: this.options.host,
       logger: this.logger,
       limits: { ...DEFAULT_DISPATCHER_LIMITS, ...this.options.limits },
       timers: this.options.timers ?? systemTimers,
-      background: () => this.backgroundCalls,
       ...options,
     });
   }
@@ -476,7 +483,7 @@ export class ClientCore implements Disposable {
         // The connection hands the welcome to handleWelcome, never to this handler.
         return;
       case 'clientToolInvokeRequest':
-        this.dispatcher.handleInvoke(message, this.sessionLifetime);
+        this.dispatcher.handleInvoke(message, this.backendCaller(message.threadId));
         return;
       case 'clientToolCancel':
         this.dispatcher.handleCancel(message);
@@ -492,6 +499,11 @@ export class ClientCore implements Disposable {
       default:
         assertNever(message, 'message from the backend');
     }
+  }
+
+  /** The backend as the caller of a request on `threadId`: within the user's run or not, for as long as its session lasts. */
+  private backendCaller(threadId: string | undefined): Caller {
+    return { kind: 'backend', userRun: this.userRuns.isUserRun(threadId), lifetime: this.sessionLifetime };
   }
 
   /**

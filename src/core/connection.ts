@@ -1,30 +1,15 @@
 /**
  * The WebSocket connection to the agent backend: handshake, heartbeat, reconnect, resume.
  *
- * - `ws://` only for loopback hosts; anything else needs `wss://`. No redirects are followed,
- *   per-message deflate is off, incoming messages are capped at `maxMessageBytes`.
- * - The token travels in the `TOKEN_HEADER` header of the upgrade request, never in the URL.
- * - After the upgrade the client sends `hello` (built by the caller, so it carries the current tool
- *   groups) and waits for `welcome` within the handshake timeout.
- * - Heartbeat: a ping every `heartbeatMs`; a peer silent for more than 1.5 intervals (no pong, no
- *   message) is terminated at the next tick, i.e. within about two intervals.
- * - Reconnect: exponential backoff with jitter (first retry within `initialDelayMs`, at most
- *   `maxDelayMs`), `resumeSession` with the previous session id and `resumeSecret` with the secret
- *   its welcome carried (a backend resumes a session only for its secret); after `maxAttempts` failures in a
- *   row the state becomes `stopped` until `retry()`. A refused token (401), a refusal (403), a
- *   redirect and a protocol mismatch stop at once: retrying cannot fix them.
- * - Backpressure: a backend that stops reading while it keeps sending requests would make answers
- *   pile up in the socket. Past `maxBufferedBytes` waiting to be sent the connection is dropped as
- *   dead (the dispatcher keeps the answers it did not take and sends them on resume); below that,
- *   `bufferedAmount` lets the dispatcher refuse new calls first.
- * - Masking: RFC 6455 masks client frames so that a script in a browser cannot make its bytes look
- *   like HTTP to a proxy in between. This client is not a browser, and when the socket's peer
- *   address is loopback there is nothing in between: frames then carry a zero mask, which `ws`
- *   skips on both ends (XOR-ing every byte twice was two thirds of the time of a 1 MiB result).
- *   Any other peer gets random masks.
- * - Replicas: with `fallbackUrls`, every lost connection or failed attempt moves on to the next URL
- *   of the list (after `url`, round and round), carrying the same resume; a replica of the same
- *   backend that shares its state resumes the session (docs/BACKEND.md, "Failover").
+ * - `ws://` only to loopback, else `wss://`; no redirects, no per-message deflate, incoming messages
+ *   capped at `maxMessageBytes`; the token in the `TOKEN_HEADER` header, never the URL.
+ * - `hello` (built by the caller, with the current tool groups), then `welcome` within the timeout.
+ * - A peer silent for 1.5 heartbeat intervals is terminated; reconnects back off with jitter and
+ *   resume the session with its secret, through `fallbackUrls` in turn; after `maxAttempts` failures,
+ *   or at once for 401, 403, a redirect or a protocol mismatch, the state is `stopped` until `retry()`.
+ * - Past `maxBufferedBytes` unsent the connection is dropped as dead (answers are kept for the
+ *   resume); below it `bufferedAmount` lets the dispatcher refuse new calls first.
+ * - Frames to a loopback peer carry a zero mask (`unmaskedFramesSafe`); any other peer gets random ones.
  */
 import { randomFillSync } from 'node:crypto';
 import WebSocket from 'ws';

@@ -6,8 +6,8 @@
  * DUPLICATE_REQUEST; past the in-flight cap, or while more than `maxBacklogBytes` of answers wait
  * unread in the socket (the backend stopped reading), TOO_MANY_IN_FLIGHT; then the registry (UNKNOWN_TOOL,
  * TOOL_HIDDEN, TOOL_DISABLED / WORKSPACE_UNTRUSTED), the argument schema (INVALID_ARGUMENTS naming the
- * field), the tool's `prepare` (path checks, before any prompt), the permission gate (from the local
- * definition only), and finally `run`, with progress, cancellation, a run-time cap and a result-size
+ * field), the tool's `prepare` (path checks, before any prompt), the consent module's decision (from the
+ * local definition only), and finally `run`, with progress, cancellation, a run-time cap and a result-size
  * cap.
  *
  * Answers that cannot be sent because the socket is down are kept and sent again when the session
@@ -15,32 +15,31 @@
  */
 import {
   CodedError,
+  isCodedError,
   DEFAULT_LIMITS,
   ErrorCode,
-  isCodedError,
   Schemas,
   type ClientToolCancel,
   type ClientToolInvokeRequest,
   type ClientToolInvokeResponse,
   type ClientToolProgress,
   type ClientToServer,
-  type ContentItem,
   type DecodeError,
   type ProgressStatus,
 } from '../protocol';
-import type { CallerLifetime } from './consent/callerLifetime';
-import { isFinalStatus, isMcpCaller, newRecordId, oneLine, targetFromArguments, type BackgroundCallPolicy, type CallRecord, type CallRecordStatus } from './callRecord';
+import { endedRecord, isFinalStatus, newRecordId, oneLine, pendingRecord, refusedRecord, targetFromArguments, withoutUndefined, RECORD_STATUS, type CallOutcome as Outcome, type CallRecord } from './callRecord';
 import { Emitter, type Disposable, type Event } from '../base/events';
-import { consent, consentLines } from './consent/consentText';
-import type { EditableArgument, IdeHost } from './host';
+import { permissionOnRecord, USER_RUN_CALLER, type BackgroundRefusal, type CallConsent, type Caller, type Consent, type ConsentDecision } from './consent/consent';
+import type { IdeHost } from './host';
+import type { EditableArgument } from './consent/presenter';
 import { silentLogger, type Logger } from '../base/logger';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
-import type { PermissionDecision, PermissionGate } from './consent/permissionGate';
 import type { ToolRegistry } from './registry';
 import { ReplayCache, type ReplayLimits } from './replayCache';
 import { editableOf, editedArguments, editedPreparation, refusedEdit, withEditNote, type CallEdit } from './editedCall';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
 import { systemTimers, type Timers } from './timers';
+import { contentBytes, declinedResponse, errorResponse, mapError } from './toolAnswers';
 
 /** Sends a message; returns false when it could not be handed to an open socket. */
 export type SendFunction = (message: ClientToServer, onSent?: (error?: Error) => void) => boolean;
@@ -72,7 +71,8 @@ export const DEFAULT_DISPATCHER_LIMITS: DispatcherLimits = {
 
 export interface DispatcherOptions {
   registry: ToolRegistry;
-  gate: PermissionGate;
+  /** Decides whether each call may run and asks the user when it must (src/core/consent/). */
+  consent: Consent;
   host: IdeHost;
   send: SendFunction;
   logger?: Logger;
@@ -80,13 +80,6 @@ export interface DispatcherOptions {
   timers?: Timers;
   /** Bytes sent but not yet taken by the backend (the socket's `bufferedAmount`); 0 when unknown. */
   backlog?: () => number;
-  /**
-   * Whether a request arrives outside any run the user started, and if so what such calls are
-   * subject to; undefined for a call within a user's run. Without it every call counts as the user's.
-   */
-  background?: (request: ClientToolInvokeRequest) => BackgroundCallPolicy | undefined;
-  /** Who sent the request when it was not the backend (see `callerLabel`); shown on its card and its prompt. */
-  caller?: (request: ClientToolInvokeRequest) => string | undefined;
 }
 
 /**
@@ -95,8 +88,6 @@ export interface DispatcherOptions {
  */
 const TOOL_RESULT = Schemas.Messages.ClientToolInvokeResponse.pick({ content: true, augmentation: true });
 
-/** Outcome names used in logs. */
-type Outcome = 'succeeded' | 'failed' | 'denied' | 'skipped' | 'cancelled' | 'timedOut' | 'refused';
 
 interface Call {
   requestId: string;
@@ -117,26 +108,13 @@ interface Call {
   status: ProgressStatus | undefined;
   ticker: unknown;
   runTimer: unknown;
-  /** The policy this call is subject to when it came outside a user's run. */
-  background: BackgroundCallPolicy | undefined;
+  /** Who carries it and what it is subject to (src/core/consent/consent.ts), fixed when it arrived. */
+  consent: CallConsent;
   /** The chat's record of the call; made once the tool and its arguments are known to be valid. */
   record: CallRecord | undefined;
-  /** Who sent it, when not the backend. */
-  caller: string | undefined;
   /** Stops listening for the end of the caller's lifetime. */
   detachCaller: Disposable | undefined;
 }
-
-/** How each log outcome shows in the call's record. */
-const RECORD_STATUS: Record<Outcome, CallRecordStatus> = {
-  succeeded: 'succeeded',
-  failed: 'failed',
-  refused: 'failed',
-  timedOut: 'failed',
-  denied: 'denied',
-  skipped: 'denied',
-  cancelled: 'cancelled',
-};
 
 export class Dispatcher implements Disposable {
   private readonly limits: DispatcherLimits;
@@ -186,10 +164,13 @@ export class Dispatcher implements Disposable {
   }
 
   /**
-   * Runs a request. `lifetime`: how long whoever carries it is there (src/core/consent/callerLifetime.ts);
-   * when it ends, the call is cancelled (an open prompt closes, an Allow clicked later runs nothing).
+   * Runs a request for `caller`: who carries it, whether a run the user started does, and how long
+   * it is there (when its lifetime ends the call is cancelled: an open prompt closes, an Allow
+   * clicked later runs nothing). Without one, a call of the backend within the user's run.
+   * `binding`: the action the call is about, when its caller asks about the same one elsewhere
+   * (`ConsentAsk.binding`): the user answers both once.
    */
-  handleInvoke(request: ClientToolInvokeRequest, lifetime?: CallerLifetime): void {
+  handleInvoke(request: ClientToolInvokeRequest, caller: Caller = USER_RUN_CALLER, binding?: string): void {
     const id = request.requestId;
     const stored = this.replays.lookup(id);
     if (stored?.kind === 'answer') {
@@ -211,13 +192,13 @@ export class Dispatcher implements Disposable {
     }
     if (this.calls.size >= this.limits.maxInFlight) {
       this.logger.warn('too many calls in flight; refused', { requestId: id, tool: request.toolName, inFlight: this.calls.size });
-      this.refuseNow(request, errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
+      this.refuseNow(request, caller, errorResponse(id, ErrorCode.TooManyInFlight, `${this.calls.size} client tool calls are running already (limit ${this.limits.maxInFlight}); retry later`));
       return;
     }
     const backlog = this.options.backlog?.() ?? 0;
     if (backlog > this.limits.maxBacklogBytes) {
       this.logger.warn('the backend is not reading its answers; refused', { requestId: id, tool: request.toolName, backlogBytes: backlog });
-      this.refuseNow(request, errorResponse(id, ErrorCode.TooManyInFlight, `the backend is not reading: ${backlog} bytes of answers wait to be sent (limit ${this.limits.maxBacklogBytes}); retry later`));
+      this.refuseNow(request, caller, errorResponse(id, ErrorCode.TooManyInFlight, `the backend is not reading: ${backlog} bytes of answers wait to be sent (limit ${this.limits.maxBacklogBytes}); retry later`));
       return;
     }
     const call: Call = {
@@ -232,13 +213,12 @@ export class Dispatcher implements Disposable {
       status: undefined,
       ticker: undefined,
       runTimer: undefined,
-      background: this.options.background?.(request),
+      consent: this.options.consent.admit(caller, binding),
       record: undefined,
-      caller: this.options.caller?.(request),
       detachCaller: undefined,
     };
     this.calls.set(id, call);
-    if (lifetime) call.detachCaller = lifetime.onEnd((reason) => this.abortCall(call, reason.code, reason.message));
+    if (caller.lifetime) call.detachCaller = caller.lifetime.onEnd((reason) => this.abortCall(call, reason.code, reason.message));
     if (call.ended) {
       this.calls.delete(id);
       return;
@@ -339,63 +319,60 @@ export class Dispatcher implements Disposable {
     if (!found.ok) {
       // Recorded as the request named it; the record is emitted once, when the call ends.
       const known = this.options.registry.get(request.toolName);
-      call.record = this.pendingRecord(call, request, known?.group ?? '', known?.key ?? request.toolName);
+      call.record = pendingRecord(call.recordId, call.consent, request, known?.group ?? '', known?.key ?? request.toolName);
       return { response: errorResponse(id, found.code, found.message), outcome: 'refused' };
     }
     const { tool, group, key } = found.entry;
 
     const invalid = this.options.registry.validateArguments(tool.name, request.arguments);
     if (invalid !== undefined) {
-      call.record = this.pendingRecord(call, request, group, key);
+      call.record = pendingRecord(call.recordId, call.consent, request, group, key);
       return { response: errorResponse(id, ErrorCode.InvalidArguments, invalid), outcome: 'refused' };
     }
 
     let args = request.arguments;
     this.startRecord(call, request, group, key);
-    if (call.background === 'deny') {
-      this.updateRecord(call, { permission: { decision: 'denied', via: 'backgroundCalls' } });
+    const offBeforehand = call.consent.refusal();
+    if (offBeforehand) {
+      this.notePermission(call, offBeforehand);
       const message = `background calls are off: no chat run you started is in progress, and clientTools.permissions.backgroundCalls is "deny"; ${tool.name} was not run`;
       return { response: errorResponse(id, ErrorCode.PermissionDenied, message), outcome: 'denied' };
     }
 
     const ctx = this.createContext(call);
-    let ownPreparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
-    this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
-    // A background call under `ask` is asked like a protected target: always a prompt that says
-    // where the request comes from, never answered by a remembered choice.
-    const prepared = this.askedPreparation(call, tool, ownPreparation);
+    let preparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
+    this.updateRecord(call, { target: preparation?.prompt !== undefined ? oneLine(preparation.prompt) : targetFromArguments(args) });
 
-    // The local definition and the preparation decide; nothing in `request` is consulted here.
-    const mustAsk = tool.requiresPermission || prepared?.forcePrompt === true;
-    if (mustAsk) {
-      let decision = await this.askPermission(call, request, tool, group, key, prepared, editableOf(tool, args));
-      if (decision.kind === 'edited') {
-        // The user's value is a new call: validated, prepared and asked about again; only that runs.
-        const edit: CallEdit = { argument: tool.editableArgument!, proposed: String(args[tool.editableArgument!]), ran: decision.value };
-        args = editedArguments(args, edit);
-        this.updateRecord(call, { arguments: args, edited: edit }, true);
-        const invalid = this.options.registry.validateArguments(tool.name, args);
-        if (invalid !== undefined) throw refusedEdit(edit, new CodedError(ErrorCode.InvalidArguments, invalid));
-        ownPreparation = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)).catch((e: unknown) => { throw isCodedError(e) ? refusedEdit(edit, e) : e; }) : undefined;
-        this.updateRecord(call, { target: ownPreparation?.prompt !== undefined ? oneLine(ownPreparation.prompt) : targetFromArguments(args) });
-        decision = await this.askPermission(call, request, tool, group, key, this.askedPreparation(call, tool, editedPreparation(tool, ownPreparation, edit)), undefined);
-        // Not editable a second time: an `edited` here cannot come; were it to, it allows nothing.
-        if (decision.kind === 'edited') decision = { kind: 'denied', via: 'user' };
-      }
-      this.notePermission(call, decision);
-      if (decision.kind === 'cancelled') throw abortReason(call);
-      if (decision.kind === 'denied' && decision.via === 'policy') {
-        return { response: errorResponse(id, ErrorCode.PermissionDenied, `the user set ${tool.name} to Deny in the Tool Groups view; it was not run`), outcome: 'denied' };
-      }
-      if (decision.kind === 'denied') return this.declined(call, tool, decision.via === 'timeout', decision.reason);
-      if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
+    let decision = await this.decideConsent(call, request, tool, group, key, preparation, editableOf(tool, args));
+    if (decision.kind === 'edited') {
+      // The user's value is a new call: validated, prepared and asked about again; only that runs.
+      const edit: CallEdit = { argument: tool.editableArgument!, proposed: String(args[tool.editableArgument!]), ran: decision.value };
+      args = editedArguments(args, edit);
+      this.updateRecord(call, { arguments: args, edited: edit }, true);
+      const invalidEdit = this.options.registry.validateArguments(tool.name, args);
+      if (invalidEdit !== undefined) throw refusedEdit(edit, new CodedError(ErrorCode.InvalidArguments, invalidEdit));
+      preparation = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)).catch((e: unknown) => { throw isCodedError(e) ? refusedEdit(edit, e) : e; }) : undefined;
+      this.updateRecord(call, { target: preparation?.prompt !== undefined ? oneLine(preparation.prompt) : targetFromArguments(args) });
+      decision = await this.decideConsent(call, request, tool, group, key, editedPreparation(tool, preparation, edit), undefined);
+      // Not editable a second time: an `edited` here cannot come; were it to, it allows nothing.
+      if (decision.kind === 'edited') decision = { kind: 'denied', via: 'user' };
+    }
+    this.notePermission(call, decision);
+    const asked = decision.kind !== 'notAsked';
+    if (decision.kind === 'cancelled') throw abortReason(call);
+    if (decision.kind === 'denied' && decision.via === 'policy') {
+      return { response: errorResponse(id, ErrorCode.PermissionDenied, `the user set ${tool.name} to Deny in the Tool Groups view; it was not run`), outcome: 'denied' };
+    }
+    if (decision.kind === 'denied') return declinedResponse(id, tool, decision.via === 'timeout', decision.reason);
+    if (decision.kind === 'refused') return { response: errorResponse(id, decision.code, decision.message), outcome: 'refused' };
+    if (decision.kind === 'allowed') {
       ctx.grant();
       const grant = decision.via === 'remembered' ? decision.grant.label : decision.via === 'prompt' ? decision.remembered?.label : undefined;
       this.logger.info('permission granted', { requestId: id, tool: tool.name, via: decision.via, ...(grant !== undefined ? { grant } : {}) });
     }
     if (call.abortedBy) throw call.abortedBy;
 
-    if (mustAsk) {
+    if (asked) {
       this.setStatus(call, 'running');
     } else {
       // Without a prompt, `running` only tells the backend what it knows already; a tool that
@@ -405,7 +382,7 @@ export class Dispatcher implements Disposable {
     call.runTimer = this.timers.setTimeout(() => {
       this.abortCall(call, ErrorCode.Timeout, `${tool.name} did not finish within ${Math.round(this.limits.maxRunMs / 1000)} s`);
     }, this.limits.maxRunMs);
-    const result = await this.raceAbort(call, tool.run(args, ctx.context, ownPreparation));
+    const result = await this.raceAbort(call, tool.run(args, ctx.context, preparation));
     const { checked, bytes } = this.checkResult(tool, result);
     if (checked.augmentation) {
       // The model will see these changes; keep the local view in step so a shown tool can be called.
@@ -425,52 +402,20 @@ export class Dispatcher implements Disposable {
     };
   }
 
-  /** The preparation the prompt is built from: the tool's own, said to be a background call's or an MCP client's. */
-  private askedPreparation(call: Call, tool: ClientTool, own: Preparation | undefined): Preparation | undefined {
-    if (call.background === 'ask') return backgroundPreparation(tool, own, call.caller);
-    return call.caller !== undefined ? callerPreparation(own, call.caller) : own;
-  }
-
-  private askPermission(call: Call, request: ClientToolInvokeRequest, tool: ClientTool, group: string, key: string, prepared: Preparation | undefined, editable: EditableArgument | undefined): Promise<PermissionDecision> {
-    return this.options.gate.check({
+  /** The consent module's decision for this call, with the tool's editable argument when the prompt may offer Edit. */
+  private decideConsent(call: Call, request: ClientToolInvokeRequest, tool: ClientTool, group: string, key: string, preparation: Preparation | undefined, editable: EditableArgument | undefined): Promise<ConsentDecision> {
+    return call.consent.decide({
       requestId: call.requestId,
-      toolKey: key,
-      toolName: tool.name,
-      groupName: group,
-      message: prepared?.prompt ?? `Allow ${tool.name}?`,
-      ...(prepared?.detail !== undefined ? { detail: prepared.detail } : {}),
-      ...(request.description !== undefined ? { backendDescription: request.description } : {}),
-      rememberable: prepared?.forcePrompt !== true,
-      ...(prepared?.grantTarget ? { target: prepared.grantTarget } : {}),
+      tool: { key, name: tool.name, group, requiresPermission: tool.requiresPermission === true },
+      preparation,
+      ...(request.description !== undefined ? { description: request.description } : {}),
       ...(editable ? { editable } : {}),
-      signal: signalOf(call),
+      // Made only when a question is asked: most calls never need a signal.
+      get signal() {
+        return signalOf(call);
+      },
       onWaiting: () => this.setStatus(call, 'awaiting-permission'),
     });
-  }
-
-  /**
-   * A denied (or dismissed, or timed-out) prompt. `reject` answers success:false PERMISSION_DENIED.
-   * `skip` answers success:true with a text saying the user skipped the call, plus errorCode SKIPPED:
-   * a skip is the user's choice, not a failure, so the run goes on and the model is told plainly that
-   * nothing happened; the code lets the backend record the outcome as `skipped`.
-   */
-  private declined(call: Call, tool: ClientTool, timedOut: boolean, reason?: string): { response: ClientToolInvokeResponse; outcome: Outcome } {
-    const why = timedOut ? 'did not answer the permission prompt in time' : 'declined';
-    // The user's own words, so the model need not guess why (quoted: they are the user's, not ours).
-    const said = reason !== undefined ? `; the user's reason: "${reason}"` : '';
-    if (tool.declineStrategy === 'skip') {
-      return {
-        response: {
-          type: 'clientToolInvokeResponse',
-          requestId: call.requestId,
-          success: true,
-          content: [{ type: 'text', text: `The user ${why} and skipped this call to ${tool.name}; nothing was done${said}. Continue without it.` }],
-          errorCode: ErrorCode.Skipped,
-        },
-        outcome: 'skipped',
-      };
-    }
-    return { response: errorResponse(call.requestId, ErrorCode.PermissionDenied, `the user ${why} to run ${tool.name}${said}`), outcome: 'denied' };
   }
 
   private checkResult(tool: ClientTool, result: ToolResult): { checked: ToolResult; bytes: number } {
@@ -586,11 +531,10 @@ export class Dispatcher implements Disposable {
   }
 
   /** A quick refusal of a new call (the in-flight cap): answered and recorded, never run. */
-  private refuseNow(request: ClientToolInvokeRequest, response: ClientToolInvokeResponse): void {
+  private refuseNow(request: ClientToolInvokeRequest, caller: Caller, response: ClientToolInvokeResponse): void {
     this.sendNow(response);
-    const caller = this.options.caller?.(request);
     const known = this.options.registry.get(request.toolName);
-    const record = this.pendingRecord({ recordId: newRecordId(), requestId: request.requestId, toolName: request.toolName, background: this.options.background?.(request), caller }, request, known?.group ?? '', known?.key ?? request.toolName);
+    const record = pendingRecord(newRecordId(), this.options.consent.admit(caller), request, known?.group ?? '', known?.key ?? request.toolName);
     this.emitRecord(refusedRecord(record, response));
   }
 
@@ -625,24 +569,8 @@ export class Dispatcher implements Disposable {
   // ── the call's record ──────────────────────────────────────────────
 
   private startRecord(call: Call, request: ClientToolInvokeRequest, group: string, toolKey: string): void {
-    call.record = this.pendingRecord(call, request, group, toolKey);
+    call.record = pendingRecord(call.recordId, call.consent, request, group, toolKey);
     this.emitRecord(call.record);
-  }
-
-  private pendingRecord(call: Pick<Call, 'recordId' | 'requestId' | 'toolName' | 'background' | 'caller'>, request: ClientToolInvokeRequest, group: string, toolKey: string): CallRecord {
-    return {
-      recordId: call.recordId,
-      requestId: call.requestId,
-      callId: request.callId,
-      ...(request.threadId !== undefined ? { threadId: request.threadId } : {}),
-      toolName: call.toolName,
-      toolKey,
-      groupName: group,
-      arguments: request.arguments,
-      background: call.background !== undefined,
-      ...(call.caller !== undefined ? { caller: call.caller } : {}),
-      status: 'pending',
-    };
   }
 
   /** Changes the record; `emit` sends the change now (else it goes with the next one). */
@@ -652,34 +580,14 @@ export class Dispatcher implements Disposable {
     if (emit) this.emitRecord(call.record);
   }
 
-  private notePermission(call: Call, decision: PermissionDecision): void {
-    if (decision.kind === 'cancelled' || decision.kind === 'edited') return;
-    // Refused by the prompt barrage: nothing was shown, and the card says why.
-    if (decision.kind === 'refused') {
-      this.updateRecord(call, { permission: { decision: 'denied', via: decision.code === ErrorCode.PromptTooLarge ? 'promptTooLarge' : 'rateLimited' } });
-      return;
-    }
-    // Only a call let through by a remembered grant carries the grant's label on its card.
-    const grantLabel = decision.kind === 'allowed' && decision.via === 'remembered' ? decision.grant.label : undefined;
-    this.updateRecord(call, { permission: { decision: decision.kind, via: decision.via, ...(grantLabel !== undefined ? { grantLabel } : {}) } });
+  private notePermission(call: Call, decision: ConsentDecision | BackgroundRefusal): void {
+    const permission = permissionOnRecord(decision);
+    if (permission) this.updateRecord(call, { permission });
   }
 
   private endRecord(call: Call, response: ClientToolInvokeResponse, outcome: Outcome, durationMs: number): void {
     if (!call.record) return;
-    if (outcome === 'refused') {
-      call.record = refusedRecord(call.record, response);
-      this.emitRecord(call.record);
-      return;
-    }
-    const status = RECORD_STATUS[outcome];
-    call.record = {
-      ...call.record,
-      status,
-      durationMs,
-      ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
-      ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
-      ...(response.success ? { content: response.content } : {}),
-    };
+    call.record = outcome === 'refused' ? refusedRecord(call.record, response) : endedRecord(call.record, response, RECORD_STATUS[outcome], durationMs);
     this.emitRecord(call.record);
   }
 
@@ -690,53 +598,6 @@ export class Dispatcher implements Disposable {
 
 /** What a record names a request that could not be decoded far enough to read its tool's name. */
 const UNREADABLE_TOOL = '(unreadable request)';
-
-/** The record of a call refused before it ran: failed, `refused`, nothing run, no time spent. */
-function refusedRecord(record: Omit<CallRecord, 'status'>, response: ClientToolInvokeResponse): CallRecord {
-  return {
-    ...record,
-    status: 'failed',
-    refused: true,
-    durationMs: 0,
-    ...(response.errorCode !== undefined ? { errorCode: response.errorCode } : {}),
-    ...(response.errorMessage !== undefined ? { errorMessage: response.errorMessage } : {}),
-  };
-}
-
-/** The preparation a background call is asked with: forced, and saying it is a background request. */
-function backgroundPreparation(tool: ClientTool, own: Preparation | undefined, caller?: string): Preparation {
-  const line = own?.prompt ?? `Allow ${tool.name}?`;
-  const why = caller === undefined
-    ? consent`The agent backend asked for this while no chat run you started is in progress (a background call).`
-    : isMcpCaller(caller)
-      ? consent`An agent outside this window's chat asked for this through the editor's MCP server (${caller}).`
-      : consent`${caller}, the agent of a conversation in this chat, asked for this while no turn you started is running (a background call).`;
-  return {
-    ...own,
-    prompt: `${caller !== undefined ? `${caller} request` : 'Background request'}: ${line}`,
-    detail: consentLines([why, own?.detail], '\n\n'),
-    forcePrompt: true,
-  };
-}
-
-/** A prompt for a call from an MCP client or an agent of the chat (not a background call): the tool's own, saying who asked. */
-function callerPreparation(own: Preparation | undefined, caller: string): Preparation {
-  const who = isMcpCaller(caller) ? consent`Asked for through the editor's MCP server by ${caller}.` : consent`Asked for by ${caller}, the agent of this conversation.`;
-  return { ...own, detail: consentLines([who, own?.detail], '\n\n') };
-}
-
-function withoutUndefined<T extends object>(change: T): Partial<T> {
-  return Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * A failed call's answer. The sentence goes in `content` as well as `errorMessage`: `content` is what
- * the model receives, and a backend that forwards it as it is would otherwise give the model nothing.
- */
-function errorResponse(requestId: string, code: ErrorCode, message: string): ClientToolInvokeResponse {
-  const sentence = clip(message);
-  return { type: 'clientToolInvokeResponse', requestId, success: false, content: [{ type: 'text', text: sentence }], errorCode: code, errorMessage: sentence };
-}
 
 function abortReason(call: Call): CodedError {
   return call.abortedBy ?? new CodedError(ErrorCode.Cancelled, 'the call was cancelled');
@@ -751,33 +612,3 @@ function signalOf(call: Call): AbortSignal {
   return call.controller.signal;
 }
 
-const ERRNO_CODES: Record<string, ErrorCode> = {
-  ENOENT: ErrorCode.NotFound,
-  ENOTDIR: ErrorCode.NotFound,
-  EISDIR: ErrorCode.IsDirectory,
-};
-
-/** A CodedError keeps its code; a Node errno error gets the nearest code; anything else is TOOL_FAILED. */
-function mapError(e: unknown): { code: ErrorCode; message: string } {
-  if (isCodedError(e)) return { code: e.code, message: e.message };
-  if (e instanceof Error) {
-    const errno = (e as NodeJS.ErrnoException).code;
-    const code = (errno !== undefined && ERRNO_CODES[errno]) || ErrorCode.ToolFailed;
-    return { code, message: e.message || e.name };
-  }
-  return { code: ErrorCode.ToolFailed, message: String(e) };
-}
-
-/** Bytes a result takes on the wire, near enough: binary bytes plus the JSON of everything else. */
-export function contentBytes(content: readonly ContentItem[]): number {
-  let n = 0;
-  for (const item of content) {
-    if (item.type === 'binary') n += item.bytes.byteLength + 200;
-    else n += Buffer.byteLength(JSON.stringify(item));
-  }
-  return n;
-}
-
-function clip(message: string): string {
-  return message.length > 10_000 ? `${message.slice(0, 9_990)}…` : message;
-}

@@ -10,7 +10,7 @@
 import { CodedError, type ClientToolInvokeResponse } from '../protocol';
 import { MAX_EDITED_VALUE } from '../protocol/webview';
 import { consent, consentLines, consentValue } from './consent/consentText';
-import type { EditableArgument } from './host';
+import type { EditableArgument } from './consent/presenter';
 import type { ClientTool, Preparation } from './tool';
 
 /** What the user changed: the argument, the agent's value and the user's. */

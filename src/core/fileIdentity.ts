@@ -1,22 +1,13 @@
 /**
- * Consent bound to the object the user saw, checked again at the moment of I/O.
- *
- * `resolveWorkspacePath` proves a path is inside the workspace before the prompt; the approved
- * action runs later, through APIs that follow symbolic links in every component. If the file or a
- * folder on its path is swapped for a link while the prompt (or a diff review) is open, the same
- * path then leads somewhere else. So `bindTarget` records what the user approved: the real path,
- * the identity (device + inode) of every folder from the workspace folder's real root down, and
- * the file's own identity (device + inode, size, mtime) plus, for edits and diffs, a SHA-256 of the
- * text the user reviewed. `verifyTarget`, called right before the I/O, walks the same components
- * again with `lstat` (which follows no link), and refuses with TARGET_CHANGED when any of them is a
- * link now, is missing, or is another object than before.
- *
- * Residual race (documented in README Security): the host's own I/O (VS Code's file service, or
- * Node's `fs`) still opens the path by name, following links, and Node has no `openat`/`unlinkat`.
- * A swap that lands in the microseconds between the last `lstat` and that call is not seen by the
- * check before; reads are therefore checked again afterwards (a read whose target changed
- * meanwhile is discarded), and writes and deletes run straight after the check with no await on
- * anything else in between.
+ * Consent bound to the object the user saw, checked again at the moment of I/O. A path proven inside
+ * the workspace before the prompt can lead elsewhere by the time the approved action runs (a file or
+ * folder on it swapped for a link). `bindTarget` records what the user approved: the real path, the
+ * device and inode of every folder from the workspace folder's real root down, the file's identity
+ * (device, inode, size, mtime) and, for edits and diffs, a SHA-256 of the text reviewed.
+ * `verifyTarget`, right before the I/O, walks the components again with `lstat` and refuses with
+ * TARGET_CHANGED when any is now a link, missing or another object. The residual race (the host
+ * opens the path by name, Node has no `openat`) is in README's Security section: reads are checked
+ * again afterwards, writes and deletes run straight after the check.
  */
 import { createHash } from 'node:crypto';
 import { lstat, realpath } from 'node:fs/promises';

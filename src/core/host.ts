@@ -14,7 +14,6 @@
  * - Methods that touch files reject with a Node-style error carrying `code` (`ENOENT`, `EISDIR`, …)
  *   or with a `CodedError`; the dispatcher maps both to protocol error codes.
  */
-import type { ConsentSurface, FittedConsent } from './consent/consentText';
 import type { UnrenderedLine } from './renderLimit';
 import type { LanguageToolsHost, SearchToolsHost, SourceControlToolsHost, TasksToolsHost } from './intelligenceHost';
 
@@ -75,66 +74,6 @@ export interface FileStat {
   kind: 'file' | 'directory' | 'other';
   /** Size in bytes (0 for folders). */
   size: number;
-}
-
-/**
- * `allowSession` remembers this tool on this target, `allowFolder` on the target's folder (each as its
- * button said); `denyAll` denies every prompt from this backend for a while; `disconnect` also ends
- * the connection; `edit` sends the user's own value for the prompt's editable argument, which is
- * checked and asked about again before anything runs (src/core/editedCall.ts).
- */
-export type PermissionAnswer = 'allow' | 'allowSession' | 'allowFolder' | 'deny' | 'denyAll' | 'disconnect' | 'edit';
-
-/** Most characters of a user's reason for a Deny that reach the model. */
-export const MAX_DENY_REASON_CHARS = 500;
-
-/** An answer with the user's own words: a Deny's optional reason, which the model reads in the tool result. */
-export interface PermissionReply {
-  answer: PermissionAnswer;
-  reason?: string;
-  /** With `edit` only: the user's value for the prompt's `editable` argument. */
-  edited?: string;
-}
-
-/** A button beyond Deny and Allow, with text written by the permission gate to say exactly what it does. */
-export interface PermissionChoice {
-  answer: Exclude<PermissionAnswer, 'allow' | 'deny'>;
-  label: string;
-}
-
-/**
- * What a permission prompt shows. Built by the permission gate from the tool's local definition,
- * through src/core/consent/consentText.ts: `message` and `detail` are the texts exactly as shown (values on
- * one line, invisible characters spelled out), measured to fit `surface` in full.
- */
-export interface PermissionPrompt extends FittedConsent {
-  /** Minted by the gate for this prompt alone, never the backend's request id: an answer in the chat names it. */
-  promptId: string;
-  /** SHA-256 of what the prompt shows (`approvalDigestInput`): an answer in the chat carries the digest of the text its card showed. */
-  digest: string;
-  requestId: string;
-  toolName: string;
-  groupName: string;
-  /** Whether to offer "Allow for this session"; false when the choice must not be remembered. */
-  offerAllowSession: boolean;
-  /**
-   * The buttons after Deny and Allow, in order: the remembered grants on offer (their labels say the
-   * tool, the target or folder, and where it is remembered), then, after repeated denials, "Deny All
-   * from This Backend for N Minutes" and "Disconnect". Labels are whole and on one line, invisible
-   * characters spelled out (a label too long to show is not offered); still plain text to sanitise.
-   */
-  choices: PermissionChoice[];
-  /**
-   * The one argument the user may change before allowing (RunInTerminal's command, a single-target
-   * tool's path), with the value the agent proposed; offered only with an `edit` choice.
-   */
-  editable?: EditableArgument;
-}
-
-/** An argument a prompt lets the user edit: its name and the agent's proposed value, verbatim. */
-export interface EditableArgument {
-  argument: string;
-  value: string;
 }
 
 export interface FindFilesOptions {
@@ -281,18 +220,6 @@ export interface QuestionCall {
   readonly signal: AbortSignal;
 }
 
-/** The permission gate's part: the prompt. */
-export interface PermissionHost {
-  /** Where the next prompt will be shown (the gate measures its text for it); the modal when absent. */
-  consentSurface?(): ConsentSurface;
-  /**
-   * Asks the user to allow a tool call. Resolves undefined when the prompt was dismissed. When
-   * `signal` aborts (the call was cancelled or the prompt timed out) the host closes the prompt and
-   * resolves undefined. A prompt that lets the user say why (the chat card) resolves a `PermissionReply`.
-   */
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined>;
-}
-
 /**
  * What every built-in tool may use, whatever its group: the workspace, a stat to refuse a missing
  * target before any prompt, and a notification (src/tools/support/boundTarget.ts tells the user
@@ -380,8 +307,8 @@ export interface TerminalToolsHost extends ToolHost {
 }
 
 /**
- * The whole host: the permission prompt and every built-in group's part. The extension
- * (src/vscode/host/ideHost.ts) and the test fake implement it; each tool's context is typed with its
- * group's part only (src/tools/support/toolGroup.ts).
+ * The whole host: every built-in group's part. The extension (src/vscode/host/ideHost.ts) and the
+ * test fake implement it; each tool's context is typed with its group's part only
+ * (src/tools/support/toolGroup.ts). Permission prompts are not the host's: src/core/consent/.
  */
-export interface IdeHost extends PermissionHost, IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost, LanguageToolsHost, SourceControlToolsHost, TasksToolsHost {}
+export interface IdeHost extends IdeToolsHost, WorkspaceToolsHost, EditorToolsHost, TerminalToolsHost, SearchToolsHost, LanguageToolsHost, SourceControlToolsHost, TasksToolsHost {}

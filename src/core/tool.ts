@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import type { Augmentation, ContentItem, DeclineStrategy } from '../protocol';
-import type { ConsentText } from './consent/consentText';
+import type { Preparation } from './consent/consent';
 import type { GrantTarget } from './consent/grants';
 import type { IdeHost } from './host';
 import type { ResolvedPath } from './paths';
@@ -40,24 +40,8 @@ export interface ToolContext<H = IdeHost> {
   readonly permissionGranted: boolean;
 }
 
-/** What `prepare` returns; tools add their own fields for `run`. */
-export interface Preparation {
-  /** The prompt's one line, naming the exact target; shown on one line whatever it holds. Defaults to "Allow <Tool>?". */
-  prompt?: string;
-  /** More text for the prompt, built with `consent` (src/core/consent/consentText.ts): values stay on one line each. */
-  detail?: ConsentText;
-  /**
-   * Ask even when the tool needs no permission, and never let a remembered grant
-   * answer it: the target is a protected path, a whole folder, or similar.
-   */
-  forcePrompt?: boolean;
-  /**
-   * The target the prompt names (see `grantTargetOf`): a remembered "allow" then covers this tool on
-   * this target (or its folder, if the user chose that) and nothing else. Without it a remembered
-   * "allow" covers every call of the tool, and its button says so.
-   */
-  grantTarget?: GrantTarget;
-}
+/** What `prepare` returns (src/core/consent/consent.ts, where the consent module reads it). */
+export type { Preparation };
 
 /**
  * The grant target for a resolved path: the path itself, and its folder as the wider scope unless

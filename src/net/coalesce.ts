@@ -1,26 +1,9 @@
 /**
- * Write coalescing for a WebSocket's underlying stream.
- *
- * `ws` writes every frame with its own system call. When many answers are produced in one turn of
- * the event loop (a burst of requests read from one TCP segment, each answered by a quick tool),
- * those calls dominate: the profile of 64 calls in flight showed `writev` at 47 % of the time.
- * Corking the socket at the first frame of a turn and uncorking it once the turn's promise
- * callbacks have run sends them together, without delaying a lone frame past its own turn.
- *
- * Node only (it uses `process.nextTick`); shared by the extension's connection (`src/core/`) and the
- * backend's server (`src/backend/`), so it lives outside both, and outside `src/protocol/`, which the
- * browser webview bundles.
- *
- * Corked bytes count in `ws`'s `bufferedAmount` like any other unsent bytes, until the turn ends.
- * Without corking the kernel would have taken some of them at once, so the limits that read it (the
- * connection's maximum buffered bytes, the dispatcher's backlog; megabytes, both covered by the
- * T-FLOOD tests) see at most one socket send buffer more, and only within the turn.
- *
- * A frame sent in the same turn as `terminate()` is lost with the socket, where without corking it
- * would have reached the kernel. Both ends terminate only a peer they are giving up on (missed
- * heartbeats, a peer that stopped reading, a protocol violation); the extension's unsent answers
- * then fail their send callbacks and are kept for the resume, and a clean close (`close()`) sends
- * its close frame after the turn's frames, in order.
+ * Write coalescing for a WebSocket's underlying stream: the first frame of an event-loop turn corks
+ * the socket and the end of the turn uncorks it, so a burst of answers (many quick calls read from
+ * one TCP segment) leaves in one system call instead of one each, while a lone frame is not delayed
+ * past its own turn. Node only (`process.nextTick`); shared by the extension's connection and the
+ * backend's server, so it lives outside both, and outside src/protocol/, which the webview bundles.
  */
 export interface Corkable {
   cork(): void;
@@ -29,7 +12,15 @@ export interface Corkable {
 
 const corkers = new WeakMap<object, () => void>();
 
-/** From now on, frames sent on `ws` in one turn leave together through `stream`, its socket. */
+/**
+ * From now on, frames sent on `ws` in one turn leave together through `stream`, its socket.
+ *
+ * Corked bytes count in `ws`'s `bufferedAmount` until the turn ends, so the limits that read it (the
+ * connection's maximum buffered bytes, the dispatcher's backlog) see at most one socket send buffer
+ * more, within the turn. A frame sent in the same turn as `terminate()` is lost with the socket;
+ * both ends terminate only a peer they are giving up on (the extension keeps its unsent answers for
+ * the resume), and `close()` sends its close frame after the turn's frames, in order.
+ */
 export function coalesceWrites(ws: object, stream: Corkable): void {
   let corked = false;
   const flush = (): void => {

@@ -9,10 +9,12 @@ import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
 import { registerExternalGroup } from './toolGroups/extensionGroups';
 import { AgentsHost } from './agents/agentsHost';
-import { ChatPrompts } from './prompts/chatPrompts';
+import { ChatPromptPresenter } from './prompts/chatPrompts';
+import { ModalPromptPresenter } from './prompts/modalPrompts';
+import { PromptStyleSwitch } from './prompts/promptStyle';
 import { ChatViewProvider, type SteerRequest } from './chat/chatView';
 import { showReviewsInChat } from './reviews/reviewBridge';
-import { affectsConnection, readBackendFallbackUrls, readConfig } from './settings/config';
+import { affectsConnection, readBackendFallbackUrls, readConfig, readPromptStyle } from './settings/config';
 import { EditorContextPusher } from './chat/editorContext';
 import { EmbeddedBackend } from './backendProcess/embeddedBackend';
 import { ContextKeys, SecretKeys, Views } from './ids';
@@ -58,7 +60,9 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly modelEndpoint = new ModelEndpointCheck();
   readonly chat: ChatViewProvider;
   /** Permission prompts shown in the chat (`promptStyle: chat`). */
-  readonly chatPrompts: ChatPrompts;
+  readonly chatPrompts: ChatPromptPresenter;
+  /** The presenter of every permission prompt: the chat's card or the modal, by `promptStyle`. */
+  readonly prompts: PromptStyleSwitch;
   /** Allow / Ask / Deny per tool, set in the Tool Groups view. */
   readonly toolPolicies: ToolPolicyStore;
   readonly threads: ChatThreads;
@@ -78,14 +82,15 @@ export class ClientToolsContext implements vscode.Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     const config = readConfig();
     this.chat = ChatViewProvider.register(extension.extensionUri, this.log);
-    this.chatPrompts = new ChatPrompts(this.chat, this.log);
-    this.host.chatPrompts = this.chatPrompts;
+    this.chatPrompts = new ChatPromptPresenter(this.chat, this.log);
+    this.prompts = new PromptStyleSwitch({ chat: this.chatPrompts, modal: new ModalPromptPresenter() }, readPromptStyle);
     const pkg = extension.extension.packageJSON as { version?: string };
     this.core = new ClientCore({
       url: '',
       token: '',
       clientInfo: { name: 'client-tools-vscode', version: pkg.version ?? '0.0.0', ide: `${vscode.env.appName} ${vscode.version}`, pid: process.pid },
       host: this.host,
+      presenter: this.prompts,
       logger: channelLogger(this.log),
       limits: { ...config.limits },
       connection: { reconnect: { maxAttempts: config.reconnect.maxAttempts, maxDelayMs: config.reconnect.maxDelaySeconds * 1000 } },
@@ -113,7 +118,7 @@ export class ClientToolsContext implements vscode.Disposable {
       ...(adoptId !== undefined ? { adoptId } : {}),
     });
     this.disposables.push(
-      this.log, this.statusBar, this.host, this.toolGroups, this.chat, this.threads,
+      this.log, this.statusBar, this.host, this.prompts, this.toolGroups, this.chat, this.threads,
       ...registerBuiltinGroups(this.core.registry),
       new LmToolsBridge(this.core.registry, this.log),
       new EditorContextPusher(this.core, this.host),
@@ -130,7 +135,7 @@ export class ClientToolsContext implements vscode.Disposable {
       }),
       this.core.registry.onDidChange(() => this.toolGroups.setDefinitions(this.core.registry.allDefinitions())),
       this.core.permissions.onDidChangeActivity((a) => this.chat.setAwaitingInput(a.open > 0)),
-      this.host.onDidChangePrompt((p) => (p.open ? this.statusBar.permissionPromptOpened() : this.statusBar.permissionPromptClosed())),
+      this.prompts.onDidChangePrompt((p) => (p.open ? this.statusBar.permissionPromptOpened() : this.statusBar.permissionPromptClosed())),
       this.chat.onDidSend(({ text, context }) => this.send(text, context, false)),
       this.chat.onDidRetry((text) => this.send(text, undefined, false)),
       this.chat.onDidStop(() => this.stopRun()),

@@ -242,7 +242,7 @@ describe('rogue agent: the ACP client', () => {
     const planted = path.join(ws.folders[0]?.path as string, 'planted-agent');
     writeFileSync(planted, `#!/bin/sh\ntouch '${marker}'\n`);
     chmodSync(planted, 0o755);
-    const core = new ClientCore({ url: '', token: '', clientInfo: { name: 't', version: '1', ide: 'Fake' }, host: ws.host });
+    const core = new ClientCore({ url: '', token: '', clientInfo: { name: 't', version: '1', ide: 'Fake' }, host: ws.host, presenter: ws.host });
     let stored: unknown;
     const chats = new AgentChats({
       core,

@@ -5,7 +5,7 @@
  * old prompt from its saved state, or a card keyed by the request id keeps the old call's text.
  *
  * Real `ClientCore` and permission gate, fake host on real temporary folders, the scripted backend on
- * real sockets; the chat's side is the extension's own ledger of open prompts (src/core/consent/shownPrompt.ts,
+ * real sockets; the chat's side is the extension's own ledger of the prompt shown (src/core/consent/shownPrompt.ts,
  * what src/vscode/prompts/chatPrompts.ts puts on screen) and the webview's own reducer (src/webview/state.ts)
  * fed the host's messages through the webview message schema, as src/vscode/chat/chatView.ts posts them.
  * What the card looks like on screen is test/e2e/approval-identity.e2e.test.ts's.
@@ -14,8 +14,8 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { CallRecord } from '../../src/core/callRecord';
-import type { PermissionPrompt } from '../../src/core/host';
-import { chatApprovalOf, OpenPrompts } from '../../src/core/consent/shownPrompt';
+import type { PermissionPrompt } from '../../src/core/consent/presenter';
+import { chatApprovalOf, ShownPrompt } from '../../src/core/consent/shownPrompt';
 import { ErrorCode } from '../../src/protocol';
 import { approvalDigestInput, HostToWebview, type ChatApproval } from '../../src/protocol/webview';
 import { toChatCallRecord } from '../../src/vscode/chat/chatBridge';
@@ -67,23 +67,23 @@ class ChatView {
 
 describe('rogue backend: a click answers exactly the prompt and card it showed', () => {
   let rig: CoreRig;
-  let ledger: OpenPrompts;
+  let ledger: ShownPrompt;
   let view: ChatView;
   const records: CallRecord[] = [];
 
   beforeEach(async () => {
     rig = await CoreRig.start({ files: { 'harmless.txt': 'old notes', 'important.docx': 'the thesis' } });
-    ledger = new OpenPrompts();
+    ledger = new ShownPrompt();
     view = new ChatView();
     records.length = 0;
     // Prompts in the chat, as VsCodeIdeHost does with promptStyle `chat`.
     rig.host.surface = 'chat';
     rig.host.confirm = (prompt: PermissionPrompt, signal: AbortSignal) => {
       rig.host.prompts.push(prompt);
-      return ledger.add(prompt, signal);
+      return ledger.show(prompt, signal);
     };
     ledger.onDidChange(() => {
-      const first = ledger.first();
+      const first = ledger.current;
       view.post({ type: 'approval', prompt: first ? chatApprovalOf(first) : null });
     });
     rig.core.onCallRecord((r) => {
@@ -114,9 +114,9 @@ describe('rogue backend: a click answers exactly the prompt and card it showed',
     const saved = view.hide();
 
     await newSession();
-    await until(() => ledger.size === 0, 'the old session\'s prompt closed');
+    await until(() => !ledger.isOpen, 'the old session\'s prompt closed');
     const second = rig.backend.startCall('DeleteFile', { path: 'important.docx' }, { requestId: 'x' });
-    await until(() => ledger.size === 1, 'the new prompt');
+    await until(() => ledger.isOpen, 'the new prompt');
 
     // The view comes back from what it saved: no prompt of its own, then the one that is open.
     assert.equal(restoreState(saved).approval, null, 'a saved prompt was restored');
@@ -150,7 +150,7 @@ describe('rogue backend: a click answers exactly the prompt and card it showed',
     assert.equal(ledger.answer(shown.promptId, altered, 'allow'), 'digest-mismatch');
     assert.equal(ledger.answer(shown.promptId, digest, 'denyAll'), 'not-offered');
     assert.equal(existsSync(rig.file('harmless.txt')), true);
-    assert.equal(ledger.size, 1, 'the prompt stays open for a real answer');
+    assert.equal(ledger.isOpen, true, 'the prompt stays open for a real answer');
     assert.equal(ledger.answer(shown.promptId, digest, 'deny', 'keep it'), 'accepted');
     assertRefused(await call.response, ErrorCode.PermissionDenied);
     assert.equal(ledger.answer(shown.promptId, digest, 'allow'), 'not-open', 'answered already');
@@ -163,9 +163,9 @@ describe('rogue backend: a click answers exactly the prompt and card it showed',
     await newSession();
     // While the chat is hidden, the new call's prompt is open; the host's queue of records is lost.
     const saved = view.hide();
-    rig.host.confirm = (prompt: PermissionPrompt, signal: AbortSignal) => (rig.host.prompts.push(prompt), ledger.add(prompt, signal));
+    rig.host.confirm = (prompt: PermissionPrompt, signal: AbortSignal) => (rig.host.prompts.push(prompt), ledger.show(prompt, signal));
     const call = rig.backend.startCall('DeleteFile', { path: 'important.docx' }, { requestId: 'z' });
-    await until(() => ledger.size === 1, 'the new prompt');
+    await until(() => ledger.isOpen, 'the new prompt');
     const open = records.filter((r) => r.status === 'awaiting-permission').map((r) => r.recordId).slice(-1);
     view.show(saved, open);
     view.post({ type: 'callRecord', record: toChatCallRecord(records.at(-1)!, (b) => Buffer.from(b).toString('base64')) });
@@ -185,7 +185,7 @@ describe('rogue backend: a click answers exactly the prompt and card it showed',
     const [before, now] = synced.items.filter((i): i is ToolItem => i.kind === 'tool');
     assert.equal(before.status, 'cancelled');
     assert.equal(now.status, 'awaiting-permission');
-    ledger.clear();
+    ledger.close(undefined);
     await call.response;
   });
 
@@ -194,15 +194,15 @@ describe('rogue backend: a click answers exactly the prompt and card it showed',
     const h = new DispatchHarness({ host: rig.host, group: ide.group, tools: ide.tools });
     try {
       h.invoke('DeleteFile', { path: 'harmless.txt' }, 'w');
-      await until(() => ledger.size === 1, 'the old session\'s prompt');
-      const old = ledger.first()!;
+      await until(() => ledger.isOpen, 'the old session\'s prompt');
+      const old = ledger.current!;
       // The welcome of a new session and the request after it, handled in one turn (one TCP read).
       h.dispatcher.onNewSession();
       h.invoke('DeleteFile', { path: 'important.docx' }, 'w');
       assert.deepEqual(h.responses('w').map((r) => r.errorCode), [], 'the new call was refused');
-      await until(() => ledger.first()?.message.startsWith('Delete important.docx') === true, 'the new call\'s prompt');
-      const fresh = ledger.first()!;
-      assert.equal(ledger.size, 1, 'the old session\'s prompt closed');
+      await until(() => ledger.current?.message.startsWith('Delete important.docx') === true, 'the new call\'s prompt');
+      const fresh = ledger.current!;
+      assert.equal(ledger.isOpen, true, 'the old session\'s prompt closed');
       assert.notEqual(fresh.promptId, old.promptId);
       assert.equal(ledger.answer(fresh.promptId, fresh.digest, 'allow'), 'accepted');
       const answer = await h.response('w');

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import type { PermissionAnswer, PermissionReply, PermissionPrompt } from '../../src/core/host';
+import type { PermissionAnswer, PermissionReply, PermissionPrompt } from '../../src/core/consent/presenter';
 import type { RunEvent } from '../../src/protocol';
 import { SupervisedProcess } from '../../src/tools/terminal/processSupervisor';
 import { AGENT_NAME, startAcpHarness, type AcpHarness } from '../support/agents/acp-harness';

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import type { PermissionPrompt } from '../../src/core/host';
+import type { PermissionPrompt } from '../../src/core/consent/presenter';
 import type { RunEvent } from '../../src/protocol';
 import { AGENT_NAME, startAcpHarness, type AcpHarness } from '../support/agents/acp-harness';
 import { launchAgent, type AgentLaunch } from '../support/agents/agent-launch';

@@ -105,6 +105,7 @@ describe('failover: SIGKILLs of the replica holding the session (real Redis, thr
       token: TOKEN,
       clientInfo: { name: 'cluster-test', version: '0', ide: 'none' },
       host,
+      presenter: host,
       preExpanded: ['IDE'],
       permissions: { barrage: { maxPromptsPerMinute: 1_000_000 }, backgroundCalls: 'allow' },
       connection: { reconnect: { initialDelayMs: 100, maxDelayMs: 1_000, maxAttempts: 1_000 }, heartbeatMs: 2_000 },

@@ -1,12 +1,14 @@
 /**
- * Runs tools through a real Dispatcher + ToolRegistry + PermissionGate without a socket: sent
- * messages are collected, and `call()` resolves with the answer to one request.
+ * Runs tools through a real Dispatcher + ToolRegistry + consent (and its permission gate) without a
+ * socket: sent messages are collected, and `call()` resolves with the answer to one request.
  */
-import type { ClientToolInvokeResponse, ClientToolProgress, ClientToServer } from '../../src/protocol';
-import { Dispatcher, type DispatcherLimits, type DispatcherOptions } from '../../src/core/dispatcher';
+import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ClientToServer } from '../../src/protocol';
+import { Dispatcher, type DispatcherLimits } from '../../src/core/dispatcher';
 import type { IdeHost } from '../../src/core/host';
 import type { LogFields, Logger } from '../../src/base/logger';
-import { PermissionGate, type PermissionGateOptions } from '../../src/core/consent/permissionGate';
+import { Consent, type BackgroundCallPolicy } from '../../src/core/consent/consent';
+import type { PermissionGate, PermissionGateOptions } from '../../src/core/consent/permissionGate';
+import type { PromptPresenter } from '../../src/core/consent/presenter';
 import { ToolRegistry, type ToolGroupSpec } from '../../src/core/registry';
 import type { ClientTool } from '../../src/core/tool';
 
@@ -34,37 +36,44 @@ export class RecordingLogger implements Logger {
 }
 
 export interface HarnessOptions {
-  host: IdeHost;
+  /** The host; it shows the prompts too unless `presenter` says otherwise. */
+  host: IdeHost & PromptPresenter;
   group?: ToolGroupSpec;
   tools: readonly ClientTool[];
   limits?: Partial<DispatcherLimits>;
-  gate?: Partial<Omit<PermissionGateOptions, 'prompter'>>;
-  /** Which requests come outside a user's run (see DispatcherOptions.background). */
-  background?: DispatcherOptions['background'];
+  gate?: Partial<Omit<PermissionGateOptions, 'presenter'>>;
+  /**
+   * Which requests come outside a user's run, and under which `backgroundCalls` policy: undefined
+   * for a call of the user's run (the backend as the caller either way).
+   */
+  background?: (request: ClientToolInvokeRequest) => BackgroundCallPolicy | undefined;
 }
 
 export class DispatchHarness {
   readonly sent: ClientToServer[] = [];
   readonly registry = new ToolRegistry();
+  readonly consent: Consent;
   readonly gate: PermissionGate;
   readonly dispatcher: Dispatcher;
   readonly logger = new RecordingLogger();
   /** When false, `send` refuses like a closed socket. */
   connected = true;
   private waiters: { id: string; resolve: (r: ClientToolInvokeResponse) => void }[] = [];
+  private readonly background: HarnessOptions['background'];
   private nextId = 1;
 
   constructor(options: HarnessOptions) {
     const group = options.group ?? { name: options.tools[0]?.group ?? 'Test', description: 'test tools' };
     this.registry.register(group, options.tools);
-    this.gate = new PermissionGate({ prompter: options.host, logger: this.logger, ...options.gate });
+    this.consent = new Consent({ presenter: options.host, logger: this.logger, ...options.gate });
+    this.gate = this.consent.gate;
+    this.background = options.background;
     this.dispatcher = new Dispatcher({
       registry: this.registry,
-      gate: this.gate,
+      consent: this.consent,
       host: options.host,
       logger: this.logger,
       limits: options.limits,
-      ...(options.background ? { background: options.background } : {}),
       send: (message, onSent) => {
         if (!this.connected) return false;
         this.sent.push(message);
@@ -80,7 +89,10 @@ export class DispatchHarness {
 
   /** Sends a request to the dispatcher; returns its id. */
   invoke(toolName: string, args: Record<string, unknown>, requestId = `r${this.nextId++}`): string {
-    this.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `c-${requestId}`, arguments: args });
+    const request: ClientToolInvokeRequest = { type: 'clientToolInvokeRequest', requestId, toolName, callId: `c-${requestId}`, arguments: args };
+    const policy = this.background?.(request);
+    if (policy !== undefined) this.consent.setBackgroundCalls(policy);
+    this.dispatcher.handleInvoke(request, { kind: 'backend', userRun: policy === undefined });
     return requestId;
   }
 
@@ -108,7 +120,7 @@ export class DispatchHarness {
 
   dispose(): void {
     this.dispatcher.dispose();
-    this.gate.dispose();
+    this.consent.dispose();
     this.registry.dispose();
   }
 }

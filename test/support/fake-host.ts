@@ -28,10 +28,7 @@ import type {
   QuestionCall,
   OpenedFile,
   OpenFileOptions,
-  PermissionAnswer,
   OpenEditorInfo,
-  PermissionPrompt,
-  PermissionReply,
   RunCommandRequest,
   RunCommandResult,
   SaveOutcome,
@@ -48,6 +45,7 @@ import type {
   WorkspaceFolder,
 } from '../../src/core/host';
 import type { ConsentSurface } from '../../src/core/consent/consentText';
+import type { PermissionAnswer, PermissionPrompt, PermissionReply, PromptPresenter } from '../../src/core/consent/presenter';
 import { FakeCatalog } from './fake-catalog';
 import { FakeGit } from './fake-git';
 import { FakeLanguage } from './fake-language';
@@ -67,7 +65,7 @@ type PromptHandler = (prompt: PermissionPrompt, signal: AbortSignal) => Promise<
 
 const LANGUAGES: Record<string, string> = { '.ts': 'typescript', '.js': 'javascript', '.json': 'json', '.md': 'markdown', '.py': 'python', '.txt': 'plaintext' };
 
-export class FakeHost implements IdeHost {
+export class FakeHost implements IdeHost, PromptPresenter {
   folders: WorkspaceFolder[];
   trusted = true;
   /** What `clientTools.permissions.protectedPatterns` holds in the user's settings. */

@@ -75,6 +75,7 @@ export async function startMcpHarness(options: { backgroundCalls?: BackgroundCal
     token: '',
     clientInfo: { name: 'test', version: '1.0.0', ide: 'Fake IDE' },
     host: ws.host,
+    presenter: ws.host,
     logger,
     limits: { progressIntervalMs: 200 },
     permissions: { backgroundCalls: options.backgroundCalls ?? 'ask' },

@@ -1,36 +1,23 @@
 /**
- * The permission gate: asks the user before a tool runs, one prompt at a time.
+ * The permission gate: the one queue of prompts. It answers from the user's policies and remembered
+ * grants when they may answer, refuses a barrage (promptBarrage.ts), and otherwise shows one prompt
+ * at a time through the presenter the extension wired in. Dismissing a prompt, a presenter error and
+ * the prompt timeout all count as deny; a cancelled call closes its open prompt.
  *
- * Whether to ask is decided by the caller from the tool's local definition (and its preparation:
- * protected paths force a prompt); nothing in a request reaches this module except the request id
- * and its `description`, which the prompt shows as the backend's words, after the extension's own
- * lines, and which decides nothing.
- * Answers: allow (this call), allowSession (remember this tool on this target), allowFolder (this
- * tool on the target's folder), deny, denyAll, disconnect, and edit (in the chat, for a call with an
- * editable argument: the user's value comes back as an `edited` decision, never as an allow; the
- * dispatcher checks the edited call and asks about it again, src/core/editedCall.ts). Dismissing the prompt, a host error, and
- * the prompt timeout all count as deny. A cancelled call closes its open prompt.
- *
- * Remembered grants (grants.ts) are bound to the target the tool's `prepare` resolved and say so on
- * their button; they live for the window (surviving a new backend session, as the button says) or,
- * with `rememberScope: workspace`, in the store. A barrage of prompts is cut short (promptBarrage.ts):
- * refused with PROMPT_RATE_LIMITED beyond a rate, or while the user denies all.
- *
- * Prompts are serialised: a second call waits in a queue until the first prompt is answered, so two
- * deletes never ask at once and answers cannot be clicked on the wrong prompt.
- *
- * The prompt's text is built here, whole, through src/core/consent/consentText.ts (the line saying which tool
- * asks, the tool's own lines, the backend's words) and measured for the surface the prompter shows it
- * on; a text that does not fit in full is refused with PROMPT_TOO_LARGE before anything is shown.
- * Each prompt shown gets an id of its own and a digest of its text, which an answer in the chat must
- * name (src/vscode/prompts/chatPrompts.ts, src/core/consent/shownPrompt.ts).
+ * Whether to ask is decided by the consent module (consent.ts) from the tool's local definition; the
+ * gate only builds the prompt's whole text (consentText.ts), measures it for the presenter's surface
+ * (PROMPT_TOO_LARGE when it does not fit in full) and gives it an id and a digest that an answer in
+ * the chat must name  (shownPrompt.ts).
+ * A call with an editable argument (RunInTerminal's command, a single-target tool's path) offers
+ * Edit in the chat: the user's value comes back as an `edited` decision, never as an allow; the
+ * dispatcher checks the edited call and asks about it again (src/core/editedCall.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { CodedError, ErrorCode } from '../../protocol';
 import { approvalDigestInput } from '../../protocol/webview';
 import { Emitter, type Disposable, type Event } from '../../base/events';
 import { grantCovers, grantKey, makeGrant, type Grant, type GrantKind, type GrantTarget, type RememberScope } from './grants';
-import { MAX_DENY_REASON_CHARS, type EditableArgument, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PermissionReply } from '../host';
+import { MAX_DENY_REASON_CHARS, type EditableArgument, type PermissionAnswer, type PermissionChoice, type PermissionPrompt, type PromptPresenter } from './presenter';
 import { silentLogger, type Logger } from '../../base/logger';
 import { DEFAULT_BARRAGE_POLICY, PromptBarrage, type BarragePolicy } from './promptBarrage';
 import { systemTimers, type Timers } from '../timers';
@@ -56,13 +43,6 @@ export type ToolPolicy = 'ask' | 'allow' | 'deny';
 export interface ToolPolicies {
   /** `toolKey`: the tool's identity key; `toolName`: its model-facing name (for policies stored before identities). */
   get(toolKey: string, toolName: string): ToolPolicy | undefined;
-}
-
-/** Anything that can show a prompt; `IdeHost` is one. */
-export interface PermissionPrompter {
-  /** Where the next prompt will be shown; its text is measured for it. The modal when absent. */
-  consentSurface?(): ConsentSurface;
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined>;
 }
 
 /** Durable memory for grants when the remember scope is `workspace` (e.g. workspaceState). */
@@ -99,6 +79,12 @@ export interface PermissionCheck {
   signal: AbortSignal;
   /** Called once, when the call starts waiting for the user (before it is queued). */
   onWaiting?: () => void;
+  /**
+   * The user's answer to a prompt about this same action asked moments before (consent.ts,
+   * `ConsentAsk.binding`): it stands in for this call's prompt, after the policies, "deny all" and
+   * the remembered grants have had their say.
+   */
+  answered?: PermissionDecision;
 }
 
 export type PermissionDecision =
@@ -120,7 +106,8 @@ export type PermissionDecision =
   | { kind: 'cancelled' };
 
 export interface PermissionGateOptions {
-  prompter: PermissionPrompter;
+  /** Shows the prompts (the chat's card or the modal, chosen at wiring). */
+  presenter: PromptPresenter;
   store?: PermissionStore;
   rememberScope?: RememberScope;
   /** An unanswered prompt counts as deny after this long. Default 5 minutes. */
@@ -198,6 +185,7 @@ export class PermissionGate implements Disposable {
     if (byPolicy) return Promise.resolve(byPolicy);
     const remembered = this.rememberedFor(check);
     if (remembered) return Promise.resolve(remembered);
+    if (check.answered) return Promise.resolve(check.answered);
     const limited = this.refusal(check, true);
     if (limited) return Promise.resolve(limited);
     const unfit = this.textFor(check);
@@ -278,7 +266,7 @@ export class PermissionGate implements Disposable {
       return;
     }
     // Measured again for the surface it is shown on now (the prompt style may have changed meanwhile).
-    const surface = this.options.prompter.consentSurface?.() ?? 'modal';
+    const surface = this.options.presenter.consentSurface?.() ?? 'modal';
     const choices = this.choicesFor(check, surface);
     const text = this.textFor(check);
     if ('refused' in text) {
@@ -308,7 +296,7 @@ export class PermissionGate implements Disposable {
       offerAllowSession: choices.some((c) => c.answer === 'allowSession'),
       ...(check.editable && choices.some((c) => c.answer === 'edit') ? { editable: check.editable } : {}),
     };
-    const answered = this.options.prompter.confirm(prompt, close.signal).then(
+    const answered = this.options.presenter.confirm(prompt, close.signal).then(
       (answer) => {
         if (close.signal.aborted && !timedOut) return; // withdrawn: the abort listener settled it
         const reply = typeof answer === 'string' ? { answer } : answer;
@@ -346,9 +334,9 @@ export class PermissionGate implements Disposable {
     return { kind: 'refused', code: ErrorCode.PromptRateLimited, message: `${check.toolName}: ${message}` };
   }
 
-  /** The prompt's whole text measured for the prompter's surface, or the refusal that it does not fit. */
+  /** The prompt's whole text measured for the presenter's surface, or the refusal that it does not fit. */
   private textFor(check: PermissionCheck): { fitted: FittedConsent } | { refused: PermissionDecision } {
-    const surface = this.options.prompter.consentSurface?.() ?? 'modal';
+    const surface = this.options.presenter.consentSurface?.() ?? 'modal';
     try {
       return { fitted: fitConsent(promptText(check), surface) };
     } catch (e) {

@@ -1,18 +1,18 @@
 /**
- * The permission prompts open in the chat, by the id the permission gate minted for each. An answer
- * from the chat is taken only for a prompt that is open now, with the digest of the text its card
- * showed, and only an answer that prompt offered. Anything else (a card restored from an old saved
- * state, a prompt withdrawn meanwhile, a request id a new session used again) is refused and changes
- * nothing. Plain Node: src/vscode/prompts/chatPrompts.ts puts the prompts on screen.
+ * The one permission prompt a presenter shows that takes its answer from elsewhere (the chat's
+ * card): the gate's queue holds the others. An answer counts only for the prompt shown now, named by
+ * the id the gate minted for it, with the digest of the text its card showed, and only with a button
+ * that prompt offered. Anything else (a card restored from an old saved state, a prompt withdrawn
+ * meanwhile, a request id a new session used again) is refused and changes nothing.
  */
 import { Emitter, type Event } from '../../base/events';
 import type { ChatApproval } from '../../protocol/webview';
-import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../host';
+import type { PermissionAnswer, PermissionPrompt, PermissionReply } from './presenter';
 
 /** Why an answer was refused, or that it was taken. */
 export type AnswerVerdict = 'accepted' | 'not-open' | 'digest-mismatch' | 'not-offered';
 
-interface Entry {
+interface Shown {
   prompt: PermissionPrompt;
   offered: ReadonlySet<PermissionAnswer>;
   resolve: (reply: PermissionReply | undefined) => void;
@@ -33,42 +33,41 @@ export function chatApprovalOf(prompt: PermissionPrompt): ChatApproval {
   };
 }
 
-export class OpenPrompts {
-  /** Oldest first; the chat shows the oldest (the gate asks one at a time). */
-  private readonly open = new Map<string, Entry>();
+export class ShownPrompt {
+  private shown: Shown | undefined;
   private readonly changes = new Emitter<void>();
-  /** A prompt opened or closed. */
+  /** A prompt was shown or closed. */
   readonly onDidChange: Event<void> = this.changes.event;
 
-  /** Whether a prompt waits for an answer. */
-  get size(): number {
-    return this.open.size;
+  /** The prompt shown now, if any. */
+  get current(): PermissionPrompt | undefined {
+    return this.shown?.prompt;
   }
 
-  /** The prompt the chat shows: the oldest open one. */
-  first(): PermissionPrompt | undefined {
-    return this.open.values().next().value?.prompt;
+  get isOpen(): boolean {
+    return this.shown !== undefined;
   }
 
-  prompts(): PermissionPrompt[] {
-    return [...this.open.values()].map((e) => e.prompt);
-  }
-
-  /** Opens `prompt`; resolves with the user's reply, or undefined once `signal` aborts or all are closed. */
-  add(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionReply | undefined> {
+  /**
+   * Shows `prompt`; resolves with the user's reply, or undefined once `signal` aborts or it is
+   * closed. The gate shows one at a time: a prompt still shown when another comes is closed first
+   * (as dismissed), so the card always shows what is being asked now.
+   */
+  show(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionReply | undefined> {
     if (signal.aborted) return Promise.resolve(undefined);
+    this.close(undefined);
     const offered = new Set<PermissionAnswer>(['allow', 'deny', ...prompt.choices.map((c) => c.answer)]);
     return new Promise((resolve) => {
-      const onAbort = () => this.close(prompt.promptId, undefined);
+      const onAbort = () => this.close(undefined, prompt.promptId);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.open.set(prompt.promptId, {
+      this.shown = {
         prompt,
         offered,
         resolve: (reply) => {
           signal.removeEventListener('abort', onAbort);
           resolve(reply);
         },
-      });
+      };
       this.changes.fire();
     });
   }
@@ -78,30 +77,26 @@ export class OpenPrompts {
    * user's value for the editable argument, taken only with an `edit` the prompt offered.
    */
   answer(promptId: string, digest: string, answer: PermissionAnswer, reason?: string, edited?: string): AnswerVerdict {
-    const entry = this.open.get(promptId);
-    if (!entry) return 'not-open';
-    if (entry.prompt.digest !== digest) return 'digest-mismatch';
-    if (!entry.offered.has(answer)) return 'not-offered';
+    const shown = this.shown;
+    if (!shown || shown.prompt.promptId !== promptId) return 'not-open';
+    if (shown.prompt.digest !== digest) return 'digest-mismatch';
+    if (!shown.offered.has(answer)) return 'not-offered';
     if ((answer === 'edit') !== (edited !== undefined)) return 'not-offered';
-    this.close(promptId, answer === 'edit' ? { answer, edited } : answer === 'deny' && reason?.trim() ? { answer, reason } : { answer });
+    this.close(answer === 'edit' ? { answer, edited } : answer === 'deny' && reason?.trim() ? { answer, reason } : { answer });
     return 'accepted';
   }
 
-  /** Closes every open prompt as dismissed (deny). */
-  clear(): void {
-    for (const id of [...this.open.keys()]) this.close(id, undefined);
+  /** Closes the prompt shown (`promptId`: only if it is that one) with `reply`; undefined is dismissed (deny). */
+  close(reply: PermissionReply | undefined, promptId?: string): void {
+    const shown = this.shown;
+    if (!shown || (promptId !== undefined && shown.prompt.promptId !== promptId)) return;
+    this.shown = undefined;
+    this.changes.fire();
+    shown.resolve(reply);
   }
 
   dispose(): void {
-    this.clear();
+    this.close(undefined);
     this.changes.dispose();
-  }
-
-  private close(promptId: string, reply: PermissionReply | undefined): void {
-    const entry = this.open.get(promptId);
-    if (!entry) return;
-    this.open.delete(promptId);
-    this.changes.fire();
-    entry.resolve(reply);
   }
 }

@@ -1,9 +1,10 @@
 /**
  * MCP `tools/call` requests turned into `clientToolInvokeRequest`s for a Dispatcher built from the
- * same registry, permission gate and host as the backend's (`ClientCore.createDispatcher`), so an
- * MCP call passes exactly the checks a backend's call passes: lookup, argument schema, `prepare`
- * with the path rules, the permission gate, the run-time and result caps, a replay cache. The
- * dispatcher's answers and progress come back through `send` and settle the MCP request.
+ * same registry, consent and host as the backend's (`ClientCore.createDispatcher`), so an MCP call
+ * passes exactly the checks a backend's call passes: lookup, argument schema, `prepare` with the
+ * path rules, consent, the run-time and result caps, a replay cache. Each call's caller is the MCP
+ * client, named and with its lifetime. The dispatcher's answers and progress come back through
+ * `send` and settle the MCP request.
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientToolInvokeResponse, ClientToServer, ProgressStatus } from '../../protocol';
@@ -12,7 +13,7 @@ import type { CallerLifetime } from '../consent/callerLifetime';
 import type { CallRecord } from '../callRecord';
 import type { Dispatcher, DispatcherOptions } from '../dispatcher';
 
-export type DispatcherFactory = (options: Pick<DispatcherOptions, 'send' | 'caller'>) => Dispatcher;
+export type DispatcherFactory = (options: Pick<DispatcherOptions, 'send'>) => Dispatcher;
 
 export interface McpCallOptions {
   /** `callerLabel(...)` of the MCP client; shown on the call's card and its prompt. */
@@ -27,7 +28,6 @@ export interface McpCallOptions {
 }
 
 interface Pending {
-  caller: string;
   resolve: (response: ClientToolInvokeResponse) => void;
   onProgress: McpCallOptions['onProgress'];
 }
@@ -38,11 +38,13 @@ export class McpCalls implements Disposable {
   /** The extension's record of every MCP call, for the chat's activity. */
   readonly onCallRecord: Event<CallRecord>;
 
-  constructor(createDispatcher: DispatcherFactory) {
-    this.dispatcher = createDispatcher({
-      send: (message) => this.receive(message),
-      caller: (request) => this.pending.get(request.requestId)?.caller,
-    });
+  /**
+   * @param userRun whether a run the user started carries the calls now (an ACP agent's turn, for its
+   *   own MCP server); the window's MCP server has none, so its calls are background calls.
+   * @param callerKind `agent` for an ACP agent's own MCP server (its calls are the agent's), else `mcp`.
+   */
+  constructor(createDispatcher: DispatcherFactory, private readonly userRun: () => boolean = () => false, private readonly callerKind: 'mcp' | 'agent' = 'mcp') {
+    this.dispatcher = createDispatcher({ send: (message) => this.receive(message) });
     this.onCallRecord = this.dispatcher.onCallRecord;
   }
 
@@ -55,8 +57,11 @@ export class McpCalls implements Disposable {
     // Our own id, never the client's: the replay cache and the chat's cards key on it.
     const requestId = `mcp-${randomUUID()}`;
     return new Promise((resolve) => {
-      this.pending.set(requestId, { caller: options.caller, onProgress: options.onProgress, resolve });
-      this.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args }, options.lifetime);
+      this.pending.set(requestId, { onProgress: options.onProgress, resolve });
+      this.dispatcher.handleInvoke(
+        { type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args },
+        { kind: this.callerKind, label: options.caller, userRun: this.userRun(), lifetime: options.lifetime },
+      );
     });
   }
 

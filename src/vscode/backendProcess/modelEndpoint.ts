@@ -1,7 +1,7 @@
 /**
  * The model endpoint's real state for the chat header: the bundled backend's connection says
- * nothing about whether its model endpoint answers (an unreachable Ollama used to show a green
- * "Connected llama3.2"). Each time the bundled backend starts with a model, and after Select Model,
+ * nothing about whether its model endpoint answers (an unreachable Ollama is no "Connected
+ * llama3.2"). Each time the bundled backend starts with a model, and after Select Model,
  * one connection test (src/vscode/backendProcess/endpointProbe.ts) says whether it answers; the latest result wins.
  */
 import * as vscode from 'vscode';

@@ -1,14 +1,12 @@
 import * as vscode from 'vscode';
 import type {
   CallInfo, ChangeReviewOutcome, ChangeReviewRequest, CodeActionInfo, DeleteOptions, DiffOutcome, DiffRequest, FileDiagnostics, FileStat, IdeHost,
-  LocationQuery, MessageSeverity, OpenedFile, OpenFileOptions, PermissionAnswer, PermissionPrompt, PermissionReply, QuestionCall, RunCommandRequest,
+  LocationQuery, MessageSeverity, OpenedFile, OpenFileOptions, QuestionCall, RunCommandRequest,
   RunCommandResult, SelectionInfo, SourceLocation, SourcePosition, SymbolInfo, TextRange, WorkspaceChange, WorkspaceFolder,
 } from '../../core/host';
-import type { ConsentSurface } from '../../core/consent/consentText';
-import { safe, uiText } from '../../core/uiText';
+import { uiText } from '../../core/uiText';
 import { ChangeReviews } from '../reviews/changeReview';
-import type { ChatPrompts } from '../prompts/chatPrompts';
-import { readPromptStyle, readProtectedPatterns } from '../settings/config';
+import { readProtectedPatterns } from '../settings/config';
 import { DiffReviews } from '../reviews/diffReview';
 import { PendingQuestions } from './pendingQuestions';
 import * as editorHost from './editorHost';
@@ -20,21 +18,12 @@ import * as searchHost from './searchHost';
 import * as tasksHost from './tasksHost';
 import * as workspaceHost from './workspaceHost';
 
-const ALLOW = safe`Allow`;
-const DENY = safe`Deny`;
-
-type PromptButton = ui.SafeModalItem<PermissionAnswer>;
-
 /**
- * `IdeHost` on the real VS Code API. The only place tools reach the editor through: the workspace,
- * the permission prompt and the IDE group's part here, the other groups' parts in their own files.
+ * `IdeHost` on the real VS Code API. The only place tools reach the editor through: the workspace
+ * and the IDE group's part here, the other groups' parts in their own files. Permission prompts are
+ * not the host's (src/vscode/prompts/).
  */
 export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
-  private readonly promptEmitter = new vscode.EventEmitter<{ open: boolean; prompt: PermissionPrompt }>();
-  /** Fires when a permission prompt opens and when it closes (answered, dismissed or cancelled). */
-  readonly onDidChangePrompt = this.promptEmitter.event;
-  /** Where prompts go with `promptStyle: chat`; until it is set (activation), the modal. */
-  chatPrompts: ChatPrompts | undefined;
   /** ShowMessage questions waiting for an answer; the chat answers them too. */
   readonly questions = new PendingQuestions();
 
@@ -123,59 +112,6 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
     return Math.min(count, limit);
   }
 
-  /** The chat (`clientTools.permissions.promptStyle: chat`, once the chat is set up) or the modal. */
-  consentSurface(): ConsentSurface {
-    return readPromptStyle() === 'chat' && this.chatPrompts ? 'chat' : 'modal';
-  }
-
-  /**
-   * The prompt in the chat (src/vscode/prompts/chatPrompts.ts) or the modal, whichever the gate measured its
-   * text for. Both render the gate's text as plain text (src/core/consent/consentText.ts), so the command or
-   * change approved reads as it runs.
-   */
-  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {
-    if (signal.aborted) return Promise.resolve(undefined);
-    // Measured for the chat: never shown in the smaller modal instead (dismissed, so denied).
-    if (prompt.surface === 'chat' && !this.chatPrompts) return Promise.resolve(undefined);
-    this.promptEmitter.fire({ open: true, prompt });
-    const answered = prompt.surface === 'chat' && this.chatPrompts ? this.chatPrompts.ask(prompt, signal) : this.confirmInModal(prompt, signal);
-    return answered.finally(() => this.promptEmitter.fire({ open: false, prompt }));
-  }
-
-  /**
-   * A modal dialog: the tool, the exact target, and Deny / Allow, then the gate's choices (grants
-   * whose text says exactly what they cover, and after repeated denials "Deny All from This Backend
-   * for N Minutes" and "Disconnect"). Dismissing it (Escape, Cancel) means deny. VS Code's API cannot
-   * close a modal dialog from code, so when the call is cancelled this resolves at once and the
-   * dialog's later answer is ignored.
-   */
-  private confirmInModal(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
-    // Deny comes first so it is the focused default: Enter on a prompt never runs the tool. Items,
-    // not strings, so two labels that read alike can never be confused. Grant labels name paths the
-    // backend chose: through the door like any text of the backend's.
-    const buttons: PromptButton[] = [
-      { title: DENY, value: 'deny' },
-      { title: ALLOW, value: 'allow' },
-      // Whole: the gate offers only labels that fit (MAX_CHOICE_LABEL_COLUMNS), so nothing is cut here.
-      ...prompt.choices.map((c) => ({ title: uiText(c.label, { maxLength: 1000 }), value: c.answer })),
-    ];
-    return new Promise<PermissionAnswer | undefined>((resolve) => {
-      let settled = false;
-      const finish = (answer: PermissionAnswer | undefined) => {
-        if (settled) return;
-        settled = true;
-        signal.removeEventListener('abort', onAbort);
-        resolve(answer);
-      };
-      const onAbort = () => finish(undefined);
-      signal.addEventListener('abort', onAbort);
-      ui.showModalItems(prompt, buttons).then(
-        (choice) => finish(choice?.value),
-        () => finish(undefined),
-      );
-    });
-  }
-
   // ── Workspace group (workspaceHost.ts) ──
   readonly findFiles = workspaceHost.findFiles;
   readonly openEditors = workspaceHost.openEditors;
@@ -260,7 +196,6 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   }
 
   dispose(): void {
-    this.promptEmitter.dispose();
     this.diffs.dispose();
     this.changes.dispose();
     this.language.dispose();

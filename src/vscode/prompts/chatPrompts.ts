@@ -1,17 +1,18 @@
 /**
  * Permission prompts answered in the chat (`clientTools.permissions.promptStyle: chat`, the
- * default) instead of a modal: the chat shows the prompt's texts whole with Allow, the scoped
- * Allow choices and Deny with an optional reason; nothing takes the keyboard from the editor.
+ * default): the chat's card shows the gate's texts whole with Allow, the scoped Allow choices and
+ * Deny with an optional reason; nothing takes the keyboard from the editor.
  *
  * Unlike a modal, the prompt can be taken back: a cancelled call (Stop, the backend's cancel, the
  * prompt timeout) removes it from the chat at once, and a late click on it is ignored. An answer
- * counts only for the prompt that is open, by the id the permission gate minted for it and the
- * digest of the text its card showed (src/core/consent/shownPrompt.ts). While the chat is hidden, a
- * notification (once per prompt) and the status bar lead to it.
+ * counts only for the prompt shown, by its id and the digest of its card's text
+ * (src/core/consent/shownPrompt.ts). While the chat is hidden, a notification (once per prompt) and
+ * the status bar lead to it.
  */
 import * as vscode from 'vscode';
-import type { PermissionPrompt, PermissionReply } from '../../core/host';
-import { chatApprovalOf, OpenPrompts } from '../../core/consent/shownPrompt';
+import type { ConsentSurface } from '../../core/consent/consentText';
+import type { PermissionPrompt, PermissionReply, PromptPresenter } from '../../core/consent/presenter';
+import { chatApprovalOf, ShownPrompt } from '../../core/consent/shownPrompt';
 import { safe, uiText } from '../../core/uiText';
 import type { ChatViewProvider } from '../chat/chatView';
 import { Views } from '../ids';
@@ -19,10 +20,10 @@ import * as ui from '../ui';
 
 const OPEN_CHAT = safe`Open Chat`;
 
-export class ChatPrompts implements vscode.Disposable {
-  private readonly open = new OpenPrompts();
-  /** Prompts a "waits in the chat" notification was shown for. */
-  private readonly notified = new Set<string>();
+export class ChatPromptPresenter implements PromptPresenter, vscode.Disposable {
+  private readonly shown = new ShownPrompt();
+  /** The prompt a "waits in the chat" notification was shown for. */
+  private notified: string | undefined;
   private readonly disposables: vscode.Disposable[];
 
   constructor(
@@ -31,7 +32,7 @@ export class ChatPrompts implements vscode.Disposable {
   ) {
     this.disposables = [
       chat.onDidAnswerApproval((m) => {
-        const verdict = this.open.answer(m.promptId, m.digest, m.answer, m.reason, m.edited);
+        const verdict = this.shown.answer(m.promptId, m.digest, m.answer, m.reason, m.edited);
         // A click on a prompt withdrawn meanwhile, a card restored from an old state, a button it never had.
         if (verdict !== 'accepted') this.log.warn(`Chat: ignored an answer (${m.answer}) to a permission prompt: ${verdict}`);
       }),
@@ -39,28 +40,27 @@ export class ChatPrompts implements vscode.Disposable {
         if (!visible) this.notifyHidden();
       }),
     ];
-    const changes = this.open.onDidChange(() => this.show());
+    const changes = this.shown.onDidChange(() => {
+      const current = this.shown.current;
+      this.chat.setApproval(current ? chatApprovalOf(current) : null);
+    });
     this.disposables.push({ dispose: () => changes.dispose() });
   }
 
   /** Whether a prompt waits for an answer in the chat. */
   get isOpen(): boolean {
-    return this.open.size > 0;
+    return this.shown.isOpen;
   }
 
-  /**
-   * Shows `prompt` in the chat with the gate's texts, measured for the chat (src/core/consent/consentText.ts),
-   * and resolves with the user's answer, or undefined once `signal` aborts.
-   */
-  ask(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionReply | undefined> {
-    const answered = this.open.add(prompt, signal);
+  consentSurface(): ConsentSurface {
+    return 'chat';
+  }
+
+  /** Shows `prompt` on the chat's card and resolves with the user's answer, or undefined once `signal` aborts. */
+  confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionReply | undefined> {
+    const answered = this.shown.show(prompt, signal);
     this.notifyHidden();
-    return answered.finally(() => this.notified.delete(prompt.promptId));
-  }
-
-  private show(): void {
-    const first = this.open.first();
-    this.chat.setApproval(first ? chatApprovalOf(first) : null);
+    return answered;
   }
 
   /**
@@ -68,20 +68,17 @@ export class ChatPrompts implements vscode.Disposable {
    * not take the keyboard, with a button that opens the chat.
    */
   private notifyHidden(): void {
-    if (this.chat.visible) return;
-    for (const prompt of this.open.prompts()) {
-      if (this.notified.has(prompt.promptId)) continue;
-      this.notified.add(prompt.promptId);
-      void ui.showWarning(safe`Client Tools: ${uiText(prompt.toolName)} waits for your permission in the chat: ${uiText(prompt.message)}`, OPEN_CHAT).then((choice) => {
-        if (choice === OPEN_CHAT) void vscode.commands.executeCommand(`${Views.chat}.focus`);
-      });
-    }
+    const prompt = this.shown.current;
+    if (this.chat.visible || !prompt || this.notified === prompt.promptId) return;
+    this.notified = prompt.promptId;
+    void ui.showWarning(safe`Client Tools: ${uiText(prompt.toolName)} waits for your permission in the chat: ${uiText(prompt.message)}`, OPEN_CHAT).then((choice) => {
+      if (choice === OPEN_CHAT) void vscode.commands.executeCommand(`${Views.chat}.focus`);
+    });
   }
 
-  /** Withdraws every open prompt (as dismissed: deny). */
+  /** Withdraws the prompt shown (as dismissed: deny). */
   dispose(): void {
-    this.open.dispose();
+    this.shown.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }
-

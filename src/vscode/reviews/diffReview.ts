@@ -1,28 +1,13 @@
 /**
- * Diff reviews for OpenDiff: VS Code's diff editor between the file and the proposed content, which
- * lives in a small in-memory file system (scheme `client-tools-diff`) so that the user can edit it
- * like any file. A new file opens as a plain editor on its proposed text (a diff against nothing
- * showed it as replacing an empty line). The user decides with the labelled Accept or Reject in the
- * editor's title bar, on the review's notification, on the call's card in the chat, or from the
- * palette (`clientTools.acceptDiff` / `clientTools.rejectDiff`); closing the editor rejects. Writing
- * an accepted change is the caller's job (IdeHost.writeDocument).
- *
- * Per hunk: the proposed document is the only state. The chat's card keeps or takes back a hunk by
- * editing that document (src/core/hunkReview.ts), the diff editor's own revert arrow does the same,
- * and after every change the card is sent the hunks as the text now holds them (`onDidChangeReview`).
- *
- * The notification is a message with Accept and Reject. VS Code lets no extension close a message, so
- * when the review ends another way it stays in the notification centre; its buttons are bound to
- * their own review and do nothing once it has ended.
- *
- * A changed line longer than the editor draws (`editor.stopRenderingLineAfter`) is named on the
- * notification (first, so VS Code's cut of long notifications never takes it) and on the card, and
- * an Accept from the title bar or the palette, where neither may have been read, asks first in a
- * modal that names it (src/core/renderLimit.ts).
- *
- * A proposal's URI is `client-tools-diff://<review id>/<workspace-relative path>`: the breadcrumb
- * shows the path (`src › a.ts`), and the id in the authority keeps every review's documents apart,
- * two files named alike as well as a later review of the same file.
+ * Diff reviews for OpenDiff: VS Code's diff editor between the file and the proposed content, kept
+ * in a small in-memory file system (`client-tools-diff://<review id>/<relative path>`, so the
+ * breadcrumb shows the path and every review's documents stay apart) where the user can edit it. A
+ * new file opens as a plain editor on its text. The user decides with Accept or Reject in the title
+ * bar, on the review's notification, on the chat's card or from the palette; closing the editor
+ * rejects; the caller writes an accepted change (IdeHost.writeDocument). Per hunk, the proposed
+ * document is the only state: the card and the diff editor's revert arrow edit it
+ * (src/core/hunkReview.ts). A changed line longer than the editor draws is named on the notification
+ * and the card, and an Accept from the title bar or the palette asks first (src/core/renderLimit.ts).
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -196,7 +181,8 @@ export class DiffReviews implements vscode.Disposable {
       : safe`${warned}${uiText(what)} Accept or Reject it here, in the editor's title bar, or in the chat.`;
     const [accept, reject] = [safe`Accept`, safe`Reject`];
     void ui.showInfo(title, accept, reject).then((choice) => {
-      // Bound to this review: once it has ended another way, a late click does nothing.
+      // VS Code lets no extension close a message, so it outlives a review that ended another way:
+      // bound to this review, a late click does nothing.
       if (choice === accept) void this.finish(review, { decision: 'accepted', content: this.textOf(review) });
       else if (choice === reject) void this.finish(review, { decision: 'rejected' });
     });

@@ -1,8 +1,12 @@
 import * as vscode from 'vscode';
 import { readRememberScope, userValue } from './userSetting';
 import type { BackgroundCallPolicy } from '../../core/callRecord';
+import { RECONNECT_SETTINGS, SETTINGS, SETTINGS_SECTION, type SettingKey } from './settingsTable';
 
-/** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
+/**
+ * Typed view of the `clientTools.*` settings, with the defaults, bounds and choices of the settings
+ * table (settingsTable.ts). Read fresh each time: settings can change at any moment.
+ */
 export interface ClientToolsConfig {
   backendUrl: string;
   model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number; vision: 'auto' | 'on' | 'off'; imageMaxSide: number };
@@ -13,38 +17,38 @@ export interface ClientToolsConfig {
   reconnect: { maxAttempts: number; maxDelaySeconds: number };
 }
 
-const ROOT = 'clientTools';
+const ROOT = SETTINGS_SECTION;
 
 export function readConfig(): ClientToolsConfig {
   const c = vscode.workspace.getConfiguration(ROOT);
   return {
-    backendUrl: machineValue(c, 'backendUrl', ''),
+    backendUrl: machineValue(c, 'backendUrl'),
     model: {
-      baseUrl: machineValue(c, 'model.baseUrl', ''),
-      name: machineValue(c, 'model.name', ''),
-      api: machineValue(c, 'model.api', 'chat') === 'responses' ? 'responses' : 'chat',
-      provider: machineValue(c, 'model.provider', 'openai') === 'azure' ? 'azure' : 'openai',
-      azure: { endpoint: machineValue(c, 'model.azure.endpoint', ''), deployment: machineValue(c, 'model.azure.deployment', ''), apiVersion: machineValue(c, 'model.azure.apiVersion', '') },
+      baseUrl: machineValue(c, 'model.baseUrl'),
+      name: machineValue(c, 'model.name'),
+      api: machineValue(c, 'model.api') === 'responses' ? 'responses' : 'chat',
+      provider: machineValue(c, 'model.provider') === 'azure' ? 'azure' : 'openai',
+      azure: { endpoint: machineValue(c, 'model.azure.endpoint'), deployment: machineValue(c, 'model.azure.deployment'), apiVersion: machineValue(c, 'model.azure.apiVersion') },
       contextWindow: contextWindowValue(c),
-      vision: oneOf(c, 'model.vision', ['auto', 'on', 'off'] as const, 'auto'),
-      imageMaxSide: num(c, 'model.imageMaxSide', 1568, 16, 16_384),
+      vision: oneOf(c, 'model.vision'),
+      imageMaxSide: num(c, 'model.imageMaxSide'),
     },
-    invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds', 30, 1, 3600),
-    disconnectStrategy: oneOf(c, 'disconnectStrategy', ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const, 'retryWithBackoff'),
+    invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds'),
+    disconnectStrategy: oneOf(c, 'disconnectStrategy'),
     permissions: {
       // User settings only: a workspace must not widen a grant beyond what its button says.
       rememberScope: readRememberScope(c),
-      promptTimeoutSeconds: num(c, 'permissions.promptTimeoutSeconds', 300, 10, 3600),
+      promptTimeoutSeconds: num(c, 'permissions.promptTimeoutSeconds'),
       backgroundCalls: readBackgroundCalls(c),
     },
     limits: {
-      maxMessageBytes: num(c, 'limits.maxMessageBytes', 32 * 1024 * 1024, 65_536, 268_435_456),
-      maxInFlight: num(c, 'limits.maxInFlight', 64, 1, 1024),
-      maxResultBytes: num(c, 'limits.maxResultBytes', 16 * 1024 * 1024, 1024, 134_217_728),
+      maxMessageBytes: num(c, 'limits.maxMessageBytes'),
+      maxInFlight: num(c, 'limits.maxInFlight'),
+      maxResultBytes: num(c, 'limits.maxResultBytes'),
     },
     reconnect: {
-      maxAttempts: num(c, 'reconnect.maxAttempts', 10, 1, 1000),
-      maxDelaySeconds: num(c, 'reconnect.maxDelaySeconds', 30, 1, 600),
+      maxAttempts: num(c, 'reconnect.maxAttempts'),
+      maxDelaySeconds: num(c, 'reconnect.maxDelaySeconds'),
     },
   };
 }
@@ -58,29 +62,37 @@ export function readShowExpansionSteps(): boolean {
  * A number setting held to the bounds package.json declares: VS Code does not enforce `minimum` and
  * `maximum`, and a 0 or negative limit would switch a safety cap off.
  */
-function num(c: vscode.WorkspaceConfiguration, key: string, fallback: number, min: number, max: number): number {
+function num(c: vscode.WorkspaceConfiguration, key: NumberKey): number {
+  const { default: fallback, minimum: min, maximum: max } = SETTINGS[key];
   const v = c.get<unknown>(key, fallback);
   return typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, Math.floor(v))) : fallback;
 }
 
-function oneOf<T extends string>(c: vscode.WorkspaceConfiguration, key: string, allowed: readonly T[], fallback: T): T {
+function oneOf<K extends ChoiceKey>(c: vscode.WorkspaceConfiguration, key: K): (typeof SETTINGS)[K]['enum'][number] {
+  const { default: fallback, enum: allowed } = SETTINGS[key];
   const v = c.get<unknown>(key, fallback);
-  return allowed.includes(v as T) ? (v as T) : fallback;
+  return (allowed as readonly unknown[]).includes(v) ? (v as (typeof SETTINGS)[K]['enum'][number]) : fallback;
 }
 
-/**
- * Settings that decide where the extension connects must never come from a workspace, even if a
- * `.vscode/settings.json` tries: read only the user (global) value, ignoring workspace layers.
- */
+/** The number settings with both bounds, and the settings with a list of choices. */
+type NumberKey = { [K in SettingKey]: (typeof SETTINGS)[K] extends { type: 'number'; minimum: number; maximum: number } ? K : never }[SettingKey];
+type ChoiceKey = { [K in SettingKey]: (typeof SETTINGS)[K] extends { enum: readonly string[] } ? K : never }[SettingKey];
+/** String settings the table says are read from the user's settings only. */
+type UserStringKey = { [K in SettingKey]: (typeof SETTINGS)[K] extends { type: 'string'; userOnly: true } ? K : never }[SettingKey];
+
 /** `clientTools.model.contextWindow`: the user's value only, a whole number of tokens from 1024, else 0 (by model). */
 function contextWindowValue(c: vscode.WorkspaceConfiguration): number {
   const value = userValue(c, 'model.contextWindow');
   return typeof value === 'number' && Number.isInteger(value) && value >= 1024 && value <= 100_000_000 ? value : 0;
 }
 
-function machineValue(c: vscode.WorkspaceConfiguration, key: string, fallback: string): string {
+/**
+ * Settings that decide where the extension connects must never come from a workspace, even if a
+ * `.vscode/settings.json` tries: read only the user (global) value, ignoring workspace layers.
+ */
+function machineValue(c: vscode.WorkspaceConfiguration, key: UserStringKey): string {
   const value = userValue(c, key);
-  return typeof value === 'string' ? value.trim() : fallback;
+  return typeof value === 'string' ? value.trim() : SETTINGS[key].default;
 }
 
 /**
@@ -93,12 +105,11 @@ function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPo
 }
 
 export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'model.contextWindow', 'model.vision', 'model.imageMaxSide', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
-    .some((k) => e.affectsConfiguration(`${ROOT}.${k}`)) || e.affectsConfiguration(`${ROOT}.backendUrls`);
+  return RECONNECT_SETTINGS.some((k) => e.affectsConfiguration(`${ROOT}.${k}`));
 }
 
 /** More replicas than this are ignored: each one is a place the token is sent. */
-const MAX_BACKEND_URLS = 16;
+const MAX_BACKEND_URLS = SETTINGS.backendUrls.maxItems;
 
 /**
  * `clientTools.backendUrls`: further replicas of the backend in `clientTools.backendUrl`, tried in

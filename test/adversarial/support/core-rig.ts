@@ -193,6 +193,7 @@ export class CoreRig {
       token: rig.backend.token,
       clientInfo: { name: 'adversarial', version: '0.0.0', ide: 'none' },
       host,
+      presenter: host,
       logger: rig.logger,
       connection: { handshakeTimeoutMs: 2000, heartbeatMs: 2000, reconnect: { initialDelayMs: 10, maxDelayMs: 40, maxAttempts: 1000 } },
       ...options.core,

@@ -29,6 +29,7 @@ const core = new ClientCore({
   token,
   clientInfo: { name: 'flood-child', version: '0', ide: 'none' },
   host,
+  presenter: host,
   connection: { handshakeTimeoutMs: 5000, heartbeatMs: 60_000, reconnect: { initialDelayMs: 10, maxDelayMs: 40, maxAttempts: 5 } },
   permissions: { backgroundCalls: 'allow' },
 });

@@ -1,8 +1,8 @@
 /**
  * The extension under test in a process of its own, as far as it runs in plain Node: `ClientCore`
  * with every built-in tool group and a `Fuzz` group, a fake host on a real temporary workspace
- * that puts prompts and notifications through the same door as src/vscode/ideHost.ts (uiText), the
- * log's line formatting, and the chat's path for what the backend sends (src/vscode/chatBridge.ts
+ * that puts prompts and notifications through the same door as the extension's presenters (src/vscode/prompts/, uiText), the
+ * log's line formatting, and the chat's path for what the backend sends (src/vscode/chat/chatBridge.ts
  * to the webview's message schema, its reducer and its markdown renderer, as the view does per
  * frame on `flush`); tool group state through the door as the Tool Groups view shows it.
  *
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     token,
     clientInfo: { name: 'fuzz', version: '0.0.0', ide: 'none' },
     host,
+    presenter: host,
     logger: lineLogger(() => {}),
     connection: { handshakeTimeoutMs: 1_000, heartbeatMs: 60_000, reconnect: { initialDelayMs: 5, maxDelayMs: 20, maxAttempts: 1_000_000 } },
     permissions: { backgroundCalls: 'allow', barrage: { maxPromptsPerMinute: 1_000_000 } },

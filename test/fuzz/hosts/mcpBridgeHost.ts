@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const { port } = JSON.parse(process.argv[2]) as { port: number };
   const { host } = await workspace();
   const logger = lineLogger(() => {});
-  const core = new ClientCore({ url: '', token: '', clientInfo: { name: 'fuzz', version: '0.0.0', ide: 'none' }, host, logger, permissions: { backgroundCalls: 'allow', barrage: { maxPromptsPerMinute: 1_000_000 } } });
+  const core = new ClientCore({ url: '', token: '', clientInfo: { name: 'fuzz', version: '0.0.0', ide: 'none' }, host, presenter: host, logger, permissions: { backgroundCalls: 'allow', barrage: { maxPromptsPerMinute: 1_000_000 } } });
   const calls = new McpCalls((o) => core.createDispatcher(o));
   calls.onCallRecord((r) => HostToWebview.safeParse(JSON.parse(JSON.stringify({ type: 'callRecord', record: toChatCallRecord(r, (b) => Buffer.from(b).toString('base64')) }))));
 

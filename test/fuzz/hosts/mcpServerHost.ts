@@ -21,7 +21,7 @@ import { onRequest, ready, serveHealth } from '../support/hostAgent';
 async function main(): Promise<void> {
   const { host, restoreFiles } = await workspace();
   const logger = lineLogger(() => {});
-  const core = new ClientCore({ url: '', token: '', clientInfo: { name: 'fuzz', version: '0.0.0', ide: 'none' }, host, logger, permissions: { backgroundCalls: 'allow', barrage: { maxPromptsPerMinute: 1_000_000 } } });
+  const core = new ClientCore({ url: '', token: '', clientInfo: { name: 'fuzz', version: '0.0.0', ide: 'none' }, host, presenter: host, logger, permissions: { backgroundCalls: 'allow', barrage: { maxPromptsPerMinute: 1_000_000 } } });
   registerBuiltinGroups(core.registry);
   core.registry.register({ name: 'Fuzz', description: 'Tools of the fuzzer.' }, fuzzTools());
   const calls = new McpCalls((o) => core.createDispatcher(o));

@@ -2,13 +2,14 @@
  * What the extension's processes under test share (hosts/coreHost.ts, hosts/mcpServerHost.ts,
  * hosts/mcpBridgeHost.ts): a real temporary workspace whose files carry the names the schema
  * samples use (a path argument `a` names a file that exists, so tools do their real work), a fake
- * host that puts prompts and notifications through the same door as src/vscode/ideHost.ts and
- * reviews a diff as src/vscode/diffReview.ts does (and accepts it), and the fuzzer's own tools.
+ * host that puts prompts and notifications through the same door as the extension's presenters (src/vscode/prompts/) and
+ * reviews a diff as src/vscode/reviews/diffReview.ts does (and accepts it), and the fuzzer's own tools.
  */
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { DiffOutcome, DiffRequest, MessageSeverity, PermissionAnswer, PermissionPrompt, PermissionReply, QuestionCall } from '../../../src/core/host';
+import type { DiffOutcome, DiffRequest, MessageSeverity, QuestionCall } from '../../../src/core/host';
+import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../../../src/core/consent/presenter';
 import { hunkReview } from '../../../src/core/hunkReview';
 import { defineTool, jsonResult, type ClientTool } from '../../../src/core/tool';
 import { uiText } from '../../../src/core/uiText';
@@ -17,7 +18,7 @@ import { FakeHost } from '../../support/fake-host';
 
 const FILES: Record<string, string> = { a: 'line one\nline two\n', 'notes.txt': 'notes\n', 'src/a.ts': 'export const a = 1;\n' };
 
-/** The fake host, with prompts and notifications made safe as the VS Code host makes them (src/vscode/ideHost.ts). */
+/** The fake host, with prompts and notifications made safe as the extension's presenters make them (src/vscode/prompts/). */
 export class DoorHost extends FakeHost {
   override confirm(prompt: PermissionPrompt, signal: AbortSignal): Promise<PermissionAnswer | PermissionReply | undefined> {
     uiText(prompt.message, { verbatim: true });
@@ -26,7 +27,7 @@ export class DoorHost extends FakeHost {
     return super.confirm(prompt, signal);
   }
 
-  /** The user accepts the proposal as it stands, once the review has its hunks as src/vscode/diffReview.ts computes them. */
+  /** The user accepts the proposal as it stands, once the review has its hunks as src/vscode/reviews/diffReview.ts computes them. */
   override async openDiff(request: DiffRequest): Promise<DiffOutcome> {
     hunkReview(request.current, request.proposed);
     return { decision: 'accepted', content: request.proposed };

@@ -105,6 +105,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     token: '',
     clientInfo: { name: 'test', version: '1.0.0', ide: 'Fake IDE' },
     host: ws.host,
+    presenter: ws.host,
     logger,
     limits: { progressIntervalMs: 200 },
     permissions: { backgroundCalls: options.backgroundCalls ?? 'ask' },

@@ -5,7 +5,7 @@
  * `decide` and kept, diffs are accepted whole unless `review` says otherwise, and commands run for
  * real. What the gate saw (prompts, call records) and what the model was sent come back.
  */
-import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../../../src/core/host';
+import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../../../src/core/consent/presenter';
 import { PLAIN_LAUNCH, PRESET_LAUNCHES, type AgentLaunch } from '../../../src/agents/presetLaunch';
 import { SupervisedProcess } from '../../../src/tools/terminal/processSupervisor';
 import type { RunEvent } from '../../../src/protocol';

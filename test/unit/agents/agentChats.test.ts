@@ -33,7 +33,7 @@ describe('agent chats: agents and sessions behind the chat\'s threads', () => {
 
   beforeEach(async () => {
     ws = await createTempWorkspace(['ws'], { 'a.txt': 'hello\n' });
-    core = new ClientCore({ url: '', token: '', clientInfo: { name: 't', version: '1', ide: 'Fake' }, host: ws.host, logger: new RecordingLogger() });
+    core = new ClientCore({ url: '', token: '', clientInfo: { name: 't', version: '1', ide: 'Fake' }, host: ws.host, presenter: ws.host, logger: new RecordingLogger() });
     registerBuiltinGroups(core.registry);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-chats-'));
     let value: unknown;

@@ -41,6 +41,7 @@ describe('conformance kit: extension mode (--serve)', function () {
         token: TOKEN,
         clientInfo: { name: 'client-tools', version: '0.0.0-test', ide: 'conformance test' },
         host: workspace.host,
+        presenter: workspace.host,
         // The kit calls tools outside a chat run: background calls.
         permissions: { backgroundCalls: 'allow' },
       });

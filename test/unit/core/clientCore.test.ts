@@ -24,6 +24,7 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
       token: b.token,
       clientInfo: { name: 'test-client', version: '1.0.0', ide: 'Fake IDE' },
       host: ws.host,
+      presenter: ws.host,
       logger,
       connection: { handshakeTimeoutMs: 500, heartbeatMs: 200, reconnect: { initialDelayMs: 20, maxDelayMs: 50, maxAttempts: 20 } },
       limits: { progressIntervalMs: 1000 },

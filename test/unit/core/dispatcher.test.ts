@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { CodedError, ErrorCode } from '../../../src/protocol';
 import { defineTool, jsonResult, textResult, type ClientTool, type ToolContext } from '../../../src/core/tool';
-import { MAX_DENY_REASON_CHARS } from '../../../src/core/host';
+import { MAX_DENY_REASON_CHARS } from '../../../src/core/consent/presenter';
 import { DispatchHarness, delay, until } from '../../support/dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';
 

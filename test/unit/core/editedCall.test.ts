@@ -4,8 +4,8 @@ import path from 'node:path';
 import { ErrorCode, type ClientToolInvokeResponse } from '../../../src/protocol';
 import type { CallRecord } from '../../../src/core/callRecord';
 import { EDIT_LABEL } from '../../../src/core/consent/permissionGate';
-import { OpenPrompts } from '../../../src/core/consent/shownPrompt';
-import type { PermissionPrompt } from '../../../src/core/host';
+import { ShownPrompt } from '../../../src/core/consent/shownPrompt';
+import type { PermissionPrompt } from '../../../src/core/consent/presenter';
 import { IDE_GROUP, IDE_TOOLS } from '../../../src/tools/ide/group';
 import { TERMINAL_GROUP, TERMINAL_TOOLS } from '../../../src/tools/terminal/group';
 import { DispatchHarness } from '../../support/dispatch-harness';
@@ -150,16 +150,16 @@ describe('edit before allow', () => {
     const prompt = { promptId: 'p1', digest: 'd'.repeat(64), requestId: 'r', toolName: 'RunInTerminal', groupName: 'Terminal', message: 'Run?', detail: '', surface: 'chat', offerAllowSession: false, choices: [{ answer: 'edit', label: EDIT_LABEL }], editable: { argument: 'command', value: 'x' } } as unknown as PermissionPrompt;
 
     it('an edit is taken only with its value, and a value only with an edit', () => {
-      const open = new OpenPrompts();
-      void open.add(prompt, new AbortController().signal);
+      const open = new ShownPrompt();
+      void open.show(prompt, new AbortController().signal);
       assert.equal(open.answer('p1', prompt.digest, 'edit'), 'not-offered');
       assert.equal(open.answer('p1', prompt.digest, 'allow', undefined, 'rm -rf /'), 'not-offered');
       assert.equal(open.answer('p1', prompt.digest, 'edit', undefined, 'echo mine'), 'accepted');
     });
 
     it('an edit to a prompt that offered none is refused', () => {
-      const open = new OpenPrompts();
-      void open.add({ ...prompt, choices: [], editable: undefined } as PermissionPrompt, new AbortController().signal);
+      const open = new ShownPrompt();
+      void open.show({ ...prompt, choices: [], editable: undefined } as PermissionPrompt, new AbortController().signal);
       assert.equal(open.answer('p1', prompt.digest, 'edit', undefined, 'echo mine'), 'not-offered');
     });
   });

@@ -27,7 +27,7 @@ describe('caller lifetime', () => {
   });
 
   const invoke = (tool: string, lifetime: CallerLifetime, id: string) => {
-    h.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId: id, callId: id, toolName: tool, arguments: {} }, lifetime);
+    h.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId: id, callId: id, toolName: tool, arguments: {} }, { kind: 'backend', userRun: true, lifetime });
     return h.response(id);
   };
 

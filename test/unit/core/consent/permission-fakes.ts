@@ -1,5 +1,5 @@
 import { grantKey, type Grant } from '../../../../src/core/consent/grants';
-import type { PermissionAnswer, PermissionPrompt } from '../../../../src/core/host';
+import type { PermissionAnswer, PermissionPrompt } from '../../../../src/core/consent/presenter';
 import type { PermissionStore } from '../../../../src/core/consent/permissionGate';
 import type { Timers } from '../../../../src/core/timers';
 

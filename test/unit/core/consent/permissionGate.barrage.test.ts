@@ -13,15 +13,15 @@ const isRateLimited = (d: PermissionDecision) => d.kind === 'refused' && d.code 
 
 describe('permission gate: prompt barrage', () => {
   let timers: ManualTimers;
-  let prompter: AnsweringPrompter;
+  let presenter: AnsweringPrompter;
   let disconnects: number;
   let gate: PermissionGate;
   beforeEach(() => {
     timers = new ManualTimers();
-    prompter = new AnsweringPrompter('deny');
+    presenter = new AnsweringPrompter('deny');
     disconnects = 0;
     gate = new PermissionGate({
-      prompter, timers, closeGraceMs: 0,
+      presenter, timers, closeGraceMs: 0,
       barrage: { maxPromptsPerMinute: 5, denialsBeforeEscape: 3, denialWindowMs: 5 * MINUTE, denyAllMs: 10 * MINUTE },
       onDisconnect: () => disconnects++,
     });
@@ -35,16 +35,16 @@ describe('permission gate: prompt barrage', () => {
     assert.ok(isRateLimited(refused), JSON.stringify(refused));
     assert.match((refused as { message: string }).message, /^Other: more than 5 permission prompts in a minute/);
     assert.equal(waited, 0, 'the call never waited for the user');
-    assert.equal(prompter.shown.length, 5);
+    assert.equal(presenter.shown.length, 5);
     timers.advance(MINUTE);
-    prompter.answer = 'allow';
+    presenter.answer = 'allow';
     assert.deepEqual(await gate.check(ask()), { kind: 'allowed', via: 'prompt' });
-    assert.equal(prompter.shown.length, 6);
+    assert.equal(presenter.shown.length, 6);
   });
 
   it('calls queued behind an open prompt are refused when their turn comes once the rate is used up', async () => {
     const decisions = await Promise.all(Array.from({ length: 12 }, () => gate.check(ask())));
-    assert.equal(prompter.shown.length, 5);
+    assert.equal(presenter.shown.length, 5);
     assert.equal(decisions.filter(isRateLimited).length, 7);
   });
 
@@ -55,12 +55,12 @@ describe('permission gate: prompt barrage', () => {
     timers.advance(3 * MINUTE); // the first denial is now outside the 5-minute window
     await gate.check(ask());
     await gate.check(ask());
-    assert.deepEqual(prompter.shown[3].choices.map((c) => c.answer), ['allowSession']);
+    assert.deepEqual(presenter.shown[3].choices.map((c) => c.answer), ['allowSession']);
     await gate.check(ask('Other'));
-    assert.deepEqual(prompter.shown[4].choices.map((c) => c.answer), ['allowSession'], 'denials of DeleteFile do not count for Other');
+    assert.deepEqual(presenter.shown[4].choices.map((c) => c.answer), ['allowSession'], 'denials of DeleteFile do not count for Other');
     timers.advance(MINUTE);
     await gate.check(ask());
-    assert.deepEqual(prompter.shown[5].choices.map((c) => [c.answer, c.label]), [
+    assert.deepEqual(presenter.shown[5].choices.map((c) => [c.answer, c.label]), [
       ['allowSession', 'Allow every DeleteFile call until this window closes'],
       ['denyAll', 'Deny All from This Backend for 10 Minutes'],
       ['disconnect', 'Disconnect'],
@@ -68,11 +68,11 @@ describe('permission gate: prompt barrage', () => {
   });
 
   it('Deny All refuses every call needing permission, remembered ones included, until it expires', async () => {
-    prompter.answer = 'allowSession';
+    presenter.answer = 'allowSession';
     await gate.check(ask('Remembered'));
-    prompter.answer = 'deny';
+    presenter.answer = 'deny';
     for (let i = 0; i < 3; i++) await gate.check(ask());
-    prompter.answer = 'denyAll';
+    presenter.answer = 'denyAll';
     assert.deepEqual(await gate.check(ask()), { kind: 'denied', via: 'user' });
     assert.equal(gate.denyingAll, true);
     for (const tool of ['DeleteFile', 'Other', 'Remembered']) {
@@ -80,44 +80,44 @@ describe('permission gate: prompt barrage', () => {
       assert.ok(isRateLimited(d), `${tool}: ${JSON.stringify(d)}`);
       assert.match((d as { message: string }).message, /denies every permission request from this backend for 10 more minutes/);
     }
-    assert.equal(prompter.shown.length, 5);
+    assert.equal(presenter.shown.length, 5);
     timers.advance(10 * MINUTE - 1);
     assert.ok(isRateLimited(await gate.check(ask('Remembered'))));
     timers.advance(1);
     assert.equal(gate.denyingAll, false);
     assert.equal((await gate.check(ask('Remembered'))).kind, 'allowed', 'the grant answers again after expiry');
-    prompter.answer = 'allow';
+    presenter.answer = 'allow';
     assert.equal((await gate.check(ask('Other'))).kind, 'allowed');
-    assert.equal(prompter.shown.length, 6);
+    assert.equal(presenter.shown.length, 6);
   });
 
   it('Forget all lifts Deny All at once', async () => {
     for (let i = 0; i < 3; i++) await gate.check(ask());
-    prompter.answer = 'denyAll';
+    presenter.answer = 'denyAll';
     await gate.check(ask());
     assert.ok(isRateLimited(await gate.check(ask())));
     await gate.forget();
-    prompter.answer = 'allow';
+    presenter.answer = 'allow';
     assert.equal((await gate.check(ask())).kind, 'allowed');
   });
 
   it('Disconnect denies the call, then asks the client to disconnect (after this call is answered); after the user reconnects the way out is offered at once', async () => {
     for (let i = 0; i < 3; i++) await gate.check(ask());
-    prompter.answer = 'disconnect';
+    presenter.answer = 'disconnect';
     assert.deepEqual(await gate.check(ask()), { kind: 'denied', via: 'user' });
     assert.equal(disconnects, 0, 'not before the call is answered');
     timers.advance(0);
     assert.equal(disconnects, 1);
     assert.equal(gate.denyingAll, false);
-    prompter.answer = 'deny';
+    presenter.answer = 'deny';
     await gate.check(ask());
-    assert.deepEqual(prompter.shown[4].choices.map((c) => c.answer), ['allowSession', 'denyAll', 'disconnect']);
+    assert.deepEqual(presenter.shown[4].choices.map((c) => c.answer), ['allowSession', 'denyAll', 'disconnect']);
   });
 
   it('Disconnect is not offered when nobody can disconnect', async () => {
-    const alone = new PermissionGate({ prompter, timers, closeGraceMs: 0 });
+    const alone = new PermissionGate({ presenter, timers, closeGraceMs: 0 });
     for (let i = 0; i < 4; i++) await alone.check(ask());
-    assert.deepEqual(prompter.shown[3].choices.map((c) => c.answer), ['allowSession', 'denyAll']);
+    assert.deepEqual(presenter.shown[3].choices.map((c) => c.answer), ['allowSession', 'denyAll']);
     alone.dispose();
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { PermissionAnswer, PermissionPrompt } from '../../../../src/core/host';
+import type { PermissionAnswer, PermissionPrompt } from '../../../../src/core/consent/presenter';
 import { consent, type ConsentSurface } from '../../../../src/core/consent/consentText';
 import { PermissionGate, type PermissionCheck } from '../../../../src/core/consent/permissionGate';
 import { ErrorCode } from '../../../../src/protocol';
@@ -10,7 +10,7 @@ const HEADER = 'Requested by the agent through the Workspace tool DeleteFile.';
 function recordingGate(surface: ConsentSurface = 'modal'): { gate: PermissionGate; shown: PermissionPrompt[] } {
   const shown: PermissionPrompt[] = [];
   const gate = new PermissionGate({
-    prompter: { consentSurface: () => surface, confirm: async (prompt: PermissionPrompt): Promise<PermissionAnswer | undefined> => (shown.push(prompt), 'deny') },
+    presenter: { consentSurface: () => surface, confirm: async (prompt: PermissionPrompt): Promise<PermissionAnswer | undefined> => (shown.push(prompt), 'deny') },
     closeGraceMs: 10,
   });
   return { gate, shown };

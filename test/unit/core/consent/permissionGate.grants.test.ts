@@ -90,49 +90,49 @@ describe('permission grants', () => {
   });
 
   describe('the gate', () => {
-    let prompter: AnsweringPrompter;
+    let presenter: AnsweringPrompter;
     let gate: PermissionGate;
     beforeEach(() => {
-      prompter = new AnsweringPrompter('allowSession');
-      gate = new PermissionGate({ prompter, closeGraceMs: 20 });
+      presenter = new AnsweringPrompter('allowSession');
+      gate = new PermissionGate({ presenter, closeGraceMs: 20 });
     });
     afterEach(() => gate.dispose());
 
     it('offers this target and its folder, with labels that say so; remembering a.ts still asks for b.ts', async () => {
       assert.deepEqual(await gate.check(deleteOf('src/a.ts')), { kind: 'allowed', via: 'prompt', remembered: { label: 'Allow DeleteFile of src/a.ts until this window closes' } });
-      assert.deepEqual(prompter.shown[0].choices, [
+      assert.deepEqual(presenter.shown[0].choices, [
         { answer: 'allowSession', label: 'Allow DeleteFile of src/a.ts until this window closes' },
         { answer: 'allowFolder', label: 'Allow DeleteFile in src/ until this window closes' },
       ]);
-      assert.equal(prompter.shown[0].offerAllowSession, true);
-      prompter.answer = 'deny';
+      assert.equal(presenter.shown[0].offerAllowSession, true);
+      presenter.answer = 'deny';
       assert.deepEqual(await gate.check(deleteOf('src/b.ts')), { kind: 'denied', via: 'user' });
       assert.deepEqual(await gate.check(deleteOf('src/a.ts')), { kind: 'allowed', via: 'remembered', grant: { label: 'Allow DeleteFile of src/a.ts until this window closes' } });
-      assert.equal(prompter.shown.length, 2);
+      assert.equal(presenter.shown.length, 2);
     });
 
     it('allowFolder remembers the folder; an answer the prompt did not offer is allow-once', async () => {
-      prompter.answer = 'allowFolder';
+      presenter.answer = 'allowFolder';
       await gate.check(deleteOf('src/a.ts'));
       assert.equal((await gate.check(deleteOf('src/x/y.ts'))).kind, 'allowed');
-      assert.equal(prompter.shown.length, 1);
-      assert.deepEqual(prompter.shown[0].choices.map((c) => c.answer), ['allowSession', 'allowFolder']);
+      assert.equal(presenter.shown.length, 1);
+      assert.deepEqual(presenter.shown[0].choices.map((c) => c.answer), ['allowSession', 'allowFolder']);
       // top.ts: no folder choice offered (the workspace folder itself), so allowFolder remembers nothing.
       assert.deepEqual(await gate.check(deleteOf('top.ts')), { kind: 'allowed', via: 'prompt' });
-      assert.deepEqual(prompter.shown[1].choices.map((c) => c.answer), ['allowSession']);
+      assert.deepEqual(presenter.shown[1].choices.map((c) => c.answer), ['allowSession']);
       assert.deepEqual(gate.remembered().map((g) => g.label), ['Allow DeleteFile in src/ until this window closes']);
     });
 
     it('with workspace scope the buttons say "in this workspace from now on" and the grant goes to the store; without a store they say "until this window closes"', async () => {
       const store = new MemoryStore();
-      const g = new PermissionGate({ prompter, store, rememberScope: 'workspace' });
+      const g = new PermissionGate({ presenter, store, rememberScope: 'workspace' });
       await g.check(deleteOf('src/a.ts'));
-      assert.equal(prompter.shown[0].choices[0].label, 'Allow DeleteFile of src/a.ts in this workspace from now on');
+      assert.equal(presenter.shown[0].choices[0].label, 'Allow DeleteFile of src/a.ts in this workspace from now on');
       assert.deepEqual(store.grants.map((x) => [x.kind, x.path]), [['target', path.join(ROOT, 'src', 'a.ts')]]);
       g.dispose();
-      const noStore = new PermissionGate({ prompter, rememberScope: 'workspace' });
+      const noStore = new PermissionGate({ presenter, rememberScope: 'workspace' });
       await noStore.check(deleteOf('src/b.ts'));
-      assert.equal(prompter.shown[1].choices[0].label, 'Allow DeleteFile of src/b.ts until this window closes');
+      assert.equal(presenter.shown[1].choices[0].label, 'Allow DeleteFile of src/b.ts until this window closes');
       noStore.dispose();
     });
 
@@ -142,7 +142,7 @@ describe('permission grants', () => {
       const [a, b] = gate.remembered();
       await gate.forget(a);
       assert.deepEqual(gate.remembered(), [b]);
-      prompter.answer = 'deny';
+      presenter.answer = 'deny';
       assert.equal((await gate.check(deleteOf('src/a.ts'))).kind, 'denied');
       assert.equal((await gate.check(deleteOf('lib/b.ts'))).kind, 'allowed');
     });

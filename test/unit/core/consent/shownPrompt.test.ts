@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { consent } from '../../../../src/core/consent/consentText';
-import type { PermissionPrompt } from '../../../../src/core/host';
-import { chatApprovalOf, OpenPrompts } from '../../../../src/core/consent/shownPrompt';
+import type { PermissionPrompt } from '../../../../src/core/consent/presenter';
+import { chatApprovalOf, ShownPrompt } from '../../../../src/core/consent/shownPrompt';
 import { ChatApproval } from '../../../../src/protocol/webview';
 
 function prompt(id: string, change: Partial<PermissionPrompt> = {}): PermissionPrompt {
@@ -20,48 +20,65 @@ function prompt(id: string, change: Partial<PermissionPrompt> = {}): PermissionP
   } as PermissionPrompt;
 }
 
-describe('prompts open in the chat (OpenPrompts)', () => {
-  it('shows the oldest first, and tells the chat when one opens or closes', async () => {
-    const open = new OpenPrompts();
+describe('the prompt shown in the chat (ShownPrompt)', () => {
+  it('holds the one prompt the gate shows, and tells the chat when it opens or closes; a newer one closes an older one still shown, as dismissed', async () => {
+    const shown = new ShownPrompt();
     let changes = 0;
-    open.onDidChange(() => changes++);
+    shown.onDidChange(() => changes++);
     const a = prompt('a1');
     const b = prompt('b2');
-    const first = open.add(a, new AbortController().signal);
-    void open.add(b, new AbortController().signal);
-    assert.equal(open.first()?.promptId, 'a1');
-    assert.equal(open.answer('a1', a.digest, 'allowSession'), 'accepted');
+    const first = shown.show(a, new AbortController().signal);
+    assert.equal(shown.current?.promptId, 'a1');
+    assert.equal(shown.answer('a1', a.digest, 'allowSession'), 'accepted');
     assert.deepEqual(await first, { answer: 'allowSession' });
-    assert.equal(open.first()?.promptId, 'b2');
-    assert.equal(changes, 3);
-    open.dispose();
+    assert.equal(shown.isOpen, false);
+    const stale = shown.show(a, new AbortController().signal);
+    const second = shown.show(b, new AbortController().signal);
+    assert.equal(await stale, undefined, 'the older prompt closed as dismissed');
+    assert.equal(shown.current?.promptId, 'b2');
+    assert.equal(shown.answer('a1', a.digest, 'allow'), 'not-open');
+    assert.equal(shown.answer('b2', b.digest, 'deny'), 'accepted');
+    assert.deepEqual(await second, { answer: 'deny' });
+    assert.equal(changes, 6);
+    shown.dispose();
   });
 
   it('keeps a Deny\'s reason, and only with a Deny', async () => {
-    const open = new OpenPrompts();
+    const shown = new ShownPrompt();
     const p = prompt('c3');
-    const answered = open.add(p, new AbortController().signal);
-    assert.equal(open.answer('c3', p.digest, 'deny', '  not that one  '), 'accepted');
+    const answered = shown.show(p, new AbortController().signal);
+    assert.equal(shown.answer('c3', p.digest, 'deny', '  not that one  '), 'accepted');
     assert.deepEqual(await answered, { answer: 'deny', reason: '  not that one  ' });
     const q = prompt('d4');
-    const allowed = open.add(q, new AbortController().signal);
-    open.answer('d4', q.digest, 'allow', 'ignored');
+    const allowed = shown.show(q, new AbortController().signal);
+    shown.answer('d4', q.digest, 'allow', 'ignored');
     assert.deepEqual(await allowed, { answer: 'allow' });
   });
 
-  it('closes a prompt whose call is cancelled (a late answer then is not-open), and all of them on clear', async () => {
-    const open = new OpenPrompts();
+  it('closes a prompt whose call is cancelled (a late answer then is not-open), and on close', async () => {
+    const shown = new ShownPrompt();
     const cancel = new AbortController();
     const p = prompt('e5');
-    const answered = open.add(p, cancel.signal);
+    const answered = shown.show(p, cancel.signal);
     cancel.abort();
     assert.equal(await answered, undefined);
-    assert.equal(open.answer('e5', p.digest, 'allow'), 'not-open');
-    const q = open.add(prompt('f6'), new AbortController().signal);
-    open.clear();
+    assert.equal(shown.answer('e5', p.digest, 'allow'), 'not-open');
+    const q = shown.show(prompt('f6'), new AbortController().signal);
+    shown.close(undefined);
     assert.equal(await q, undefined);
-    assert.equal(open.size, 0);
-    assert.equal(await open.add(prompt('g7'), cancel.signal), undefined, 'an aborted call opens nothing');
+    assert.equal(shown.isOpen, false);
+    assert.equal(await shown.show(prompt('g7'), cancel.signal), undefined, 'an aborted call opens nothing');
+  });
+
+  it('a withdrawn prompt\'s abort does not close the prompt shown after it', async () => {
+    const shown = new ShownPrompt();
+    const first = new AbortController();
+    void shown.show(prompt('h8'), first.signal);
+    const second = shown.show(prompt('i9'), new AbortController().signal);
+    first.abort();
+    assert.equal(shown.current?.promptId, 'i9');
+    shown.close({ answer: 'allow' });
+    assert.deepEqual(await second, { answer: 'allow' });
   });
 
   it('gives the chat the prompt as the webview schema takes it', () => {
