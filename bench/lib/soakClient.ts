@@ -149,6 +149,7 @@ export class SoakClient {
       case 'toolCallUpdated':
       case 'groupExpanded':
       case 'contextCompacted':
+      case 'modelRetry':
       case 'toolGroupState':
         // Nothing to count.
         break;

@@ -18,6 +18,7 @@ import { checkArguments, compileParameters } from './jsonSchema';
 import type { Logger } from './log';
 import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './model/chatModel';
 import { ModelFailure } from './model/chatModel';
+import { DEFAULT_MODEL_RETRIES, streamWithRetries, type ModelRetryNote } from './model/retry';
 import type { RegistrationProblem } from './registration';
 import { isContextOnly, mergeContext } from './queuedUpdates';
 import { applyAugmentation } from './registration';
@@ -57,6 +58,8 @@ export interface AgentConfig {
   model: ChatModel;
   systemPrompt: string;
   maxTurns: number;
+  /** Times a model request that got no answer in time is sent again (model/retry.ts); default 2. */
+  modelRetries?: number;
   /** Bytes a tool result and a thread's history may keep (historyBudget.ts); defaults when omitted. */
   history?: HistoryLimits;
   /** Runs the session may have in progress (default 16) and threads it keeps (default 256); past them a message gets RUN_LIMIT. */
@@ -362,7 +365,8 @@ export class Agent {
         this.applyQueued(thread);
         let reply = '';
         const calls: ToolCallRequest[] = [];
-        for await (const chunk of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
+        const announce = (note: ModelRetryNote) => host.send({ type: 'modelRetry', ...ref, attempt: note.attempt, of: note.of, delayMs: note.delayMs, code: note.failure.code, message: note.failure.summary.slice(0, 10_000) });
+        for await (const chunk of streamWithRetries(config.model, await this.fittedRequest(thread, ref, signal), signal, config.modelRetries ?? DEFAULT_MODEL_RETRIES, announce)) {
           if (signal.aborted) break;
           if (chunk.type === 'text') {
             reply += chunk.text;

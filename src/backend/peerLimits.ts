@@ -62,6 +62,7 @@ export function fitted(message: ServerToClient, maxBytes: number): EncodedParts[
     case 'toolCallUpdated':
     case 'groupExpanded':
     case 'contextCompacted':
+    case 'modelRetry':
     case 'runFinished':
     case 'runError':
     case 'error':

@@ -272,7 +272,7 @@ export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().
  * A button of the chat's own (never model text): the empty state's "Use a real model" runs Select
  * Model, a disconnected error's "Connect" connects. The view names an action, never a command id.
  */
-export const ChatAction = z.enum(['selectModel', 'connect']);
+export const ChatAction = z.enum(['selectModel', 'connect', 'useOfflineDemo', 'showLog']);
 export const WebviewAction = z.object({ type: z.literal('action'), action: ChatAction });
 /** The chat's answer to a ShowMessage question the extension is running: a button by its position, or null to give up. */
 export const WebviewAnswerQuestion = z.object({

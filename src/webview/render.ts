@@ -4,10 +4,11 @@
  * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
  * open/closed state and keyboard focus survive status changes.
  */
-import { isInlineImageType, type ChatAction, type ChatAgentOption } from '../protocol/webview';
+import { ChatAction, isInlineImageType, type ChatAgentOption } from '../protocol/webview';
 import { AgentPicker } from './agentPicker';
 import { attachmentChip, ComposerKeys } from './composer';
 import { EmptyState } from './emptyState';
+import { renderError } from './errorCard';
 import { QuestionBanner } from './questionBanner';
 import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
 import { ApprovalCard, type AnswerApproval } from './approvalCard';
@@ -191,6 +192,8 @@ export class ChatView {
       }
       if (target.classList.contains('copy-answer')) this.copyAnswer(target);
       if (target.classList.contains('connect-backend')) this.actions.runAction('connect');
+      const action = target.classList.contains('error-action') ? ChatAction.safeParse(target.dataset.action) : undefined;
+      if (action?.success) this.actions.runAction(action.data);
       if (target.classList.contains('copy-code')) {
         const code = target.closest('.code-block')?.querySelector('code');
         if (code) {
@@ -404,12 +407,7 @@ export class ChatView {
           h('span', { 'aria-hidden': 'true' }, describeUsage(item)), h('span', { class: 'sr-only' }, words));
       }
       case 'error':
-        return h('div', { class: 'msg error-item' },
-          h('div', { class: 'error-text' }, h('span', { class: 'error-title' }, 'Error: '), item.message),
-          h('div', { class: 'error-footer' },
-            h('code', { class: 'error-code' }, item.code),
-            item.code === 'DISCONNECTED' && h('button', { type: 'button', class: 'connect-backend' }, 'Connect'),
-            item.retryable && h('button', { type: 'button', class: 'retry secondary' }, 'Retry')));
+        return renderError(item);
     }
   }
 

@@ -439,6 +439,8 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
       return bound(append(state, { kind: 'notice', text: describeCompaction(ev) }));
     case 'runFinished':
       return ev.usage ? withUsage(closeRun(state, ev.reason), ev.runId, ev.usage) : closeRun(state, ev.reason);
+    case 'modelRetry':
+      return bound(append(state, { kind: 'notice', text: `${ev.message} — retrying ${ev.attempt}/${ev.of} in ${Math.round(ev.delayMs / 1000)} s` }));
     case 'runError': {
       const closed = closeRun(state, 'error');
       return bound(append(closed, { kind: 'error', message: ev.message, code: ev.code, retryable: ev.retryable }));

@@ -41,6 +41,7 @@ export class UserRuns {
       case 'toolCallEnded':
       case 'groupExpanded':
       case 'contextCompacted':
+      case 'modelRetry':
         // Inside a run: whose run it is was settled at runStarted.
         return;
       default:

@@ -24,6 +24,7 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
     case 'toolCallUpdated':
     case 'groupExpanded':
     case 'contextCompacted':
+    case 'modelRetry':
     case 'runFinished':
     case 'runError':
       // Nothing in these is binary or long enough to clip.

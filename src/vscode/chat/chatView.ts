@@ -16,6 +16,8 @@ const MAX_ERROR_TEXT = 10_000;
 const ACTION_COMMANDS: Record<ChatAction, string> = {
   selectModel: Commands.selectModel,
   connect: Commands.connect,
+  useOfflineDemo: Commands.useOfflineDemo,
+  showLog: Commands.showLog,
 };
 
 /** What the chat's settings say about how it shows things; read fresh on every `ready`. */

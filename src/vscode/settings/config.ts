@@ -5,7 +5,7 @@ import type { BackgroundCallPolicy } from '../../core/callRecord';
 /** Typed view of the `clientTools.*` settings. Read fresh each time: settings can change at any moment. */
 export interface ClientToolsConfig {
   backendUrl: string;
-  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number; vision: 'auto' | 'on' | 'off'; imageMaxSide: number };
+  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number; vision: 'auto' | 'on' | 'off'; imageMaxSide: number; firstByteTimeoutSeconds: number; idleTimeoutSeconds: number; retries: number };
   invokeTimeoutSeconds: number;
   disconnectStrategy: 'failFast' | 'retryWithBackoff' | 'fallbackMessage' | 'suspend';
   permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number; backgroundCalls: BackgroundCallPolicy };
@@ -28,6 +28,9 @@ export function readConfig(): ClientToolsConfig {
       contextWindow: contextWindowValue(c),
       vision: oneOf(c, 'model.vision', ['auto', 'on', 'off'] as const, 'auto'),
       imageMaxSide: num(c, 'model.imageMaxSide', 1568, 16, 16_384),
+      firstByteTimeoutSeconds: num(c, 'model.firstByteTimeoutSeconds', 60, 1, 3600),
+      idleTimeoutSeconds: num(c, 'model.idleTimeoutSeconds', 30, 1, 3600),
+      retries: num(c, 'model.retries', 2, 0, 10),
     },
     invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds', 30, 1, 3600),
     disconnectStrategy: oneOf(c, 'disconnectStrategy', ['failFast', 'retryWithBackoff', 'fallbackMessage', 'suspend'] as const, 'retryWithBackoff'),
@@ -93,7 +96,7 @@ function readBackgroundCalls(c: vscode.WorkspaceConfiguration): BackgroundCallPo
 }
 
 export function affectsConnection(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'model.contextWindow', 'model.vision', 'model.imageMaxSide', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
+  return ['backendUrl', 'model.baseUrl', 'model.name', 'model.api', 'model.provider', 'model.azure', 'model.contextWindow', 'model.vision', 'model.imageMaxSide', 'model.firstByteTimeoutSeconds', 'model.idleTimeoutSeconds', 'model.retries', 'invokeTimeoutSeconds', 'disconnectStrategy', 'limits', 'reconnect']
     .some((k) => e.affectsConfiguration(`${ROOT}.${k}`)) || e.affectsConfiguration(`${ROOT}.backendUrls`);
 }
 
