@@ -20,11 +20,11 @@ type ErrorAction = { label: string; action: ChatAction; title: string } | { labe
 export function errorActions(item: ErrorFields): ErrorAction[] {
   const out: ErrorAction[] = [];
   if (item.code === 'DISCONNECTED') out.push({ label: 'Connect', action: 'connect', title: 'Connect to the agent backend again' });
+  if (item.retryable) out.push({ label: 'Retry', action: 'retry', title: 'Send the last message again' });
   if (MODEL_CODES.has(item.code)) {
     out.push({ label: 'Select Model', action: 'selectModel', title: 'Choose another model endpoint and test it (Client Tools: Select Model)' });
     out.push({ label: 'Use the offline demo', action: 'useOfflineDemo', title: 'Switch to the offline demo model: no endpoint, no key' });
   }
-  if (item.retryable) out.push({ label: 'Retry', action: 'retry', title: 'Send the last message again' });
   if (MODEL_CODES.has(item.code)) out.push({ label: 'Show Log', action: 'showLog', title: 'Open the Client Tools log (Client Tools: Show Log)' });
   return out;
 }

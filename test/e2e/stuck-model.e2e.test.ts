@@ -69,6 +69,12 @@ describe('A model that never answers, in a real VS Code: retries shown live, an 
         'clientTools.model.retries': 1,
       },
     });
+    // The model settings stay in the user settings alone, as on a desktop: the harness also copies
+    // them into the remote ("Machine") settings, where they would outrank what a command writes.
+    const machine = path.join(harness.tempDir, 'user-data', 'Machine', 'settings.json');
+    const remote = JSON.parse(fs.readFileSync(machine, 'utf8')) as Record<string, unknown>;
+    for (const key of Object.keys(remote)) if (key.startsWith('clientTools.model.')) delete remote[key];
+    fs.writeFileSync(machine, JSON.stringify(remote, null, 2));
     page = harness.page;
     chat = new ChatDriver(page);
     await chat.open();
@@ -93,7 +99,7 @@ describe('A model that never answers, in a real VS Code: retries shown live, an 
     assert.doesNotMatch(await statusItem().innerText(), /^\s*Client Tools\s*$/, 'not a plain "connected" item');
   });
 
-  it('a message: the run shows the retry as it happens ("No answer from llama3.1 at … within 2 s — retrying 1/1 in 2 s"), then an error with Select Model, Use the offline demo, Retry and Show Log', async () => {
+  it('a message: the run shows the retry as it happens ("No answer from llama3.1 at … within 2 s — retrying 1/1 in 2 s"), then an error with Retry, Select Model, Use the offline demo and Show Log', async () => {
     await chat.send('hello', []);
     const notice = chat.notices().filter({ hasText: 'retrying' });
     await notice.waitFor({ timeout: 20_000 });
@@ -104,10 +110,12 @@ describe('A model that never answers, in a real VS Code: retries shown live, an 
     const error = chat.frame.locator('.msg.error-item').last();
     await error.waitFor({ timeout: 30_000 });
     assert.match(await error.locator('.error-text').innerText(), /^Error: No answer from llama3\.1 at .* within 2 s: .*Tried 2 times\.$/);
-    assert.deepEqual(await error.locator('.error-actions button').allInnerTexts(), ['Select Model', 'Use the offline demo', 'Retry', 'Show Log']);
+    assert.deepEqual(await error.locator('.error-actions button').allInnerTexts(), ['Retry', 'Select Model', 'Use the offline demo', 'Show Log']);
     assert.equal(endpoint.chatRequests(), 2, 'the request was sent twice (one retry)');
     await chat.waitForIdle();
     await chat.frame.locator('.conn-dot.model-down').waitFor({ timeout: 5_000 });
+    // The run's own finding replaces the connection test's in the header.
+    assert.match(await chat.frame.locator('.conn-detail').innerText(), /No answer from llama3\.1 at .* within 2 s/);
     await page.locator('.statusbar-item', { hasText: 'Client Tools: model unreachable' }).waitFor({ timeout: 5_000 });
     await shot('2-error-with-actions');
   });
