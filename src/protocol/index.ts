@@ -8,4 +8,5 @@ export * from './types';
 export * from './codec';
 export { assertNever, assertNeverOr } from './assertNever';
 export { isRunEvent } from './runEvents';
+export { count, cutWithNote, measureText, type TextSize } from './textCut';
 export { digestedFunctionName, isPlainFunctionName, toFunctionName } from './functionNames';

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
+import { cutWithNote } from '../protocol/textCut';
 import { foldInto, markExpansionCard } from './expansionFold';
 import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
@@ -743,7 +744,7 @@ export function bound(state: ChatState): ChatState {
 }
 
 export function clip(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}\n… (${s.length - max} more characters)`;
+  return cutWithNote(s, max);
 }
 
 /** `path: "src/a.ts", line: 3` — one line, at most `max` characters. */

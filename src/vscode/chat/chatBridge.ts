@@ -4,7 +4,7 @@
  * long strings are clipped. Kept out of the webview protocol because they need core types.
  */
 import type { CallRecord } from '../../core/callRecord';
-import { assertNever, type ContentItem, type RunEvent } from '../../protocol';
+import { assertNever, cutWithNote, type ContentItem, type RunEvent } from '../../protocol';
 import { isInlineImageType, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
 
 /**
@@ -41,9 +41,9 @@ export function toChatCallRecord(record: CallRecord, toBase64: (bytes: Uint8Arra
   return {
     ...rest,
     arguments: clipStrings(record.arguments, MAX_POSTED_STRING) as Record<string, unknown>,
-    ...(record.target !== undefined ? { target: clipString(record.target, 1000 - 40) } : {}),
-    ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - 40) } : {}),
-    ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - 40) } } : {}),
+    ...(record.target !== undefined ? { target: clipString(record.target, 1000 - CUT_NOTE_ROOM) } : {}),
+    ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - CUT_NOTE_ROOM) } : {}),
+    ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - CUT_NOTE_ROOM) } } : {}),
     ...(content !== undefined ? { content: toChatContent(content.slice(0, 1000), toBase64) } : {}),
   };
 }
@@ -63,8 +63,11 @@ function toChatContent(content: readonly ContentItem[], toBase64: (bytes: Uint8A
   });
 }
 
+/** Characters kept free for cutWithNote's note, so a cut string still fits its schema's maximum. */
+const CUT_NOTE_ROOM = 160;
+
 function clipString(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
+  return cutWithNote(s, max);
 }
 
 const MAX_ENTRIES = 500;
