@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { cutWithNote } from '../../protocol/textCut';
 import type { ChangeReviewOutcome, ChangeReviewRequest } from '../../core/host';
 import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../../core/hunkReview';
 import { safe, uiText } from '../../core/uiText';
@@ -234,7 +235,8 @@ function showsReview(tab: vscode.Tab, reviewId: string, title: string): boolean 
 }
 
 function clip(text: string): string {
-  return text.length <= MAX_HUNK_PREVIEW ? text : `${text.slice(0, MAX_HUNK_PREVIEW)}… (${text.length - MAX_HUNK_PREVIEW} more characters)`;
+  // The note names the original's size and fits in the schema's 100 characters over the preview.
+  return cutWithNote(text, MAX_HUNK_PREVIEW - 60);
 }
 
 function clipNames(names: readonly string[]): string {

@@ -26,6 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { cutWithNote } from '../../protocol/textCut';
 import type { DiffOutcome, DiffRequest } from '../../core/host';
 import { hunkReview, readReviewedText, withHunk, type HunkReview } from '../../core/hunkReview';
 import { consent, consentLines, fitConsent, type FittedConsent } from '../../core/consent/consentText';
@@ -290,7 +291,8 @@ function proposalShownBy(tab: vscode.Tab): vscode.Uri | undefined {
 }
 
 function clip(text: string): string {
-  return text.length <= MAX_HUNK_PREVIEW ? text : `${text.slice(0, MAX_HUNK_PREVIEW)}… (${text.length - MAX_HUNK_PREVIEW} more characters)`;
+  // The note names the original's size and fits in the schema's 100 characters over the preview.
+  return cutWithNote(text, MAX_HUNK_PREVIEW - 60);
 }
 
 function isOutcome(v: unknown): v is DiffOutcome {
