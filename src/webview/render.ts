@@ -15,6 +15,7 @@ import { ApprovalCard, type AnswerApproval } from './approvalCard';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
 import { isTerminal } from './state';
+import { renderKeptChange } from './keptChangeCard';
 import { renderReview } from './reviewCard';
 import { reviewClass, reviewLabel } from './reviewLabel';
 import { ThreadList } from './threadList';
@@ -32,6 +33,8 @@ export interface ChatActions {
   toggleCard(id: string, open: boolean): void;
   decideReview(reviewId: string, accept: boolean, reason: string | undefined): void;
   reviewHunk(reviewId: string, hunk: number, keep: boolean): void;
+  /** An accepted review's card: open its change as a diff, or undo it. */
+  keptChange(reviewId: string, action: 'open' | 'undo'): void;
   removeAttachment(): void;
   /** A file path in an answer was clicked; the host decides whether it may be opened. */
   openPath(path: string, line: number | undefined): void;
@@ -481,6 +484,8 @@ export class ChatView {
     const nodes: Node[] = [];
     const review = renderReview(item, this.actions, this.reviewReasons);
     if (review) nodes.push(review);
+    const kept = renderKeptChange(item, this.actions);
+    if (kept) nodes.push(kept);
     if (item.announcedAs !== undefined) {
       nodes.push(h('p', { class: 'announced-mismatch' }, `The backend announced this call as ${item.announcedAs}; your editor ran ${item.toolName}.`));
     }

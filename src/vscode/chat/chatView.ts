@@ -33,7 +33,7 @@ export type ThreadRequest =
   | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'saveTranscript' }>;
 
 /** What a review card asks of the diff reviews. */
-export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'reviewHunk' }>;
+export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'reviewHunk' | 'keptChange' }>;
 
 /**
  * The sidebar chat (`clientTools.chat`). It renders what it is told and reports what the user does;
@@ -275,6 +275,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'decideReview':
       case 'reviewHunk':
+      case 'keptChange':
         this.reviewEmitter.fire(message);
         break;
       case 'openPath':
