@@ -15,6 +15,7 @@ import { ApprovalCard, type AnswerApproval } from './approvalCard';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
 import { isTerminal } from './state';
+import { cardSentence } from './cardSentence';
 import { renderKeptChange } from './keptChangeCard';
 import { renderReview } from './reviewCard';
 import { reviewClass, reviewLabel } from './reviewLabel';
@@ -428,9 +429,10 @@ export class ChatView {
       h('summary', {},
         h('span', { class: 'card-line' },
           h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
-          h('span', { class: 'tool-name' }),
+          h('span', { class: 'card-sentence' }),
           h('span', { class: 'tool-status' })),
         h('span', { class: 'card-line secondary' },
+          h('span', { class: 'tool-name' }),
           h('span', { class: 'badge background-badge', hidden: true, title: BACKGROUND_TITLE }, 'Background'),
           h('span', { class: 'badge caller-badge', hidden: true, title: CALLER_TITLE }),
           h('span', { class: 'tool-args' }),
@@ -454,7 +456,11 @@ export class ChatView {
     };
     set('.tool-name', item.toolName, item.group ? `${item.toolName} (group ${item.group})` : item.toolName);
     set('.tool-status', review ?? STATUS_LABEL[item.status]);
+    const sentence = cardSentence(item);
+    set('.card-sentence', sentence.text, sentence.text);
     set('.tool-args', item.argsSummary || '(no arguments)', item.argsSummary);
+    // The sentence names the target: the clipped arguments stay in the details.
+    el.querySelector<HTMLElement>('.tool-args')?.toggleAttribute('hidden', sentence.namesTarget);
     const executor = executorLabel(item);
     const meta = item.durationMs !== undefined ? `${executor} · ${formatDuration(item.durationMs)}` : executor;
     set('.tool-meta', meta, executorTitle(item));
