@@ -3,31 +3,7 @@
  * or refused offers Select Model, the offline demo and the log beside Retry, so the user is never
  * left with Retry alone against an endpoint that is down. The message goes in as text.
  */
-import type { ChatAction } from '../protocol/webview';
-
-/** The failures that are the model endpoint's, not the editor's or the backend's. */
-const MODEL_CODES = new Set(['MODEL_TIMEOUT', 'MODEL_ERROR', 'MODEL_AUTH', 'MODEL_RATE_LIMITED']);
-
-export interface ErrorFields {
-  message: string;
-  code: string;
-  retryable: boolean;
-}
-
-type ErrorAction = { label: string; action: ChatAction; title: string } | { label: 'Retry'; action: 'retry'; title: string };
-
-/** The buttons an error offers, in order. */
-export function errorActions(item: ErrorFields): ErrorAction[] {
-  const out: ErrorAction[] = [];
-  if (item.code === 'DISCONNECTED') out.push({ label: 'Connect', action: 'connect', title: 'Connect to the agent backend again' });
-  if (item.retryable) out.push({ label: 'Retry', action: 'retry', title: 'Send the last message again' });
-  if (MODEL_CODES.has(item.code)) {
-    out.push({ label: 'Select Model', action: 'selectModel', title: 'Choose another model endpoint and test it (Client Tools: Select Model)' });
-    out.push({ label: 'Use the offline demo', action: 'useOfflineDemo', title: 'Switch to the offline demo model: no endpoint, no key' });
-  }
-  if (MODEL_CODES.has(item.code)) out.push({ label: 'Show Log', action: 'showLog', title: 'Open the Client Tools log (Client Tools: Show Log)' });
-  return out;
-}
+import { errorActions, type ErrorFields } from './errorActions';
 
 /** Retry keeps its class (the transcript's click handler sends the last message again); the others carry `data-action`. */
 export function renderError(item: ErrorFields): HTMLElement {
@@ -60,6 +36,12 @@ export function renderError(item: ErrorFields): HTMLElement {
     actions.append(button);
   }
   footer.append(code, actions);
+  if (item.stale) {
+    const note = document.createElement('span');
+    note.className = 'error-stale';
+    note.textContent = 'The model was switched since.';
+    footer.append(note);
+  }
   root.append(text, footer);
   return root;
 }

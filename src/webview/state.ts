@@ -145,6 +145,10 @@ const ErrorItem = z.object({
   message: z.string(),
   code: z.string(),
   retryable: z.boolean(),
+  /** The model that was connected when it came (stamped at the next status). */
+  model: z.string().optional(),
+  /** A model's error from before the model was switched: its actions (Retry, Select Model) are gone. */
+  stale: z.boolean().optional(),
 });
 const NoticeItem = z.object({ kind: z.literal('notice'), id: z.string(), text: z.string() });
 const TokenCounts = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number().optional() });
@@ -240,7 +244,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'callRecord':
       return onCallRecord(state, action.record);
     case 'status':
-      return { ...state, connection: action.status };
+      return withStaleModelErrors({ ...state, connection: action.status }, state.connection.model);
     case 'userMessage':
       return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text }));
     case 'awaitingInput':
@@ -741,6 +745,22 @@ export function bound(state: ChatState): ChatState {
     items[i] = { ...it, result };
   }
   return items === state.items ? state : { ...state, items };
+}
+
+/**
+ * The model changed (Select Model, Use the offline demo): the errors of the model before keep their
+ * text but lose their actions, so Retry no longer offers to send to a model that is gone.
+ */
+function withStaleModelErrors(state: ChatState, before: string | undefined): ChatState {
+  const now = state.connection.connection === 'connected' ? state.connection.model : undefined;
+  return mapItem(state, (it) => {
+    if (it.kind !== 'error' || !it.code.startsWith('MODEL_') || it.stale) return it;
+    // An error is the model's that was connected when it came: the status before this one names it.
+    const model = it.model ?? before;
+    if (model === undefined) return it;
+    if (now !== undefined && now !== model) return { ...it, model, stale: true };
+    return it.model === model ? it : { ...it, model };
+  });
 }
 
 export function clip(s: string, max: number): string {

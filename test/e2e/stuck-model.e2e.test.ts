@@ -120,11 +120,15 @@ describe('A model that never answers, in a real VS Code: retries shown live, an 
     await shot('2-error-with-actions');
   });
 
-  it('"Use the offline demo" switches the model: header and status bar both say so at once, and the next message is answered', async () => {
-    await chat.frame.locator('.msg.error-item').last().getByRole('button', { name: 'Use the offline demo', exact: true }).click();
+  it('"Use the offline demo" switches the model: header and status bar both say so at once, the old error loses its actions, and the next message is answered', async () => {
+    const oldError = chat.frame.locator('.msg.error-item').last();
+    await oldError.getByRole('button', { name: 'Use the offline demo', exact: true }).click();
     await chat.frame.getByText('Offline demo model').waitFor({ timeout: 60_000 });
     await page.locator('.statusbar-item', { hasText: 'Client Tools: offline demo' }).waitFor({ timeout: 10_000 });
     assert.equal(await chat.frame.locator('.conn-dot.model-down').count(), 0, 'the header dropped the old endpoint\'s reason');
+    // The old model's error keeps its text but no longer offers Retry against a model that is gone.
+    await oldError.locator('.error-stale', { hasText: 'The model was switched since.' }).waitFor({ timeout: 10_000 });
+    assert.equal(await oldError.locator('button').count(), 0);
     const turn = await chat.send('hello', []);
     assert.ok((await chat.waitForAnswer(turn.answer())).length > 0);
     await shot('3-offline-demo');
