@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benchAttacks } from './attacks';
+import { benchExtensionAttacks } from './extensionAttacks';
 import { RESULTS_DIR } from './lib/paths';
 import { attackLines, soakLines } from './resilienceReport';
 import { benchSoak } from './soak';
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   process.stderr.write('[bench] 6. soak…\n');
   const soak = await benchSoak();
   process.stderr.write('[bench] 7. attacks…\n');
-  const attacks = await benchAttacks();
+  const attacks = [...(await benchAttacks()), ...(await benchExtensionAttacks())];
   console.log([...soakLines(soak), '', ...attackLines(attacks)].join('\n'));
   const file = path.join(RESULTS_DIR, 'resilience.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });

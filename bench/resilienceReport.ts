@@ -36,8 +36,8 @@ export function soakLines(soak: SoakResult): string[] {
 
 export function attackLines(attacks: AttackResult[]): string[] {
   const lines = [
-    `7. Event-loop delay under attack (the backend in its own process, a fresh one per attack; cut at ${ATTACK_BOUND_MS / 1000} s)`,
-    `   ${pad('attack', 44)}${pad('what the backend did', 44)}${lpad('max delay', 11)}${lpad('p99', 10)}${lpad('honest hello', 14)}`,
+    `7. Event-loop delay under attack (the process attacked on its own, a fresh one per attack: the backend, the extension core, the editor's MCP server, the MCP bridge; cut at ${ATTACK_BOUND_MS / 1000} s)`,
+    `   ${pad('attack', 44)}${pad('what the process did', 44)}${lpad('max delay', 11)}${lpad('p99', 10)}${lpad('honest peer', 14)}`,
   ];
   for (const a of attacks) {
     const delay = a.eventLoopDelay ? [ms(a.eventLoopDelay.maxMs), ms(a.eventLoopDelay.p99Ms)] : [`≥ ${ATTACK_BOUND_MS / 1000} s`, 'frozen'];

@@ -18,6 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { benchAgentTurn, type AgentTurnResult } from './agentTurn';
 import { benchAttacks, type AttackResult } from './attacks';
+import { benchExtensionAttacks } from './extensionAttacks';
 import { benchBinary, SIZES, type BinaryResult } from './binary';
 import { benchBundles, type BundleResult } from './bundles';
 import { benchFlood, type FloodResult } from './flood';
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
     }
   }
   const soak: SoakResult = await section('6. soak', () => benchSoak({ seconds: quick && !process.env.CLIENT_TOOLS_SOAK_SECONDS ? 10 : undefined }));
-  const attacks: AttackResult[] = await section('7. attacks', () => benchAttacks());
+  const attacks: AttackResult[] = await section('7. attacks', async () => [...(await benchAttacks()), ...(await benchExtensionAttacks())]);
   const tokens: TokensResult = await section('8. token economy', () => Promise.resolve(benchTokens()));
   const scaling: ScalingResult | { skipped: string } = skipScaling
     ? { skipped: 'run without --skip-scaling' }

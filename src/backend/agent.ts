@@ -19,6 +19,7 @@ import type { Logger } from './log';
 import type { ChatMessage, ChatModel, ModelRequest, ToolCallRequest } from './model/chatModel';
 import { ModelFailure } from './model/chatModel';
 import { DEFAULT_MODEL_RETRIES, streamWithRetries, type ModelRetryNote } from './model/retry';
+import { fromModel } from './model/modelChunks';
 import type { RegistrationProblem } from './registration';
 import { isContextOnly, mergeContext } from './queuedUpdates';
 import { applyAugmentation } from './registration';
@@ -366,8 +367,10 @@ export class Agent {
         let reply = '';
         const calls: ToolCallRequest[] = [];
         const announce = (note: ModelRetryNote) => host.send({ type: 'modelRetry', ...ref, attempt: note.attempt, of: note.of, delayMs: note.delayMs, code: note.failure.code, message: note.failure.summary.slice(0, 10_000) });
-        for await (const chunk of streamWithRetries(config.model, await this.fittedRequest(thread, ref, signal), signal, config.modelRetries ?? DEFAULT_MODEL_RETRIES, announce)) {
+        for await (const raw of streamWithRetries(config.model, await this.fittedRequest(thread, ref, signal), signal, config.modelRetries ?? DEFAULT_MODEL_RETRIES, announce)) {
           if (signal.aborted) break;
+          const chunk = fromModel(raw);
+          if (!chunk) continue;
           if (chunk.type === 'text') {
             reply += chunk.text;
             host.send({ type: 'textDelta', ...ref, text: chunk.text });

@@ -10,10 +10,15 @@ import type { UsageChunk } from './model/chatModel';
 export function addUsage(total: TokenCounts | undefined, chunk: UsageChunk): TokenCounts {
   const cached = chunk.cachedPromptTokens === undefined ? total?.cachedInputTokens : (total?.cachedInputTokens ?? 0) + chunk.cachedPromptTokens;
   return {
-    inputTokens: (total?.inputTokens ?? 0) + chunk.promptTokens,
-    outputTokens: (total?.outputTokens ?? 0) + chunk.completionTokens,
-    ...(cached !== undefined ? { cachedInputTokens: cached } : {}),
+    inputTokens: sum(total?.inputTokens ?? 0, chunk.promptTokens),
+    outputTokens: sum(total?.outputTokens ?? 0, chunk.completionTokens),
+    ...(cached !== undefined ? { cachedInputTokens: Math.min(cached, Number.MAX_SAFE_INTEGER) } : {}),
   };
+}
+
+/** Totals stop at 2^53 - 1, the largest count the protocol carries. */
+function sum(a: number, b: number): number {
+  return Math.min(a + b, Number.MAX_SAFE_INTEGER);
 }
 
 /** What `runFinished` carries: undefined when no request of the run reported usage. */

@@ -5,6 +5,8 @@
  * in the chat, with the diff editor's own "revert block" arrow or by typing, the answer is read from
  * the text, so every way of deciding gives the model the same account.
  */
+import { cutWithNote } from '../protocol/textCut';
+import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
 import { diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
 
 export type HunkState = 'kept' | 'rejected' | 'edited';
@@ -75,6 +77,25 @@ export function locateHunk(hunksPerFile: readonly number[], index: number): { fi
     rest -= hunksPerFile[file];
   }
   return undefined;
+}
+
+/** Lines of each side of a hunk the chat's card shows, at most. */
+const MAX_PREVIEW_LINES = 200;
+
+/**
+ * The hunks of `review` as the chat's card lists them (OpenDiff's and a multi-file change's): each
+ * named by `header`, in the state `text` now holds it, each side's first lines clipped to
+ * MAX_HUNK_PREVIEW characters.
+ */
+export function cardHunks(review: HunkReview, text: string, header: (index: number) => string): ChatReview['hunks'] {
+  const { states } = readReviewedText(review, text);
+  const side = (lines: readonly string[], start: number, end: number) => clipPreview(lines.slice(start, Math.min(end, start + MAX_PREVIEW_LINES)).join(''));
+  return review.hunks.map((h, i) => ({ header: header(i), removed: side(review.original, h.aStart, h.aEnd), added: side(review.proposal, h.bStart, h.bEnd), state: states[i] }));
+}
+
+function clipPreview(text: string): string {
+  // The note names the original's size and fits in the schema's 100 characters over the preview.
+  return cutWithNote(text, MAX_HUNK_PREVIEW - 60);
 }
 
 /** The user's own edits: what they typed on top of their hunk choices, as a unified diff. */

@@ -5,6 +5,7 @@
  * no VS Code types.
  */
 import type { DocumentSnapshot, FileReader, RunCommandRequest, RunCommandResult, TextEditSpec, TextRange, ToolHost } from './host';
+import type { UnrenderedLine } from './renderLimit';
 
 /** A text search as the Search group's SearchText runs it (src/tools/search/ripgrep.ts). */
 export interface TextSearchQuery {
@@ -148,6 +149,8 @@ export interface ChangeReviewFile {
   /** The file's text as the review read it. */
   current: string;
   proposed: string;
+  /** Its changed lines longer than the editor draws (src/core/renderLimit.ts). */
+  unrendered: readonly UnrenderedLine[];
 }
 
 /** A change to several files reviewed as one: one decision, hunks kept or rejected per file. */
@@ -159,6 +162,8 @@ export interface ChangeReviewRequest {
   /** One sentence saying what is proposed; the host adds how to decide. */
   message: string;
   files: ChangeReviewFile[];
+  /** The warning naming, by file and line, the changed lines longer than the editor draws. */
+  warning?: string;
 }
 
 export interface ChangeReviewOutcome {
@@ -197,6 +202,8 @@ export interface LanguageToolsHost extends ToolHost {
   reviewChanges(request: ChangeReviewRequest, signal: AbortSignal): Promise<ChangeReviewOutcome>;
   /** Replaces the text of every file with one undoable workspace edit, then saves them. */
   writeDocuments(files: readonly { path: string; text: string }[]): Promise<void>;
+  /** What the editor draws of a line for this file, as EditorToolsHost says it. */
+  renderedLineLimit?(absPath: string): number | undefined;
 }
 
 /** One changed file as the Git extension reports it. */

@@ -3,8 +3,9 @@
  * the model what the user changed. Line endings are compared as `\n` (the editor may normalise them).
  *
  * The middle that differs, after the common head and tail are cut off, is aligned by a longest common
- * subsequence table when it is small enough (MAX_TABLE_CELLS); a larger middle is one hunk. That keeps
- * time and memory bounded on any input a backend can send.
+ * subsequence table when it is small enough (MAX_TABLE_CELLS); a larger middle is one hunk. Its lines
+ * are numbered first (equal lines, equal numbers), so a cell compares two numbers, not two lines that
+ * may share a long prefix. That keeps time and memory bounded on any input a backend can send.
  */
 import { cutWithNote } from '../protocol/textCut';
 
@@ -41,12 +42,20 @@ export function diffLines(a: readonly string[], b: readonly string[]): Hunk[] {
   if (n === 0 || m === 0 || (n + 1) * (m + 1) > MAX_TABLE_CELLS) {
     return [{ aStart: head, aEnd: head + n, bStart: head, bEnd: head + m }];
   }
+  const numbers = new Map<string, number>();
+  const number = (line: string) => {
+    let k = numbers.get(line);
+    if (k === undefined) numbers.set(line, (k = numbers.size));
+    return k;
+  };
+  const na = Int32Array.from({ length: n }, (_, i) => number(a[head + i]));
+  const nb = Int32Array.from({ length: m }, (_, j) => number(b[head + j]));
   // lcs[i][j]: length of the longest common subsequence of a[head+i..] and b[head+j..].
   const width = m + 1;
   const lcs = new Uint16Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * width + j] = a[head + i] === b[head + j]
+      lcs[i * width + j] = na[i] === nb[j]
         ? lcs[(i + 1) * width + j + 1] + 1
         : Math.max(lcs[(i + 1) * width + j], lcs[i * width + j + 1]);
     }
@@ -60,7 +69,7 @@ export function diffLines(a: readonly string[], b: readonly string[]): Hunk[] {
     open = undefined;
   };
   while (i < n || j < m) {
-    if (i < n && j < m && a[head + i] === b[head + j]) {
+    if (i < n && j < m && na[i] === nb[j]) {
       closeOpen();
       i++;
       j++;

@@ -60,7 +60,7 @@ export function checkPathSyntax(input: unknown, options: ResolveOptions = {}): s
   if (input.trim() === '') throw invalid('the path is empty');
   if (input.length > MAX_PATH_LENGTH) throw invalid(`the path is longer than ${MAX_PATH_LENGTH} characters`);
   if (input.includes('\0')) throw invalid('the path contains a NUL byte');
-  if (isUncLike(input)) throw invalid(`UNC and network paths are not allowed: ${clip(input)}`);
+  if (isUncLike(input)) throw invalid(`UNC and network paths are not allowed: ${printablePath(input)}`);
 
   let fsPath = input;
   const scheme = SCHEME.exec(input)?.[1]?.toLowerCase();
@@ -70,19 +70,19 @@ export function checkPathSyntax(input: unknown, options: ResolveOptions = {}): s
     try {
       url = new URL(input);
     } catch {
-      throw invalid(`not a valid file URI: ${clip(input)}`);
+      throw invalid(`not a valid file URI: ${printablePath(input)}`);
     }
-    if (url.hostname !== '' && url.hostname !== 'localhost') throw invalid(`file URIs naming another host are not allowed: ${clip(input)}`);
+    if (url.hostname !== '' && url.hostname !== 'localhost') throw invalid(`file URIs naming another host are not allowed: ${printablePath(input)}`);
     try {
       fsPath = fileURLToPath(url);
     } catch (e) {
       throw invalid(`not a usable file URI: ${(e as Error).message}`);
     }
     if (fsPath.includes('\0')) throw invalid('the path contains a NUL byte');
-    if (isUncLike(fsPath)) throw invalid(`UNC and network paths are not allowed: ${clip(input)}`);
+    if (isUncLike(fsPath)) throw invalid(`UNC and network paths are not allowed: ${printablePath(input)}`);
   }
   if ((options.platform ?? process.platform) === 'win32' && /^[\\/]{2}|^[A-Za-z]:[^\\/]/.test(fsPath)) {
-    throw invalid(`drive-relative and device paths are not allowed: ${clip(input)}`);
+    throw invalid(`drive-relative and device paths are not allowed: ${printablePath(input)}`);
   }
   return fsPath;
 }
@@ -113,7 +113,7 @@ export async function resolveWorkspacePath(input: unknown, folders: readonly Wor
   // Only now, with a path lexically inside a folder, touch the target.
   const real = await realpathLoose(candidate);
   const realRoot = containing(real, realRoots);
-  if (!realRoot) throw new CodedError(ErrorCode.PathOutsideWorkspace, `${clip(raw)} leads outside the workspace through a symbolic link`);
+  if (!realRoot) throw new CodedError(ErrorCode.PathOutsideWorkspace, `${printablePath(raw)} leads outside the workspace through a symbolic link`);
 
   const rel = path.relative(realRoot.lexical, real);
   const relative = displayRelative(rel, realRoot.folder, folders.length > 1);
@@ -310,10 +310,11 @@ function invalid(message: string): CodedError {
 }
 
 function outside(input: string): CodedError {
-  return new CodedError(ErrorCode.PathOutsideWorkspace, `${clip(input)} is outside the workspace folders`);
+  return new CodedError(ErrorCode.PathOutsideWorkspace, `${printablePath(input)} is outside the workspace folders`);
 }
 
-function clip(s: string): string {
+/** A path (or URI) from a peer as an error message names it: control characters as `?`, at most 200 characters. */
+export function printablePath(s: string): string {
   const printable = s.replace(/[\u0000-\u001f\u007f]/g, '?');
   return printable.length > 200 ? `${printable.slice(0, 200)}…` : printable;
 }

@@ -52,15 +52,21 @@ const THIN_SPACE = '\u2009';
 /** Makes `text` fit for VS Code's UI; see the top of this file. */
 export function uiText(text: string, options: UiTextOptions = {}): SafeText {
   const maxLength = options.maxLength ?? DEFAULT_UI_TEXT_CHARS;
-  let s = showInvisibles(options.multiline ? text.replace(/\r\n/g, '\n') : text, options.multiline === true);
-  if (options.verbatim) return truncate(s.replace(/\s+$/u, ''), maxLength) as SafeText;
+  // Only what can show is read. Every character shows as one at least (a CR LF as one), so the
+  // first 2 × maxLength + 2 decide the result; a text cut there is cut in the result too.
+  const readable = 2 * maxLength + 2;
+  const cut = text.length > readable;
+  let s = cut ? text.slice(0, readable) : text;
+  s = options.multiline ? s.replace(/\r\n/g, '\n') : s;
+  s = showInvisibles(s, options.multiline === true);
+  // Trailing white space is dropped only where the text ends (trimEnd: the same characters as \s, in linear time).
+  if (options.verbatim) return truncate(cut ? s : s.trimEnd(), maxLength) as SafeText;
   // `[label](target)` and `[label]: target` are links only when "](" or "]:" touch: separate them.
   s = s.replace(/\]\s*([(:])/g, `]${THIN_SPACE}$1`);
   s = s.replace(LINK_SCHEME, (_m, scheme: string) => `${scheme}${THIN_SPACE}:`);
   // `<command:x>` is an autolink in markdown; broken by the scheme rule above, and `<` `>` stay visible.
   s = s.replace(/\$\s*\(/g, `$${THIN_SPACE}(`);
-  s = s.replace(/\s+$/u, '');
-  return truncate(s, maxLength) as SafeText;
+  return truncate(cut ? s : s.trimEnd(), maxLength) as SafeText;
 }
 
 /**
@@ -99,17 +105,25 @@ export function joinSafe(parts: readonly SafeText[], separator: '\n' | '\n\n' | 
  * link keeps its address in brackets) before the door makes the rest safe.
  */
 export function sanitizeForNotification(text: string, maxLength = DEFAULT_UI_TEXT_CHARS): SafeText {
-  let s = text;
+  // A link shows as its label, which can be far shorter; beyond 8 × maxLength nothing is read.
+  let s = text.length > 8 * maxLength ? text.slice(0, 8 * maxLength) : text;
   // Repeated because turning an inner link into its label can complete an outer one: [[a](x)](command:y).
+  // Each run of white space is taken whole (`(?=(\s*))\2`, \4 and \5 are an atomic `\s*`): a run may be
+  // followed only by what white space is not, and retrying shorter runs was quadratic.
   for (let pass = 0; pass < 5; pass++) {
     const before = s;
-    s = s.replace(/\[([^[\]]*)\]\(\s*<?([^)>\s]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g, (_m, label: string, target: string) => {
+    s = s.replace(/\[([^[\]]*)\]\((?=(\s*))\2<?([^)>\s]*)>?(?:(?=(\s+))\4(?:"[^"]*"|'[^']*'))?(?=(\s*))\5\)/g, (_m, label: string, _lead: string, target: string) => {
       const shown = label.trim() || target;
       return /^https?:\/\//i.test(target) && shown !== target ? `${shown} (${target})` : shown;
     });
     if (s === before) break;
   }
   return uiText(s, { maxLength });
+}
+
+/** The end of a text that must fit in `max` characters, `…` in front (a path's end names the file). */
+export function clipStart(text: string, max: number): string {
+  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
 }
 
 function truncate(s: string, maxLength: number): string {

@@ -14,6 +14,7 @@
 import type { z } from 'zod';
 import { DEFAULT_LIMITS, MAX_CONTENT_ITEMS, PROTOCOL } from './constants';
 import { ErrorCode } from './errors';
+import { jsonStructureProblem } from './jsonStructure';
 import { CLIENT_TO_SERVER_TYPES, Messages, SERVER_TO_CLIENT_TYPES } from './schemas';
 import type { AnyMessage, ClientToServer, ContentItem, ServerToClient } from './types';
 
@@ -96,6 +97,10 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
   } else {
     json = data as string;
   }
+
+  // Before parsing: what parsing and the schema check cost grows with the values, not the bytes.
+  const structure = jsonStructureProblem(json);
+  if (structure) return fail(ErrorCode.MessageTooLarge, structure);
 
   let raw: unknown;
   try {

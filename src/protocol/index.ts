@@ -6,6 +6,7 @@ export * from './constants';
 export * from './errors';
 export * from './types';
 export * from './codec';
+export * from './jsonStructure';
 export { assertNever, assertNeverOr } from './assertNever';
 export { isRunEvent } from './runEvents';
 export { count, cutWithNote, measureText, type TextSize } from './textCut';

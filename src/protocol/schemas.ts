@@ -125,8 +125,8 @@ export const GroupState = z.object({
   expanded: z.boolean(),
   /** The container function name the model sees while the group is collapsed. */
   containerName: z.string(),
-  tools: z.array(z.object({ name: toolName, visible: z.boolean(), requiresPermission: z.boolean() })),
-  skills: z.array(z.object({ name: toolName, active: z.boolean() })),
+  tools: z.array(z.object({ name: toolName, visible: z.boolean(), requiresPermission: z.boolean() })).max(512),
+  skills: z.array(z.object({ name: toolName, active: z.boolean() })).max(128),
 });
 
 const threadRef = { threadId: id, runId: id };
@@ -267,7 +267,7 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     ...threadRef,
     group: groupName,
     skill: toolName.optional(),
-    tools: z.array(toolName),
+    tools: z.array(toolName).max(512),
   });
   const RunFinished = z.object({ type: z.literal('runFinished'), ...threadRef, reason: FinishReason, usage: RunUsage.optional() });
   /** Older turns were summarised or elided (or an oversized turn shrunk) so the request fits the model's context window. */
@@ -301,8 +301,8 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     type: z.literal('toolGroupState'),
     threadId: id.optional(),
     collapsing: z.boolean(),
-    groups: z.array(GroupState),
-    context: z.array(ContextItem).optional(),
+    groups: z.array(GroupState).max(256),
+    context: z.array(ContextItem).max(256).optional(),
   });
   const ErrorMessage = z.object({
     type: z.literal('error'),

@@ -3,8 +3,10 @@
  * shown and how large the original is in characters, UTF-8 bytes and lines. A text already cut by
  * this function and cut again keeps the original's figures (the extension clips what it posts to
  * the chat, the chat clips what it keeps): "… (26 more characters)" once hid a 481,826-byte file.
- * No Node or DOM APIs: the webview bundles it.
+ * No Node or DOM APIs: the webview bundles it. The result shares no memory with the original
+ * (clipText.ts's `detached`), so keeping a cut does not keep the whole alive.
  */
+import { detached } from './clipText';
 
 export interface TextSize {
   chars: number;
@@ -38,7 +40,7 @@ export function cutWithNote(text: string, max: number): string {
   if (body.length <= max) return text;
   const size = earlier ? { chars: figure(earlier[1]), bytes: figure(earlier[2]), lines: figure(earlier[3]) } : measureText(text);
   const head = body.slice(0, offPair(body, max));
-  return `${head}\n… [showing the first ${count(head.length)} of ${count(size.chars)} characters; the original is ${count(size.bytes)} bytes, ${count(size.lines)} line${size.lines === 1 ? '' : 's'}]`;
+  return detached(`${head}\n… [showing the first ${count(head.length)} of ${count(size.chars)} characters; the original is ${count(size.bytes)} bytes, ${count(size.lines)} line${size.lines === 1 ? '' : 's'}]`);
 }
 
 /** 481826 → "481,826". */

@@ -19,6 +19,8 @@ export const MAX_INLINE_IMAGE_BYTES = 2 * 1024 * 1024;
 /** Longest string kept in posted arguments and results. */
 export const MAX_POSTED_STRING = 20_000;
 export const MAX_USER_TEXT = 100_000;
+/** Characters the chat keeps per answer; the rest of a runaway answer is dropped (and never posted). */
+export const MAX_ANSWER_CHARS = 100_000;
 export const MAX_COPY_TEXT = 1_000_000;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { CHANGES_SCHEME } from './reviews/changeReview';
 import type { Grant } from '../core';
 import type { ToolPolicy } from '../core/consent/permissionGate';
 import type { EditorContext } from '../protocol';
@@ -248,17 +247,17 @@ async function setToolPolicy(ctx: ClientToolsContext, node: unknown, policy: Too
   ctx.log.info(`Tool policy of ${entry.tool.name} (${entry.key}): ${policy}`);
 }
 
-/** Accept or Reject for an OpenDiff review: the one named, the active diff, or the only one open. */
+/**
+ * Accept or Reject for a review (OpenDiff's or a multi-file change's): the one the title bar names or
+ * the active editor shows, else the only one open of either kind. Exactly one review is decided, so
+ * an Accept declined in its modal never falls through to another review.
+ */
 async function decideDiff(ctx: ClientToolsContext, uri: unknown, accept: boolean): Promise<boolean> {
-  // A multi-file change when the title bar names one of its documents or no OpenDiff review is open; else OpenDiff's first.
-  const changesFirst = uri instanceof vscode.Uri ? uri.scheme === CHANGES_SCHEME : ctx.host.diffs.pending === 0;
-  let done = false;
-  for (const reviews of changesFirst ? [ctx.host.changes, ctx.host.diffs] : [ctx.host.diffs, ctx.host.changes]) {
-    done = accept ? await reviews.accept(uri) : await reviews.reject(uri);
-    if (done) break;
-  }
-  if (!done) {
-    const open = ctx.host.diffs.pending + ctx.host.changes.pending;
+  const { diffs, changes } = ctx.host;
+  const open = diffs.pending + changes.pending;
+  const reviews = changes.shows(uri) ? changes : diffs.shows(uri) ? diffs : open === 1 ? (diffs.pending === 1 ? diffs : changes) : undefined;
+  const done = reviews !== undefined && (accept ? await reviews.accept(uri) : await reviews.reject(uri));
+  if (reviews === undefined) {
     void ui.showInfo(open === 0 ? safe`Client Tools: no proposed change is waiting for review.` : safe`Client Tools: focus the diff to accept or reject first.`);
   }
   return done;

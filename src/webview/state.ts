@@ -10,15 +10,15 @@ import { z } from 'zod';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
 import { cutWithNote } from '../protocol/textCut';
 import { foldInto, markExpansionCard } from './expansionFold';
-import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
+import { clipText } from '../protocol/clipText';
+import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_ANSWER_CHARS, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
 import type { ChatCallRecord, ChatContentItem, ChatRunEvent, HostToWebview } from '../protocol/webview';
 
 /** Transcript items kept; older ones are dropped. */
 export const MAX_ITEMS = 200;
 /** Base64 characters of images kept across the transcript; older images lose their bytes first. */
 export const MAX_KEPT_IMAGE_CHARS = 3_000_000;
-/** Characters kept per answer; the rest of a runaway answer is dropped. */
-export const MAX_ANSWER_CHARS = 100_000;
+export { MAX_ANSWER_CHARS };
 /** Characters kept per result part and for the pretty-printed arguments. */
 export const MAX_DETAIL_CHARS = 20_000;
 /** Run ids remembered as finished, so late events for them are ignored. */
@@ -666,14 +666,14 @@ function appendText(state: ChatState, runId: string, text: string): ChatState {
   const last = state.items[state.items.length - 1];
   if (last?.kind === 'answer' && last.runId === runId && last.streaming) {
     if (last.truncated) return state;
-    const joined = last.text + text;
+    const joined = last.text + clipText(text, MAX_ANSWER_CHARS);
     const truncated = joined.length > MAX_ANSWER_CHARS;
     const items = state.items.slice();
-    items[items.length - 1] = { ...last, text: truncated ? joined.slice(0, MAX_ANSWER_CHARS) : joined, truncated };
+    items[items.length - 1] = { ...last, text: clipText(joined, MAX_ANSWER_CHARS), truncated };
     return { ...state, items };
   }
   const truncated = text.length > MAX_ANSWER_CHARS;
-  return bound(append(state, { kind: 'answer', runId, text: truncated ? text.slice(0, MAX_ANSWER_CHARS) : text, streaming: true, truncated }));
+  return bound(append(state, { kind: 'answer', runId, text: clipText(text, MAX_ANSWER_CHARS), streaming: true, truncated }));
 }
 
 function findCard(state: ChatState, runId: string, callId: string): number {
@@ -775,7 +775,8 @@ export function summarizeArguments(args: Record<string, unknown>, max = SUMMARY_
 
 function summarizeValue(v: unknown): string {
   if (typeof v === 'string') {
-    const flat = v.replace(/\s+/g, ' ').trim();
+    // Only the start can show: fold the spaces of the first 200 characters, not of the whole value.
+    const flat = v.slice(0, 200).replace(/\s+/g, ' ').trim();
     return JSON.stringify(flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`);
   }
   if (Array.isArray(v)) return v.length === 0 ? '[]' : `[${v.length} item${v.length === 1 ? '' : 's'}]`;

@@ -192,8 +192,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const reply: ResponsesReply = 'malformed' in script
       ? script
       : 'toolCalls' in script
-        ? { text: script.text, toolCalls: script.toolCalls.map((c) => ({ name: c.name, id: c.id, arguments: argumentText(c), ...(c.namespace !== undefined ? { namespace: c.namespace } : {}) })) }
-        : { text: script.text, pieces: script.pieces ?? 3 };
+        ? { text: script.text, toolCalls: script.toolCalls.map((c) => ({ name: c.name, id: c.id, arguments: argumentText(c), ...(c.namespace !== undefined ? { namespace: c.namespace } : {}) })), ...responsesUsage(script.usage) }
+        : { text: script.text, pieces: script.pieces ?? 3, ...responsesUsage(script.usage) };
     respondResponses(res, body, reply, id);
   }
 
@@ -385,6 +385,13 @@ function split(text: string, n: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
+}
+
+/** A scripted usage on the Responses wire (its field names), or nothing for the default. */
+function responsesUsage(u: ScriptedUsage | undefined): { usage?: Record<string, unknown> } {
+  if (!u) return {};
+  const cached = u.cached === undefined ? 0 : u.cached;
+  return { usage: { input_tokens: u.prompt, ...(cached === null ? {} : { input_tokens_details: { cached_tokens: cached } }), output_tokens: u.completion, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: u.prompt + u.completion } };
 }
 
 function usage({ prompt, completion, cached = 0 }: ScriptedUsage = { prompt: 42, completion: 7 }) {

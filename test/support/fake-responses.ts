@@ -20,8 +20,8 @@ export interface ResponsesToolCall {
 }
 
 export type ResponsesReply =
-  | { text: string; pieces: number }
-  | { toolCalls: ResponsesToolCall[]; text?: string }
+  | { text: string; pieces: number; usage?: Record<string, unknown> }
+  | { toolCalls: ResponsesToolCall[]; text?: string; usage?: Record<string, unknown> }
   | { malformed: 'badJson' | 'truncated' | 'noFunctionName' }
   /** The service gives up mid-response: `response.failed` with its error. */
   | { failed: { code: string; message: string } }
@@ -38,10 +38,11 @@ export function respondResponses(res: http.ServerResponse, body: { model?: unkno
     model, output, parallel_tool_calls: true, tool_choice: 'auto', tools: [], temperature: 1, top_p: 1, store: false, metadata: {}, usage,
   });
   const items = outputItems(reply, id);
+  const usage = 'usage' in reply && reply.usage ? reply.usage : RESPONSES_USAGE;
 
   if (!body.stream) {
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(response('completed', items.map((i) => i.done), RESPONSES_USAGE)));
+    res.end(JSON.stringify(response('completed', items.map((i) => i.done), usage)));
     return;
   }
 
@@ -70,8 +71,8 @@ export function respondResponses(res: http.ServerResponse, body: { model?: unkno
     res.end();
     return;
   }
-  if ('incomplete' in reply) send('response.incomplete', { response: { ...response('incomplete', items.map((i) => i.done), RESPONSES_USAGE), incomplete_details: { reason: reply.incomplete } } });
-  else send('response.completed', { response: response('completed', items.map((i) => i.done), RESPONSES_USAGE) });
+  if ('incomplete' in reply) send('response.incomplete', { response: { ...response('incomplete', items.map((i) => i.done), usage), incomplete_details: { reason: reply.incomplete } } });
+  else send('response.completed', { response: response('completed', items.map((i) => i.done), usage) });
   res.end();
 }
 

@@ -2,7 +2,8 @@
  * The Search, Language, SourceControl and Tasks tools reached through the editor's MCP server by
  * the official MCP SDK client, as Claude Code, Gemini CLI or any MCP client reaches them: listed
  * with read-only hints, called behind the same rules (these reads need no prompt; the calls are
- * background calls, which this suite allows), answering with structured content.
+ * background calls, which this suite allows), answering with structured content that the SDK client
+ * checks against each tool's listed output schema.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -91,5 +92,27 @@ describe('the IDE intelligence tools through the editor\'s MCP server (official 
     const outside = await client.callTool({ name: 'ListDirectory', arguments: { path: '../' } });
     assert.equal(outside.isError, true);
     assert.match(JSON.stringify(outside.content), /PATH_OUTSIDE_WORKSPACE/);
+  });
+
+  it('every other read of the new groups answers with structured content that matches its listed output schema (the SDK client checks it)', async () => {
+    const tools = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
+    const reads: [string, Record<string, unknown>][] = [
+      ['ListDirectory', { depth: 2 }],
+      ['GoToDefinition', { path: 'app/main.ts', line: 8, symbol: 'greet' }],
+      ['GoToTypeDefinition', { path: 'app/main.ts', line: 8, symbol: 'guest' }],
+      ['FindImplementations', { path: 'src/sample.ts', symbol: 'Greeting' }],
+      ['GetHover', { path: 'app/main.ts', line: 8, symbol: 'greet' }],
+      ['SearchWorkspaceSymbols', { query: 'Guest' }],
+      ['GetCallHierarchy', { path: 'src/sample.ts', symbol: 'greet' }],
+      ['GetCodeActions', { path: 'app/main.ts', startLine: 8 }],
+      ['GitLog', { path: 'mcp-git' }],
+      ['ListTasks', {}],
+    ];
+    for (const [name, args] of reads) {
+      assert.ok(tools.get(name)?.outputSchema, `${name} lists no output schema`);
+      await call(name, args);
+    }
+    const log = await call<{ commits: { message: string }[] }>('GitLog', { path: 'mcp-git' });
+    assert.deepEqual(log.commits.map((c) => c.message), ['x']);
   });
 });

@@ -2,9 +2,11 @@
  * The editor's MCP server: Streamable HTTP (the official SDK's transport and low-level `Server`) on
  * 127.0.0.1, a random port. Before the SDK sees a request: no `Origin` and a loopback `Host` (403,
  * the backend handshake's rules from src/base/localRequest.ts), `Authorization: Bearer <token>`
- * compared in constant time (401), the one path `/mcp` (404), a body size cap (413). Each
- * initialized client gets a session of its own (its `clientInfo` names its calls); at most
- * `maxSessions` live at once, the least recently used is closed for a new one.
+ * compared in constant time (401), the one path `/mcp` (404), a body size cap (413). A POST's body
+ * is read here and measured against the structure limits before anything parses it (413 past
+ * them), and the SDK gets it parsed. Each initialized client gets a session of its own (its
+ * `clientInfo` names its calls); at most `maxSessions` live at once, the least recently used is
+ * closed for a new one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +17,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, LoggingLevelSchema, SetLevelRequestSchema, type CallToolResult, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposable } from '../../base/events';
 import { refuseBrowserOrForeignHost, secretDigest, secretMatches } from '../../base/localRequest';
+import { jsonStructureProblem, MCP_STRUCTURE_LIMITS } from '../../protocol';
 import { silentLogger, type Logger } from '../../base/logger';
 import { ErrorCode } from '../../protocol';
 import { CallerLifetime } from '../consent/callerLifetime';
@@ -25,6 +28,8 @@ import { toCallToolResult } from './mcpResults';
 import { listMcpTools } from './mcpTools';
 
 export const MCP_PATH = '/mcp';
+/** readBody's answer when it refused the body itself. */
+const ANSWERED = Symbol('answered');
 
 export interface McpHttpServerOptions {
   registry: ToolRegistry;
@@ -127,6 +132,8 @@ export class McpHttpServer implements Disposable {
         req.resume();
         return;
       }
+      const body = await this.readBody(req, res);
+      if (body === ANSWERED) return;
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
         const session = this.sessions.get(sessionId);
@@ -136,10 +143,10 @@ export class McpHttpServer implements Disposable {
           return;
         }
         session.lastUsed = Date.now();
-        await this.carriers.run(res, () => session.transport.handleRequest(req, res));
+        await this.carriers.run(res, () => session.transport.handleRequest(req, res, body));
         return;
       }
-      await this.carriers.run(res, () => this.newSession(req, res));
+      await this.carriers.run(res, () => this.newSession(req, res, body));
     } catch (e) {
       this.logger.error('MCP request failed', { reason: e instanceof Error ? e.message : String(e) });
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
@@ -162,8 +169,41 @@ export class McpHttpServer implements Disposable {
     return undefined;
   }
 
+  /**
+   * A POST's body, at most maxBodyBytes, parsed once it kept the structure limits; undefined for
+   * other methods. ANSWERED when it was refused (413, or 400 for JSON that does not parse).
+   */
+  private async readBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
+    if (req.method !== 'POST') return undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > this.maxBodyBytes) {
+        res.setHeader('Connection', 'close');
+        sendJsonRpcError(res, 413, -32000, `Request body over ${this.maxBodyBytes} bytes.`);
+        req.destroy();
+        return ANSWERED;
+      }
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    const problem = jsonStructureProblem(text, MCP_STRUCTURE_LIMITS);
+    if (problem) {
+      this.logger.warn('MCP request refused', { status: 413, reason: problem });
+      sendJsonRpcError(res, 413, -32000, `Request body refused unread: ${problem}.`);
+      return ANSWERED;
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      sendJsonRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
+      return ANSWERED;
+    }
+  }
+
   /** A request without a session: only an `initialize` makes one (the transport answers anything else 400). */
-  private async newSession(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  private async newSession(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.maxBodyBytes,
@@ -181,7 +221,7 @@ export class McpHttpServer implements Disposable {
       if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body);
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await server.close().catch(() => {});
   }
 

@@ -7,14 +7,13 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import { consent, consentLines } from '../../core/consent/consentText';
-import { DEFAULT_RENDER_LIMIT, longLinesOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
+import { longLinesOf, renderLimitOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
-import type { EditorToolsHost } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
-import { formatBytes } from '../support/format';
+import { formatBytes, sameText } from '../support/format';
 import { afterReviewsOf } from '../support/reviewQueue';
 import { defineEditorTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
@@ -157,13 +156,3 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
     );
   },
 });
-
-/** What the editor draws of a line for this file; VS Code's default when the host does not say. */
-function renderLimitOf(host: EditorToolsHost, absPath: string): number | undefined {
-  return host.renderedLineLimit ? host.renderedLineLimit(absPath) : DEFAULT_RENDER_LIMIT;
-}
-
-/** Equal apart from line endings (the editor may normalise them). */
-function sameText(a: string, b: string): boolean {
-  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
-}

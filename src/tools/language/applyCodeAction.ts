@@ -7,7 +7,8 @@
 import { CodedError, ErrorCode } from '../../protocol';
 import { defineLanguageTool } from '../support/toolGroup';
 import { actionsAt, RANGE_PROPERTIES, type RangeArgs } from './codeActionQuery';
-import { prepareChange, reviewAndApply, type ChangePreparation } from './workspaceChange';
+import { STRING } from '../support/outputSchemas';
+import { changeReviewOutput, prepareChange, reviewAndApply, type ChangePreparation } from './workspaceChange';
 
 interface ApplyArgs extends RangeArgs {
   title: string;
@@ -35,6 +36,7 @@ export const ApplyCodeAction = defineLanguageTool<ApplyArgs, ApplyPreparation>({
   requiresPermission: false,
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
+  outputSchema: changeReviewOutput({ note: STRING }),
 
   async prepare(args, ctx) {
     const { file, range, actions } = await actionsAt(args, ctx);

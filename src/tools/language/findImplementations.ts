@@ -1,6 +1,6 @@
 /** FindImplementations: find the implementations of an interface, abstract class or method (the language server's answer, as path:line:column with each line's text). */
 import { defineLanguageTool } from '../support/toolGroup';
-import { locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
+import { LOCATIONS_OUTPUT, locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
 
 export const FindImplementations = defineLanguageTool<LocationArgs, LocationPreparation>({
   name: 'FindImplementations',
@@ -11,6 +11,7 @@ export const FindImplementations = defineLanguageTool<LocationArgs, LocationPrep
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: LOCATIONS_OUTPUT,
   prepare: (args, ctx) => prepareLocations('implementation', args, ctx),
   run: (args, ctx, prepared) => runLocations('implementation', args, ctx, prepared),
 });

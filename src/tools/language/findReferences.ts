@@ -1,6 +1,6 @@
 /** FindReferences: find every reference (usage) of a symbol across the workspace, its declaration included (the language server's answer, as path:line:column with each line's text). */
 import { defineLanguageTool } from '../support/toolGroup';
-import { locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
+import { LOCATIONS_OUTPUT, locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
 
 export const FindReferences = defineLanguageTool<LocationArgs, LocationPreparation>({
   name: 'FindReferences',
@@ -11,6 +11,7 @@ export const FindReferences = defineLanguageTool<LocationArgs, LocationPreparati
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: LOCATIONS_OUTPUT,
   prepare: (args, ctx) => prepareLocations('references', args, ctx),
   run: (args, ctx, prepared) => runLocations('references', args, ctx, prepared),
 });

@@ -2,6 +2,7 @@
 import { jsonResult } from '../../core/tool';
 import { defineLanguageTool } from '../support/toolGroup';
 import { placeLocations, positionText } from './locations';
+import { arrayOf, BOOLEAN, INTEGER, objectOutput, STRING, STRINGS } from '../support/outputSchemas';
 import { resolveTarget, TARGET_PROPERTIES, type TargetArgs } from './symbolTarget';
 
 interface CallHierarchyArgs extends TargetArgs {
@@ -31,6 +32,19 @@ export const GetCallHierarchy = defineLanguageTool<CallHierarchyArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  // Without a call hierarchy at the position: only at, an empty calls and a message.
+  outputSchema: objectOutput(
+    {
+      at: STRING,
+      symbol: objectOutput({ name: STRING, kind: STRING, location: STRING }, ['name', 'kind', 'location']),
+      direction: { enum: ['incoming', 'outgoing'] },
+      calls: arrayOf(objectOutput({ name: STRING, kind: STRING, location: STRING, outsideWorkspace: BOOLEAN, callSites: STRINGS }, ['name', 'kind', 'location', 'callSites'])),
+      total: INTEGER,
+      more: INTEGER,
+      message: STRING,
+    },
+    ['at', 'calls'],
+  ),
 
   async run(args, ctx) {
     const target = await resolveTarget(args, ctx);

@@ -1,6 +1,7 @@
 /** GetCodeActions: the quick fixes and refactorings the language server offers for a range (the editor's light bulb), without applying any. */
 import { jsonResult } from '../../core/tool';
 import { defineLanguageTool } from '../support/toolGroup';
+import { arrayOf, BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 import { actionsAt, RANGE_PROPERTIES, type RangeArgs } from './codeActionQuery';
 
 export const MAX_ACTIONS = 50;
@@ -14,6 +15,15 @@ export const GetCodeActions = defineLanguageTool<RangeArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      at: STRING,
+      actions: arrayOf(objectOutput({ title: STRING, kind: STRING, preferred: BOOLEAN, changesFiles: BOOLEAN, files: INTEGER, runsCommand: BOOLEAN, disabled: STRING }, ['title', 'changesFiles'])),
+      more: INTEGER,
+      message: STRING,
+    },
+    ['at', 'actions'],
+  ),
 
   async run(args, ctx) {
     const { file, range, actions } = await actionsAt(args, ctx);

@@ -2,6 +2,7 @@
 import { jsonResult } from '../../core/tool';
 import { defineLanguageTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { arrayOf, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 import { languageFile } from './symbolTarget';
 
 interface DocumentSymbolsArgs {
@@ -29,6 +30,16 @@ export const GetDocumentSymbols = defineLanguageTool<DocumentSymbolsArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      path: STRING,
+      symbols: arrayOf(objectOutput({ name: STRING, kind: STRING, location: STRING, depth: INTEGER, detail: STRING }, ['name', 'kind', 'location', 'depth'])),
+      total: INTEGER,
+      more: INTEGER,
+      message: STRING,
+    },
+    ['path', 'symbols', 'total'],
+  ),
 
   async run(args, ctx) {
     const file = await languageFile(args.path, ctx);

@@ -2,6 +2,7 @@
 import { jsonResult } from '../../core/tool';
 import { cutWithNote } from '../../protocol/textCut';
 import { defineLanguageTool } from '../support/toolGroup';
+import { objectOutput, STRING, STRINGS } from '../support/outputSchemas';
 import { resolveTarget, TARGET_PROPERTIES, type TargetArgs } from './symbolTarget';
 
 /** Characters of hover text returned. */
@@ -16,6 +17,7 @@ export const GetHover = defineLanguageTool<TargetArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput({ at: STRING, alsoNamed: STRINGS, hover: STRING, message: STRING }, ['at', 'hover']),
 
   async run(args, ctx) {
     const target = await resolveTarget(args, ctx);

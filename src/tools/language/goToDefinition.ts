@@ -1,6 +1,6 @@
 /** GoToDefinition: go to the definition of a symbol (functions, classes, variables, imports) as the language server knows it (the language server's answer, as path:line:column with each line's text). */
 import { defineLanguageTool } from '../support/toolGroup';
-import { locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
+import { LOCATIONS_OUTPUT, locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
 
 export const GoToDefinition = defineLanguageTool<LocationArgs, LocationPreparation>({
   name: 'GoToDefinition',
@@ -11,6 +11,7 @@ export const GoToDefinition = defineLanguageTool<LocationArgs, LocationPreparati
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: LOCATIONS_OUTPUT,
   prepare: (args, ctx) => prepareLocations('definition', args, ctx),
   run: (args, ctx, prepared) => runLocations('definition', args, ctx, prepared),
 });

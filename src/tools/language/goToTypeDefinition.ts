@@ -1,6 +1,6 @@
 /** GoToTypeDefinition: go to the definition of a symbol's type (the language server's answer, as path:line:column with each line's text). */
 import { defineLanguageTool } from '../support/toolGroup';
-import { locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
+import { LOCATIONS_OUTPUT, locationParameters, prepareLocations, runLocations, type LocationArgs, type LocationPreparation } from './locationQuery';
 
 export const GoToTypeDefinition = defineLanguageTool<LocationArgs, LocationPreparation>({
   name: 'GoToTypeDefinition',
@@ -11,6 +11,7 @@ export const GoToTypeDefinition = defineLanguageTool<LocationArgs, LocationPrepa
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: LOCATIONS_OUTPUT,
   prepare: (args, ctx) => prepareLocations('typeDefinition', args, ctx),
   run: (args, ctx, prepared) => runLocations('typeDefinition', args, ctx, prepared),
 });

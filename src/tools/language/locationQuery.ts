@@ -8,6 +8,7 @@ import type { LanguageToolsHost, LocationQuery } from '../../core/host';
 import { jsonResult, type JsonSchema, type Preparation, type ToolContext, type ToolResult } from '../../core/tool';
 import { DEFAULT_MAX_LOCATIONS, LOCATION_OPTIONS, locationResults, outsideTextPreparation, placeLocations, type Placed } from './locations';
 import { resolveTarget, TARGET_PROPERTIES, type Target, type TargetArgs } from './symbolTarget';
+import { arrayOf, BOOLEAN, INTEGER, objectOutput, STRING, STRINGS } from '../support/outputSchemas';
 
 export interface LocationArgs extends TargetArgs {
   maxResults?: number;
@@ -22,6 +23,20 @@ export interface LocationPreparation extends Preparation {
 export function locationParameters(): JsonSchema {
   return { type: 'object', properties: { ...TARGET_PROPERTIES, ...LOCATION_OPTIONS }, additionalProperties: false };
 }
+
+/** What `runLocations` answers. */
+export const LOCATIONS_OUTPUT = objectOutput(
+  {
+    at: STRING,
+    alsoNamed: STRINGS,
+    locations: arrayOf(objectOutput({ location: STRING, text: STRING, outsideWorkspace: BOOLEAN, protected: BOOLEAN }, ['location'])),
+    total: INTEGER,
+    more: INTEGER,
+    message: STRING,
+    note: STRING,
+  },
+  ['at', 'locations', 'total'],
+);
 
 const WHAT: Record<LocationQuery, string> = {
   definition: 'the definitions',

@@ -8,7 +8,7 @@ import type { ToolContext } from '../../core/tool';
 import type { LanguageToolsHost } from '../../core/host';
 import { defineLanguageTool } from '../support/toolGroup';
 import { resolveTarget, TARGET_PROPERTIES, type Target, type TargetArgs } from './symbolTarget';
-import { prepareChange, reviewAndApply, type ChangePreparation } from './workspaceChange';
+import { changeReviewOutput, prepareChange, reviewAndApply, type ChangePreparation } from './workspaceChange';
 
 interface RenameArgs extends TargetArgs {
   newName: string;
@@ -38,6 +38,7 @@ export const RenameSymbol = defineLanguageTool<RenameArgs, RenamePreparation>({
   requiresPermission: false,
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
+  outputSchema: changeReviewOutput(),
 
   async prepare(args, ctx) {
     const target = await resolveTarget(args, ctx);

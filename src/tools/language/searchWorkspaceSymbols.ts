@@ -2,6 +2,7 @@
 import { jsonResult } from '../../core/tool';
 import { defineLanguageTool } from '../support/toolGroup';
 import { placeLocations, positionText } from './locations';
+import { arrayOf, BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 import { bareName } from './symbolTarget';
 
 interface WorkspaceSymbolsArgs {
@@ -29,6 +30,15 @@ export const SearchWorkspaceSymbols = defineLanguageTool<WorkspaceSymbolsArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      symbols: arrayOf(objectOutput({ name: STRING, kind: STRING, container: STRING, location: STRING, outsideWorkspace: BOOLEAN, protected: BOOLEAN }, ['name', 'kind', 'location'])),
+      total: INTEGER,
+      more: INTEGER,
+      message: STRING,
+    },
+    ['symbols', 'total'],
+  ),
 
   async run(args, ctx) {
     const found = await ctx.host.workspaceSymbols(args.query);

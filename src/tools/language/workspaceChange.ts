@@ -4,20 +4,35 @@
  * the whole change before anything is shown), protected files are named in a prompt first, and the
  * user sees one review of all the files, keeps or rejects each hunk of each file, and accepts or
  * rejects the whole. What is kept is written with one undoable edit, each file checked right
- * before the write to be the object and the text that was reviewed. Nothing is applied unseen.
+ * before the write to be the object and the text that was reviewed. Nothing is applied unseen:
+ * changed lines longer than the editor draws are named, by file and line, on the review as OpenDiff
+ * names them (src/core/renderLimit.ts).
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import { consent } from '../../core/consent/consentText';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
 import { headerOf, hunkReview, readReviewedText } from '../../core/hunkReview';
+import { renderLimitOf, unrenderedChangeWarning, unrenderedLines } from '../../core/renderLimit';
 import type { LanguageToolsHost, TextEditSpec, WorkspaceChange } from '../../core/host';
-import type { ResolvedPath } from '../../core/paths';
-import { jsonResult, type Preparation, type ToolContext, type ToolResult } from '../../core/tool';
+import { printablePath, type ResolvedPath } from '../../core/paths';
+import { jsonResult, type JsonSchema, type Preparation, type ToolContext, type ToolResult } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
+import { sameText } from '../support/format';
 import { afterReviewsOf } from '../support/reviewQueue';
+import { arrayOf, BOOLEAN, objectOutput, REVIEW_DECISION, REVIEWED_HUNKS_OUTPUT, STRING } from '../support/outputSchemas';
 
 /** Most files one reviewed change may touch. */
 export const MAX_CHANGE_FILES = 50;
+
+/**
+ * What `reviewAndApply` answers, with the tool's own `extra` fields: the decision, each file's hunks
+ * (with an accepted review, or a rejected one the user accepted with every hunk taken back), or
+ * `unchanged` when the change left every file as it was.
+ */
+export function changeReviewOutput(extra: Record<string, unknown> = {}): JsonSchema {
+  const file = objectOutput({ path: STRING, decision: REVIEW_DECISION, ...REVIEWED_HUNKS_OUTPUT, editedByUser: BOOLEAN }, ['path', 'decision', 'hunks', 'keptHunks', 'rejectedHunks', 'editedByUser']);
+  return objectOutput({ decision: REVIEW_DECISION, unchanged: BOOLEAN, files: arrayOf(file), reason: STRING, message: STRING, ...extra }, ['decision']);
+}
 
 export interface ChangePreparation extends Preparation {
   files: { target: ResolvedPath; edits: TextEditSpec[] }[];
@@ -36,9 +51,9 @@ export async function prepareChange(change: WorkspaceChange, what: string, ctx: 
   if (withEdits.length > MAX_CHANGE_FILES) throw new CodedError(ErrorCode.ChangeTooLarge, `${what} would change ${withEdits.length} files; one review takes at most ${MAX_CHANGE_FILES}`);
   const files: ChangePreparation['files'] = [];
   for (const f of withEdits) {
-    if (f.path === undefined) throw new CodedError(ErrorCode.PathInvalid, `${what} would change ${clip(f.uri)}, which is not a file on disk; nothing was changed`);
+    if (f.path === undefined) throw new CodedError(ErrorCode.PathInvalid, `${what} would change ${printablePath(f.uri)}, which is not a file on disk; nothing was changed`);
     const target = await ctx.resolvePath(f.path).catch((e: unknown) => {
-      throw new CodedError(e instanceof CodedError ? e.code : ErrorCode.PathOutsideWorkspace, `${what} would change ${clip(f.path!)}, outside the workspace (${e instanceof Error ? e.message : String(e)}); nothing was changed`);
+      throw new CodedError(e instanceof CodedError ? e.code : ErrorCode.PathOutsideWorkspace, `${what} would change ${printablePath(f.path!)}, outside the workspace (${e instanceof Error ? e.message : String(e)}); nothing was changed`);
     });
     if (target.isFolderRoot || (await ctx.host.stat(target.absolute))?.kind !== 'file') {
       throw new CodedError(ErrorCode.NotFound, `${what} would change ${target.relative}, which is not an existing file; nothing was changed`);
@@ -68,21 +83,26 @@ export async function reviewAndApply(prepared: ChangePreparation | undefined, wh
       const bound = await bindTarget(f.target);
       const current = (await ctx.host.readDocument(f.target.absolute)).text;
       const proposed = applyTextEdits(current, f.edits, f.target.relative);
-      if (proposed !== current) read.push({ ...f, bound, current, proposed, hash: textHash(current) });
+      if (proposed === current) continue;
+      const review = hunkReview(current, proposed);
+      const limit = renderLimitOf(ctx.host, f.target.absolute);
+      read.push({ ...f, bound, current, proposed, hash: textHash(current), review, limit, unrendered: unrenderedLines(review, limit) });
     }
     if (read.length === 0) return jsonResult({ decision: 'rejected', unchanged: true, message: 'The proposed change leaves every file as it is; nothing to review.' });
+    const warning = unrenderedChangeWarning(read.flatMap((f) => (f.limit === undefined ? [] : [{ relative: f.target.relative, lines: f.unrendered, limit: f.limit }])));
     const outcome = await ctx.host.reviewChanges(
       {
         recordId: ctx.recordId,
         title: what.title,
         message: what.message,
-        files: read.map((f) => ({ path: f.target.absolute, relative: f.target.relative, current: f.current, proposed: f.proposed })),
+        files: read.map((f) => ({ path: f.target.absolute, relative: f.target.relative, current: f.current, proposed: f.proposed, unrendered: f.unrendered })),
+        ...(warning !== undefined ? { warning } : {}),
       },
       ctx.signal,
     );
     const why = outcome.reason ? { reason: outcome.reason } : {};
     const decided = read.map((f, i) => {
-      const review = hunkReview(f.current, f.proposed);
+      const { review } = f;
       const content = outcome.contents?.[i] ?? f.proposed;
       const { states, editedByUser } = readReviewedText(review, content);
       const hunks = states.map((decision, h) => ({ hunk: h + 1, lines: headerOf(review, h), decision }));
@@ -133,14 +153,4 @@ export function applyTextEdits(text: string, edits: readonly TextEditSpec[], nam
     limit = s.start;
   }
   return out;
-}
-
-/** Equal apart from line endings (the editor may normalise them). */
-function sameText(a: string, b: string): boolean {
-  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
-}
-
-function clip(s: string): string {
-  const printable = s.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return printable.length > 200 ? `${printable.slice(0, 200)}…` : printable;
 }

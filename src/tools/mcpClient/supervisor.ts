@@ -19,6 +19,7 @@ import { CodedError, ErrorCode, type ContentItem } from '../../protocol';
 import type { McpLaunch, McpServerConfig } from './config';
 import type { McpToolInfo } from './group';
 import { LinearOutputValidator } from './outputValidator';
+import { useLineBuffer } from './lineBuffer';
 import { mapCallResult } from './results';
 import { StderrLines } from './stderrLines';
 
@@ -234,6 +235,7 @@ export class McpServerSupervisor {
       stderr: 'pipe',
       maxBufferSize: MAX_MESSAGE_BYTES,
     });
+    useLineBuffer(transport, MAX_MESSAGE_BYTES);
     const lines = new StderrLines((line) => this.logger.info(`[${this.config.name}] ${line}`));
     transport.stderr?.on('data', (chunk: Buffer) => lines.push(chunk));
     return transport;

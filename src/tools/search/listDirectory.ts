@@ -12,6 +12,7 @@ import { checkGlobList, MAX_GLOBS, MAX_GLOB_CHARS } from '../support/globArgumen
 import { readGitIgnores } from '../support/gitignore';
 import { defineSearchTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { arrayOf, BOOLEAN, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 
 interface ListDirectoryArgs {
   path?: string;
@@ -47,6 +48,16 @@ export const ListDirectory = defineSearchTool<ListDirectoryArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      path: STRING,
+      entries: arrayOf(objectOutput({ path: STRING, size: INTEGER, link: BOOLEAN }, ['path'])),
+      excluded: INTEGER,
+      truncated: BOOLEAN,
+      message: STRING,
+    },
+    ['path', 'entries'],
+  ),
 
   async run(args, ctx) {
     const own = checkGlobList(args.exclude, 'exclude');

@@ -12,6 +12,7 @@ import { jsonResult, type ToolContext } from '../../core/tool';
 import { checkGlobList, MAX_GLOBS, MAX_GLOB_CHARS } from '../support/globArguments';
 import { defineSearchTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { arrayOf, BOOLEAN, INTEGER, objectOutput, STRING, STRINGS } from '../support/outputSchemas';
 
 interface SearchTextArgs {
   query: string;
@@ -65,6 +66,18 @@ export const SearchText = defineSearchTool<SearchTextArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      matches: arrayOf(objectOutput({ location: STRING, text: STRING, before: STRINGS, after: STRINGS }, ['location', 'text'])),
+      matchingLines: INTEGER,
+      files: INTEGER,
+      more: INTEGER,
+      complete: BOOLEAN,
+      leftOut: STRING,
+      message: STRING,
+    },
+    ['matches', 'matchingLines', 'files', 'more', 'complete'],
+  ),
 
   async run(args, ctx) {
     const includes = checkGlobList(args.include, 'include');

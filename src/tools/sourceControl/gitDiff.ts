@@ -7,6 +7,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { jsonResult } from '../../core/tool';
 import { defineSourceControlTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { INTEGER, objectOutput, STRING, STRINGS } from '../support/outputSchemas';
 import { repositoryOf, shownChange, under } from './repository';
 
 interface GitDiffArgs {
@@ -38,6 +39,20 @@ export const GitDiff = defineSourceControlTool<GitDiffArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      repository: STRING,
+      against: { enum: ['HEAD (staged changes)', 'HEAD (working tree)'] },
+      diff: STRING,
+      files: INTEGER,
+      notShown: STRINGS,
+      moreFiles: INTEGER,
+      withheld: STRINGS,
+      withheldReason: STRING,
+      message: STRING,
+    },
+    ['repository', 'against', 'diff', 'files'],
+  ),
 
   async run(args, ctx) {
     const { state, display, target } = await repositoryOf(args.path, ctx);

@@ -2,6 +2,7 @@
 import { jsonResult } from '../../core/tool';
 import { defineSourceControlTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
+import { arrayOf, objectOutput, STRING, STRING_OR_NULL } from '../support/outputSchemas';
 import { repositoryOf } from './repository';
 
 interface GitLogArgs {
@@ -29,6 +30,15 @@ export const GitLog = defineSourceControlTool<GitLogArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      repository: STRING,
+      branch: STRING_OR_NULL,
+      path: STRING,
+      commits: arrayOf(objectOutput({ hash: STRING, author: STRING, date: STRING, message: STRING }, ['hash', 'message'])),
+    },
+    ['repository', 'branch', 'commits'],
+  ),
 
   async run(args, ctx) {
     const { state, display, target } = await repositoryOf(args.path, ctx);

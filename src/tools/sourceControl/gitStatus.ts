@@ -4,6 +4,7 @@ import { jsonResult } from '../../core/tool';
 import { defineSourceControlTool } from '../support/toolGroup';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { pathParameter } from '../support/parameters';
+import { BOOLEAN, INTEGER, objectOutput, STRING, STRING_OR_NULL, STRINGS } from '../support/outputSchemas';
 import { repositoryOf, shownChange, under } from './repository';
 
 interface GitStatusArgs {
@@ -23,6 +24,26 @@ export const GitStatus = defineSourceControlTool<GitStatusArgs>({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      repository: STRING,
+      path: STRING,
+      branch: STRING_OR_NULL,
+      detached: BOOLEAN,
+      commit: STRING,
+      upstream: STRING,
+      ahead: INTEGER,
+      behind: INTEGER,
+      staged: STRINGS,
+      unstaged: STRINGS,
+      untracked: STRINGS,
+      conflicts: STRINGS,
+      message: STRING,
+      outsideWorkspace: STRING,
+      truncated: BOOLEAN,
+    },
+    ['repository', 'branch', 'staged', 'unstaged', 'untracked', 'conflicts'],
+  ),
 
   async run(args, ctx) {
     const { state, display, target } = await repositoryOf(args.path, ctx);

@@ -7,7 +7,7 @@
  * gate (src/core/consent/consentText.ts), which refuses it with PROMPT_TOO_LARGE if the rest pushes it over.
  */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent, consentLines, consentRows, type ConsentText } from '../../core/consent/consentText';
+import { CONSENT_SURFACES, consent, consentLines, consentRows, type ConsentText } from '../../core/consent/consentText';
 import type { RangeEdit } from './textEdits';
 
 /**
@@ -17,7 +17,8 @@ import type { RangeEdit } from './textEdits';
  * at this limit fits, unclipped.
  */
 export const MAX_PREVIEW_ROWS = 16;
-export const PREVIEW_ROW_CHARS = 50;
+/** The modal's detail rows, as the gate measures them: one measure for the change and the prompt around it. */
+export const PREVIEW_ROW_CHARS = CONSENT_SURFACES.modal.detailColumns;
 
 /** One line per edit, in the order given, with the complete new text as a JSON string (newlines and controls escaped). */
 export function describeWholeChange(edits: readonly RangeEdit[]): ConsentText {

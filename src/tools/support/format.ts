@@ -13,6 +13,11 @@ export function formatBytes(bytes: number): string {
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
+/** Equal apart from line endings (the editor may normalise them): a proposal that is the file as it is. */
+export function sameText(a: string, b: string): boolean {
+  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
+}
+
 /** "1 entry", "37 entries". */
 export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;

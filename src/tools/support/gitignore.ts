@@ -59,10 +59,16 @@ export class GitIgnore {
   }
 }
 
+/** Trailing white space goes unless a backslash quotes its first character; trimEnd, because `\s+$` retried every start of a long run. */
+function withoutTrailingSpaces(raw: string): string {
+  const kept = raw.trimEnd();
+  return kept.length < raw.length && kept.endsWith('\\') ? raw.slice(0, kept.length + 1) : kept;
+}
+
 function parse(text: string): Rule[] {
   const rules: Rule[] = [];
   for (const raw of text.split(/\r?\n/)) {
-    let line = raw.replace(/(?<!\\)\s+$/, '');
+    let line = withoutTrailingSpaces(raw);
     if (line === '' || line.startsWith('#')) continue;
     let negated = false;
     if (line.startsWith('!')) {

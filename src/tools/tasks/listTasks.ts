@@ -3,6 +3,7 @@ import { jsonResult } from '../../core/tool';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineTasksTool } from '../support/toolGroup';
 import { NO_PARAMETERS } from '../support/parameters';
+import { arrayOf, INTEGER, objectOutput, STRING } from '../support/outputSchemas';
 import { taskCommand } from './taskCommand';
 
 export const MAX_TASKS = 200;
@@ -16,6 +17,15 @@ export const ListTasks = defineTasksTool({
   requiresPermission: false,
   effects: { readOnly: true },
   declineStrategy: 'reject',
+  outputSchema: objectOutput(
+    {
+      // Each task has the command it would run or, when that cannot be stated in advance, why not (cannotRun).
+      tasks: arrayOf(objectOutput({ name: STRING, source: STRING, folder: STRING, group: STRING, detail: STRING, command: STRING, cannotRun: STRING }, ['name', 'source'])),
+      more: INTEGER,
+      message: STRING,
+    },
+    ['tasks'],
+  ),
 
   async run(_args, ctx) {
     const folders = ctx.host.workspaceFolders();

@@ -7,14 +7,14 @@
  * state) is refused; the Tasks menu runs those.
  */
 import { CodedError, ErrorCode } from '../../protocol';
-import { consent, consentLines } from '../../core/consent/consentText';
 import type { TaskInfo } from '../../core/host';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
-import { capMiddle, terminalText } from '../terminal/terminalOutput';
-import { assertPlainCommand } from '../support/commandText';
+import { commandOutcome } from '../terminal/terminalOutput';
+import { assertPlainCommand, commandConsent } from '../support/commandText';
 import { locateInWorkspace } from '../support/workspacePaths';
 import { defineTasksTool } from '../support/toolGroup';
+import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
 import { taskCommand } from './taskCommand';
 
 interface RunTaskArgs {
@@ -56,6 +56,10 @@ export const RunTask = defineTasksTool<RunTaskArgs, RunTaskPreparation>({
   effects: { readOnly: false, destructive: true },
   declineStrategy: 'reject',
   sequential: true,
+  outputSchema: objectOutput(
+    { task: STRING, source: STRING, command: STRING, cwd: STRING, exitCode: { type: ['integer', 'null'] }, timedOut: BOOLEAN, output: STRING, outputTruncated: BOOLEAN, stopped: BOOLEAN, message: STRING },
+    ['task', 'source', 'command', 'cwd', 'exitCode', 'timedOut', 'output'],
+  ),
 
   async prepare(args, ctx) {
     const folders = ctx.host.workspaceFolders();
@@ -82,12 +86,7 @@ export const RunTask = defineTasksTool<RunTaskArgs, RunTaskPreparation>({
       cwd,
       timeoutSeconds,
       prompt: `Run the task "${task.name}" (${task.source}) in ${where}?`,
-      // The command is one value: its line breaks show as ⏎, so no line of it can pass for the folder or the time limit.
-      detail: consentLines([
-        consent`Command: ${command}`,
-        consent`Folder: ${cwd.relative}`,
-        consent`Time limit: ${timeoutSeconds} s. It runs with your permissions, like anything you type in a terminal.`,
-      ], '\n\n'),
+      detail: commandConsent(command, cwd.relative, timeoutSeconds),
       // Every run is asked about: allowing one never allows the next.
       forcePrompt: true,
     };
@@ -99,16 +98,12 @@ export const RunTask = defineTasksTool<RunTaskArgs, RunTaskPreparation>({
       { command: prepared.command, cwd: prepared.cwd.absolute, timeoutMs: prepared.timeoutSeconds * 1000, maxOutputChars: MAX_OUTPUT_CHARS * 2 },
       ctx.signal,
     );
-    const output = capMiddle(terminalText(result.output).replace(/\n+$/, ''), MAX_OUTPUT_CHARS);
     return jsonResult({
       task: prepared.task.name,
       source: prepared.task.source,
       command: prepared.command,
       cwd: prepared.cwd.relative,
-      exitCode: result.exitCode ?? null,
-      timedOut: result.timedOut,
-      output: output.text,
-      ...(output.truncated || result.truncated ? { outputTruncated: true } : {}),
+      ...commandOutcome(result, MAX_OUTPUT_CHARS),
       ...(result.stopped ? { stopped: true } : {}),
       ...(result.timedOut ? { message: `Stopped after the ${prepared.timeoutSeconds} s time limit.` } : {}),
     });

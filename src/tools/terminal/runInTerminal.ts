@@ -6,9 +6,9 @@
  */
 import { CodedError, ErrorCode } from '../../protocol';
 import type { ResolvedPath } from '../../core/paths';
-import { consent, consentLines } from '../../core/consent/consentText';
 import { jsonResult, type Preparation } from '../../core/tool';
-import { capMiddle, terminalText } from './terminalOutput';
+import { commandOutcome } from './terminalOutput';
+import { assertPlainCommand, commandConsent } from '../support/commandText';
 import { defineTerminalTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
 import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
@@ -29,8 +29,6 @@ export const MAX_TIMEOUT_SECONDS = 600;
 export const MAX_OUTPUT_CHARS = 30_000;
 /** Longest command shown in the prompt's one line; longer or multi-line ones are in the detail only. */
 const INLINE_COMMAND_CHARS = 150;
-/** Characters that can make a command look like something else: bidi controls, invisible marks, C0 controls including CR (tab and newline allowed). */
-const DECEPTIVE = /[\u0000-\u0008\u000b-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparation>({
   name: 'RunInTerminal',
@@ -57,9 +55,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
   async prepare(args, ctx) {
     const command = args.command;
     if (command.trim() === '') throw new CodedError(ErrorCode.InvalidArguments, 'command: is empty');
-    if (DECEPTIVE.test(command)) {
-      throw new CodedError(ErrorCode.InvalidArguments, 'command: contains control or invisible characters that could hide what it does; send plain text');
-    }
+    assertPlainCommand(command, 'command');
     const cwd = await ctx.resolvePath(args.cwd ?? '.');
     const stat = await ctx.host.stat(cwd.absolute);
     if (!stat) throw new CodedError(ErrorCode.NotFound, `cwd: ${cwd.relative} does not exist`);
@@ -72,12 +68,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
       cwd,
       timeoutSeconds,
       prompt: inline ? `Run \`${command}\` in ${where}?` : `Run this ${lineCount > 1 ? `${lineCount}-line ` : ''}command in ${where}?`,
-      // The command is one value: its line breaks show as ⏎, so no line of it can pass for the folder or the time limit.
-      detail: consentLines([
-        consent`Command: ${command}`,
-        consent`Folder: ${cwd.relative}`,
-        consent`Time limit: ${timeoutSeconds} s. It runs with your permissions, like anything you type in a terminal.`,
-      ], '\n\n'),
+      detail: commandConsent(command, cwd.relative, timeoutSeconds),
       // Every command is asked about: allowing one never allows the next.
       forcePrompt: true,
     };
@@ -89,14 +80,10 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
       { command: args.command, cwd: prepared.cwd.absolute, timeoutMs: prepared.timeoutSeconds * 1000, maxOutputChars: MAX_OUTPUT_CHARS * 2 },
       ctx.signal,
     );
-    const output = capMiddle(terminalText(result.output).replace(/\n+$/, ''), MAX_OUTPUT_CHARS);
     return jsonResult({
       command: args.command,
       cwd: prepared.cwd.relative,
-      exitCode: result.exitCode ?? null,
-      timedOut: result.timedOut,
-      output: output.text,
-      ...(output.truncated || result.truncated ? { outputTruncated: true } : {}),
+      ...commandOutcome(result, MAX_OUTPUT_CHARS),
       ranIn: result.via,
       ...(result.stopped ? { stopped: true } : {}),
       ...(result.timedOut

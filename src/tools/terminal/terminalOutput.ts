@@ -1,4 +1,5 @@
 /** Terminal output for the model: escape sequences removed, and capped by keeping its start and end. */
+import type { RunCommandResult } from '../../core/host';
 
 /**
  * Keeps the first and the last part of a stream once it grows past `maxChars` (a quarter from the
@@ -39,6 +40,21 @@ export class OutputCapture {
   text(): string {
     return this.dropped > 0 ? `${this.head}\n[… ${this.dropped} characters of output omitted …]\n${this.tail}` : this.head + this.tail;
   }
+}
+
+/**
+ * What a finished command tells the model, as RunInTerminal and RunTask return it: the exit code
+ * (null when it was stopped or killed), whether the time limit ended it, and its output as plain
+ * text, start and end kept past `maxChars`.
+ */
+export function commandOutcome(result: RunCommandResult, maxChars: number): { exitCode: number | null; timedOut: boolean; output: string; outputTruncated?: true } {
+  const output = capMiddle(terminalText(result.output).replace(/\n+$/, ''), maxChars);
+  return {
+    exitCode: result.exitCode ?? null,
+    timedOut: result.timedOut,
+    output: output.text,
+    ...(output.truncated || result.truncated ? { outputTruncated: true as const } : {}),
+  };
 }
 
 /** `capMiddle` in one call: at most `maxChars` of `text`, start and end kept. */

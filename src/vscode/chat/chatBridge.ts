@@ -1,11 +1,12 @@
 /**
  * Adapters from the extension's own objects (protocol run events, the dispatcher's call records) to
  * the chat webview's messages (src/protocol/webview.ts): bytes become base64 for inline images only,
- * long strings are clipped. Kept out of the webview protocol because they need core types.
+ * long strings are clipped, and no text delta carries more than an answer can show. Kept out of the
+ * webview protocol because they need core types.
  */
 import type { CallRecord } from '../../core/callRecord';
 import { assertNever, cutWithNote, type ContentItem, type RunEvent } from '../../protocol';
-import { isInlineImageType, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
+import { isInlineImageType, MAX_ANSWER_CHARS, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
 
 /**
  * Converts a decoded protocol run event into what `postMessage` carries: bytes become base64 (only
@@ -19,8 +20,10 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
       return { ...event, arguments: clipStrings(event.arguments, MAX_POSTED_STRING) as Record<string, unknown>, ...(agent !== undefined ? { agent: agent.slice(0, 64) } : {}) };
     case 'toolCallEnded':
       return { ...event, content: toChatContent(event.content, toBase64) };
-    case 'runStarted':
     case 'textDelta':
+      // The view keeps MAX_ANSWER_CHARS of an answer; one more tells it the answer was cut.
+      return event.text.length > MAX_ANSWER_CHARS + 1 ? { ...event, text: event.text.slice(0, MAX_ANSWER_CHARS + 1) } : event;
+    case 'runStarted':
     case 'toolCallUpdated':
     case 'groupExpanded':
     case 'contextCompacted':

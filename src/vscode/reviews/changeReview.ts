@@ -10,16 +10,20 @@
  *
  * The multi-file diff editor has no tab type in the stable API: closing it does not reject the
  * change (the card and the notification still decide it); it is closed when the review ends.
+ *
+ * As with OpenDiff, changed lines longer than the editor draws are named, by file and line, first on
+ * the notification and on the card, and an Accept from the title bar or the palette asks first in a
+ * modal naming them (src/core/renderLimit.ts).
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { cutWithNote } from '../../protocol/textCut';
 import type { ChangeReviewOutcome, ChangeReviewRequest } from '../../core/host';
-import { hunkReview, locateHunk, readReviewedText, withHunk, type HunkReview } from '../../core/hunkReview';
-import { safe, uiText } from '../../core/uiText';
-import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
+import { cardHunks, hunkReview, locateHunk, withHunk, type HunkReview } from '../../core/hunkReview';
+import { clipStart, safe, uiText } from '../../core/uiText';
+import { MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
+import { confirmUnrendered } from './diffReview';
 import { ContextKeys } from '../ids';
-import { ProposalFileSystem } from './proposalFileSystem';
+import { openDocument, ProposalFileSystem } from './proposalFileSystem';
 import * as ui from '../ui';
 
 export const CHANGES_SCHEME = 'client-tools-changes';
@@ -99,21 +103,20 @@ export class ChangeReviews implements vscode.Disposable {
     const next = withHunk(file.hunks, text, at.hunk, keep);
     if (next === undefined) return false;
     if (next === text) return true;
-    const doc = this.documentOf(file);
-    if (!doc) {
-      this.files.put(file.proposed, next);
-      this.publish(review);
-      return true;
-    }
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), next);
-    return vscode.workspace.applyEdit(edit);
+    const how = await this.files.replaceProposal(file.proposed, next);
+    if (how === 'stored') this.publish(review);
+    return how !== 'failed';
   }
 
-  /** The palette's and the title bar's Accept: the review named by a proposed document's URI, the active one, or the only one. */
+  /**
+   * The palette's and the title bar's Accept: the review named by a proposed document's URI, the
+   * active one, or the only one. A review with lines the editor does not draw whole asks first, naming them.
+   */
   async accept(target?: unknown): Promise<boolean> {
     const review = this.find(target);
     if (!review) return false;
+    const { warning } = review.request;
+    if (warning !== undefined && !(await confirmUnrendered(reviewedFiles(review), warning))) return false;
     await this.finish(review, { decision: 'accepted', contents: this.contentsOf(review) });
     return true;
   }
@@ -130,20 +133,24 @@ export class ChangeReviews implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
-  private find(target: unknown): Review | undefined {
-    if (target instanceof vscode.Uri && target.scheme === CHANGES_SCHEME) return this.reviews.get(target.authority);
-    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    const shown = input instanceof vscode.TabInputTextDiff ? input.modified : input instanceof vscode.TabInputText ? input.uri : undefined;
-    if (shown?.scheme === CHANGES_SCHEME) return this.reviews.get(shown.authority);
-    return this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined;
+  /** Whether `target` (a URI from the title bar) or else the active editor (one of its documents, or its multi-file diff editor) is one of these reviews. */
+  shows(target: unknown): boolean {
+    return this.shown(target) !== undefined;
   }
 
-  private documentOf(file: ReviewedFile): vscode.TextDocument | undefined {
-    return vscode.workspace.textDocuments.find((d) => d.uri.toString() === file.proposed.toString());
+  private find(target: unknown): Review | undefined {
+    return this.shown(target) ?? (this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined);
+  }
+
+  private shown(target: unknown): Review | undefined {
+    if (target instanceof vscode.Uri && target.scheme === CHANGES_SCHEME) return this.reviews.get(target.authority);
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    if (!tab) return undefined;
+    return [...this.reviews.values()].find((r) => showsReview(tab, r.id, uiText(r.request.title).toString()));
   }
 
   private textOf(file: ReviewedFile): string {
-    return this.documentOf(file)?.getText() ?? this.files.text(file.proposed);
+    return this.files.proposal(file.proposed);
   }
 
   private contentsOf(review: Review): string[] {
@@ -164,8 +171,10 @@ export class ChangeReviews implements vscode.Disposable {
     if (review.settled) return;
     const count = review.files.reduce((n, f) => n + f.hunks.hunks.length, 0);
     const what = `${review.request.message.replace(/\.$/, '')} (${review.files.length} file${review.files.length === 1 ? '' : 's'}, ${count} hunk${count === 1 ? '' : 's'}).`;
+    // The warning first, so that VS Code's cut of a long notification never takes it.
+    const warned = review.request.warning !== undefined ? safe`⚠ ${uiText(review.request.warning)} ` : safe``;
     const [accept, reject] = [safe`Accept`, safe`Reject`];
-    void ui.showInfo(safe`${uiText(what)} Accept or Reject it here or in the chat, where you can also keep or reject each hunk.`, accept, reject).then((choice) => {
+    void ui.showInfo(safe`${warned}${uiText(what)} Accept or Reject it here or in the chat, where you can also keep or reject each hunk.`, accept, reject).then((choice) => {
       // Bound to this review: once it has ended another way, a late click does nothing.
       if (choice === accept) void this.finish(review, { decision: 'accepted', contents: this.contentsOf(review) });
       else if (choice === reject) void this.finish(review, { decision: 'rejected' });
@@ -174,16 +183,7 @@ export class ChangeReviews implements vscode.Disposable {
 
   /** Tells the chat's card the hunks of every file, in order, as the proposed texts now hold them. */
   private publish(review: Review, open = !review.settled): void {
-    const side = (lines: readonly string[], start: number, end: number) => clip(lines.slice(start, Math.min(end, start + 200)).join(''));
-    const hunks = review.files.flatMap((f) => {
-      const { states } = readReviewedText(f.hunks, this.textOf(f));
-      return f.hunks.hunks.map((h, i) => ({
-        header: clipStart(`${f.relative}, hunk ${i + 1}`, 100),
-        removed: side(f.hunks.original, h.aStart, h.aEnd),
-        added: side(f.hunks.proposal, h.bStart, h.bEnd),
-        state: states[i],
-      }));
-    });
+    const hunks = review.files.flatMap((f) => cardHunks(f.hunks, this.textOf(f), (i) => clipStart(`${f.relative}, hunk ${i + 1}`, 100)));
     const names = review.files.map((f) => f.relative);
     this.changes.fire({
       recordId: review.request.recordId,
@@ -193,6 +193,7 @@ export class ChangeReviews implements vscode.Disposable {
       open,
       hunks: hunks.slice(0, MAX_REVIEW_HUNKS),
       moreHunks: Math.max(0, hunks.length - MAX_REVIEW_HUNKS),
+      ...(review.request.warning !== undefined ? { warning: review.request.warning } : {}),
     });
   }
 
@@ -205,7 +206,7 @@ export class ChangeReviews implements vscode.Disposable {
     try {
       this.publish(review, false);
       for (const f of review.files) {
-        const doc = this.documentOf(f);
+        const doc = openDocument(f.proposed);
         if (doc?.isDirty) await doc.save();
       }
       const title = uiText(review.request.title).toString();
@@ -224,27 +225,29 @@ export class ChangeReviews implements vscode.Disposable {
   }
 }
 
-/** A tab of this review: a diff or editor of one of its documents, or the multi-file diff editor with its title (a tab type the stable API does not name). */
+/**
+ * A tab of this review: a diff or editor of one of its documents, or the multi-file diff editor
+ * (a tab type the stable API does not name: its input lists `textDiffs`, and its label is the title
+ * with VS Code's count of files after it, "Rename to b (2 files)").
+ */
 function showsReview(tab: vscode.Tab, reviewId: string, title: string): boolean {
   const input = tab.input;
-  const ours = (uri: vscode.Uri) => uri.scheme === CHANGES_SCHEME && uri.authority === reviewId;
+  const ours = (uri: unknown) => uri instanceof vscode.Uri && uri.scheme === CHANGES_SCHEME && uri.authority === reviewId;
   if (input instanceof vscode.TabInputTextDiff) return ours(input.modified);
   if (input instanceof vscode.TabInputText) return ours(input.uri);
   const known = [vscode.TabInputNotebook, vscode.TabInputNotebookDiff, vscode.TabInputCustom, vscode.TabInputWebview, vscode.TabInputTerminal];
-  return input !== undefined && !known.some((k) => input instanceof k) && tab.label === title;
+  if (input === undefined || input === null || known.some((k) => input instanceof k)) return false;
+  const textDiffs = (input as { textDiffs?: unknown }).textDiffs;
+  if (Array.isArray(textDiffs)) return textDiffs.some((d: { modified?: unknown } | null) => ours(d?.modified));
+  return tab.label === title || tab.label.startsWith(`${title} (`);
 }
 
-function clip(text: string): string {
-  // The note names the original's size and fits in the schema's 100 characters over the preview.
-  return cutWithNote(text, MAX_HUNK_PREVIEW - 60);
+/** What the review changes, as the modal names it: its one file, or how many. */
+function reviewedFiles(review: Review): string {
+  return review.files.length === 1 ? review.files[0].relative : `${review.files.length} files`;
 }
 
 function clipNames(names: readonly string[]): string {
   const shown = names.slice(0, 5).join(', ');
   return names.length > 5 ? `${shown}, … and ${names.length - 5} more` : shown;
-}
-
-/** The end of a text that must fit in `max` characters (a path's end names the file). */
-function clipStart(text: string, max: number): string {
-  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
 }

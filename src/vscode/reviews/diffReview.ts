@@ -26,15 +26,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { cutWithNote } from '../../protocol/textCut';
 import type { DiffOutcome, DiffRequest } from '../../core/host';
-import { hunkReview, readReviewedText, withHunk, type HunkReview } from '../../core/hunkReview';
+import { cardHunks, hunkReview, withHunk, type HunkReview } from '../../core/hunkReview';
 import { consent, consentLines, fitConsent, type FittedConsent } from '../../core/consent/consentText';
 import { safe, uiText } from '../../core/uiText';
-import { MAX_HUNK_PREVIEW, MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
+import { MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
 import { ContextKeys } from '../ids';
 import { KeptChanges } from './keptChanges';
-import { ProposalFileSystem } from './proposalFileSystem';
+import { openDocument, ProposalFileSystem } from './proposalFileSystem';
 import * as ui from '../ui';
 
 export const DIFF_SCHEME = 'client-tools-diff';
@@ -141,28 +140,18 @@ export class DiffReviews implements vscode.Disposable {
     const next = withHunk(review.hunks, text, index, keep);
     if (next === undefined) return false;
     if (next === text) return true;
-    const doc = this.documentOf(review);
-    if (!doc) {
-      this.files.put(review.proposed, next);
-      this.publish(review);
-      return true;
-    }
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), next);
-    return vscode.workspace.applyEdit(edit);
+    const how = await this.files.replaceProposal(review.proposed, next);
+    if (how === 'stored') this.publish(review);
+    return how !== 'failed';
   }
 
   private byId(reviewId: string): Review | undefined {
     return [...this.reviews.values()].find((r) => r.id === reviewId);
   }
 
-  private documentOf(review: Review): vscode.TextDocument | undefined {
-    return vscode.workspace.textDocuments.find((d) => d.uri.toString() === review.proposed.toString());
-  }
-
   /** The proposed side as the user left it: the open document, else the stored text. */
   private textOf(review: Review): string {
-    return this.documentOf(review)?.getText() ?? this.files.text(review.proposed);
+    return this.files.proposal(review.proposed);
   }
 
   /** An accepted review's card: open its change as a diff, or undo it while the file still holds it. */
@@ -173,14 +162,7 @@ export class DiffReviews implements vscode.Disposable {
 
   /** Tells the chat's card the hunks as the proposed text now holds them (with `accepted`: the text written, kept for Undo). */
   private publish(review: Review, open = !review.settled, accepted?: string): void {
-    const { states } = readReviewedText(review.hunks, this.textOf(review));
-    const side = (lines: readonly string[], start: number, end: number) => clip(lines.slice(start, Math.min(end, start + 200)).join(''));
-    const hunks = review.hunks.hunks.slice(0, MAX_REVIEW_HUNKS).map((h, i) => ({
-      header: `Hunk ${i + 1}`,
-      removed: side(review.hunks.original, h.aStart, h.aEnd),
-      added: side(review.hunks.proposal, h.bStart, h.bEnd),
-      state: states[i],
-    }));
+    const hunks = cardHunks(review.hunks, this.textOf(review), (i) => `Hunk ${i + 1}`).slice(0, MAX_REVIEW_HUNKS);
     const card: ChatReview = {
       recordId: review.request.recordId,
       reviewId: review.id,
@@ -232,16 +214,23 @@ export class DiffReviews implements vscode.Disposable {
     });
   }
 
+  /** Whether `target` (a URI from the title bar) or else the active editor is one of these reviews. */
+  shows(target: unknown): boolean {
+    return this.shown(target) !== undefined;
+  }
+
   private find(target: unknown): Review | undefined {
+    return this.shown(target) ?? (this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined);
+  }
+
+  private shown(target: unknown): Review | undefined {
     if (target instanceof vscode.Uri) {
       const named = this.reviews.get(target.toString());
       if (named) return named;
     }
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
     const shown = tab ? proposalShownBy(tab) : undefined;
-    const active = shown ? this.reviews.get(shown.toString()) : undefined;
-    if (active) return active;
-    return this.reviews.size === 1 ? [...this.reviews.values()][0] : undefined;
+    return shown ? this.reviews.get(shown.toString()) : undefined;
   }
 
   /** Ends a review once: closes its diff (keeping the user's edits from a "save?" question), then answers. */
@@ -252,7 +241,7 @@ export class DiffReviews implements vscode.Disposable {
     this.updateContext();
     try {
       this.publish(review, false, isOutcome(outcome) && outcome.decision === 'accepted' ? (outcome.content ?? this.textOf(review)) : undefined);
-      const doc = this.documentOf(review);
+      const doc = openDocument(review.proposed);
       if (doc?.isDirty) await doc.save();
       const tabs = vscode.window.tabGroups.all
         .flatMap((g) => g.tabs)
@@ -279,9 +268,10 @@ const ACCEPT_ANYWAY = safe`Accept Anyway`;
 /**
  * Accept from the title bar or the palette, where the warning may not have been read: a modal that
  * names the lines first (consent text, measured for the modal). One too long for the modal is not
- * accepted from here; the card and the notification name the lines too.
+ * accepted from here; the card and the notification name the lines too. `relative` names what is
+ * changed: a file, or "3 files".
  */
-async function confirmUnrendered(relative: string, warning: string): Promise<boolean> {
+export async function confirmUnrendered(relative: string, warning: string): Promise<boolean> {
   let text: FittedConsent;
   try {
     text = fitConsent({
@@ -300,11 +290,6 @@ function proposalShownBy(tab: vscode.Tab): vscode.Uri | undefined {
   if (tab.input instanceof vscode.TabInputTextDiff) return tab.input.modified;
   if (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === DIFF_SCHEME) return tab.input.uri;
   return undefined;
-}
-
-function clip(text: string): string {
-  // The note names the original's size and fits in the schema's 100 characters over the preview.
-  return cutWithNote(text, MAX_HUNK_PREVIEW - 60);
 }
 
 function isOutcome(v: unknown): v is DiffOutcome {

@@ -2,7 +2,8 @@
  * A flat in-memory file system for proposals under review (OpenDiff's and the Language group's
  * multi-file changes): each review's documents live under its own authority, keyed by authority and
  * path, so the user can edit them like files; folders are implied by paths. Only documents of open
- * reviews can be saved; anything else is refused.
+ * reviews can be saved; anything else is refused. The proposed side as the user left it is its open
+ * document's text, else what is stored (`proposal`, `replaceProposal`).
  */
 import * as vscode from 'vscode';
 
@@ -19,6 +20,27 @@ export class ProposalFileSystem implements vscode.FileSystemProvider, vscode.Dis
   text(uri: vscode.Uri): string {
     const entry = this.entries.get(key(uri));
     return entry ? new TextDecoder().decode(entry.data) : '';
+  }
+
+  /** A proposal's text as the user left it: its open document (edits included), else what is stored. */
+  proposal(uri: vscode.Uri): string {
+    return openDocument(uri)?.getText() ?? this.text(uri);
+  }
+
+  /**
+   * Replaces a proposal's text: by editing its open document (the user sees it happen, and the
+   * document's change event follows), else in the store ('stored': no event follows). 'failed' when
+   * the editor refused the edit.
+   */
+  async replaceProposal(uri: vscode.Uri, text: string): Promise<'edited' | 'stored' | 'failed'> {
+    const doc = openDocument(uri);
+    if (!doc) {
+      this.put(uri, text);
+      return 'stored';
+    }
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), text);
+    return (await vscode.workspace.applyEdit(edit)) ? 'edited' : 'failed';
   }
 
   remove(uri: vscode.Uri): void {
@@ -78,6 +100,11 @@ export class ProposalFileSystem implements vscode.FileSystemProvider, vscode.Dis
     this.entries.clear();
     this.changes.dispose();
   }
+}
+
+/** The open document of a proposal, if the user has it open. */
+export function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
 }
 
 /** Where an entry lives: a review's authority and the path in it. */

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { headerOf, hunkReview, locateHunk, readReviewedText, userEditsOf, withHunk } from '../../../src/core/hunkReview';
+import { cardHunks, headerOf, hunkReview, locateHunk, readReviewedText, userEditsOf, withHunk } from '../../../src/core/hunkReview';
+import { MAX_HUNK_PREVIEW } from '../../../src/protocol/webview';
 import { diffLines, MAX_TABLE_CELLS, splitLines } from '../../../src/core/lineDiff';
 
 const ORIGINAL = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
@@ -66,5 +67,18 @@ describe('per-hunk review of a proposal (core/hunkReview)', () => {
     assert.deepEqual(locateHunk([1, 3], 3), { file: 1, hunk: 2 });
     assert.deepEqual(locateHunk([0, 2], 1), { file: 1, hunk: 1 });
     assert.equal(locateHunk([1, 3], 4), undefined);
+  });
+
+  it('lists the hunks for the chat\'s card: named by the caller, in the state the text holds, each side clipped', () => {
+    const review = hunkReview(ORIGINAL, PROPOSAL);
+    const secondRejected = withHunk(review, PROPOSAL, 1, false)!;
+    assert.deepEqual(cardHunks(review, secondRejected, (i) => `a.txt, hunk ${i + 1}`), [
+      { header: 'a.txt, hunk 1', removed: 'two\n', added: 'TWO\n', state: 'kept' },
+      { header: 'a.txt, hunk 2', removed: '', added: 'six and a half\n', state: 'rejected' },
+    ]);
+    const long = hunkReview('a\n', `${'x'.repeat(MAX_HUNK_PREVIEW + 10)}\n`);
+    assert.equal(cardHunks(long, `${'x'.repeat(MAX_HUNK_PREVIEW + 10)}\n`, () => 'h')[0].added, `${'x'.repeat(MAX_HUNK_PREVIEW - 60)}\n… [showing the first 3,940 of 4,011 characters; the original is 4,011 bytes, 1 line]`);
+    const tall = hunkReview('a\n', Array.from({ length: 300 }, (_, i) => `${i}\n`).join(''));
+    assert.equal(cardHunks(tall, '', () => 'h')[0].added.split('\n').length - 1, 200, 'a side shows its first 200 lines');
   });
 });

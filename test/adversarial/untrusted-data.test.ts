@@ -1,0 +1,175 @@
+/**
+ * Work the extension does on what a backend, an MCP server or a file sends is bounded by
+ * construction, not by the hope that nobody sends the worst (issue 25; the freeze-and-bloat fuzzer
+ * in test/fuzz/ found each of these): a message is measured before it is parsed, the chat keeps its
+ * own copy of the part of a huge answer it shows, the door for UI text reads only what can show and
+ * runs no backtracking pattern, an MCP server's stdio lines are read in linear time and measured
+ * before they are parsed, a .gitignore line's trailing spaces are trimmed in linear time.
+ */
+import * as assert from 'node:assert/strict';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
+import type { Logger } from '../../src/base/logger';
+import { hunkReview } from '../../src/core/hunkReview';
+import { sanitizeForNotification, uiText } from '../../src/core/uiText';
+import { ErrorCode } from '../../src/protocol';
+import type { McpServerConfig } from '../../src/tools/mcpClient/config';
+import { McpServerSupervisor, type McpServerState } from '../../src/tools/mcpClient/supervisor';
+import { GitIgnore } from '../../src/tools/support/gitignore';
+import { toChatRunEvent } from '../../src/vscode/chat/chatBridge';
+import { initialState, reduce, MAX_ANSWER_CHARS, type ChatState } from '../../src/webview/state';
+import { startMcpHarness } from '../support/mcp-harness';
+import { CoreRig, until } from './support/core-rig';
+
+/** CPU time `f` took, in ms: a bound on the work itself, whatever else the machine runs. */
+function cpuMs(f: () => unknown): number {
+  const start = process.cpuUsage();
+  f();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+function members(n: number): string {
+  return `{${Array.from({ length: n }, (_, i) => `"k${i}":0`).join(',')}}`;
+}
+
+describe('untrusted data: the work the extension does on it is bounded by construction', () => {
+  describe('messages from a backend', () => {
+    let rig: CoreRig;
+    beforeEach(async () => {
+      rig = await CoreRig.start();
+      await rig.connect();
+    });
+    afterEach(() => rig.dispose());
+
+    it('T-WORK-01 a 1.2 MB message whose arguments have 100,000 members is refused before it is parsed (MESSAGE_TOO_LARGE, the limit named); the connection and its calls go on', async () => {
+      const sockets = rig.backend.sockets.length;
+      const refusals: string[] = [];
+      rig.core.onProtocolError((e) => refusals.push(`${e.code}: ${e.message}`));
+      rig.backend.sendRaw(`{"type":"toolCallStarted","threadId":"t","runId":"r","callId":"c","toolName":"Echo","executor":"client","arguments":${members(100_000)}}`);
+      await until(() => refusals.length > 0, 'the refusal');
+      assert.deepEqual(refusals, ['MESSAGE_TOO_LARGE: an object in the message has more than 10,000 members']);
+      await rig.assertHealthy(sockets);
+    });
+
+    it('T-WORK-02 tool group state of 257 groups, or an expansion of 513 tools, is refused (INVALID_MESSAGE): the schema bounds every array a backend sends', async () => {
+      const sockets = rig.backend.sockets.length;
+      const group = { name: 'g', description: 'd', expanded: false, containerName: 'g', tools: [], skills: [] };
+      rig.backend.sendRaw(JSON.stringify({ type: 'toolGroupState', collapsing: true, groups: Array(257).fill(group) }));
+      rig.backend.sendRaw(JSON.stringify({ type: 'groupExpanded', threadId: 't', runId: 'r', group: 'g', tools: Array(513).fill('T') }));
+      await until(() => rig.protocolErrors.filter((c) => c === ErrorCode.InvalidMessage).length === 2, 'both refusals');
+      await rig.assertHealthy(sockets);
+    });
+  });
+
+  it('T-WORK-03 the chat keeps a copy of its own of the 100,000 characters it shows of a 32 MiB answer: the heap after GC comes back once the event is gone', () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const heap = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    // The 32 MiB texts live only inside `answer`, as an event the view received and reduced.
+    const answer = (state: ChatState, i: number): ChatState => {
+      const started = reduce(state, { type: 'runEvent', event: { type: 'runStarted', threadId: 't', runId: `r${i}`, model: 'm' } });
+      return reduce(started, { type: 'runEvent', event: { type: 'textDelta', threadId: 't', runId: `r${i}`, text: `${'a'.repeat(32 * 1024 * 1024 - 1)}${i}` } });
+    };
+    let state: ChatState = initialState();
+    const before = heap();
+    for (let i = 0; i < 4; i++) state = answer(state, i);
+    const grown = heap() - before;
+    const answers = state.items.filter((x) => x.kind === 'answer');
+    assert.equal(answers.length, 4);
+    assert.ok(answers.every((a) => a.kind === 'answer' && a.text.length === MAX_ANSWER_CHARS));
+    assert.ok(grown < 16 * 1024 * 1024, `four answers kept ${(grown / 1024 / 1024).toFixed(0)} MiB of heap (each held its 32 MiB message)`);
+  });
+
+  it('T-WORK-04 UI text and notification text take linear time: 100,000 spaces and an "x", and a link target of 100,000 spaces, each in well under a second of CPU; the results as before', () => {
+    const spaces = `${' '.repeat(100_000)}x`;
+    assert.ok(cpuMs(() => uiText(spaces)) < 1000);
+    assert.ok(cpuMs(() => uiText(spaces, { verbatim: true, maxLength: 200_000 })) < 1000);
+    assert.ok(cpuMs(() => sanitizeForNotification(`[x](${' '.repeat(100_000)}`)) < 1000);
+    // Only what can show was read, and the result says it was cut.
+    assert.equal(uiText(spaces), `${' '.repeat(1999)}…`);
+    assert.equal(uiText('a  \n  '), 'a  ⏎');
+    assert.equal(uiText(`${'b'.repeat(3000)}   `), `${'b'.repeat(1999)}…`);
+    assert.equal(sanitizeForNotification('[site]( http://a.example "t" ) and [x](command:run)'), 'site (http://a.example) and x');
+  });
+
+  it('T-WORK-05 an MCP server\'s 24 MiB line is joined once, not once per chunk; a message of 100,000 members is dropped unparsed with the reason logged; the call is answered', async () => {
+    const warnings: string[] = [];
+    const logger: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: (m, f) => warnings.push(`${m} ${JSON.stringify(f ?? {})}`) };
+    const config: McpServerConfig = { name: 'flooding', source: { kind: 'user' }, launch: { type: 'stdio', command: process.execPath, args: [path.join(__dirname, 'support', 'flooding-mcp-server.mjs')], env: {} } };
+    const supervisor = new McpServerSupervisor(config, logger, { initialDelayMs: 20, maxDelayMs: 50 });
+    const original = Buffer.concat;
+    let bigJoins = 0;
+    try {
+      supervisor.start();
+      await new Promise<McpServerState>((resolve) => supervisor.onDidChangeState((s) => s.kind === 'running' && resolve(s)));
+      Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
+        const joined = original(list, length);
+        if (joined.length > 8 * 1024 * 1024) bigJoins++;
+        return joined;
+      }) as typeof Buffer.concat;
+      const content = await supervisor.callTool('echo', {}, new AbortController().signal);
+      assert.deepEqual(content, [{ type: 'text', text: 'after the flood' }]);
+    } finally {
+      Buffer.concat = original;
+      await supervisor.stop();
+    }
+    assert.ok(bigJoins <= 1, `the 24 MiB line was joined ${bigJoins} times`);
+    assert.ok(warnings.some((w) => /dropped unread: an object in the message has more than 10,000 members/.test(w)), warnings.join('\n').slice(0, 500));
+  });
+
+  it('T-WORK-07 a diff review of 2,000 lines of 12 KB that share all but their last character compares each line once, not once per table cell: well under a second of CPU', () => {
+    const prefix = 'x'.repeat(12 * 1024);
+    const file = Array.from({ length: 1999 }, (_, i) => `${prefix}${i % 2}\n`).join('');
+    const proposal = Array.from({ length: 1999 }, (_, i) => `${prefix}${(i + 1) % 3}\n`).join('');
+    let hunks = 0;
+    assert.ok(cpuMs(() => (hunks = hunkReview(file, proposal).hunks.length)) < 1000);
+    assert.ok(hunks > 100, `${hunks} hunks`);
+  });
+
+  it('T-WORK-08 the editor\'s MCP server refuses a 1 MiB tools/call whose arguments have 80,000 members before the SDK parses it (413, the limit named); the session still answers', async () => {
+    const h = await startMcpHarness({ backgroundCalls: 'allow' });
+    try {
+      const post = async (body: string, session?: string) => {
+        const res = await fetch(h.server.url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, ...(session ? { 'mcp-session-id': session } : {}) },
+          body,
+        });
+        return { status: res.status, text: await res.text(), session: res.headers.get('mcp-session-id') ?? undefined };
+      };
+      const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'rogue', version: '1' } } }));
+      await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), init.session);
+      const attack = await post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Echo","arguments":${members(80_000)}}}`, init.session);
+      assert.equal(attack.status, 413);
+      assert.match(attack.text, /refused unread: an object in the message has more than 10,000 members/);
+      const ping = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }), init.session);
+      assert.equal(ping.status, 200);
+      assert.equal(h.records.length, 0, 'nothing ran');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('T-WORK-09 the chat is posted at most what an answer can show of a 32 MiB text delta (one character more, so it shows as cut)', () => {
+    const posted = toChatRunEvent({ type: 'textDelta', threadId: 't', runId: 'r', text: 'a'.repeat(32 * 1024 * 1024) }, () => '');
+    assert.equal(posted.type === 'textDelta' && posted.text.length, MAX_ANSWER_CHARS + 1);
+    const started = reduce(initialState(), { type: 'runEvent', event: { type: 'runStarted', threadId: 't', runId: 'r', model: 'm' } });
+    const shown = reduce(started, { type: 'runEvent', event: posted }).items.find((i) => i.kind === 'answer');
+    assert.ok(shown?.kind === 'answer' && shown.truncated && shown.text.length === MAX_ANSWER_CHARS);
+  });
+
+  it('T-WORK-06 a .gitignore line of 100,000 spaces and an "x" is read in linear time; trailing spaces go unless a backslash quotes the first', () => {
+    assert.ok(cpuMs(() => new GitIgnore(`${' '.repeat(100_000)}x\n`)) < 1000);
+    const rules = new GitIgnore('build   \nkeep\\ \n');
+    assert.equal(rules.ignores('build'), true);
+    assert.equal(rules.ignores('keep '), true);
+    assert.equal(rules.ignores('keep'), false);
+  });
+});
