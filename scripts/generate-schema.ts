@@ -149,6 +149,10 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
     title: 'Run error',
     description: `${TO_CLIENT} The run failed (model endpoint, authentication, rate limit, internal error); \`retryable\` says whether sending the message again may work. Followed by \`runFinished\` with reason \`error\`.`,
   },
+  modelRetry: {
+    title: 'Model retry',
+    description: `${TO_CLIENT} A model request of the run got no answer in time (\`code\` MODEL_TIMEOUT) before anything of it arrived, and will be sent again after \`delayMs\`: retry \`attempt\` of \`of\`. \`message\` says what happened in a few words (e.g. "No answer from llama3.1 at http://127.0.0.1:11434/v1 within 60 s"). Informational: the run goes on; a client that ignores it loses nothing.`,
+  },
   toolGroupState: {
     title: 'Tool group state',
     description: `${TO_CLIENT} The backend's view of every tool group for a thread (or the connection's defaults when \`threadId\` is absent): expanded or collapsed, the container function name, each tool's visibility, active skills and injected context. Sent after \`welcome\` and after every change.`,

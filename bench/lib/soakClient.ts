@@ -151,6 +151,7 @@ export class SoakClient {
       case 'contextCompacted':
       case 'steerUpdated':
       case 'contextUsage':
+      case 'modelRetry':
       case 'toolGroupState':
         // Nothing to count.
         break;

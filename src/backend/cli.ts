@@ -60,8 +60,12 @@ Options:
                               another continues its runs once their leases run out.
   --max-turns <n>             Model calls per run (default 25).
   --model-timeout <ms>        A model request's whole time, stream included (default 10m); then MODEL_TIMEOUT.
-  --model-idle-timeout <ms>   Time without anything from the model endpoint, before its first chunk too,
-                              before the request is stopped (default 2m; MODEL_TIMEOUT).
+  --model-first-byte-timeout <ms>  Time from a model request to its answer's first chunk before the
+                              request is stopped (default 60s; MODEL_TIMEOUT).
+  --model-idle-timeout <ms>   Time without anything from the model endpoint after a chunk before the
+                              request is stopped (default 30s; MODEL_TIMEOUT).
+  --model-retries <n>         Times a request that got no answer in time is sent again, announced in
+                              the run (default 2).
   --model-max-answer-bytes <size>  Text and tool-call arguments one model request may bring (default 8MiB).
   --max-tool-argument-bytes <size> One tool call's arguments the backend parses (default 1MiB); a larger
                               call is not run and the model reads why (LIMIT_EXCEEDED).
@@ -156,7 +160,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
         'lease-ms': { type: 'string' },
         'max-turns': { type: 'string' },
         'model-timeout': { type: 'string' },
+        'model-first-byte-timeout': { type: 'string' },
         'model-idle-timeout': { type: 'string' },
+        'model-retries': { type: 'string' },
         'model-max-answer-bytes': { type: 'string' },
         'max-tool-argument-bytes': { type: 'string' },
         'max-runs-per-session': { type: 'string' },
@@ -229,7 +235,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
     leaseMs: values['lease-ms'] !== undefined ? integer('--lease-ms', values['lease-ms'], 100, 600_000) : undefined,
     maxTurns: values['max-turns'] !== undefined ? integer('--max-turns', values['max-turns'], 1, 1000) : undefined,
     modelTimeoutMs: values['model-timeout'] !== undefined ? duration('--model-timeout', values['model-timeout']) : undefined,
+    modelFirstByteTimeoutMs: values['model-first-byte-timeout'] !== undefined ? duration('--model-first-byte-timeout', values['model-first-byte-timeout']) : undefined,
     modelIdleTimeoutMs: values['model-idle-timeout'] !== undefined ? duration('--model-idle-timeout', values['model-idle-timeout']) : undefined,
+    modelRetries: values['model-retries'] !== undefined ? integer('--model-retries', values['model-retries'], 0, 10) : undefined,
     modelMaxAnswerBytes: values['model-max-answer-bytes'] !== undefined ? size('--model-max-answer-bytes', values['model-max-answer-bytes']) : undefined,
     maxToolArgumentBytes: values['max-tool-argument-bytes'] !== undefined ? size('--max-tool-argument-bytes', values['max-tool-argument-bytes']) : undefined,
     maxRunsPerSession: values['max-runs-per-session'] !== undefined ? integer('--max-runs-per-session', values['max-runs-per-session'], 1, 10_000) : undefined,

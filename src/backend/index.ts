@@ -230,6 +230,7 @@ function createModel(o: ResolvedOptions): ChatModel {
   return createChatModel({
     ...o.model,
     timeoutMs: o.model.timeoutMs ?? o.modelTimeoutMs,
+    firstByteTimeoutMs: o.model.firstByteTimeoutMs ?? o.modelFirstByteTimeoutMs,
     idleTimeoutMs: o.model.idleTimeoutMs ?? o.modelIdleTimeoutMs,
     maxAnswerBytes: o.model.maxAnswerBytes ?? o.modelMaxAnswerBytes,
     log: o.model.log ?? o.log,

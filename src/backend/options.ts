@@ -7,6 +7,7 @@ import type { Logger, LogFunction } from './log';
 import { boundedLogger, silentLogger, toLogger } from './log';
 import type { ChatModel } from './model/chatModel';
 import type { OpenAIModelConfig } from './model/modelConfig';
+import { DEFAULT_MODEL_RETRIES } from './model/retry';
 import type { AfterToolCallHook, BeforeToolCallHook, ServerTool } from './toolset/serverTools';
 import { DEFAULT_CLIENT_TOOLS_INSTRUCTIONS } from './toolset/toolState';
 import type { ConversationStore } from './store/conversationStore';
@@ -59,8 +60,12 @@ export interface BackendOptions {
   maxTurns?: number;
   /** A model request's whole time, stream included (default 10 minutes); past it the run ends with MODEL_TIMEOUT. */
   modelTimeoutMs?: number;
-  /** Time without anything from the model endpoint (before its first chunk too) before the request is stopped (default 2 minutes; MODEL_TIMEOUT). */
+  /** Time from sending a model request to its answer's first chunk before the request is stopped (default 60 s; MODEL_TIMEOUT). */
+  modelFirstByteTimeoutMs?: number;
+  /** Time without anything from the model endpoint after a chunk before the request is stopped (default 30 s; MODEL_TIMEOUT). */
   modelIdleTimeoutMs?: number;
+  /** Times a model request that timed out before any answer is sent again, each announced by a `modelRetry` event (default 2). */
+  modelRetries?: number;
   /** UTF-8 bytes of answer (text and tool-call arguments) one model request may bring (default 8 MiB; LIMIT_EXCEEDED). */
   modelMaxAnswerBytes?: number;
   /** UTF-8 bytes of one tool call's arguments the backend parses (default 1 MiB); a larger call is not run and the model reads why. */
@@ -171,7 +176,9 @@ export interface ResolvedOptions extends InvokerOptions {
   systemPrompt: string;
   maxTurns: number;
   modelTimeoutMs: number;
+  modelFirstByteTimeoutMs: number;
   modelIdleTimeoutMs: number;
+  modelRetries: number;
   modelMaxAnswerBytes: number;
   maxToolArgumentBytes: number;
   maxRunsPerSession: number;
@@ -223,7 +230,9 @@ export function resolveOptions(o: BackendOptions = {}): ResolvedOptions {
     systemPrompt: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     maxTurns: positive('maxTurns', o.maxTurns ?? 25),
     modelTimeoutMs: positive('modelTimeoutMs', o.modelTimeoutMs ?? DEFAULT_STREAM_LIMITS.totalMs),
+    modelFirstByteTimeoutMs: positive('modelFirstByteTimeoutMs', o.modelFirstByteTimeoutMs ?? DEFAULT_STREAM_LIMITS.firstByteMs),
     modelIdleTimeoutMs: positive('modelIdleTimeoutMs', o.modelIdleTimeoutMs ?? DEFAULT_STREAM_LIMITS.idleMs),
+    modelRetries: nonNegative('modelRetries', o.modelRetries ?? DEFAULT_MODEL_RETRIES),
     modelMaxAnswerBytes: positive('modelMaxAnswerBytes', o.modelMaxAnswerBytes ?? DEFAULT_STREAM_LIMITS.maxAnswerBytes),
     maxToolArgumentBytes: positive('maxToolArgumentBytes', o.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES),
     maxRunsPerSession: atLeast('maxRunsPerSession', o.maxRunsPerSession ?? 16, 1),

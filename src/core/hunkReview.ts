@@ -5,6 +5,7 @@
  * in the chat, with the diff editor's own "revert block" arrow or by typing, the answer is read from
  * the text, so every way of deciding gives the model the same account.
  */
+import { cutWithNote } from '../protocol/textCut';
 import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
 import { diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
 
@@ -93,7 +94,8 @@ export function cardHunks(review: HunkReview, text: string, header: (index: numb
 }
 
 function clipPreview(text: string): string {
-  return text.length <= MAX_HUNK_PREVIEW ? text : `${text.slice(0, MAX_HUNK_PREVIEW)}… (${text.length - MAX_HUNK_PREVIEW} more characters)`;
+  // The note names the original's size and fits in the schema's 100 characters over the preview.
+  return cutWithNote(text, MAX_HUNK_PREVIEW - 60);
 }
 
 /** The user's own edits: what they typed on top of their hunk choices, as a unified diff. */

@@ -7,6 +7,7 @@
  * are numbered first (equal lines, equal numbers), so a cell compares two numbers, not two lines that
  * may share a long prefix. That keeps time and memory bounded on any input a backend can send.
  */
+import { cutWithNote } from '../protocol/textCut';
 
 /** One changed region: lines [aStart, aEnd) of the old text became lines [bStart, bEnd) of the new one (0-based). */
 export interface Hunk {
@@ -116,7 +117,7 @@ export function unifiedDiff(a: readonly string[], b: readonly string[], maxChars
     for (let i = h.aEnd; i < Math.min(a.length, h.aEnd + context); i++) out.push(` ${strip(a[i])}`);
   }
   const text = out.join('\n');
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters)`;
+  return cutWithNote(text, maxChars);
 }
 
 function strip(line: string): string {

@@ -9,4 +9,5 @@ export * from './codec';
 export * from './jsonStructure';
 export { assertNever, assertNeverOr } from './assertNever';
 export { isRunEvent } from './runEvents';
+export { count, cutWithNote, measureText, type TextSize } from './textCut';
 export { digestedFunctionName, isPlainFunctionName, toFunctionName } from './functionNames';

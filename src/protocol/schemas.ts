@@ -304,6 +304,16 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     message: shortText,
     retryable: z.boolean(),
   });
+  /** A model request got no answer in time and is sent again after `delayMs`: the run says what it waits for. */
+  const ModelRetry = z.object({
+    type: z.literal('modelRetry'),
+    ...threadRef,
+    attempt: z.number().int().positive(),
+    of: z.number().int().positive(),
+    delayMs: z.number().int().nonnegative(),
+    code: z.string().max(64),
+    message: shortText,
+  });
   const ToolGroupStateMessage = z.object({
     type: z.literal('toolGroupState'),
     threadId: id.optional(),
@@ -325,7 +335,7 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
   // ends in assertNever, so a message added here fails the typecheck wherever it is not handled.
   const clientToServer = { Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups, Steer, WithdrawSteer, CompactThread };
   /** The backend → extension messages that narrate a run; the chat view renders them. */
-  const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError, ContextCompacted, SteerUpdated, ContextUsage };
+  const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError, ContextCompacted, SteerUpdated, ContextUsage, ModelRetry };
   const serverToClient = {
     Welcome, ClientToolInvokeRequest, ClientToolCancel, ...runEvents, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage,
   };

@@ -235,6 +235,11 @@ export const ChatReview = z.object({
   moreHunks: z.number().int().nonnegative(),
   /** Changed lines longer than the editor draws, named (src/core/renderLimit.ts): shown next to Accept. */
   warning: z.string().max(2000).optional(),
+  /**
+   * An accepted review's change: `kept` (the card offers Open Diff and Undo while the file still holds
+   * what was accepted) or `undone` (Undo put the file back as it was).
+   */
+  change: z.enum(['kept', 'undone']).optional(),
 });
 /** An OpenDiff review opened, changed (a hunk kept or taken back, the user typed) or ended. */
 export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: ChatReview });
@@ -291,7 +296,7 @@ export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().
  * A button of the chat's own (never model text): the empty state's "Use a real model" runs Select
  * Model, a disconnected error's "Connect" connects. The view names an action, never a command id.
  */
-export const ChatAction = z.enum(['selectModel', 'connect']);
+export const ChatAction = z.enum(['selectModel', 'connect', 'useOfflineDemo', 'showLog']);
 export const WebviewAction = z.object({ type: z.literal('action'), action: ChatAction });
 /** The chat's answer to a ShowMessage question the extension is running: a button by its position, or null to give up. */
 export const WebviewAnswerQuestion = z.object({
@@ -335,11 +340,13 @@ export const WebviewDecideReview = z.object({
 export const WebviewPickAgent = z.object({ type: z.literal('pickAgent'), name: z.string().max(64) });
 /** Keep (as proposed) or take back one hunk of an open review; `hunk` counts from 0. */
 export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), reviewId, hunk: z.number().int().nonnegative().max(MAX_REVIEW_HUNKS), keep: z.boolean() });
+/** The card of an accepted review: open its change in a diff editor, or undo it (src/vscode/reviews/keptChanges.ts). */
+export const WebviewKeptChange = z.object({ type: z.literal('keptChange'), reviewId, action: z.enum(['open', 'undo']) });
 
 export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction, WebviewAnswerQuestion,
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript, WebviewApprovalAnswer,
-  WebviewDecideReview, WebviewReviewHunk,
+  WebviewDecideReview, WebviewReviewHunk, WebviewKeptChange,
   WebviewOpenPath,
   WebviewPickAgent,
   WebviewSteer, WebviewWithdrawSteer, WebviewCompact,

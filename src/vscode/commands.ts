@@ -26,6 +26,7 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.setApiKey, (value) => setSecret(ctx, SecretKeys.apiKey, safe`API key for the OpenAI-compatible endpoint`, safe`sk-…`, value)),
     reg(Commands.setBackendToken, (value) => setSecret(ctx, SecretKeys.backendToken, safe`Token of the agent backend set in clientTools.backendUrl`, safe``, value)),
     reg(Commands.selectModel, () => selectModel(ctx)),
+    reg(Commands.useOfflineDemo, () => useOfflineDemo()),
     reg(Commands.showLog, () => ctx.log.show()),
     reg(Commands.copyConnectionInfo, () => copyConnectionInfo(ctx)),
     reg(Commands.statusBarActions, () => statusBarActions(ctx)),
@@ -153,6 +154,14 @@ async function selectModel(ctx: ClientToolsContext): Promise<void> {
   if (!probe.reachable) void ui.showWarning(safe`Client Tools: ${uiText(probe.reason)}. The chat shows "Model unreachable" until it answers.`);
   else if (probe.modelListed === false) void ui.showWarning(safe`Client Tools: ${where} answered, but does not list the model ${name}.`);
   else void ui.showInfo(safe`Client Tools: ${where} answered; the chat now uses ${name}.`);
+}
+
+/** Switches the bundled backend to the offline demo model (no endpoint, no key): the way out of a model that does not answer. */
+async function useOfflineDemo(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('clientTools');
+  await config.update('model.baseUrl', '', vscode.ConfigurationTarget.Global);
+  await config.update('model.name', '', vscode.ConfigurationTarget.Global);
+  await config.update('model.provider', undefined, vscode.ConfigurationTarget.Global);
 }
 
 /** The picker and the questions that follow it; writes the settings. Undefined when the user gave up. */

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { ClientCore, type ConnectionState, type PermissionStore } from '../core';
 import type { ClientTool, Grant, ToolGroupSpec } from '../core';
 import { grantKey, parseStoredGrant } from '../core/consent/grants';
-import { CodedError, ErrorCode, type EditorContext } from '../protocol';
+import { CodedError, ErrorCode, type EditorContext, type RunEvent } from '../protocol';
 import type { ChatStatus } from '../protocol/webview';
 import { safe, uiText } from '../core/uiText';
 import { registerBuiltinGroups } from '../tools';
@@ -24,7 +24,7 @@ import { McpApprovals } from './mcpClient/approvals';
 import { McpServersBridge } from './mcpClient/mcpServersBridge';
 import { ModelEndpointCheck } from './backendProcess/modelEndpoint';
 import { channelLogger } from './log';
-import { StatusBar } from './statusBar';
+import { StatusBar, type StatusState } from './statusBar';
 import { ChatThreads } from './chat/threads';
 import { ToolGroupsView } from './toolGroups/toolGroupsView';
 import { keepSwitchedOffTools, ToolPolicyStore } from './toolGroups/toolPolicies';
@@ -124,7 +124,10 @@ export class ClientToolsContext implements vscode.Disposable {
       new EditorContextPusher(this.core, this.host),
       vscode.window.registerTreeDataProvider(Views.toolGroups, this.toolGroups),
       this.core.onDidChangeState((s) => this.onState(s)),
-      this.core.onRunEvent((e) => this.chat.postRunEvent(e)),
+      this.core.onRunEvent((e) => {
+        this.chat.postRunEvent(e);
+        this.noteModelAnswer(e);
+      }),
       this.core.onCallRecord((r) => this.chat.postCallRecord(r)),
       ...showReviewsInChat(this.host.diffs, this.chat),
       ...showReviewsInChat(this.host.changes, this.chat),
@@ -146,7 +149,9 @@ export class ClientToolsContext implements vscode.Disposable {
       this.modelEndpoint,
       this.modelEndpoint.onDidChange(() => {
         const s = this.core.state;
-        if (s.kind === 'connected') this.setBackendStatus(this.connectedStatus(s.welcome.server.model));
+        if (s.kind !== 'connected') return;
+        this.statusBar.set(this.connectedBarState(s.welcome.server.model));
+        this.setBackendStatus(this.connectedStatus(s.welcome.server.model));
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.core.setWorkspaceTrusted(true)),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -236,6 +241,7 @@ export class ClientToolsContext implements vscode.Disposable {
             apiKey,
             vision: config.model.vision,
             imageMaxSide: config.model.imageMaxSide,
+            patience: { firstByteTimeoutSeconds: config.model.firstByteTimeoutSeconds, idleTimeoutSeconds: config.model.idleTimeoutSeconds, retries: config.model.retries },
             invokeTimeoutSeconds: config.invokeTimeoutSeconds,
             disconnectStrategy: config.disconnectStrategy,
             dataDir: vscode.Uri.joinPath(this.extension.globalStorageUri, 'conversations').fsPath,
@@ -366,6 +372,18 @@ export class ClientToolsContext implements vscode.Disposable {
     return { connection: 'connected', model: model.name, offline: model.offline, ...(unreachable ? { modelUnreachable: unreachable } : {}) };
   }
 
+  /** The status bar's connected state: it says "model unreachable" exactly when the chat header does. */
+  private connectedBarState(model: { name: string; offline: boolean }): StatusState {
+    const unreachable = model.offline ? undefined : this.modelEndpoint.unreachableReason;
+    return { kind: 'connected', target: this.endpointLabel, model: model.name, offline: model.offline, ...(unreachable ? { modelUnreachable: unreachable } : {}) };
+  }
+
+  /** A run whose model did not answer in time marks the endpoint unreachable (header and status bar); a completed run clears that. */
+  private noteModelAnswer(e: RunEvent): void {
+    if (e.type === 'runError' && e.code === ErrorCode.ModelTimeout) this.modelEndpoint.noteNoAnswer(e.message.split(': ')[0].slice(0, 300));
+    else if (e.type === 'runFinished' && e.reason === 'completed') this.modelEndpoint.noteAnswered();
+  }
+
   private onState(s: ConnectionState): void {
     void vscode.commands.executeCommand('setContext', ContextKeys.connectionState, s.kind);
     void vscode.commands.executeCommand('setContext', ContextKeys.connected, s.kind === 'connected');
@@ -381,7 +399,7 @@ export class ClientToolsContext implements vscode.Disposable {
         break;
       case 'connected': {
         const model = s.welcome.server.model;
-        this.statusBar.set({ kind: 'connected', target: this.endpointLabel, model: model.name, offline: model.offline });
+        this.statusBar.set(this.connectedBarState(model));
         this.setBackendStatus(this.connectedStatus(model));
         this.log.info(`Connected to ${this.endpointLabel} (session ${s.sessionId}${s.resumed ? ', resumed' : ''}; model ${model.name}${model.offline ? ', offline demo' : ''})`);
         break;

@@ -13,6 +13,7 @@ export const Commands = {
   resetPermissions: 'clientTools.resetPermissions',
   setApiKey: 'clientTools.setApiKey',
   selectModel: 'clientTools.selectModel',
+  useOfflineDemo: 'clientTools.useOfflineDemo',
   showLog: 'clientTools.showLog',
   copyConnectionInfo: 'clientTools.copyConnectionInfo',
   statusBarActions: 'clientTools.statusBarActions',

@@ -6,7 +6,7 @@ import * as ui from './ui';
 export type StatusState =
   | { kind: 'idle' }
   | { kind: 'connecting'; target: string }
-  | { kind: 'connected'; target: string; model: string; offline: boolean }
+  | { kind: 'connected'; target: string; model: string; offline: boolean; /** Why the model endpoint cannot be used (the chat header says the same). */ modelUnreachable?: string }
   | { kind: 'reconnecting'; target: string; attempt: number; reason?: string }
   | { kind: 'stopped'; reason: string };
 
@@ -63,6 +63,10 @@ export class StatusBar implements vscode.Disposable {
         this.item.set(safe`$(sync~spin) Client Tools: connecting`, safe`Connecting to ${uiText(s.target)}`);
         break;
       case 'connected':
+        if (s.modelUnreachable !== undefined && !s.offline) {
+          this.item.set(safe`$(warning) Client Tools: model unreachable`, safe`Model ${uiText(s.model)}: ${uiText(s.modelUnreachable)}. Click for actions (Select Model).`, warning);
+          break;
+        }
         this.item.set(
           s.offline ? safe`$(check) Client Tools: offline demo` : safe`$(check) Client Tools`,
           s.offline

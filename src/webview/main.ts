@@ -119,6 +119,7 @@ const view = new ChatView(root, {
   copy: (text) => post({ type: 'copy', text }),
   decideReview: (reviewId, accept, reason) => post({ type: 'decideReview', reviewId, accept, ...(reason !== undefined ? { reason } : {}) }),
   reviewHunk: (reviewId, hunk, keep) => post({ type: 'reviewHunk', reviewId, hunk, keep }),
+  keptChange: (reviewId, action) => post({ type: 'keptChange', reviewId, action }),
   runAction: (action) => post({ type: 'action', action }),
   answerQuestion: (recordId, index) => post({ type: 'answerQuestion', recordId, index }),
   toggleCard: (id, open) => dispatch({ type: 'toggleCard', id, open }),

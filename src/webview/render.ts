@@ -4,16 +4,19 @@
  * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
  * open/closed state and keyboard focus survive status changes.
  */
-import { isInlineImageType, type ChatAction, type ChatAgentOption } from '../protocol/webview';
+import { ChatAction, isInlineImageType, type ChatAgentOption } from '../protocol/webview';
 import { AgentPicker } from './agentPicker';
 import { attachmentChip, ComposerKeys } from './composer';
 import { EmptyState } from './emptyState';
+import { renderError } from './errorCard';
 import { QuestionBanner } from './questionBanner';
 import { describeBinary, describeExpansion, describeUsage, describeUsageInWords, formatDuration, STATUS_LABEL } from './format';
 import { ApprovalCard, type AnswerApproval } from './approvalCard';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
 import { isTerminal } from './state';
+import { cardSentence } from './cardSentence';
+import { renderKeptChange } from './keptChangeCard';
 import { renderReview } from './reviewCard';
 import { reviewClass, reviewLabel } from './reviewLabel';
 import { ThreadList } from './threadList';
@@ -34,6 +37,8 @@ export interface ChatActions {
   toggleCard(id: string, open: boolean): void;
   decideReview(reviewId: string, accept: boolean, reason: string | undefined): void;
   reviewHunk(reviewId: string, hunk: number, keep: boolean): void;
+  /** An accepted review's card: open its change as a diff, or undo it. */
+  keptChange(reviewId: string, action: 'open' | 'undo'): void;
   removeAttachment(): void;
   /** A file path in an answer was clicked; the host decides whether it may be opened. */
   openPath(path: string, line: number | undefined): void;
@@ -226,6 +231,8 @@ export class ChatView {
       }
       if (target.classList.contains('copy-answer')) this.copyAnswer(target);
       if (target.classList.contains('connect-backend')) this.actions.runAction('connect');
+      const action = target.classList.contains('error-action') ? ChatAction.safeParse(target.dataset.action) : undefined;
+      if (action?.success) this.actions.runAction(action.data);
       if (target.classList.contains('copy-code')) {
         const code = target.closest('.code-block')?.querySelector('code');
         if (code) {
@@ -453,12 +460,7 @@ export class ChatView {
           h('span', { 'aria-hidden': 'true' }, describeUsage(item)), h('span', { class: 'sr-only' }, words));
       }
       case 'error':
-        return h('div', { class: 'msg error-item' },
-          h('div', { class: 'error-text' }, h('span', { class: 'error-title' }, 'Error: '), item.message),
-          h('div', { class: 'error-footer' },
-            h('code', { class: 'error-code' }, item.code),
-            item.code === 'DISCONNECTED' && h('button', { type: 'button', class: 'connect-backend' }, 'Connect'),
-            item.retryable && h('button', { type: 'button', class: 'retry secondary' }, 'Retry')));
+        return renderError(item);
     }
   }
 
@@ -476,9 +478,10 @@ export class ChatView {
       h('summary', {},
         h('span', { class: 'card-line' },
           h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
-          h('span', { class: 'tool-name' }),
+          h('span', { class: 'card-sentence' }),
           h('span', { class: 'tool-status' })),
         h('span', { class: 'card-line secondary' },
+          h('span', { class: 'tool-name' }),
           h('span', { class: 'badge background-badge', hidden: true, title: BACKGROUND_TITLE }, 'Background'),
           h('span', { class: 'badge caller-badge', hidden: true, title: CALLER_TITLE }),
           h('span', { class: 'tool-args' }),
@@ -502,7 +505,11 @@ export class ChatView {
     };
     set('.tool-name', item.toolName, item.group ? `${item.toolName} (group ${item.group})` : item.toolName);
     set('.tool-status', review ?? STATUS_LABEL[item.status]);
+    const sentence = cardSentence(item);
+    set('.card-sentence', sentence.text, sentence.text);
     set('.tool-args', item.argsSummary || '(no arguments)', item.argsSummary);
+    // The sentence names the target: the clipped arguments stay in the details.
+    el.querySelector<HTMLElement>('.tool-args')?.toggleAttribute('hidden', sentence.namesTarget);
     const executor = executorLabel(item);
     const meta = item.durationMs !== undefined ? `${executor} · ${formatDuration(item.durationMs)}` : executor;
     set('.tool-meta', meta, executorTitle(item));
@@ -535,6 +542,8 @@ export class ChatView {
     const nodes: Node[] = [];
     const review = renderReview(item, this.actions, this.reviewReasons);
     if (review) nodes.push(review);
+    const kept = renderKeptChange(item, this.actions);
+    if (kept) nodes.push(kept);
     if (item.announcedAs !== undefined) {
       nodes.push(h('p', { class: 'announced-mismatch' }, `The backend announced this call as ${item.announcedAs}; your editor ran ${item.toolName}.`));
     }

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { applySteerUpdate, MAX_PENDING_STEERS, PendingSteer } from './steers';
 import { assertNever, assertNeverOr } from '../protocol/assertNever';
+import { cutWithNote } from '../protocol/textCut';
 import { foldInto, markExpansionCard } from './expansionFold';
 import { clipText } from '../protocol/clipText';
 import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, isInlineImageType, MAX_ANSWER_CHARS, MAX_TRANSCRIPT_CHARS } from '../protocol/webview';
@@ -145,6 +146,10 @@ const ErrorItem = z.object({
   message: z.string(),
   code: z.string(),
   retryable: z.boolean(),
+  /** The model that was connected when it came (stamped at the next status). */
+  model: z.string().optional(),
+  /** A model's error from before the model was switched: its actions (Retry, Select Model) are gone. */
+  stale: z.boolean().optional(),
 });
 const NoticeItem = z.object({ kind: z.literal('notice'), id: z.string(), text: z.string() });
 const TokenCounts = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number().optional() });
@@ -250,7 +255,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'callRecord':
       return onCallRecord(state, action.record);
     case 'status':
-      return { ...state, connection: action.status };
+      return withStaleModelErrors({ ...state, connection: action.status }, state.connection.model);
     case 'userMessage':
       return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text }));
     case 'awaitingInput':
@@ -462,6 +467,8 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
     }
     case 'runFinished':
       return ev.usage ? withUsage(closeRun(state, ev.reason), ev.runId, ev.usage) : closeRun(state, ev.reason);
+    case 'modelRetry':
+      return bound(append(state, { kind: 'notice', text: `${ev.message} — retrying ${ev.attempt}/${ev.of} in ${Math.round(ev.delayMs / 1000)} s` }));
     case 'runError': {
       const closed = closeRun(state, 'error');
       return bound(append(closed, { kind: 'error', message: ev.message, code: ev.code, retryable: ev.retryable }));
@@ -769,8 +776,24 @@ export function bound(state: ChatState): ChatState {
   return items === state.items ? state : { ...state, items };
 }
 
+/**
+ * The model changed (Select Model, Use the offline demo): the errors of the model before keep their
+ * text but lose their actions, so Retry no longer offers to send to a model that is gone.
+ */
+function withStaleModelErrors(state: ChatState, before: string | undefined): ChatState {
+  const now = state.connection.connection === 'connected' ? state.connection.model : undefined;
+  return mapItem(state, (it) => {
+    if (it.kind !== 'error' || !it.code.startsWith('MODEL_') || it.stale) return it;
+    // An error is the model's that was connected when it came: the status before this one names it.
+    const model = it.model ?? before;
+    if (model === undefined) return it;
+    if (now !== undefined && now !== model) return { ...it, model, stale: true };
+    return it.model === model ? it : { ...it, model };
+  });
+}
+
 export function clip(s: string, max: number): string {
-  return clipText(s, max, `\n… (${s.length - max} more characters)`);
+  return cutWithNote(s, max);
 }
 
 /** `path: "src/a.ts", line: 3` — one line, at most `max` characters. */

@@ -135,6 +135,6 @@ describe('rogue client: memory', () => {
       // Generous: 128 KiB of budget; without it the 12th turn carried 44 MiB.
       assert.ok(bytes <= 160 * 1024, `a model request carried ${bytes} bytes of tool results`);
     }
-    assert.ok(toolTexts(seen.at(-1)!).every((t) => /\[\.\.\. \d+ bytes omitted \.\.\.\]/.test(t)), 'an excerpt without its marker');
+    assert.ok(toolTexts(seen.at(-1)!).every((t) => /\[\.\.\. \d+ bytes omitted \(lines \d+ to \d+ of \d+\); the whole text is \d+ bytes \.\.\.\]/.test(t)), 'an excerpt without its marker');
   });
 });

@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { createBackend, type Backend, type BackendOptions } from '../../src/backend';
+import { resolveOptions } from '../../src/backend/options';
 import { ErrorCode } from '../../src/protocol';
 import { TestClient, type Msg } from '../support/backend-client';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
@@ -51,15 +52,32 @@ describe('rogue model endpoint: streams are bounded', function () {
     assert.equal(client.text(runId), 'back again');
   }
 
-  it('T-STREAM-01 headers, then silence: the request is stopped after the idle limit, runError MODEL_TIMEOUT (retryable) names the model and the endpoint', async () => {
-    const client = await start({ modelIdleTimeoutMs: 500 });
+  it('T-STREAM-01 headers, then silence: the request is stopped after the first-byte limit, runError MODEL_TIMEOUT (retryable) names the model and the endpoint', async () => {
+    const client = await start({ modelFirstByteTimeoutMs: 500, modelRetries: 0 });
     fake.enqueue({ hang: true });
     const { error, finished, tookMs } = await failedRun(client, 10_000);
     assert.equal(error.code, ErrorCode.ModelTimeout);
     assert.equal(error.retryable, true);
-    assert.equal(error.message, `No answer from fake-model at ${fake.baseURL} within 0.5 s: the endpoint sent nothing for that long, so the request was stopped. Try again.`);
+    assert.equal(error.message, `No answer from fake-model at ${fake.baseURL} within 0.5 s: the endpoint took the request but sent nothing (the first-byte timeout), so the request was stopped. Is the server running and the model loaded?`);
     assert.equal(finished.reason, 'error');
     assert.ok(tookMs < 5_000, `the run took ${tookMs.toFixed(0)} ms`);
+    await stillServes(client);
+  });
+
+  it('T-STREAM-07 an endpoint that never answers: each retry is announced as it happens (modelRetry, attempt k of n), then MODEL_TIMEOUT says how often it was tried; the default first-byte limit is in seconds, not minutes', async () => {
+    const client = await start({ modelFirstByteTimeoutMs: 300, modelRetries: 1 });
+    fake.enqueue({ hang: true }, { hang: true });
+    const { error, finished } = await failedRun(client, 20_000);
+    const retries = client.all('modelRetry', (m) => m.runId === finished.runId);
+    assert.deepEqual(retries.map((r) => ({ attempt: r.attempt, of: r.of, delayMs: r.delayMs, code: r.code, message: r.message })), [
+      { attempt: 1, of: 1, delayMs: 2000, code: ErrorCode.ModelTimeout, message: `No answer from fake-model at ${fake.baseURL} within 0.3 s` },
+    ]);
+    assert.equal(fake.requests.length, 2, 'the request was sent twice');
+    assert.equal(error.code, ErrorCode.ModelTimeout);
+    assert.match(error.message, /the first-byte timeout.*Tried 2 times\.$/);
+    assert.equal(finished.reason, 'error');
+    assert.equal(resolveOptions({}).modelFirstByteTimeoutMs, 60_000);
+    assert.equal(resolveOptions({}).modelRetries, 2);
     await stillServes(client);
   });
 

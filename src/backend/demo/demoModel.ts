@@ -9,7 +9,7 @@
  * configure a real model (the chat's header labels every answer as the demo's).
  */
 import type { ContentItem } from '../../protocol';
-import { ErrorCode } from '../../protocol';
+import { count as thousands, ErrorCode, measureText } from '../../protocol';
 import { EDITOR_CONTEXT_MARK } from '../run/agent';
 import { EXAMPLES, MAX_REQUEST_CHARS, parseIntent, type Intent } from './demoIntents';
 import { code, count, fenced, firstString, listed, strings, type Json } from './demoText';
@@ -473,8 +473,17 @@ function describeFile(name: string, content: ContentItem[]): string {
 function describeText(name: string, text: string): string {
   const lines = text.split('\n');
   const head = lines.slice(0, 3).join('\n> ');
-  return `${name} has ${lines.length} line${lines.length === 1 ? '' : 's'} (${text.length} characters). It starts with:\n\n> ${head}`;
+  // The thread keeps a long result as its head and tail around a marker naming the whole (historyBudget.ts):
+  // the sentence tells the original's size, never the excerpt's.
+  const cut = OMITTED.exec(text);
+  if (cut) {
+    return `${name} has ${thousands(Number(cut[3]))} line${cut[3] === '1' ? '' : 's'} (${thousands(Number(cut[4]))} bytes); I was given its start and end, lines ${thousands(Number(cut[1]))} to ${thousands(Number(cut[2]))} were left out to keep the conversation small. It starts with:\n\n> ${head}`;
+  }
+  const size = measureText(text);
+  return `${name} has ${thousands(size.lines)} line${size.lines === 1 ? '' : 's'} (${thousands(size.bytes)} bytes). It starts with:\n\n> ${head}`;
 }
+
+const OMITTED = /\n\[\.\.\. \d+ bytes omitted \(lines (\d+) to (\d+) of (\d+)\); the whole text is (\d+) bytes \.\.\.\]\n/;
 
 /** A short sentence about extra JSON a tool returned, or ''. */
 function describeExtra(content: ContentItem[]): string {

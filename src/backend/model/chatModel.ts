@@ -59,6 +59,8 @@ export class ModelFailure extends CodedError {
     code: ErrorCode,
     message: string,
     readonly retryable: boolean,
+    /** A few words for a live note ("No answer from llama3.1 at … within 60 s"); the message when absent. */
+    readonly summary: string = message,
   ) {
     super(code, message);
     this.name = 'ModelFailure';

@@ -20,7 +20,9 @@ export function toModelFailure(e: unknown, config: OpenAIModelConfig): ModelFail
     return new ModelFailure(ErrorCode.ModelRateLimited, scrub(`The model endpoint ${where} is rate limiting (HTTP 429) and kept doing so after ${config.maxRetries ?? 2} retries: ${e.message}`), true);
   }
   if (e instanceof OpenAI.APIConnectionError) {
-    return new ModelFailure(ErrorCode.ModelError, scrub(`Could not reach the model endpoint ${where}: ${e.message}`), true);
+    // The SDK says only "Connection error."; the reason is in the causes (ECONNREFUSED, ENOTFOUND, …).
+    const reason = connectionReason(e);
+    return new ModelFailure(ErrorCode.ModelError, scrub(`Could not reach ${config.model} at ${where}: ${reason}.`), true, scrub(`Could not reach ${config.model} at ${where}: ${reason}`));
   }
   if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
     const retryable = e.status >= 500 || e.status === 408 || e.status === 409;
@@ -31,6 +33,29 @@ export function toModelFailure(e: unknown, config: OpenAIModelConfig): ModelFail
   }
   const message = e instanceof Error ? e.message : String(e);
   return new ModelFailure(ErrorCode.ModelError, scrub(`The model stream was malformed: ${message}`), true);
+}
+
+const CONNECTION_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused (is the server running?)',
+  ENOTFOUND: 'host not found (check the base URL)',
+  EAI_AGAIN: 'host not found (check the base URL and the network)',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+};
+
+/** The network's own reason for a connection error, in words: the error code found in its causes, else the SDK's message. */
+function connectionReason(e: Error): string {
+  let cause: unknown = e;
+  for (let depth = 0; depth < 5 && cause; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_REASONS[code]) return CONNECTION_REASONS[code];
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `network error ${code}`;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return e.message.replace(/\.$/, '');
 }
 
 function authHint(config: OpenAIModelConfig): string {

@@ -18,7 +18,9 @@ export interface OpenAIModelConfig extends EndpointChoice {
   maxRetries?: number;
   /** One request's whole time, from sending it to the last chunk of its stream; default 10 minutes. */
   timeoutMs?: number;
-  /** Time without anything from the endpoint (before the first chunk too) before a request is stopped; default 2 minutes. */
+  /** Time from sending a request to its answer's first chunk before it is stopped; default 60 s. */
+  firstByteTimeoutMs?: number;
+  /** Time without anything from the endpoint after a chunk before a request is stopped; default 30 s. */
   idleTimeoutMs?: number;
   /** UTF-8 bytes of answer (text and tool-call arguments) one request may bring; default 8 MiB. */
   maxAnswerBytes?: number;

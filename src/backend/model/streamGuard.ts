@@ -1,6 +1,7 @@
 /**
- * The bounds of one model request, whatever the endpoint does: an idle gap (nothing arrived, from
- * the request on), a total time, and the size of the answer kept (text and tool-call arguments).
+ * The bounds of one model request, whatever the endpoint does: a first-byte time (nothing of the
+ * answer arrived since the request), an idle gap (nothing arrived since the last chunk), a total
+ * time, and the size of the answer kept (text and tool-call arguments).
  * Past any of them the request is stopped and fails with a coded, retryable `ModelFailure` that
  * names the model and the endpoint; a run that meets it ends with that `runError`.
  *
@@ -12,7 +13,9 @@ import { ErrorCode } from '../../protocol';
 import { ModelFailure } from './chatModel';
 
 export interface StreamLimits {
-  /** Milliseconds without anything from the endpoint (before the first chunk too) before the request is stopped. */
+  /** Milliseconds from sending the request to the answer's first chunk before the request is stopped. */
+  firstByteMs: number;
+  /** Milliseconds without anything from the endpoint after a chunk before the request is stopped. */
   idleMs: number;
   /** Milliseconds one request may take from sending to its last chunk. */
   totalMs: number;
@@ -20,7 +23,7 @@ export interface StreamLimits {
   maxAnswerBytes: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { idleMs: 120_000, totalMs: 600_000, maxAnswerBytes: 8 * 1024 * 1024 };
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { firstByteMs: 60_000, idleMs: 30_000, totalMs: 600_000, maxAnswerBytes: 8 * 1024 * 1024 };
 
 export class StreamGuard {
   private readonly controller = new AbortController();
@@ -40,7 +43,8 @@ export class StreamGuard {
     else outer.addEventListener('abort', this.onOuterAbort, { once: true });
     this.totalTimer = setTimeout(() => this.stop(ErrorCode.ModelTimeout, `${where} did not finish its answer within ${seconds(limits.totalMs)} (the model time limit); the request was stopped. Try again, or ask for a shorter answer.`), limits.totalMs);
     this.totalTimer.unref();
-    this.activity();
+    this.idleTimer = setTimeout(() => this.stop(ErrorCode.ModelTimeout, `No answer from ${where} within ${seconds(limits.firstByteMs)}: the endpoint took the request but sent nothing (the first-byte timeout), so the request was stopped. Is the server running and the model loaded?`, `No answer from ${where} within ${seconds(limits.firstByteMs)}`), limits.firstByteMs);
+    this.idleTimer.unref();
   }
 
   /** The request's own signal: aborted with the run, or at a limit. */
@@ -51,7 +55,7 @@ export class StreamGuard {
   /** Something arrived from the endpoint: the idle gap starts again. */
   activity(): void {
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.stop(ErrorCode.ModelTimeout, `No answer from ${this.where} within ${seconds(this.limits.idleMs)}: the endpoint sent nothing for that long, so the request was stopped. Try again.`), this.limits.idleMs);
+    this.idleTimer = setTimeout(() => this.stop(ErrorCode.ModelTimeout, `${this.where} stopped answering: nothing arrived for ${seconds(this.limits.idleMs)} (the idle timeout), so the request was stopped. Try again.`, `${this.where} stopped answering for ${seconds(this.limits.idleMs)}`), this.limits.idleMs);
     this.idleTimer.unref();
   }
 
@@ -73,9 +77,9 @@ export class StreamGuard {
 
   private readonly onOuterAbort = () => this.controller.abort();
 
-  private stop(code: ErrorCode, message: string): void {
+  private stop(code: ErrorCode, message: string, summary?: string): void {
     if (this.failure || this.controller.signal.aborted) return;
-    this.failure = new ModelFailure(code, message, true);
+    this.failure = new ModelFailure(code, message, true, summary);
     this.dispose();
     this.controller.abort();
   }

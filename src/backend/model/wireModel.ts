@@ -23,6 +23,7 @@ export abstract class OpenAIWireModel implements ChatModel {
   constructor(protected readonly config: OpenAIModelConfig) {
     this.name = config.model;
     this.limits = {
+      firstByteMs: config.firstByteTimeoutMs ?? DEFAULT_STREAM_LIMITS.firstByteMs,
       idleMs: config.idleTimeoutMs ?? DEFAULT_STREAM_LIMITS.idleMs,
       totalMs: config.timeoutMs ?? DEFAULT_STREAM_LIMITS.totalMs,
       maxAnswerBytes: config.maxAnswerBytes ?? DEFAULT_STREAM_LIMITS.maxAnswerBytes,

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES, keptCall } from './toolArguments';
 import type { Logger } from '../log';
 import type { ChatMessage, ModelRequest, ToolCallRequest } from '../model/chatModel';
 import { ModelFailure } from '../model/chatModel';
+import { DEFAULT_MODEL_RETRIES, streamWithRetries, type ModelRetryNote } from '../model/retry';
 import { fromModel } from '../model/modelChunks';
 import type { RegistrationProblem } from '../toolset/registration';
 import type { HistoryLimits } from './historyBudget';
@@ -55,6 +56,8 @@ export interface AgentHost {
 export interface AgentConfig extends ThreadsConfig {
   systemPrompt: string;
   maxTurns: number;
+  /** Times a model request that got no answer in time is sent again (model/retry.ts); default 2. */
+  modelRetries?: number;
   /** Bytes a tool result and a thread's history may keep (historyBudget.ts); defaults when omitted. */
   history?: HistoryLimits;
   /** Runs the session may have in progress (default 16); past them, or past `maxThreads` threads all running, a message gets RUN_LIMIT. */
@@ -270,7 +273,8 @@ export class Agent {
         threads.applyQueued(thread);
         let reply = '';
         const calls: ToolCallRequest[] = [];
-        for await (const raw of config.model.stream(await this.fittedRequest(thread, ref, signal), signal)) {
+        const announce = (note: ModelRetryNote) => host.send({ type: 'modelRetry', ...ref, attempt: note.attempt, of: note.of, delayMs: note.delayMs, code: note.failure.code, message: note.failure.summary.slice(0, 10_000) });
+        for await (const raw of streamWithRetries(config.model, await this.fittedRequest(thread, ref, signal), signal, config.modelRetries ?? DEFAULT_MODEL_RETRIES, announce)) {
           if (signal.aborted) break;
           const chunk = fromModel(raw);
           if (!chunk) continue;

@@ -4,7 +4,8 @@
  *
  * - A tool result enters the history as at most `resultBytes` (the model reads that, in the turn it
  *   arrives and after): a larger text keeps its head and tail around a marker
- *   `[... N bytes omitted ...]`, a larger JSON value becomes such an excerpt of its JSON, and binary
+ *   `[... N bytes omitted (lines a to b of L); the whole text is B bytes ...]` (the model can tell
+ *   the user how large the original was), a larger JSON value becomes such an excerpt of its JSON, and binary
  *   items become a one-line marker. The client still receives the whole result in `toolCallEnded`.
  * - The thread keeps at most `budgetBytes`: past it, tool results shrink to a short excerpt and
  *   large tool-call arguments to a short note, the oldest first and the newest batch last; then the
@@ -89,10 +90,21 @@ function excerptText(text: string, maxBytes: number): string {
   const bytes = byteLength(text);
   // Characters per byte of this text, so the cut stays near the byte budget for any script.
   const ratio = text.length / bytes;
-  const half = Math.floor(((maxBytes - 48) / 2) * ratio);
+  const half = Math.floor(((maxBytes - 128) / 2) * ratio);
   const head = text.slice(0, avoidSplitPair(text, half));
   const tail = text.slice(avoidSplitPair(text, text.length - half));
-  return `${head}\n[... ${bytes - byteLength(head) - byteLength(tail)} bytes omitted ...]\n${tail}`;
+  const firstLeftOut = lineCount(head) + (head.endsWith('\n') ? 1 : 0);
+  const lines = lineCount(text);
+  const lastLeftOut = lines - lineCount(tail) + 1;
+  return `${head}\n[... ${bytes - byteLength(head) - byteLength(tail)} bytes omitted (lines ${firstLeftOut} to ${lastLeftOut} of ${lines}); the whole text is ${bytes} bytes ...]\n${tail}`;
+}
+
+/** Lines of `text`; a last line without a newline counts, a trailing newline ends the last line. */
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /** Moves a cut off the middle of a surrogate pair. */

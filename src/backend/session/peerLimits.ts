@@ -64,6 +64,7 @@ export function fitted(message: ServerToClient, maxBytes: number): EncodedParts[
     case 'contextCompacted':
     case 'steerUpdated':
     case 'contextUsage':
+    case 'modelRetry':
     case 'runFinished':
     case 'runError':
     case 'error':

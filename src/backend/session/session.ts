@@ -140,7 +140,7 @@ export class Session implements ClientLink {
         reportProblems: (p) => this.reportProblems(p),
         log: options.log,
       },
-      { ...(this.journal ? { runGuard: this.journal } : {}), model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, maxRuns: options.maxRunsPerSession, maxThreads: options.maxThreadsPerSession, maxToolArgumentBytes: options.maxToolArgumentBytes, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store && scopedStore(deps.store, this.owner), ...withContext(contextConfig(deps.model, options)) },
+      { ...(this.journal ? { runGuard: this.journal } : {}), model: deps.model, systemPrompt: options.systemPrompt, maxTurns: options.maxTurns, modelRetries: options.modelRetries, maxRuns: options.maxRunsPerSession, maxThreads: options.maxThreadsPerSession, maxToolArgumentBytes: options.maxToolArgumentBytes, history: { resultBytes: options.historyResultBytes, budgetBytes: options.historyBudgetBytes }, store: deps.store && scopedStore(deps.store, this.owner), ...withContext(contextConfig(deps.model, options)) },
     );
   }
 

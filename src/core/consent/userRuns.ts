@@ -43,6 +43,7 @@ export class UserRuns {
       case 'contextCompacted':
       case 'steerUpdated':
       case 'contextUsage':
+      case 'modelRetry':
         // Inside a run: whose run it is was settled at runStarted.
         return;
       default:

@@ -1,5 +1,6 @@
 /** GetHover: what the editor shows on hover over a symbol: its type or signature and its documentation. */
 import { jsonResult } from '../../core/tool';
+import { cutWithNote } from '../../protocol/textCut';
 import { defineLanguageTool } from '../support/toolGroup';
 import { objectOutput, STRING, STRINGS } from '../support/outputSchemas';
 import { resolveTarget, TARGET_PROPERTIES, type TargetArgs } from './symbolTarget';
@@ -25,7 +26,7 @@ export const GetHover = defineLanguageTool<TargetArgs>({
     return jsonResult({
       at: target.at,
       ...(target.alsoNamed ? { alsoNamed: target.alsoNamed } : {}),
-      hover: text.length > MAX_HOVER_CHARS ? `${text.slice(0, MAX_HOVER_CHARS)}… (${text.length - MAX_HOVER_CHARS} more characters)` : text,
+      hover: cutWithNote(text, MAX_HOVER_CHARS),
       ...(text === '' ? { message: `The language server has no hover information at ${target.at}.` } : {}),
     });
   },

@@ -18,6 +18,8 @@ export interface EmbeddedBackendOptions {
   /** `clientTools.model.vision` and `.imageMaxSide`: whether and how large tool images go to the model. */
   vision: string;
   imageMaxSide: number;
+  /** How long the backend waits for a model's answer, and how often it asks again (clientTools.model.*). */
+  patience?: { firstByteTimeoutSeconds: number; idleTimeoutSeconds: number; retries: number };
   invokeTimeoutSeconds: number;
   disconnectStrategy: string;
   /** Where the backend saves conversations (the extension's global storage), so they survive restarts. */
@@ -74,6 +76,8 @@ export class EmbeddedBackend implements vscode.Disposable {
       if (options.provider === 'azure') args.push(...azureArgs(options.azure));
       if (options.contextWindow) args.push('--context-window', String(options.contextWindow));
       args.push('--vision', options.vision, '--image-max-side', String(options.imageMaxSide));
+      const patience = options.patience;
+      if (patience) args.push('--model-first-byte-timeout', `${patience.firstByteTimeoutSeconds}s`, '--model-idle-timeout', `${patience.idleTimeoutSeconds}s`, '--model-retries', String(Math.round(patience.retries)));
     }
     // Secrets travel by environment, never on the command line (visible in `ps`) or in the log.
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', CLIENT_TOOLS_TOKEN: token };

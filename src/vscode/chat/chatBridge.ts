@@ -5,7 +5,7 @@
  * webview protocol because they need core types.
  */
 import type { CallRecord } from '../../core/callRecord';
-import { assertNever, type ContentItem, type RunEvent } from '../../protocol';
+import { assertNever, cutWithNote, type ContentItem, type RunEvent } from '../../protocol';
 import { isInlineImageType, MAX_ANSWER_CHARS, MAX_EDITED_VALUE, MAX_INLINE_IMAGE_BYTES, MAX_POSTED_STRING, type ChatCallRecord, type ChatContentItem, type ChatRunEvent } from '../../protocol/webview';
 
 /**
@@ -29,6 +29,7 @@ export function toChatRunEvent(event: RunEvent, toBase64: (bytes: Uint8Array) =>
     case 'contextCompacted':
     case 'steerUpdated':
     case 'contextUsage':
+    case 'modelRetry':
     case 'runFinished':
     case 'runError':
       // Nothing in these is binary or long enough to clip.
@@ -45,9 +46,9 @@ export function toChatCallRecord(record: CallRecord, toBase64: (bytes: Uint8Arra
   return {
     ...rest,
     arguments: clipStrings(record.arguments, MAX_POSTED_STRING) as Record<string, unknown>,
-    ...(record.target !== undefined ? { target: clipString(record.target, 1000 - 40) } : {}),
-    ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - 40) } : {}),
-    ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - 40) } } : {}),
+    ...(record.target !== undefined ? { target: clipString(record.target, 1000 - CUT_NOTE_ROOM) } : {}),
+    ...(record.errorMessage !== undefined ? { errorMessage: clipString(record.errorMessage, 10_000 - CUT_NOTE_ROOM) } : {}),
+    ...(record.permission?.grantLabel !== undefined ? { permission: { ...record.permission, grantLabel: clipString(record.permission.grantLabel, 1000 - CUT_NOTE_ROOM) } } : {}),
     ...(content !== undefined ? { content: toChatContent(content.slice(0, 1000), toBase64) } : {}),
     ...(record.edited !== undefined ? { edited: { argument: record.edited.argument, proposed: clipString(record.edited.proposed, MAX_EDITED_VALUE), ran: clipString(record.edited.ran, MAX_EDITED_VALUE) } } : {}),
   };
@@ -68,8 +69,11 @@ function toChatContent(content: readonly ContentItem[], toBase64: (bytes: Uint8A
   });
 }
 
+/** Characters kept free for cutWithNote's note, so a cut string still fits its schema's maximum. */
+const CUT_NOTE_ROOM = 160;
+
 function clipString(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
+  return cutWithNote(s, max);
 }
 
 const MAX_ENTRIES = 500;

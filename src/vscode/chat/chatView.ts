@@ -16,6 +16,8 @@ const MAX_ERROR_TEXT = 10_000;
 const ACTION_COMMANDS: Record<ChatAction, string> = {
   selectModel: Commands.selectModel,
   connect: Commands.connect,
+  useOfflineDemo: Commands.useOfflineDemo,
+  showLog: Commands.showLog,
 };
 
 /** What the chat's settings say about how it shows things; read fresh on every `ready`. */
@@ -31,7 +33,7 @@ export type ThreadRequest =
   | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'saveTranscript' }>;
 
 /** What a review card asks of the diff reviews. */
-export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'reviewHunk' }>;
+export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'reviewHunk' | 'keptChange' }>;
 /** A message typed during the run `runId` (`steer`), or one taken back (`withdrawSteer`). */
 export type SteerRequest = Extract<WebviewToHost, { type: 'steer' | 'withdrawSteer' }> & { runId: string };
 
@@ -282,6 +284,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'decideReview':
       case 'reviewHunk':
+      case 'keptChange':
         this.reviewEmitter.fire(message);
         break;
       case 'openPath':

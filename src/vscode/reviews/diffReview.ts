@@ -17,6 +17,7 @@ import { consent, consentLines, fitConsent, type FittedConsent } from '../../cor
 import { safe, uiText } from '../../core/uiText';
 import { MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
 import { ContextKeys } from '../ids';
+import { KeptChanges } from './keptChanges';
 import { openDocument, ProposalFileSystem } from './proposalFileSystem';
 import * as ui from '../ui';
 
@@ -45,9 +46,12 @@ export class DiffReviews implements vscode.Disposable {
   /** A review opened, its proposed text changed, or it ended: what the chat's card shows. */
   readonly onDidChangeReview = this.changes.event;
   private readonly disposables: vscode.Disposable[];
+  /** Accepted changes, for the card's Open Diff and Undo. */
+  private readonly kept = new KeptChanges(this.files, DIFF_SCHEME, (review) => this.changes.fire(review));
 
   constructor() {
     this.disposables = [
+      this.kept,
       this.files,
       vscode.workspace.registerFileSystemProvider(DIFF_SCHEME, this.files, { isCaseSensitive: true }),
       this.changes,
@@ -135,10 +139,16 @@ export class DiffReviews implements vscode.Disposable {
     return this.files.proposal(review.proposed);
   }
 
-  /** Tells the chat's card the hunks as the proposed text now holds them. */
-  private publish(review: Review, open = !review.settled): void {
+  /** An accepted review's card: open its change as a diff, or undo it while the file still holds it. */
+  keptChange(reviewId: string, action: 'open' | 'undo'): Promise<boolean> {
+    if (!this.kept.has(reviewId)) return Promise.resolve(false);
+    return action === 'open' ? this.kept.open(reviewId) : this.kept.undo(reviewId);
+  }
+
+  /** Tells the chat's card the hunks as the proposed text now holds them (with `accepted`: the text written, kept for Undo). */
+  private publish(review: Review, open = !review.settled, accepted?: string): void {
     const hunks = cardHunks(review.hunks, this.textOf(review), (i) => `Hunk ${i + 1}`).slice(0, MAX_REVIEW_HUNKS);
-    this.changes.fire({
+    const card: ChatReview = {
       recordId: review.request.recordId,
       reviewId: review.id,
       path: review.request.relative,
@@ -147,7 +157,9 @@ export class DiffReviews implements vscode.Disposable {
       hunks,
       moreHunks: Math.max(0, review.hunks.hunks.length - MAX_REVIEW_HUNKS),
       ...(review.request.warning !== undefined ? { warning: review.request.warning } : {}),
-    });
+    };
+    if (accepted === undefined) this.changes.fire(card);
+    else this.changes.fire(this.kept.record(card, vscode.Uri.file(review.request.path), review.request.exists ? review.request.current : undefined, accepted));
   }
 
   async reject(target?: unknown): Promise<boolean> {
@@ -214,7 +226,7 @@ export class DiffReviews implements vscode.Disposable {
     this.reviews.delete(review.proposed.toString());
     this.updateContext();
     try {
-      this.publish(review, false);
+      this.publish(review, false, isOutcome(outcome) && outcome.decision === 'accepted' ? (outcome.content ?? this.textOf(review)) : undefined);
       const doc = openDocument(review.proposed);
       if (doc?.isDirty) await doc.save();
       const tabs = vscode.window.tabGroups.all

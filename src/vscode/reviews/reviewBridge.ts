@@ -13,6 +13,8 @@ export interface ChatReviewSource {
   readonly onDidChangeReview: vscode.Event<ChatReview>;
   decide(reviewId: string, accept: boolean, reason: string | undefined): Promise<boolean>;
   setHunk(reviewId: string, index: number, keep: boolean): Promise<boolean>;
+  /** An accepted review's change: open it as a diff, or undo it (OpenDiff's reviews only). */
+  keptChange?(reviewId: string, action: 'open' | 'undo'): Promise<boolean>;
 }
 
 export function showReviewsInChat(reviews: ChatReviewSource, chat: ChatViewProvider): vscode.Disposable[] {
@@ -25,6 +27,9 @@ export function showReviewsInChat(reviews: ChatReviewSource, chat: ChatViewProvi
           break;
         case 'reviewHunk':
           void reviews.setHunk(request.reviewId, request.hunk, request.keep);
+          break;
+        case 'keptChange':
+          void reviews.keptChange?.(request.reviewId, request.action);
           break;
         default:
           assertNever(request, 'review request from the chat');

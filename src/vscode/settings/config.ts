@@ -9,7 +9,7 @@ import { RECONNECT_SETTINGS, SETTINGS, SETTINGS_SECTION, type SettingKey } from 
  */
 export interface ClientToolsConfig {
   backendUrl: string;
-  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number; vision: 'auto' | 'on' | 'off'; imageMaxSide: number };
+  model: { baseUrl: string; name: string; api: 'chat' | 'responses'; provider: 'openai' | 'azure'; azure: { endpoint: string; deployment: string; apiVersion: string }; /** Tokens; 0 = by model family. */ contextWindow: number; vision: 'auto' | 'on' | 'off'; imageMaxSide: number; firstByteTimeoutSeconds: number; idleTimeoutSeconds: number; retries: number };
   invokeTimeoutSeconds: number;
   disconnectStrategy: 'failFast' | 'retryWithBackoff' | 'fallbackMessage' | 'suspend';
   permissions: { rememberScope: 'session' | 'workspace'; promptTimeoutSeconds: number; backgroundCalls: BackgroundCallPolicy };
@@ -32,6 +32,9 @@ export function readConfig(): ClientToolsConfig {
       contextWindow: contextWindowValue(c),
       vision: oneOf(c, 'model.vision'),
       imageMaxSide: num(c, 'model.imageMaxSide'),
+      firstByteTimeoutSeconds: num(c, 'model.firstByteTimeoutSeconds'),
+      idleTimeoutSeconds: num(c, 'model.idleTimeoutSeconds'),
+      retries: num(c, 'model.retries'),
     },
     invokeTimeoutSeconds: num(c, 'invokeTimeoutSeconds'),
     disconnectStrategy: oneOf(c, 'disconnectStrategy'),

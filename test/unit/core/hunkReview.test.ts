@@ -77,7 +77,7 @@ describe('per-hunk review of a proposal (core/hunkReview)', () => {
       { header: 'a.txt, hunk 2', removed: '', added: 'six and a half\n', state: 'rejected' },
     ]);
     const long = hunkReview('a\n', `${'x'.repeat(MAX_HUNK_PREVIEW + 10)}\n`);
-    assert.equal(cardHunks(long, `${'x'.repeat(MAX_HUNK_PREVIEW + 10)}\n`, () => 'h')[0].added, `${'x'.repeat(MAX_HUNK_PREVIEW)}… (11 more characters)`);
+    assert.equal(cardHunks(long, `${'x'.repeat(MAX_HUNK_PREVIEW + 10)}\n`, () => 'h')[0].added, `${'x'.repeat(MAX_HUNK_PREVIEW - 60)}\n… [showing the first 3,940 of 4,011 characters; the original is 4,011 bytes, 1 line]`);
     const tall = hunkReview('a\n', Array.from({ length: 300 }, (_, i) => `${i}\n`).join(''));
     assert.equal(cardHunks(tall, '', () => 'h')[0].added.split('\n').length - 1, 200, 'a side shows its first 200 lines');
   });

@@ -174,6 +174,7 @@ export const SERVER_FIXTURES: ByType<ServerToClient> = {
   contextCompacted: { type: 'contextCompacted', ...THREAD, mode: 'summarized', messages: 14, tokensBefore: 131072, tokensAfter: 41210, contextWindow: 128000 },
   steerUpdated: { type: 'steerUpdated', ...THREAD, steerId: 'steer-1', state: 'delivered' },
   contextUsage: { type: 'contextUsage', ...THREAD, tokens: 41210, contextWindow: 128000, estimated: true },
+  modelRetry: { type: 'modelRetry', ...THREAD, attempt: 1, of: 2, delayMs: 2000, code: 'MODEL_TIMEOUT', message: 'No answer from llama3.1 at http://127.0.0.1:11434/v1 within 60 s' },
   runFinished: { type: 'runFinished', ...THREAD, reason: 'completed' },
   runError: {
     type: 'runError',

@@ -15,8 +15,8 @@ describe('message registry: every list derives from the direction records in sch
     assert.deepEqual([...CLIENT_TO_SERVER_TYPES], ['hello', 'clientToolInvokeResponse', 'clientToolProgress', 'userMessage', 'cancel', 'resetThread', 'updateToolGroups', 'steer', 'withdrawSteer', 'compactThread']);
   });
 
-  it('the run events are the eleven narrating messages, all backend → extension, and the chat view accepts exactly these', () => {
-    assert.deepEqual([...RUN_EVENT_TYPES], ['runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError', 'contextCompacted', 'steerUpdated', 'contextUsage']);
+  it('the run events are the twelve narrating messages, all backend → extension, and the chat view accepts exactly these', () => {
+    assert.deepEqual([...RUN_EVENT_TYPES], ['runStarted', 'textDelta', 'toolCallStarted', 'toolCallUpdated', 'toolCallEnded', 'groupExpanded', 'runFinished', 'runError', 'contextCompacted', 'steerUpdated', 'contextUsage', 'modelRetry']);
     for (const type of RUN_EVENT_TYPES) assert.ok((SERVER_TO_CLIENT_TYPES as readonly string[]).includes(type), type);
     assert.deepEqual(typesOfUnion(Messages.RunEvent), [...RUN_EVENT_TYPES]);
     assert.deepEqual(typesOfUnion(ChatRunEvent).sort(), [...RUN_EVENT_TYPES].sort());

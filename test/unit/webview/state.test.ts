@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { errorActions } from '../../../src/webview/errorActions';
 import { describeBinary, describeExpansion, formatDuration } from '../../../src/webview/format';
 import {
   initialState, MAX_ITEMS, MAX_KEPT_IMAGE_CHARS, reduce, restoreState, summarizeArguments,
@@ -304,5 +305,22 @@ describe('chat state: attached selection', () => {
     assert.deepEqual(s.attachment, attachment);
     s = reduce(s, { type: 'removeAttachment' });
     assert.equal(s.attachment, null);
+  });
+});
+
+describe('chat state: a model\'s error after the model was switched', () => {
+  it('keeps its text but is marked stale (no actions) once the status names another model; other errors stay', () => {
+    const s = play([
+      { type: 'status', status: { connection: 'connected', model: 'llama3.1' } },
+      { type: 'error', message: 'No answer from llama3.1', code: 'MODEL_TIMEOUT', retryable: true },
+      { type: 'error', message: 'Not connected', code: 'DISCONNECTED', retryable: true },
+    ]);
+    const before = s.items.filter((i) => i.kind === 'error');
+    assert.deepEqual(before.map((e) => e.kind === 'error' && errorActions(e).map((a) => a.label)), [['Retry', 'Select Model', 'Use the offline demo', 'Show Log'], ['Connect', 'Retry']]);
+    const same = reduce(s, { type: 'status', status: { connection: 'connected', model: 'llama3.1' } });
+    assert.ok(same.items.every((i) => i.kind !== 'error' || !i.stale), 'the same model again changes nothing');
+    const switched = reduce(s, { type: 'status', status: { connection: 'connected', model: 'offline-demo', offline: true } });
+    const after = switched.items.filter((i) => i.kind === 'error');
+    assert.deepEqual(after.map((e) => e.kind === 'error' && [e.message, e.stale === true, errorActions(e).length]), [['No answer from llama3.1', true, 0], ['Not connected', false, 2]]);
   });
 });

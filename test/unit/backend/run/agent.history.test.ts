@@ -69,7 +69,7 @@ describe('backend agent: the history budget', () => {
     const fresh = seen[1].messages.at(-1) as Extract<ChatMessage, { role: 'tool' }>;
     const text = fresh.content[0].type === 'text' ? fresh.content[0].text : '';
     assert.ok(Buffer.byteLength(text) <= 64 * 1024 + 64 && Buffer.byteLength(text) > 60 * 1024, `${Buffer.byteLength(text)} bytes`);
-    const omitted = /\[\.\.\. (\d+) bytes omitted \.\.\.\]/.exec(text);
+    const omitted = /\[\.\.\. (\d+) bytes omitted \(lines \d+ to \d+ of \d+\); the whole text is \d+ bytes \.\.\.\]/.exec(text);
     assert.ok(omitted, 'no marker');
     assert.equal(Number(omitted[1]) + Buffer.byteLength(text) - Buffer.byteLength(`\n${omitted[0]}\n`), 2 * MiB, 'the marker counts exactly what was left out');
     assert.ok(text.startsWith('HHHH') && text.endsWith('TTTT'));
@@ -89,7 +89,7 @@ describe('backend agent: the history budget', () => {
     assert.equal(excerptContent(small, 1024), small);
     const out = excerptContent([{ type: 'binary', mimeType: 'image/png', filename: 'a.png', bytes: new Uint8Array(10_000) }, { type: 'json', value: { list: 'x'.repeat(10_000) } }], 2048);
     assert.deepEqual(out[0], { type: 'text', text: '[a.png: image/png, 10000 bytes omitted ...]' });
-    assert.ok(out[1].type === 'text' && /^\{"list":"x+\n\[\.\.\. \d+ bytes omitted \.\.\.\]\nx+"\}$/.test(out[1].text));
+    assert.ok(out[1].type === 'text' && /^\{"list":"x+\n\[\.\.\. \d+ bytes omitted \(lines 1 to 1 of 1\); the whole text is \d+ bytes \.\.\.\]\nx+"\}$/.test(out[1].text));
   });
 
   it('over the budget, drops the oldest exchanges whole, never the latest one', () => {

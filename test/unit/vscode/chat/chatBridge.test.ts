@@ -35,6 +35,6 @@ describe('chat messages: host → webview', () => {
     const started = toChatRunEvent({ type: 'toolCallStarted', ...ref, callId: 'c', toolName: 'WriteFile', arguments: { content: long, nested: [{ s: long }] }, executor: 'client' }, toBase64);
     const text = JSON.stringify(started);
     assert.ok(text.length < 2 * MAX_POSTED_STRING + 500);
-    assert.match(text, /… \(100 more characters\)/);
+    assert.match(text, /… \[showing the first 20,000 of 20,100 characters; the original is 20,100 bytes, 1 line\]/);
   });
 });

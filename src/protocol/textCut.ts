@@ -1,0 +1,59 @@
+/**
+ * Cutting a long text for display with a note that tells the truth about the original: how much is
+ * shown and how large the original is in characters, UTF-8 bytes and lines. A text already cut by
+ * this function and cut again keeps the original's figures (the extension clips what it posts to
+ * the chat, the chat clips what it keeps): "… (26 more characters)" once hid a 481,826-byte file.
+ * No Node or DOM APIs: the webview bundles it. The result shares no memory with the original
+ * (clipText.ts's `detached`), so keeping a cut does not keep the whole alive.
+ */
+import { detached } from './clipText';
+
+export interface TextSize {
+  chars: number;
+  bytes: number;
+  lines: number;
+}
+
+/** Characters, UTF-8 bytes and lines of `text` (a last line without a newline counts; "" has 0). */
+export function measureText(text: string): TextSize {
+  let bytes = 0;
+  let lines = text.length > 0 ? 1 : 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 && i < text.length - 1) lines++;
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return { chars: text.length, bytes, lines };
+}
+
+const NOTE = /\n… \[showing the first [\d,]+ of ([\d,]+) characters; the original is ([\d,]+) bytes, ([\d,]+) lines?\]$/;
+
+/** `text` if it fits in `max` characters, else its start and a note naming the original's size. */
+export function cutWithNote(text: string, max: number): string {
+  const earlier = NOTE.exec(text);
+  const body = earlier ? text.slice(0, earlier.index) : text;
+  if (body.length <= max) return text;
+  const size = earlier ? { chars: figure(earlier[1]), bytes: figure(earlier[2]), lines: figure(earlier[3]) } : measureText(text);
+  const head = body.slice(0, offPair(body, max));
+  return detached(`${head}\n… [showing the first ${count(head.length)} of ${count(size.chars)} characters; the original is ${count(size.bytes)} bytes, ${count(size.lines)} line${size.lines === 1 ? '' : 's'}]`);
+}
+
+/** 481826 → "481,826". */
+export function count(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function figure(text: string): number {
+  return Number(text.replace(/,/g, ''));
+}
+
+/** Moves a cut off the middle of a surrogate pair. */
+function offPair(text: string, at: number): number {
+  const c = text.charCodeAt(at - 1);
+  return c >= 0xd800 && c <= 0xdbff ? at - 1 : at;
+}
