@@ -41,7 +41,9 @@ describe('settings: one table that package.json is checked against', () => {
 
   it('every setting that decides where the extension connects or what the user agreed to is read from the user\'s settings only', () => {
     for (const [key, spec] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
-      if (spec.scope === 'machine' || key.startsWith('model.') && key !== 'model.vision' && key !== 'model.imageMaxSide') assert.equal(spec.userOnly, true, key);
+      // How images are sent and how long a request may wait decide neither where it goes nor what was agreed to.
+      const harmless = ['model.vision', 'model.imageMaxSide', 'model.firstByteTimeoutSeconds', 'model.idleTimeoutSeconds', 'model.retries'];
+      if (spec.scope === 'machine' || key.startsWith('model.') && !harmless.includes(key)) assert.equal(spec.userOnly, true, key);
     }
     for (const key of ['permissions.rememberScope', 'permissions.backgroundCalls', 'permissions.protectedPatterns', 'vscodeTools.enabled', 'mcpServer.enabled', 'agents'] as const) assert.equal(SETTINGS[key].userOnly, true, key);
   });
