@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +16,8 @@ import type { Report } from '../../../src/conformance/report';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
-const NPX = path.join(path.dirname(process.execPath), 'npx');
+/** npm's npx: beside the Node that runs the tests, else the first on PATH (CI's provisioned Node 22 and 24 come without npm). */
+const NPX = [path.dirname(process.execPath), ...(process.env.PATH ?? '').split(path.delimiter)].map((dir) => path.join(dir, 'npx')).find((p) => existsSync(p)) ?? 'npx';
 
 describe('conformance kit: the packaged artefact, run from an empty folder', function () {
   this.timeout(180_000);
