@@ -247,7 +247,10 @@ describe('rogue backend: floods and slow reading', () => {
       return answered === ids.length;
     }, '3,000 answers', 10_000);
     const codes = new Set(answeredOnce(ids).map((a) => (assertNoLeak(a), a.errorCode)));
-    assert.deepEqual([...codes].sort(), [ErrorCode.PathOutsideWorkspace, ErrorCode.TooManyInFlight]);
+    // Refused by the path check; past the in-flight cap only when the burst outruns the answers
+    // (received messages are taken a slice per turn now, so on a fast machine it may not).
+    assert.ok(codes.has(ErrorCode.PathOutsideWorkspace), [...codes].join());
+    assert.deepEqual([...codes].filter((c) => c !== ErrorCode.PathOutsideWorkspace && c !== ErrorCode.TooManyInFlight), []);
     assert.equal(rig.host.io.length, 0);
     await rig.assertHealthy(1);
   });
