@@ -36,6 +36,7 @@ import { MemorySharedState } from './state/memorySharedState';
 import { redactedUrl } from './state/redisConnection';
 import { RedisSharedState } from './state/redisSharedState';
 import type { SharedState } from './state/sharedState';
+import { loadTokenizer } from './context/tokens';
 
 export type { BackendEvents } from './events';
 export type { DisconnectStrategy } from './options';
@@ -128,6 +129,9 @@ export async function createBackend(options: BackendOptions = {}): Promise<Backe
   const idle = { attachedSessions: 0, detachedSessions: 0, clientCallsInFlight: 0, runsInProgress: 0, threadsKept: 0, draining: false };
   const metrics = new BackendMetrics(events, () => server?.stats() ?? idle);
   const model = meteredModel(createModel(resolved), (seconds, code) => metrics.modelRequest(seconds, code));
+  // A backend that will count tokens (a real model, or a window set) loads the tables now, before any
+  // client; the offline demo without a window never loads them (session.ts contextConfig).
+  if (!model.offline || resolved.contextWindow !== undefined) loadTokenizer();
   const tools = new Map<string, ServerTool>();
   for (const tool of [...(resolved.builtinTools ? BUILTIN_TOOLS : []), ...resolved.tools]) addTool(tools, tool);
   const hooks = resolved.hooks;

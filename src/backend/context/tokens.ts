@@ -48,6 +48,14 @@ function encoder(): O200k {
   return o200k;
 }
 
+/**
+ * Loads the encoder now: at start, for a backend that will count (its loading holds the event loop
+ * for about half a second, which must not fall on a client's first message).
+ */
+export function loadTokenizer(): void {
+  encoder();
+}
+
 export function countTokens(text: string): number {
   if (text.length <= EXACT_CHARS) return countRange(text, 0, text.length);
   const window = Math.floor(EXACT_CHARS / SAMPLES);

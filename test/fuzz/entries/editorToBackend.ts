@@ -91,6 +91,18 @@ export function editorToBackend(): EntryDriver {
     return request;
   }
 
+  /** A message about the run in progress (a steer, its withdrawal) while its Echo call waits; then the run ends. */
+  async function duringRun(c: PlannedCase, open: () => Promise<EditorPeer>): Promise<string> {
+    const peer = await open();
+    const request = await pendingCall(peer, 't1');
+    const started = (await peer.next(isType('runStarted'), 1)) as Extract<ServerToClient, { type: 'runStarted' }> | string;
+    const runId = typeof started === 'string' ? 'r' : started.runId;
+    peer.sendText(c.text((s) => ({ ...(s as object), threadId: 't1', runId })));
+    const answered = await barrier(peer);
+    peer.send({ type: 'clientToolInvokeResponse', requestId: request.requestId, success: true, content: [{ type: 'text', text: 'ok' }] });
+    return `${answered}; ${said(await peer.next(isType('runFinished', 'runError'), 15_000))}`;
+  }
+
   const scenarios: Record<string, (c: PlannedCase, peer: () => Promise<EditorPeer>) => Promise<string>> = {
     async hello(c) {
       const peer = await EditorPeer.connect(url, token);
@@ -141,6 +153,20 @@ export function editorToBackend(): EntryDriver {
       await peer.next(isType('runFinished', 'runError'));
       peer.sendText(c.text((s) => ({ ...(s as object), threadId: 't1' })));
       return barrier(peer);
+    },
+    async steer(c, open) {
+      return duringRun(c, open);
+    },
+    async withdrawSteer(c, open) {
+      return duringRun(c, open);
+    },
+    async compactThread(c, open) {
+      const peer = await open();
+      peer.send({ type: 'userMessage', threadId: 't1', text: 'Hello' });
+      await peer.next(isType('runFinished', 'runError'));
+      peer.sendText(c.text((s) => ({ ...(s as object), threadId: 't1' })));
+      const first = await peer.next(isType('runFinished', 'runError', 'error'));
+      return `${said(first)}; ${await barrier(peer)}`;
     },
     async updateToolGroups(c, open) {
       const peer = await open();
