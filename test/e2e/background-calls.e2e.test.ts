@@ -85,7 +85,7 @@ describe('background calls in a real VS Code, default settings', function () {
     await line.waitFor({ timeout: 15_000 });
     assert.equal(await line.locator('[aria-hidden="true"]').textContent(), '1.2k in · 340 out · 800 cached');
     assert.equal(await line.locator('.sr-only').textContent(), 'This run used 1,234 input tokens (800 of them cached), 340 output tokens. This conversation so far: 5,020 input tokens (2,400 of them cached), 910 output tokens.');
-    assert.equal(await chat.frame.locator('.thread-usage').textContent(), 'Total 5k in · 910 out · 2.4k cached');
+    assert.equal(await chat.frame.locator('.thread-usage:not(.agent-usage)').textContent(), 'Total 5k in · 910 out · 2.4k cached');
     await chat.waitForIdle(15_000);
     await page.locator('.part.sidebar').screenshot({ path: path.join(RESULTS, 'usage.chat.png') });
   });
