@@ -15,6 +15,8 @@ import type { ChatReview } from '../protocol/webview';
 export const MAX_RUNS = 20;
 export const MAX_FILES_PER_RUN = 200;
 export const MAX_TRACKED_CHARS = 1_000_000;
+/** Characters of every text the log holds; past it the oldest runs go. */
+export const MAX_LOG_CHARS = 32_000_000;
 
 const Text = z.string().max(MAX_TRACKED_CHARS).nullable();
 const FileChange = z.object({
@@ -95,6 +97,13 @@ export class RunChangeLog {
     else if (run.files.length >= MAX_FILES_PER_RUN) return void run.untracked++;
     else run.files.push({ file, path, before, after });
     this.dropIfUnchanged(run, file);
+    while (this.runs.length > 1 && this.chars() > MAX_LOG_CHARS) this.runs.shift();
+  }
+
+  private chars(): number {
+    let n = 0;
+    for (const run of this.runs) for (const f of run.files) n += (f.before?.length ?? 0) + (f.after?.length ?? 0);
+    return n;
   }
 
   /** A writing call of the run that could not be tracked (a folder, a file too large). */
