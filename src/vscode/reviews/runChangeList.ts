@@ -62,7 +62,7 @@ export class RunChangeList implements vscode.Disposable {
     if (runId === undefined || call.threadId === undefined) return;
     const ref = { runId, threadId: call.threadId };
     if (write.before === undefined || write.after === undefined) this.log.untracked(ref);
-    else this.log.record(ref, write.file, vscode.workspace.asRelativePath(write.file, true), write.before, write.after);
+    else this.log.record(ref, write.file, vscode.workspace.asRelativePath(write.file), write.before, write.after);
     this.changed();
   }
 
@@ -119,7 +119,7 @@ export class RunChangeList implements vscode.Disposable {
       }
       const outcome = await writeIfUnchanged(uri, now, planned.text);
       if (outcome === 'written') this.log.written(ref, planned);
-      else refused.push(`${vscode.workspace.asRelativePath(f, true)} was ${outcome === 'changed' ? 'edited meanwhile' : 'not written by the editor'}`);
+      else refused.push(`${vscode.workspace.asRelativePath(f)} was ${outcome === 'changed' ? 'edited meanwhile' : 'not written by the editor'}`);
     }
     if (refused.length > 0) throw new CodedError(ErrorCode.TargetChanged, `not undone: ${refused.join('; ')}`);
   }
