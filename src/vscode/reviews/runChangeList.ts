@@ -75,6 +75,10 @@ export class RunChangeList implements vscode.Disposable {
   async handle(request: RunChangeRequest): Promise<void> {
     const ref: RunRef = { runId: request.runId, threadId: request.threadId };
     try {
+      // The record is a file in the extension's storage: what it names is acted on only inside the workspace.
+      if (request.file !== undefined && !vscode.workspace.getWorkspaceFolder(vscode.Uri.file(request.file))) {
+        throw new CodedError(ErrorCode.PathOutsideWorkspace, 'the file is outside the workspace folders; nothing was done');
+      }
       if (request.action === 'open') {
         if (request.file !== undefined) await this.open(ref, request.file);
       } else if (request.action === 'keep') {
@@ -103,7 +107,7 @@ export class RunChangeList implements vscode.Disposable {
   /** Undo of a run (every file), a file or a hunk; each file written only while it holds what the run left. */
   private async undo(ref: RunRef, file: string | undefined, hunk: number | undefined): Promise<void> {
     const run = this.log.runsOf(ref.threadId).find((r) => r.runId === ref.runId);
-    const files = file !== undefined ? [file] : (run?.files.map((f) => f.file) ?? []);
+    const files = file !== undefined ? [file] : (run?.files.map((f) => f.file).filter((f) => vscode.workspace.getWorkspaceFolder(vscode.Uri.file(f))) ?? []);
     if (files.length === 0) throw new CodedError(ErrorCode.NotFound, `no changes are recorded for run ${ref.runId}`);
     const refused: string[] = [];
     for (const f of files) {
