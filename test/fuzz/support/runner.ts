@@ -8,10 +8,10 @@
  * - memory: the target's heap after a full GC is more than HEAP_SLACK above where it was before the
  *   case (measured again after a second's wait, for timers that release it), or its RSS peaked more
  *   than BLOAT_FACTOR times the case's input above where it stood (plus BLOAT_SLACK). The heap is
- *   measured once HEAP_EVERY_BYTES of input or HEAP_EVERY_CASES cases were sent since it was last
- *   measured, and after the last case (two full GCs per case were half the run's time); growth over
- *   such a batch is reported against its last case. A batch holds less input than HEAP_SLACK, so a
- *   batch that grows the heap past it kept more than it was sent: it fails as one case would.
+ *   measured after every case of HEAP_EVERY_BYTES or more, and after every HEAP_EVERY_CASES smaller
+ *   ones (a full GC per small case would double the run's time); growth over such a batch is
+ *   reported against its last case. One full GC first: a heap within the slack after one is within
+ *   it after more, and only a heap above it is measured again (a second's wait, two full GCs).
  * - death: the target exited, or stopped answering for CASE_TIMEOUT_MS (then it is killed and
  *   started again for the next case).
  * A failed value skips the larger values of its ladder for that position (hostile.ts).
@@ -24,7 +24,7 @@ export const HEAP_SLACK = 8 * 1024 * 1024;
 const BLOAT_FACTOR = 8;
 const BLOAT_SLACK = 256 * 1024 * 1024;
 const CASE_TIMEOUT_MS = 20_000;
-const HEAP_EVERY_BYTES = HEAP_SLACK / 2;
+const HEAP_EVERY_BYTES = 64 * 1024;
 const HEAP_EVERY_CASES = 25;
 /** A target whose loop has been busy this long within one probe's wait is frozen: killed, and started again. */
 const FROZEN_BUSY_MS = 4_000;
@@ -84,7 +84,7 @@ export async function runEntry(driver: EntryDriver, log: (line: string) => void 
   let memory = await target.memory();
   const report: EntryReport = { entry: driver.name, planned: all.length, cases: [], skipped: 0, restarts: 0, heapStart: memory.heap, heapEnd: 0, rssStart: memory.rss, rssPeak: memory.rss, rssEnd: 0, seconds: 0 };
   const failedLadders = new Set<string>();
-  let unmeasured = { cases: 0, bytes: 0 };
+  let unmeasured = 0;
   try {
     for (const [i, c] of cases.entries()) {
       const ladder = c.value.ladder && `${c.message}|${c.position.label}|${c.value.ladder}`;
@@ -92,9 +92,8 @@ export async function runEntry(driver: EntryDriver, log: (line: string) => void 
         report.skipped++;
         continue;
       }
-      unmeasured = { cases: unmeasured.cases + 1, bytes: unmeasured.bytes + c.value.bytes };
-      const measure = unmeasured.bytes >= HEAP_EVERY_BYTES || unmeasured.cases >= HEAP_EVERY_CASES || i === cases.length - 1;
-      if (measure) unmeasured = { cases: 0, bytes: 0 };
+      const measure = c.value.bytes >= HEAP_EVERY_BYTES || ++unmeasured >= HEAP_EVERY_CASES || i === cases.length - 1;
+      if (measure) unmeasured = 0;
       let result = await runOnce(c, target, memory.heap, driver.run, measure);
       if (isStall(result.outcome) && !result.frozen) result = await runOnce(c, target, memory.heap, driver.run, measure);
       const o = result.outcome;
@@ -163,10 +162,10 @@ async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: 
   const heapStarted = performance.now();
   if (!frozen && measureHeap) {
     try {
-      let m = await target.memory(CASE_TIMEOUT_MS);
+      let m = await target.memory(CASE_TIMEOUT_MS, 1);
       if (m.heap - heapBefore > HEAP_SLACK) {
         await new Promise((r) => setTimeout(r, 1000));
-        m = await target.memory(CASE_TIMEOUT_MS);
+        m = await target.memory(CASE_TIMEOUT_MS, 2);
       }
       result.heapAfter = m.heap;
       rss = m.rss;
