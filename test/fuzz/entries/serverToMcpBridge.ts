@@ -175,6 +175,18 @@ export function serverToMcpBridge(): EntryDriver {
     return answer === 'answered' ? 'then a call was answered' : `then a call: ${answer}`;
   }
 
+  /** True when the bridge dropped a line of the server's unread (since `before`) before `outcome` settled. */
+  async function droppedBefore(t: Target, before: HostState, outcome: Promise<unknown>): Promise<boolean> {
+    let settled = false;
+    const done = () => void (settled = true);
+    outcome.then(done, done);
+    while (!settled) {
+      if ((await state(t)).dropped > before.dropped) return true;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  }
+
   const asResult = (c: PlannedCase) => (id: unknown) => c.text((x) => ({ ...(x as object), id: id as Json }));
 
   const scenarios: Record<string, (c: PlannedCase, s: ServerSide, t: Target) => Promise<string>> = {
@@ -212,7 +224,12 @@ export function serverToMcpBridge(): EntryDriver {
     },
     async 'tools/call result'(c, s, t) {
       s.pending.set('tools/call', asResult(c));
-      return t.request<string>('call', { name: TOOL, args: {} }, 15_000).catch((e: Error) => `error ${e.message}`);
+      const before = await state(t);
+      const call = t.request<string>('call', { name: TOOL, args: {} }, 15_000).catch((e: Error) => `error ${e.message}`);
+      // An answer dropped unread leaves the call waiting: a valid answer to it ends it.
+      if (!(await droppedBefore(t, before, call))) return call;
+      s.answerAgain('tools/call');
+      return `answer dropped unread; then ${await call}`;
     },
   };
 
@@ -222,17 +239,8 @@ export function serverToMcpBridge(): EntryDriver {
     const before = await state(t);
     const answer = s.answerTo(id);
     s.write(c.text((x) => ({ ...(x as object), id })));
-    let settled = false;
-    const dropped = (async () => {
-      while (!settled) {
-        if ((await state(t)).dropped > before.dropped) return 'dropped unread';
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return '';
-    })();
-    const m = await Promise.race([answer, dropped]);
-    settled = true;
-    if (typeof m === 'string') return m;
+    if (await droppedBefore(t, before, answer)) return 'dropped unread';
+    const m = await answer;
     return m ? ('error' in m ? `error ${(m.error as { code?: number }).code}` : 'result') : 'no answer';
   }
 
