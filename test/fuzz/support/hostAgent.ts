@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export interface MemoryFigures {
-  /** V8 heap in use plus memory outside it held by JS objects (Buffers), after full GCs. */
+  /** V8 heap in use plus memory outside it held by JS objects (Buffers), after two full GCs. */
   heap: number;
   rss: number;
 }
@@ -32,10 +32,10 @@ export async function serveHealth(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`;
 }
 
-/** After `fullGcs` full GCs (two unless told: the second frees what finalizers of the first let go). */
-export function memoryAfterGc(fullGcs = 2): MemoryFigures {
+export function memoryAfterGc(): MemoryFigures {
   const gc = (globalThis as { gc?: () => void }).gc;
-  for (let i = 0; i < fullGcs; i++) gc?.();
+  gc?.();
+  gc?.();
   const m = process.memoryUsage();
   return { heap: m.heapUsed + m.external, rss: m.rss };
 }
@@ -47,7 +47,7 @@ export interface LoopDelay {
 }
 
 export function ready(info: Record<string, unknown>, onExit: () => Promise<void> = async () => {}): void {
-  onRequest('memory', (payload) => memoryAfterGc((payload as { fullGcs?: number } | undefined)?.fullGcs));
+  onRequest('memory', () => memoryAfterGc());
   // 10 ms resolution: a blocked loop shows as one sample as long as the block.
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();

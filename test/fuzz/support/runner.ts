@@ -10,8 +10,7 @@
  *   than BLOAT_FACTOR times the case's input above where it stood (plus BLOAT_SLACK). The heap is
  *   measured after every case of HEAP_EVERY_BYTES or more, and after every HEAP_EVERY_CASES smaller
  *   ones (a full GC per small case would double the run's time); growth over such a batch is
- *   reported against its last case. One full GC first: a heap within the slack after one is within
- *   it after more, and only a heap above it is measured again (a second's wait, two full GCs).
+ *   reported against its last case.
  * - death: the target exited, or stopped answering for CASE_TIMEOUT_MS (then it is killed and
  *   started again for the next case).
  * A failed value skips the larger values of its ladder for that position (hostile.ts).
@@ -162,10 +161,10 @@ async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: 
   const heapStarted = performance.now();
   if (!frozen && measureHeap) {
     try {
-      let m = await target.memory(CASE_TIMEOUT_MS, 1);
+      let m = await target.memory(CASE_TIMEOUT_MS);
       if (m.heap - heapBefore > HEAP_SLACK) {
         await new Promise((r) => setTimeout(r, 1000));
-        m = await target.memory(CASE_TIMEOUT_MS, 2);
+        m = await target.memory(CASE_TIMEOUT_MS);
       }
       result.heapAfter = m.heap;
       rss = m.rss;

@@ -91,8 +91,8 @@ export class Target {
     });
   }
 
-  memory(timeoutMs = 30_000, fullGcs = 2): Promise<MemoryFigures> {
-    return this.request<MemoryFigures>('memory', { fullGcs }, timeoutMs);
+  memory(timeoutMs = 30_000): Promise<MemoryFigures> {
+    return this.request<MemoryFigures>('memory', undefined, timeoutMs);
   }
 
   /** Opens a new probe window. */
