@@ -14,7 +14,6 @@ import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { chatHtml } from '../../src/vscode/chat/chatHtml';
 import type { ChatState, ToolItem } from '../../src/webview/state';
-import { DEFERRED_PART_CHARS } from '../../src/webview/virtualise';
 import { LONG_THREAD_ID, longThread } from '../support/long-thread';
 
 // Browser globals used inside page callbacks (the root tsconfig has no DOM lib).
@@ -115,9 +114,9 @@ describe('a long thread in the chat webview (Chromium)', function () {
     assert.deepEqual(pageErrors, [], 'page errors');
   });
 
-  /** The kept card with a long result: its path, and a line of that result. */
+  /** The kept card with a long result (a 1 MiB one, as the view keeps it): its path, and a line of that result. */
   function largeCard(): { path: string; line: string } {
-    const card = thread.state.items.find((it): it is ToolItem => it.kind === 'tool' && it.result.some((p) => p.kind === 'text' && p.text.length > DEFERRED_PART_CHARS));
+    const card = thread.state.items.find((it): it is ToolItem => it.kind === 'tool' && it.result.some((p) => p.kind === 'text' && p.text.length > 10_000));
     assert.ok(card, 'the thread keeps a card with a long result');
     const part = card.result[0];
     assert.equal(part.kind, 'text');
