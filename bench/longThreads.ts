@@ -240,7 +240,3 @@ export async function benchLongThreads(options: { quick: boolean }): Promise<Lon
     medianVirtualised: medianRound(virtualised),
   };
 }
-
-if (require.main === module) {
-  void benchLongThreads({ quick: process.argv.includes('--quick') }).then((r) => console.log(JSON.stringify(r, null, 2)));
-}
