@@ -138,7 +138,7 @@ export function feltLines(r: FeltResults): string[] {
     out.push(`14. Long threads in Chromium: ${threads.turns} turns, ${threads.toolCards} tool cards (${threads.largeResults} with a 1 MiB result); the view keeps ${threads.items} items (${threads.itemCards} cards), a ${(threads.transcriptChars / 1024).toFixed(0)} KiB transcript`);
     out.push(`    then an answer streams at 100 tokens/s for ${threads.streamSeconds} s; medians of ${threads.virtualised.length} rounds each, alternating`);
     out.push(`    ${pad('', 30)}${lpad('open', 9)}${lpad('tasks ≥50ms', 13)}${lpad('longest', 9)}${lpad('frame gap', 11)}${lpad('heap', 9)}${lpad('elements', 10)}${lpad('DOM chars', 11)}`);
-    for (const [label, m] of [['without virtualise.ts', b], ['with virtualise.ts', v]] as const) {
+    for (const [label, m] of [['without virtualise.ts', b], ['with virtualise.ts', v], ['baseline: into an empty chat', threads.medianEmptyChat]] as const) {
       out.push(`    ${pad(label, 30)}${lpad(`${m.openMs.toFixed(0)} ms`, 9)}${lpad(String(m.longTasks), 13)}${lpad(`${m.longestTaskMs.toFixed(0)} ms`, 9)}${lpad(`${m.longestFrameGapMs.toFixed(0)} ms`, 11)}${lpad(`${m.heapStreamedMB.toFixed(1)} MB`, 9)}${lpad(String(m.domElements), 10)}${lpad(String(m.domChars), 11)}`);
     }
     out.push('');
@@ -146,6 +146,10 @@ export function feltLines(r: FeltResults): string[] {
     out.push(`14. Long threads: skipped (${threads.skipped})`, '');
   }
   return out;
+}
+
+function taskMs(r: { longestTaskMs: number }): string {
+  return r.longestTaskMs === 0 ? 'none ≥ 50 ms' : `${r.longestTaskMs.toFixed(0)} ms`;
 }
 
 /** What counting added for good: both baselines come after one session's turn, which made the counting backend load the tables. */
@@ -188,7 +192,7 @@ export function feltTargets(r: FeltResults): FeltTarget[] {
     const v = threads.medianVirtualised;
     const b = threads.medianBaseline;
     targets.push({ name: 'long thread: open to first paint (median)', target: `< ${OPEN_TARGET_MS} ms`, value: v.openMs, pass: v.openMs < OPEN_TARGET_MS, measured: `${v.openMs.toFixed(0)} ms (without virtualise.ts ${b.openMs.toFixed(0)} ms)` });
-    targets.push({ name: 'long thread: longest task while streaming (median)', target: `< ${STREAM_TASK_TARGET_MS} ms`, value: v.longestTaskMs, pass: v.longestTaskMs < STREAM_TASK_TARGET_MS, measured: `${v.longestTaskMs === 0 ? 'none ≥ 50' : v.longestTaskMs.toFixed(0)} ms, frame gap ${v.longestFrameGapMs.toFixed(0)} ms (without: ${b.longestTaskMs === 0 ? 'none ≥ 50' : b.longestTaskMs.toFixed(0)} ms, ${b.longestFrameGapMs.toFixed(0)} ms)` });
+    targets.push({ name: 'long thread: longest task while streaming (median)', target: `< ${STREAM_TASK_TARGET_MS} ms`, value: v.longestTaskMs, pass: v.longestTaskMs < STREAM_TASK_TARGET_MS, measured: `${taskMs(v)}, frame gap ${v.longestFrameGapMs.toFixed(0)} ms (without: ${taskMs(b)}; into an empty chat: ${taskMs(threads.medianEmptyChat)})` });
   }
   return targets;
 }

@@ -12,8 +12,10 @@
  *     webview inside code-server: that would measure the same code with the workbench's own tasks
  *     on the same main thread, and take the shared VS Code lock for minutes.
  *
- *     Baseline in the same run: the same page with `<html data-chat-virtualise="off">`, which turns
- *     off what src/webview/virtualise.ts does; rounds alternate, medians reported.
+ *     Baselines in the same run: the same page with `<html data-chat-virtualise="off">`, which turns
+ *     off what src/webview/virtualise.ts does, and the same stream into an empty chat (what the
+ *     machine makes of the stream's own work: on 2 shared cores a task is stretched by whatever
+ *     else runs); rounds alternate, medians reported.
  */
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -60,8 +62,11 @@ export interface LongThreadsResult {
   streamSeconds: number;
   baseline: ThreadRound[];
   virtualised: ThreadRound[];
+  /** The same stream into an empty chat: what this machine makes of the stream's own work. */
+  emptyChat: ThreadRound[];
   medianBaseline: ThreadRound;
   medianVirtualised: ThreadRound;
+  medianEmptyChat: ThreadRound;
 }
 
 // Browser globals used inside page callbacks (the bench's tsconfig has no DOM lib).
@@ -215,12 +220,14 @@ export async function benchLongThreads(options: { quick: boolean }): Promise<Lon
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const baseline: ThreadRound[] = [];
   const virtualised: ThreadRound[] = [];
+  const emptyChat: ThreadRound[] = [];
   try {
     // A first page load warms Chromium's caches for both.
     await round(browser, url, false, transcript, state.items.length, 0.2);
     for (let i = 0; i < rounds; i++) {
       baseline.push(await round(browser, url, true, transcript, state.items.length, streamSeconds));
       virtualised.push(await round(browser, url, false, transcript, state.items.length, streamSeconds));
+      emptyChat.push(await round(browser, url, false, null, 0, streamSeconds));
     }
   } finally {
     await browser.close();
@@ -238,5 +245,7 @@ export async function benchLongThreads(options: { quick: boolean }): Promise<Lon
     virtualised,
     medianBaseline: medianRound(baseline),
     medianVirtualised: medianRound(virtualised),
+    emptyChat,
+    medianEmptyChat: medianRound(emptyChat),
   };
 }
