@@ -35,8 +35,10 @@ export function defersResult(item: ToolItem, open: boolean, virtualised: boolean
 export const EAGER_TAIL_ITEMS = 12;
 /** How far outside the transcript's view an answer's markdown is rendered ahead of scrolling. */
 const RENDER_AHEAD = '1200px 0px';
-/** An idle callback stops rendering answers when less than this is left of its idle time. */
+/** An idle callback stops rendering answers when less than this is left of its idle time... */
 const IDLE_MARGIN_MS = 4;
+/** ...or after this long: an idle period may be 50 ms, and a task that long delays the next delta's frame. */
+const IDLE_SLICE_MS = 8;
 
 /**
  * Markdown of answers built with a thread (opened, restored) but not near its end: shown as plain
@@ -81,8 +83,9 @@ export class LazyMarkdown {
     if (this.idleHandle !== undefined) return;
     this.idleHandle = requestIdleCallback((deadline) => {
       this.idleHandle = undefined;
+      const started = performance.now();
       for (const el of [...this.pending.keys()].reverse()) {
-        if (deadline.timeRemaining() < IDLE_MARGIN_MS) break;
+        if (deadline.timeRemaining() < IDLE_MARGIN_MS || performance.now() - started > IDLE_SLICE_MS) break;
         this.renderNow(el);
       }
       if (this.pending.size > 0) this.scheduleIdle();
