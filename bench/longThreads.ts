@@ -77,7 +77,7 @@ interface BenchWindow {
   __stream(seconds: number, tokensPerSecond: number): Promise<{ longTasks: number[]; longestFrameGapMs: number }>;
 }
 declare const window: BenchWindow;
-declare const document: { getElementsByTagName(name: string): { length: number }; body: { textContent: string | null } };
+declare const document: { getElementsByTagName(name: string): { length: number }; querySelectorAll(selector: string): { length: number }; body: { textContent: string | null } };
 
 /** The stub webview API, the long-task log and the page's measuring functions, before the bundle runs. */
 const PAGE_SETUP = `(() => {
@@ -177,6 +177,8 @@ async function round(browser: Browser, url: string, off: boolean, transcript: un
     };
     await heapMB();
     const openMs = await page.evaluate((n) => window.__open(n), expected);
+    // What the view renders in idle time after opening (LazyMarkdown) is done before the user's next message streams.
+    await page.waitForFunction(() => document.querySelectorAll('.markdown-pending').length === 0, undefined, { timeout: 30_000 });
     const heapOpenMB = await heapMB();
     const dom = await page.evaluate(() => ({ elements: document.getElementsByTagName('*').length, chars: document.body.textContent?.length ?? 0 }));
     const stream = await page.evaluate(([s, r]) => window.__stream(s, r), [streamSeconds, TOKENS_PER_SECOND] as const);
