@@ -10,6 +10,7 @@
  * `toChatRunEvent` (src/vscode/chat/chatBridge.ts) before they are posted: the view shows a summary, not a file dump.
  */
 import { z } from 'zod';
+import { ErrorCode } from './errors';
 import { EditorContext, JsonContent, Messages, TextContent, unionOf } from './schemas';
 
 /** Raster image types the view shows inline via a `data:` URL. SVG is deliberately absent. */
@@ -184,12 +185,11 @@ export const HostSync = z.object({
   openCallIds: z.array(z.string().max(200)).max(5000).optional(),
 });
 
-/** The history list changed; `notice` says why threads were dropped (the caps), shown in the transcript. */
+/** The history list changed (why threads were dropped, the caps, comes as a `notice`). */
 export const HostThreads = z.object({
   type: z.literal('threads'),
   currentId: threadId,
   threads: z.array(ChatThreadSummary).max(MAX_LISTED_THREADS),
-  notice: z.string().min(1).max(1000).optional(),
 });
 /**
  * Show thread `threadId` (New Chat, a switch, a deletion, or a view that restored another thread).
@@ -258,14 +258,61 @@ export const ChatAgentOption = z.object({
  */
 export const HostAgents = z.object({ type: z.literal('agents'), agents: z.array(ChatAgentOption).max(64), current: z.string().max(64) });
 
-export const HostToWebview = z.discriminatedUnion('type', [
-  HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
-  HostThreads, HostShowThread, HostShowHistory, HostApproval,
-  HostDiffReview,
-  HostFocusInput, HostAttachSelection,
-  HostDisplaySettings,
-  HostAgents,
-]);
+/** A line of the transcript from the extension (threads dropped by the caps). */
+export const HostNotice = z.object({ type: z.literal('notice'), text: z.string().min(1).max(1000) });
+
+/**
+ * What a view that says `ready` (shown again after it was hidden, or rebuilt) gets of the host →
+ * webview messages posted before; the host (src/vscode/chat/chatView.ts) follows it per message:
+ * - `latest`: only the newest counts; the host keeps it and posts it again on every `ready`;
+ * - `queued`: each counts once, in order; kept while the view is not listening and posted on `ready`
+ *   (bounded by src/vscode/chat/pendingHostMessages.ts);
+ * - `atReady`: built by the host when the view says `ready`, after the queue, and never kept.
+ */
+export type Replay = 'latest' | 'queued' | 'atReady';
+
+type MessageSchema<T extends string = string> = z.ZodObject<{ type: z.ZodLiteral<T> }>;
+/** Keys are the messages' `type`s (the compiler checks it); each message says how it is replayed. */
+type HostMessageRecord<R> = { [T in keyof R & string]: { schema: MessageSchema<T>; replay: Replay } };
+type WebviewMessageRecord<R> = { [T in keyof R & string]: MessageSchema<T> };
+const hostMessages = <R extends HostMessageRecord<R>>(record: R): R => record;
+const webviewMessages = <R extends WebviewMessageRecord<R>>(record: R): R => record;
+
+/**
+ * Host → webview messages by `type`: the one place a message joins the chat (its schema above,
+ * its entry here). The union, the types and the replay table derive from this record, and the
+ * view's reducer (src/webview/state.ts) ends in assertNeverOr, so a message added here fails the
+ * typecheck until the view handles it.
+ */
+const hostToWebview = hostMessages({
+  status: { schema: HostStatus, replay: 'latest' },
+  awaitingInput: { schema: HostAwaitingInput, replay: 'latest' },
+  approval: { schema: HostApproval, replay: 'latest' },
+  displaySettings: { schema: HostDisplaySettings, replay: 'latest' },
+  agents: { schema: HostAgents, replay: 'latest' },
+  threads: { schema: HostThreads, replay: 'latest' },
+  runEvent: { schema: HostRunEvent, replay: 'queued' },
+  callRecord: { schema: HostCallRecord, replay: 'queued' },
+  userMessage: { schema: HostUserMessage, replay: 'queued' },
+  error: { schema: HostError, replay: 'queued' },
+  notice: { schema: HostNotice, replay: 'queued' },
+  reset: { schema: HostReset, replay: 'queued' },
+  showThread: { schema: HostShowThread, replay: 'queued' },
+  diffReview: { schema: HostDiffReview, replay: 'queued' },
+  focusInput: { schema: HostFocusInput, replay: 'queued' },
+  attachSelection: { schema: HostAttachSelection, replay: 'queued' },
+  showHistory: { schema: HostShowHistory, replay: 'queued' },
+  sync: { schema: HostSync, replay: 'atReady' },
+});
+type HostSchemas = { [T in keyof typeof hostToWebview]: (typeof hostToWebview)[T]['schema'] };
+const hostSchemas = Object.fromEntries(Object.entries(hostToWebview).map(([t, d]) => [t, d.schema])) as HostSchemas;
+
+export const HostToWebview = unionOf(hostSchemas);
+/** How each host → webview message is replayed to a view that says `ready`, by type. */
+export const HOST_MESSAGE_REPLAY: { readonly [T in HostToWebview['type']]: Replay } =
+  Object.fromEntries(Object.entries(hostToWebview).map(([t, d]) => [t, d.replay])) as { [T in HostToWebview['type']]: Replay };
+/** The `latest` messages, in the order the host posts them on `ready`. */
+export const LATEST_HOST_MESSAGES = (Object.keys(hostToWebview) as HostToWebview['type'][]).filter((t) => HOST_MESSAGE_REPLAY[t] === 'latest');
 
 // ── webview → host ────────────────────────────────────────────────────
 /** The view's script is running and listening; the host flushes its queue. */
@@ -343,14 +390,69 @@ export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), revie
 /** The card of an accepted review: open its change in a diff editor, or undo it (src/vscode/reviews/keptChanges.ts). */
 export const WebviewKeptChange = z.object({ type: z.literal('keptChange'), reviewId, action: z.enum(['open', 'undo']) });
 
-export const WebviewToHost = z.discriminatedUnion('type', [
-  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction, WebviewAnswerQuestion,
-  WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript, WebviewApprovalAnswer,
-  WebviewDecideReview, WebviewReviewHunk, WebviewKeptChange,
-  WebviewOpenPath,
-  WebviewPickAgent,
-  WebviewSteer, WebviewWithdrawSteer, WebviewCompact,
-]);
+/** The view could not parse a message from the host and dropped it; the host logs the coded error. */
+export const WebviewRefusedMessage = z.object({
+  type: z.literal('refusedMessage'),
+  code: z.literal(ErrorCode.InvalidMessage),
+  message: z.string().max(2000),
+});
+
+/**
+ * Webview → host messages by `type`: the one place a message joins (its schema above, its entry
+ * here). The host's receiver (src/vscode/chat/chatView.ts) ends in assertNever, so a message added
+ * here fails the typecheck until the host handles it.
+ */
+const webviewToHost = webviewMessages({
+  ready: WebviewReady,
+  send: WebviewSend,
+  stop: WebviewStop,
+  newChat: WebviewNewChat,
+  retry: WebviewRetry,
+  copy: WebviewCopy,
+  action: WebviewAction,
+  answerQuestion: WebviewAnswerQuestion,
+  switchThread: WebviewSwitchThread,
+  renameThread: WebviewRenameThread,
+  deleteThread: WebviewDeleteThread,
+  saveTranscript: WebviewSaveTranscript,
+  approvalAnswer: WebviewApprovalAnswer,
+  decideReview: WebviewDecideReview,
+  reviewHunk: WebviewReviewHunk,
+  keptChange: WebviewKeptChange,
+  openPath: WebviewOpenPath,
+  pickAgent: WebviewPickAgent,
+  steer: WebviewSteer,
+  withdrawSteer: WebviewWithdrawSteer,
+  compact: WebviewCompact,
+  refusedMessage: WebviewRefusedMessage,
+});
+
+export const WebviewToHost = unionOf(webviewToHost);
+
+/** A message the receiving side could not parse: dropped whole (never half-applied), with this coded error. */
+export interface RefusedChatMessage {
+  code: typeof ErrorCode.InvalidMessage;
+  /** The first fields at fault, e.g. `type: Invalid input` (no values: they may be long or hostile). */
+  message: string;
+}
+export type Received<T> = { ok: true; message: T } | { ok: false; error: RefusedChatMessage };
+
+function receive<T>(schema: z.ZodType<T>, raw: unknown): Received<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.').slice(0, 200) || '(root)'}: ${i.message.slice(0, 200)}`).join('; ');
+  return { ok: false, error: { code: ErrorCode.InvalidMessage, message: where } };
+}
+
+/** What the host does with anything the view posts: parse it against `WebviewToHost`. */
+export function receiveFromWebview(raw: unknown): Received<WebviewToHost> {
+  return receive(WebviewToHost, raw);
+}
+
+/** What the view does with anything the host posts: parse it against `HostToWebview`. */
+export function receiveFromHost(raw: unknown): Received<HostToWebview> {
+  return receive(HostToWebview, raw);
+}
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
 export type ChatBinaryContent = z.infer<typeof ChatBinaryContent>;

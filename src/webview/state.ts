@@ -278,10 +278,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         attachment: state.attachment,
         showExpansionSteps: state.showExpansionSteps,
       };
-    case 'threads': {
-      const next = { ...state, threads: action.threads };
-      return action.notice ? bound(append(next, { kind: 'notice', text: action.notice })) : next;
-    }
+    case 'threads':
+      return { ...state, threads: action.threads };
+    case 'notice':
+      return bound(append(state, { kind: 'notice', text: action.text }));
     case 'showThread':
       return showThread(state, action.threadId, action.transcript);
     case 'showHistory':
