@@ -49,8 +49,8 @@ export const MAX_EDITED_VALUE = 10_000;
 
 /**
  * The extension's own record of a call it executed (src/core/callRecord.ts), as the webview
- * receives it. Cards for client tools are built from these; the backend's display events for the
- * same call (matched by `callId`) add nothing to what the card says ran.
+ * receives it. A client tool's card is built from these alone: the backend's display events for a
+ * client call never reach the view (src/vscode/chat/cardStream.ts folds in what they may add).
  */
 export const ChatCallRecord = z.object({
   /**
@@ -58,7 +58,8 @@ export const ChatCallRecord = z.object({
    * never by the backend's request id, which a new session may use again for another call.
    */
   recordId: z.string().min(1).max(100),
-  requestId: z.string().min(1).max(200),
+  /** The backend's request; absent only on a `notSent` record (no request ever came). */
+  requestId: z.string().min(1).max(200).optional(),
   callId: z.string().min(1).max(200),
   threadId: z.string().max(200).optional(),
   toolName: z.string().min(1).max(200),
@@ -68,7 +69,8 @@ export const ChatCallRecord = z.object({
   background: z.boolean(),
   /** Who asked, when not the backend: "MCP: <client>" (plain text, see src/core/callRecord.ts). */
   caller: z.string().max(100).optional(),
-  status: z.enum(['pending', 'awaiting-permission', 'running', 'succeeded', 'failed', 'denied', 'cancelled']),
+  /** `skipped` only on a `notSent` record (the backend's outcome). */
+  status: z.enum(['pending', 'awaiting-permission', 'running', 'succeeded', 'failed', 'denied', 'cancelled', 'skipped']),
   durationMs: z.number().nonnegative().optional(),
   permission: z.object({
     decision: z.enum(['allowed', 'denied']),
@@ -82,6 +84,13 @@ export const ChatCallRecord = z.object({
   refused: z.literal(true).optional(),
   /** The user edited the call before allowing it: the argument, what the agent proposed, what ran (src/core/callRecord.ts). */
   edited: z.object({ argument: z.string().max(64), proposed: z.string().max(MAX_EDITED_VALUE + 100), ran: z.string().max(MAX_EDITED_VALUE + 100) }).optional(),
+  /** The tool the backend's display event named for this call, when it is not the one that ran (src/vscode/chat/cardStream.ts). */
+  announcedAs: z.string().min(1).max(200).optional(),
+  /**
+   * A client call the backend announced and ended without success that never reached the editor
+   * (src/vscode/chat/cardStream.ts): nothing ran; status, code and reason are the backend's.
+   */
+  notSent: z.literal(true).optional(),
 });
 
 export const ConnectionState = z.enum(['connecting', 'connected', 'reconnecting', 'disconnected']);

@@ -24,10 +24,6 @@ export { MAX_ANSWER_CHARS };
 export const MAX_DETAIL_CHARS = 20_000;
 /** Run ids remembered as finished, so late events for them are ignored. */
 const MAX_CLOSED_RUNS = 20;
-/** Client tool calls the backend announced that the extension has not recorded (yet). */
-const MAX_ANNOUNCED = 50;
-/** Characters of an announced call's arguments kept for a card the backend's events may have to make (notSentCard). */
-const MAX_ANNOUNCED_ARGS_CHARS = 2_000;
 const SUMMARY_CHARS = 80;
 
 export const CardStatus = z.enum([
@@ -85,7 +81,7 @@ const ToolItem = z.object({
   expanded: z.boolean(),
   /**
    * Set on cards built from the extension's own record of a call it executed (every client tool
-   * card): only such a card says the call ran in the editor.
+   * card but a `notSent` one): only such a card says the call ran in the editor.
    */
   requestId: z.string().optional(),
   /**
@@ -109,7 +105,7 @@ const ToolItem = z.object({
   refused: z.boolean().optional(),
   /**
    * A call of an editor tool the backend announced and ended without ever sending it to the editor
-   * (it refused the call itself, or the run ended first): shown from the backend's events, nothing ran.
+   * (it refused the call itself, or the run ended first): the extension's record says nothing ran.
    */
   notSent: z.boolean().optional(),
   /** An OpenDiff review of this call, as the extension last described it (src/webview/reviewCard.ts). */
@@ -119,16 +115,6 @@ const ToolItem = z.object({
   /** The expansion folded into this card, in words ("Loaded the IDE group: …"). */
   expansionNote: z.string().optional(),
 });
-/** A client tool call as the backend announced it, kept until the extension's record of it comes (or its end, if none does). */
-const Announcement = z.object({
-  callId: z.string(),
-  toolName: z.string(),
-  group: z.string().optional(),
-  argsSummary: z.string().default(''),
-  argsJson: z.string().default(''),
-});
-type Announcement = z.infer<typeof Announcement>;
-
 const ExpansionItem = z.object({
   kind: z.literal('expansion'),
   id: z.string(),
@@ -179,8 +165,6 @@ export const ChatState = z.object({
   lastUserText: z.string().nullable(),
   nextId: z.number().int().nonnegative(),
   closedRunIds: z.array(z.string()),
-  /** Client tool calls the backend announced (toolCallStarted) before the extension recorded them. */
-  announced: z.array(Announcement).max(MAX_ANNOUNCED).default([]),
   /** The conversation's token totals as its last finished run reported them; null until one did. */
   threadUsage: TokenCounts.nullable().default(null),
   /**
@@ -228,7 +212,6 @@ export function initialState(): ChatState {
     lastUserText: null,
     nextId: 1,
     closedRunIds: [],
-    announced: [],
     threadUsage: null,
     threadId: null,
     threads: [],
@@ -356,7 +339,7 @@ export function transcriptOf(state: ChatState, maxChars = MAX_TRANSCRIPT_CHARS):
     ? { ...it, result: it.result.map((p) => (p.kind === 'image' ? { ...p, data: null } : p)) }
     : it);
   for (;;) {
-    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, approval: null, announced: [] } satisfies ChatState);
+    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, approval: null } satisfies ChatState);
     if (text.length <= maxChars || items.length === 0) return text;
     items = items.slice(Math.max(1, Math.ceil(items.length / 10)));
   }
@@ -412,8 +395,8 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
     case 'textDelta':
       return appendText(state, ev.runId, ev.text);
     case 'toolCallStarted': {
-      // What runs in the editor is shown from the extension's own record, never from the backend's word.
-      if (ev.executor === 'client') return noteAnnouncement(state, ev);
+      // A client call's card is the extension's record alone (src/vscode/chat/cardStream.ts keeps its events from the view).
+      if (ev.executor === 'client') return state;
       if (findCard(state, ev.runId, ev.callId) >= 0) return state;
       return bound(appendCard(state, {
         kind: 'tool',
@@ -438,10 +421,6 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
         return withOptional({ ...card, status }, 'details', details);
       });
     case 'toolCallEnded':
-      if (findCard(state, ev.runId, ev.callId) < 0 && ev.outcome !== 'succeeded') {
-        const announcement = state.announced.find((a) => a.callId === ev.callId);
-        if (announcement) return bound(notSentCard(state, announcement, ev));
-      }
       return bound(updateCard(state, ev.runId, ev.callId, (card) => {
         if (card.requestId !== undefined) return card;
         const timedOut = ev.outcome === 'timedOut';
@@ -490,8 +469,6 @@ function onCallRecord(state: ChatState, record: ChatCallRecord): ChatState {
     items[i] = fromRecord(record, card);
     return bound({ ...state, items });
   }
-  const announcement = state.announced.find((a) => a.callId === record.callId);
-  const announced = announcement ? state.announced.filter((a) => a !== announcement) : state.announced;
   const runId = !record.background && state.run ? state.run.runId : '';
   const card = fromRecord(record, {
     kind: 'tool',
@@ -505,10 +482,9 @@ function onCallRecord(state: ChatState, record: ChatCallRecord): ChatState {
     status: 'pending',
     result: [],
     expanded: false,
-    ...(announcement && announcement.toolName !== record.toolName ? { announcedAs: announcement.toolName } : {}),
   });
   const { id: _id, ...item } = card;
-  return bound(appendCard({ ...state, announced }, item));
+  return bound(appendCard(state, item));
 }
 
 /** Appends a new tool card, with the expansion that loaded its tool folded into it. */
@@ -519,16 +495,17 @@ function appendCard(state: ChatState, card: Omit<ToolItem, 'id'>): ChatState {
 
 function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   const timedOut = record.errorCode === 'TIMEOUT';
-  const details = record.status === 'failed' || record.status === 'denied' || record.status === 'cancelled'
-    ? (timedOut ? `Timed out${record.errorMessage ? `: ${record.errorMessage}` : ''}` : record.errorMessage)
-    : undefined;
+  const ended = record.status === 'failed' || record.status === 'denied' || record.status === 'cancelled' || record.status === 'skipped';
+  const details = !ended ? undefined
+    : record.notSent ? notSentDetails(record)
+      : (timedOut ? `Timed out${record.errorMessage ? `: ${record.errorMessage}` : ''}` : record.errorMessage);
   let next: ToolItem = {
     ...card,
-    requestId: record.requestId,
+    ...(record.requestId !== undefined ? { requestId: record.requestId } : {}),
     recordId: record.recordId,
     toolName: record.toolName,
     group: record.groupName,
-    executor: 'ide',
+    executor: record.notSent ? 'backend' : 'ide',
     background: record.background,
     argsSummary: summarizeArguments(record.arguments),
     argsJson: clip(JSON.stringify(record.arguments, null, 2), MAX_DETAIL_CHARS),
@@ -540,8 +517,16 @@ function fromRecord(record: ChatCallRecord, card: ToolItem): ToolItem {
   next = withOptional(next, 'target', record.target ?? card.target);
   next = withOptional(next, 'caller', record.caller);
   next = withOptional(next, 'permissionNote', record.permission ? describePermission(record.permission) + describeEdit(record.edited) : card.permissionNote);
+  next = withOptional(next, 'announcedAs', record.announcedAs);
   if (record.refused) next = { ...next, refused: true };
+  if (record.notSent) next = { ...next, notSent: true };
   return next;
+}
+
+/** Why a call that never reached the editor ended, in the backend's words: `CODE: reason`. */
+function notSentDetails(record: ChatCallRecord): string | undefined {
+  if (record.errorMessage === undefined && record.errorCode === undefined) return undefined;
+  return `${record.errorCode !== undefined ? `${record.errorCode}: ` : ''}${record.errorMessage ?? ''}`;
 }
 
 /** An OpenDiff review opened or changed: its call's card shows it, opened the first time so the choices are in sight. */
@@ -574,61 +559,6 @@ export function describePermission(p: NonNullable<ChatCallRecord['permission']>)
     case 'promptTooLarge': return 'Refused without asking: the prompt would not fit in full (PROMPT_TOO_LARGE)';
     default: return 'Denied';
   }
-}
-
-/**
- * The backend announced a client tool call. If the extension recorded it already, the card notes a
- * tool name that differs from what ran; otherwise the announcement waits for the record.
- */
-function noteAnnouncement(state: ChatState, ev: Extract<ChatRunEvent, { type: 'toolCallStarted' }>): ChatState {
-  const { callId, toolName } = ev;
-  for (let i = state.items.length - 1; i >= 0; i--) {
-    const it = state.items[i];
-    if (it.kind === 'tool' && it.requestId !== undefined && it.callId === callId) {
-      if (it.toolName === toolName || it.announcedAs === toolName) return state;
-      const items = state.items.slice();
-      items[i] = { ...it, announcedAs: toolName };
-      return { ...state, items };
-    }
-  }
-  const announcement: Announcement = {
-    callId,
-    toolName,
-    ...(ev.group !== undefined ? { group: ev.group } : {}),
-    argsSummary: summarizeArguments(ev.arguments),
-    argsJson: clip(JSON.stringify(ev.arguments, null, 2), MAX_ANNOUNCED_ARGS_CHARS),
-  };
-  const announced = [...state.announced.filter((a) => a.callId !== callId), announcement].slice(-MAX_ANNOUNCED);
-  return { ...state, announced };
-}
-
-/**
- * A client tool call the backend announced ended without success, and no request for it ever
- * reached the extension (no record came): the backend refused it itself or the run ended before it
- * was sent. Its card comes from the backend's events and says that nothing ran in the editor. A
- * "success" of an editor tool that never reached the editor is the backend's word against the
- * extension's record and makes no card, as before.
- */
-function notSentCard(state: ChatState, announcement: Announcement, ev: Extract<ChatRunEvent, { type: 'toolCallEnded' }>): ChatState {
-  const announced = state.announced.filter((a) => a !== announcement);
-  const status: CardStatus = ev.outcome === 'timedOut' ? 'failed' : ev.outcome;
-  const code = ev.errorCode !== undefined ? `${ev.errorCode}: ` : '';
-  return appendCard({ ...state, announced }, {
-    kind: 'tool',
-    runId: ev.runId,
-    callId: ev.callId,
-    toolName: announcement.toolName,
-    ...(announcement.group !== undefined ? { group: announcement.group } : {}),
-    executor: 'backend',
-    argsSummary: announcement.argsSummary,
-    argsJson: announcement.argsJson,
-    status,
-    durationMs: ev.durationMs,
-    result: [],
-    expanded: false,
-    notSent: true,
-    ...(ev.errorMessage !== undefined || ev.errorCode !== undefined ? { details: `${code}${ev.errorMessage ?? ''}` } : {}),
-  });
 }
 
 function findRecordCard(state: ChatState, recordId: string): number {

@@ -6,6 +6,7 @@ import { chatHtml } from './chatHtml';
 import { MAX_USER_TEXT, receiveFromWebview, type WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { HostOutbox } from './pendingHostMessages';
+import { CardStream } from './cardStream';
 import { openPathFromChat } from './openPathFromChat';
 import { Commands, Views } from '../ids';
 import { readShowExpansionSteps } from '../settings/config';
@@ -101,6 +102,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     { type: 'approval', prompt: null },
   ]);
   private activeRunId: string | null = null;
+  /** A client call's card from its record alone: what the backend's events for it may add is folded in there. */
+  private readonly cards = new CardStream();
   /** Calls the extension is executing now (their records are not final yet). */
   private readonly openCalls = new Set<string>();
 
@@ -151,7 +154,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   postRunEvent(event: RunEvent, agent?: string): void {
     if (event.type === 'runStarted') this.activeRunId = event.runId;
     else if ((event.type === 'runFinished' || event.type === 'runError') && event.runId === this.activeRunId) this.activeRunId = null;
-    this.post({ type: 'runEvent', event: toChatRunEvent(event, toBase64, agent) });
+    for (const m of this.cards.runEvent(toChatRunEvent(event, toBase64, agent))) this.post(m);
   }
 
   /** The agents the picker offers and the one the shown thread talks to. */
@@ -160,13 +163,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /**
-   * A call the extension executed changed. Client tool cards are built from these records (the
-   * backend's display events for the same call only match them), background calls included.
+   * A call the extension executed changed. Client tool cards are built from these records alone
+   * (src/vscode/chat/cardStream.ts), background calls included.
    */
   postCallRecord(record: CallRecord): void {
     if (isFinalStatus(record.status)) this.openCalls.delete(record.recordId);
     else this.openCalls.add(record.recordId);
-    this.post({ type: 'callRecord', record: toChatCallRecord(record, toBase64) });
+    for (const m of this.cards.record(toChatCallRecord(record, toBase64))) this.post(m);
   }
 
   /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection). */

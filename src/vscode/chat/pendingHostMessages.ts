@@ -23,7 +23,7 @@ export class PendingHostMessages {
     if (message.type === 'reset' || message.type === 'showThread') this.items = [];
     if (message.type === 'callRecord') {
       // A record is the call's whole state: a newer one replaces the queued one, in its place.
-      const i = this.items.findIndex((m) => m.type === 'callRecord' && m.record.requestId === message.record.requestId);
+      const i = this.items.findIndex((m) => m.type === 'callRecord' && m.record.recordId === message.record.recordId);
       if (i >= 0) {
         this.items[i] = message;
         if (message.record.content?.some((c) => c.type === 'binary' && c.data)) this.trimImages();
