@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../../core/callRecord';
 import { assertNever, type EditorContext, type RunEvent } from '../../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, receiveFromWebview, type WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
+import { MAX_USER_TEXT, receiveFromWebview, type WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatRunChanges, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { HostOutbox } from './pendingHostMessages';
 import { CardStream } from './cardStream';
@@ -91,7 +91,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The view was shown (true) or hidden (false). */
   readonly onDidChangeVisibility = this.visibilityEmitter.event;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
+  private readonly runChangeEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'runChange' }>>();
+  /** Keep, Undo or Open on a run's change list (src/vscode/reviews/runChangeList.ts). */
+  readonly onDidRunChangeRequest = this.runChangeEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.runChangeEmitter, this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
   private viewDisposables: vscode.Disposable[] = [];
   private view: vscode.WebviewView | undefined;
   private ready = false;
@@ -224,6 +227,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** An OpenDiff review opened, changed or ended: its card shows it. */
+  postRunChanges(runs: ChatRunChanges[]): void {
+    this.post({ type: 'runChanges', runs });
+  }
+
   postReview(review: ChatReview): void {
     this.post({ type: 'diffReview', review });
   }
@@ -302,6 +309,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'compact':
         if (this.activeRunId === null) this.compactEmitter.fire();
+        break;
+      case 'runChange':
+        this.runChangeEmitter.fire(message);
         break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);

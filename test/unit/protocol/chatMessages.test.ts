@@ -119,7 +119,7 @@ describe('chat messages: what a view that says ready gets again', () => {
   it('every host → webview message declares its replay; the window\'s state is `latest`, the transcript\'s `queued`', () => {
     const types = HostToWebview.options.map((o) => o.shape.type.value).sort();
     assert.deepEqual(Object.keys(HOST_MESSAGE_REPLAY).sort(), types);
-    assert.deepEqual(LATEST_HOST_MESSAGES, ['status', 'awaitingInput', 'approval', 'displaySettings', 'agents', 'threads']);
+    assert.deepEqual(LATEST_HOST_MESSAGES, ['status', 'awaitingInput', 'approval', 'displaySettings', 'agents', 'runChanges', 'threads']);
     assert.equal(HOST_MESSAGE_REPLAY.sync, 'atReady');
     for (const t of ['runEvent', 'callRecord', 'userMessage', 'error', 'notice', 'reset', 'showThread', 'diffReview'] as const) assert.equal(HOST_MESSAGE_REPLAY[t], 'queued', t);
   });
