@@ -5,7 +5,7 @@
  * `ready` tells the host it may start posting.
  */
 import './jitless'; // Must stay first: configures zod before any schema is built.
-import { HostToWebview, MAX_USER_TEXT, type WebviewToHost } from '../protocol/webview';
+import { MAX_USER_TEXT, receiveFromHost, type WebviewToHost } from '../protocol/webview';
 import { leftoverText, newSteerId } from './steers';
 import { ChatView } from './render';
 import { RunChangeListView } from './runChangeList';
@@ -147,12 +147,13 @@ root.querySelector('.items')?.after(runChanges.root);
 runChanges.setThread(state.threadId);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const parsed = HostToWebview.safeParse(event.data);
-  if (!parsed.success) {
-    console.warn('chat view: ignored an invalid message from the host', parsed.error.issues.slice(0, 3));
+  const received = receiveFromHost(event.data);
+  if (!received.ok) {
+    // Dropped whole; the host logs why (the view's console is out of the user's sight).
+    post({ type: 'refusedMessage', ...received.error });
     return;
   }
-  const message = parsed.data;
+  const message = received.message;
   if (message.type === 'showHistory') view.openHistory();
   if (message.type === 'agents') view.setAgents(message.agents, message.current);
   if (message.type === 'focusInput' || message.type === 'attachSelection') view.focusInput();
