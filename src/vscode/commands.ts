@@ -6,6 +6,7 @@ import type { ClientToolsContext } from './context';
 import { safe, uiText, type SafeText } from '../core/uiText';
 import { readConfig } from './settings/config';
 import { Commands, SecretKeys, Views } from './ids';
+import { selectionLabel } from './chat/editorContextSummary';
 import * as ui from './ui';
 
 const MAX_SELECTION_CHARS = 20_000;
@@ -79,15 +80,7 @@ async function askAboutSelection(ctx: ClientToolsContext, given: unknown): Promi
     ctx.send(given.trim(), context, true);
     return;
   }
-  ctx.chat.attachSelection({ label: selectionLabel(editor), context });
-}
-
-/** `src/a.ts:3-7` (lines as the editor numbers them). */
-export function selectionLabel(editor: vscode.TextEditor): string {
-  const { start, end } = editor.selection;
-  const last = end.character === 0 && end.line > start.line ? end.line - 1 : end.line;
-  const lines = last > start.line ? `${start.line + 1}-${last + 1}` : `${start.line + 1}`;
-  return `${vscode.workspace.asRelativePath(editor.document.uri, false)}:${lines}`.slice(-300);
+  ctx.chat.attachSelection({ label: selectionLabel(context) ?? context.file ?? 'selection', context });
 }
 
 interface GrantItem extends ui.SafeQuickPickItem {

@@ -284,7 +284,7 @@ export class ClientToolsContext implements vscode.Disposable {
 
   /** Sends a chat message, with the editor's selection as context when asked: to the thread's agent, or the backend. */
   send(text: string, context: EditorContext | undefined, echo: boolean): void {
-    if (echo) this.chat.showUserMessage(text);
+    if (echo) this.chat.showUserMessage(text, context);
     const threadId = this.threads.currentId;
     if (this.agents.handles(threadId)) {
       this.agents.send(threadId, text, context);

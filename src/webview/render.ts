@@ -6,7 +6,7 @@
  */
 import { ChatAction, isInlineImageType, type ChatAgentOption } from '../protocol/webview';
 import { AgentPicker } from './agentPicker';
-import { attachmentChip, ComposerKeys } from './composer';
+import { attachmentChip, ComposerKeys, sentAttachment } from './composer';
 import { EmptyState } from './emptyState';
 import { renderError } from './errorCard';
 import { QuestionBanner } from './questionBanner';
@@ -439,7 +439,7 @@ export class ChatView {
   private create(item: ChatItem): HTMLElement {
     switch (item.kind) {
       case 'user':
-        return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), h('div', { class: 'user-text' }, item.text));
+        return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), ...(item.attachment ? [sentAttachment(item.attachment)] : []), h('div', { class: 'user-text' }, item.text));
       case 'answer': {
         const el = h('div', { class: 'msg answer', 'data-item-id': item.id }, h('div', { class: 'who' }, 'Agent'), h('div', { class: 'markdown' }),
           h('div', { class: 'answer-actions' }, h('button', { type: 'button', class: 'copy-answer secondary', 'aria-label': 'Copy this answer' }, 'Copy')));

@@ -55,7 +55,13 @@ const ResultPart = z.discriminatedUnion('kind', [
 ]);
 export type ResultPart = z.infer<typeof ResultPart>;
 
-const UserItem = z.object({ kind: z.literal('user'), id: z.string(), text: z.string() });
+const UserItem = z.object({
+  kind: z.literal('user'),
+  id: z.string(),
+  text: z.string(),
+  /** The editor text sent with it (Ask About Selection), by its label; kept in the thread's history. */
+  attachment: z.string().max(300).optional(),
+});
 const AnswerItem = z.object({
   kind: z.literal('answer'),
   id: z.string(),
@@ -257,7 +263,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'status':
       return withStaleModelErrors({ ...state, connection: action.status }, state.connection.model);
     case 'userMessage':
-      return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text }));
+      return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text, ...(action.attachment ? { attachment: action.attachment } : {}) }));
     case 'awaitingInput':
       return state.awaitingInput === action.open ? state : { ...state, awaitingInput: action.open };
     case 'approval':

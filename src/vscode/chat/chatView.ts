@@ -7,6 +7,7 @@ import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatAgentOption, ty
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { openPathFromChat } from './openPathFromChat';
+import { selectionLabel } from './editorContextSummary';
 import { Commands, Views } from '../ids';
 import { readShowExpansionSteps } from '../settings/config';
 
@@ -172,9 +173,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'callRecord', record: toChatCallRecord(record, toBase64) });
   }
 
-  /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection). */
-  showUserMessage(text: string): void {
-    if (text.trim()) this.post({ type: 'userMessage', text: text.slice(0, MAX_USER_TEXT) });
+  /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection), naming the selection sent with it. */
+  showUserMessage(text: string, context?: EditorContext): void {
+    const attachment = selectionLabel(context);
+    if (text.trim()) this.post({ type: 'userMessage', text: text.slice(0, MAX_USER_TEXT), ...(attachment ? { attachment } : {}) });
   }
 
   setStatus(status: ChatStatus): void {
@@ -267,7 +269,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.threadEmitter.fire(message);
         break;
       case 'send':
-        this.post({ type: 'userMessage', text: message.text });
+        this.showUserMessage(message.text, message.context);
         this.sendEmitter.fire({ text: message.text, context: message.context });
         break;
       case 'stop':

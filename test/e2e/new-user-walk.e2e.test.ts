@@ -1,0 +1,98 @@
+/**
+ * A new user's walk, the rest of issue 29, in a real VS Code (code-server) driven by a real
+ * Chromium with the bundled backend's offline demo model: Ask About Selection's attachment stays on
+ * the message it was sent with, and there after a window reload.
+ *
+ * Screenshots go to test-results/chat-flow-walk-*.png.
+ * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 300000 --exit test/e2e/new-user-walk.e2e.test.ts
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { ChatDriver, quickOpen, runPaletteCommand, waitForCursor, waitUntil } from './support/chat-driver';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+interface Harness {
+  page: Page | null;
+  logTail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+describe("A new user's walk in a real VS Code with the offline demo model", function () {
+  this.timeout(300_000);
+  let harness: Harness | undefined;
+  let cleanupWorkspace: (() => void) | undefined;
+  let page: Page;
+  let chat: ChatDriver;
+
+  before(async function () {
+    for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
+      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`node esbuild.mjs\` first`);
+    }
+    // @ts-expect-error plain ESM script without types
+    const { copyFixtureWorkspace } = (await import('../../scripts/test-workspace.mjs')) as {
+      copyFixtureWorkspace(): { workspace: string; cleanup: () => void };
+    };
+    // @ts-expect-error plain ESM script without types
+    const { startVSCode } = (await import('../../scripts/vscode-harness.mjs')) as {
+      startVSCode(options: { workspace: string }): Promise<Harness>;
+    };
+    const copy = copyFixtureWorkspace();
+    cleanupWorkspace = copy.cleanup;
+    harness = await startVSCode({ workspace: copy.workspace });
+    assert.ok(harness.page, 'the harness opened no page');
+    page = harness.page;
+    chat = new ChatDriver(page);
+    try {
+      await chat.open();
+    } catch (e) {
+      await chat.screenshot('walk-failed-open').catch(() => undefined);
+      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
+    }
+  });
+
+  after(async () => {
+    await harness?.stop();
+    cleanupWorkspace?.();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !harness?.page) return;
+    await chat.screenshot(`walk-failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    console.error(`code-server log:\n${harness.logTail(30)}`);
+  });
+
+  const sentWith = (text: string) => chat.frame.locator('.msg.user', { hasText: text }).locator('.sent-attachment');
+
+  it('Ask About Selection: the selection stays named on the message sent with it, and after a window reload', async () => {
+    await quickOpen(page, 'hello.txt');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('ArrowDown');
+    await waitForCursor(page, 'Ln 2, Col 1');
+    await page.keyboard.press('Control+Shift+ArrowRight');
+    await waitForCursor(page, 'Ln 2, Col 7 (6 selected)');
+    await runPaletteCommand(page, 'Client Tools: Ask About Selection');
+    await chat.frame.locator('.attachment-chip', { hasText: 'hello.txt:2' }).waitFor({ timeout: 10_000 });
+    const turn = await chat.beginTurn([]);
+    await page.keyboard.type('what did I select?');
+    await page.keyboard.press('Enter');
+    await chat.frame.locator('.attachment-chip').waitFor({ state: 'detached', timeout: 10_000 });
+    await sentWith('what did I select?').waitFor({ timeout: 10_000 });
+    assert.equal(await sentWith('what did I select?').textContent(), 'Selection hello.txt:2');
+    assert.equal(await sentWith('what did I select?').getAttribute('title'), 'Sent with the editor selection hello.txt:2');
+    await chat.waitForAnswer(turn.answer(), 60_000);
+    await chat.waitForIdle();
+    await chat.screenshot('walk-selection-sent');
+
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await chat.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 60_000 });
+    await waitUntil(async () => (await sentWith('what did I select?').count()) === 1, {
+      timeoutMs: 20_000,
+      describe: async () => `after the reload the transcript shows ${JSON.stringify(await chat.frame.locator('.msg.user').allInnerTexts())}`,
+    });
+    assert.equal(await sentWith('what did I select?').textContent(), 'Selection hello.txt:2');
+  });
+});
