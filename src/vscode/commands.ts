@@ -35,6 +35,9 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.allowTool, (node) => setToolPolicy(ctx, node, 'allow')),
     reg(Commands.askTool, (node) => setToolPolicy(ctx, node, 'ask')),
     reg(Commands.denyTool, (node) => setToolPolicy(ctx, node, 'deny')),
+    reg(Commands.allowToolCurrent, (node) => setToolPolicy(ctx, node, 'allow')),
+    reg(Commands.askToolCurrent, (node) => setToolPolicy(ctx, node, 'ask')),
+    reg(Commands.denyToolCurrent, (node) => setToolPolicy(ctx, node, 'deny')),
     reg(Commands.refreshToolGroups, () => ctx.toolGroups.refresh()),
     reg(Commands.restartMcpServers, () => ctx.mcpServers.restartAll()),
     // From the diff editor's title bar VS Code passes the proposed document's URI.

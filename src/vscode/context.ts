@@ -28,6 +28,7 @@ import { StatusBar, type StatusState } from './statusBar';
 import { ChatThreads } from './chat/threads';
 import { ToolGroupsView } from './toolGroups/toolGroupsView';
 import { keepSwitchedOffTools, ToolPolicyStore } from './toolGroups/toolPolicies';
+import { tellAgentWhatIsOff } from './toolGroups/switchedOffContext';
 import * as ui from './ui';
 
 /** Where versions before the history list kept the one thread id; adopted as the first thread. */
@@ -171,7 +172,7 @@ export class ClientToolsContext implements vscode.Disposable {
     this.toolGroups.setToolLookup((name) => this.core.registry.get(name));
     this.toolGroups.setPolicies(this.toolPolicies);
     this.disposables.push(this.toolPolicies, this.toolPolicies.onDidChange(() => this.toolGroups.refresh()));
-    this.disposables.push(keepSwitchedOffTools(this.core.registry, this.toolPolicies));
+    this.disposables.push(keepSwitchedOffTools(this.core.registry, this.toolPolicies), tellAgentWhatIsOff(this.core, this.toolPolicies));
     this.toolGroups.setDefinitions(this.core.registry.allDefinitions());
     this.mcpServers = new McpServersBridge(this.core.registry, this.log, new McpApprovals(extension.globalState), pkg.version ?? '0.0.0');
     // Pushed after the chat prompts, so disposed before them: every server stops first.

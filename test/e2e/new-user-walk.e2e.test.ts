@@ -1,7 +1,9 @@
 /**
  * A new user's walk, the rest of issue 29, in a real VS Code (code-server) driven by a real
  * Chromium with the bundled backend's offline demo model: Ask About Selection's attachment stays on
- * the message it was sent with, and there after a window reload.
+ * the message it was sent with, and there after a window reload; the Tool Groups view speaks plain
+ * words, its policy menu marks the current choice, and the agent says which tool the user switched
+ * off and where to turn it on.
  *
  * Screenshots go to test-results/chat-flow-walk-*.png.
  * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 300000 --exit test/e2e/new-user-walk.e2e.test.ts
@@ -94,5 +96,55 @@ describe("A new user's walk in a real VS Code with the offline demo model", func
       describe: async () => `after the reload the transcript shows ${JSON.stringify(await chat.frame.locator('.msg.user').allInnerTexts())}`,
     });
     assert.equal(await sentWith('what did I select?').textContent(), 'Selection hello.txt:2');
+  });
+
+  it('Tool Groups: plain words, the current policy checked in the menu, and the agent names the switched-off tool', async () => {
+    const header = (title: string, expanded: boolean) => page.locator(`.part.sidebar .pane-header[aria-expanded="${expanded}"]`, { hasText: title });
+    const row = (name: string) => page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) });
+    const menuItems = async (): Promise<string[]> => {
+      const menu = page.locator('.monaco-menu .action-label');
+      await menu.first().waitFor({ timeout: 10_000 });
+      return (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    };
+    // The Tool Groups view gets the side bar to itself (the chat pane folded) so its rows are drawn.
+    if (await header('Tool Groups', false).count()) await header('Tool Groups', false).click();
+    await header('Chat', true).click();
+    await row('IDE').waitFor({ timeout: 30_000 });
+    assert.match(await row('IDE').innerText(), /the agent (opens it when needed|has its tools)/);
+    assert.doesNotMatch(await row('IDE').innerText(), /\b(expanded|collapsed)\b/);
+    await row('IDE').click();
+    await row('DeleteFile').waitFor({ timeout: 10_000 });
+    assert.match(await row('DeleteFile').innerText(), /asks you first/);
+    assert.doesNotMatch(await row('DeleteFile').innerText(), /visible|in collapsed group|backend/);
+
+    await row('DeleteFile').click({ button: 'right' });
+    assert.deepEqual(await menuItems(), ['Allow Without Asking', '✓ Ask Every Time', 'Deny (Off)']);
+    await page.locator('.monaco-menu .action-label', { hasText: /^Deny \(Off\)$/ }).click();
+    await waitUntil(async () => /off \(your choice\)/.test(await row('DeleteFile').innerText()), {
+      timeoutMs: 10_000,
+      describe: async () => `the DeleteFile row reads "${await row('DeleteFile').innerText()}"`,
+    });
+    await row('DeleteFile').click({ button: 'right' });
+    assert.deepEqual(await menuItems(), ['Allow Without Asking', 'Ask Every Time', '✓ Deny (Off)']);
+    await page.keyboard.press('Escape');
+    await chat.screenshot('walk-tool-groups-off');
+
+    await header('Tool Groups', true).click();
+    await header('Chat', false).click();
+    await chat.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 30_000 });
+    const turn = await chat.send('delete hello.txt', []);
+    const answer = await chat.waitForAnswer(turn.answer(), 60_000);
+    assert.equal(answer, 'I could not do it: DeleteFile is switched off in your Tool Groups view. To use it, right-click DeleteFile there and choose Ask Every Time or Allow Without Asking.');
+    await chat.waitForIdle();
+
+    // Back to Ask Every Time for what follows.
+    if (await header('Tool Groups', false).count()) await header('Tool Groups', false).click();
+    await header('Chat', true).click();
+    await row('DeleteFile').click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: /^Ask Every Time$/ }).click();
+    await waitUntil(async () => /asks you first/.test(await row('DeleteFile').innerText()), { timeoutMs: 10_000, describe: async () => await row('DeleteFile').innerText() });
+    await header('Tool Groups', true).click();
+    await header('Chat', false).click();
+    await chat.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 30_000 });
   });
 });
