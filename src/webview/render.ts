@@ -546,6 +546,8 @@ export class ChatView {
     if (item.details) nodes.push(h('p', { class: 'card-details' }, item.details));
     nodes.push(h('div', { class: 'section-label' }, 'Arguments'));
     nodes.push(h('pre', {}, h('code', { class: 'language-json' }, item.argsJson)));
+    // The kept change says what the result's JSON would (the decision, the hunks), as a diff.
+    if (kept) return nodes;
     if (item.result.length > 0) {
       nodes.push(h('div', { class: 'section-label' }, 'Result'));
       for (const part of item.result) nodes.push(this.resultPart(part));
