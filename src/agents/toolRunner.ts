@@ -5,14 +5,13 @@
  * prompt, TOCTOU checks, run-time and result caps, and call records for the chat's cards. The
  * caller of each call is the agent: the user's while its turn runs, otherwise a background call.
  */
-import { randomUUID } from 'node:crypto';
-import type { ClientToolInvokeResponse, ClientToServer, ProgressStatus } from '../protocol';
+import type { ClientToolInvokeResponse, ProgressStatus } from '../protocol';
 import type { Disposable, Event } from '../base/events';
 import type { CallRecord } from '../core/callRecord';
-import type { Dispatcher, DispatcherOptions } from '../core/dispatcher';
+import { LocalCaller, type LocalDispatcherFactory } from '../core/localCaller';
 import type { AgentCaller } from './agentCallbacks';
 
-export type RunnerDispatcherFactory = (options: Pick<DispatcherOptions, 'send'>) => Dispatcher;
+export type RunnerDispatcherFactory = LocalDispatcherFactory;
 
 export interface ToolRunOptions {
   /** Aborting cancels the call (an open prompt closes, a running command stops). */
@@ -23,62 +22,36 @@ export interface ToolRunOptions {
   binding?: string;
 }
 
-interface Pending {
-  resolve: (response: ClientToolInvokeResponse) => void;
-  onProgress: ToolRunOptions['onProgress'];
-}
-
 export class ToolRunner implements Disposable {
-  private readonly dispatcher: Dispatcher;
-  private readonly pending = new Map<string, Pending>();
+  private readonly calls: LocalCaller;
   /** The extension's record of every call it ran for the agent. */
   readonly onCallRecord: Event<CallRecord>;
 
   /** @param caller the agent, the chat thread its session serves (on every call's record), and whether its turn runs */
   constructor(createDispatcher: RunnerDispatcherFactory, private readonly caller: AgentCaller) {
-    this.dispatcher = createDispatcher({ send: (message) => this.receive(message) });
-    this.onCallRecord = this.dispatcher.onCallRecord;
+    this.calls = new LocalCaller(createDispatcher, 'agent');
+    this.onCallRecord = this.calls.onCallRecord;
   }
 
   get inFlight(): number {
-    return this.dispatcher.inFlight;
+    return this.calls.inFlight;
   }
 
   /** Runs one call; always resolves with the dispatcher's answer (a result or a coded error). */
   run(toolName: string, args: Record<string, unknown>, options: ToolRunOptions): Promise<ClientToolInvokeResponse> {
-    const requestId = `agent-${randomUUID()}`;
-    return new Promise((resolve) => {
-      const onAbort = (): void => this.dispatcher.handleCancel({ type: 'clientToolCancel', requestId, reason: 'the agent withdrew the request' });
-      this.pending.set(requestId, {
-        onProgress: options.onProgress,
-        resolve: (response) => {
-          options.signal.removeEventListener('abort', onAbort);
-          resolve(response);
-        },
-      });
-      options.signal.addEventListener('abort', onAbort, { once: true });
-      this.dispatcher.handleInvoke(
-        { type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args, threadId: this.caller.threadId },
-        { kind: 'agent', label: this.caller.agent, userRun: this.caller.isRunning() },
-        options.binding,
-      );
-      if (options.signal.aborted) onAbort();
+    const { onProgress } = options;
+    return this.calls.call(toolName, args, {
+      caller: { kind: 'agent', label: this.caller.agent, userRun: this.caller.isRunning() },
+      threadId: this.caller.threadId,
+      ...(options.binding !== undefined ? { binding: options.binding } : {}),
+      signal: options.signal,
+      cancelReason: 'the agent withdrew the request',
+      ...(onProgress ? { onProgress: (status: ProgressStatus) => onProgress(status) } : {}),
     });
   }
 
   /** Ends every call still running (their prompts close) with CANCELLED. */
   dispose(): void {
-    this.dispatcher.dispose();
-  }
-
-  private receive(message: ClientToServer): boolean {
-    if (message.type === 'clientToolInvokeResponse') {
-      const pending = this.pending.get(message.requestId);
-      this.pending.delete(message.requestId);
-      pending?.resolve(message);
-    } else if (message.type === 'clientToolProgress') {
-      this.pending.get(message.requestId)?.onProgress?.(message.status);
-    }
-    return true;
+    this.calls.dispose();
   }
 }

@@ -249,6 +249,27 @@ export const ChatReview = z.object({
 /** An OpenDiff review opened, changed (a hunk kept or taken back, the user typed) or ended. */
 export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: ChatReview });
 
+/** Runs, files and listed hunks one `runChanges` message carries at most (the rest is counted, not listed). */
+export const MAX_CHANGE_RUNS = 20;
+export const MAX_CHANGE_FILES = 200;
+const changeRef = { threadId: z.string().min(1).max(200), runId: z.string().min(1).max(200) };
+/** A run's change list (src/vscode/reviews/runChangeList.ts): every file its calls wrote, created or deleted, not yet kept or undone. */
+export const ChatRunChanges = z.object({
+  ...changeRef,
+  files: z.array(z.object({
+    /** The file's key in the extension's record (its absolute path); an action names it back. */
+    file: z.string().min(1).max(4096),
+    path: z.string().min(1).max(4096),
+    kind: z.enum(['created', 'changed', 'deleted']),
+    hunks: ChatReview.shape.hunks,
+    moreHunks: z.number().int().nonnegative(),
+  })).max(MAX_CHANGE_FILES),
+  /** Writes of the run the list does not hold (a folder, a file too large to keep). */
+  untracked: z.number().int().nonnegative(),
+});
+/** Every run's change list, sent again whenever one changes and on every `ready`. */
+export const HostRunChanges = z.object({ type: z.literal('runChanges'), runs: z.array(ChatRunChanges).max(MAX_CHANGE_RUNS) });
+
 /** The chat's own backend in the agent picker. */
 export const BACKEND_AGENT = '';
 export const ChatAgentOption = z.object({
@@ -270,6 +291,7 @@ export const HostToWebview = z.discriminatedUnion('type', [
   HostFocusInput, HostAttachSelection,
   HostDisplaySettings,
   HostAgents,
+  HostRunChanges,
 ]);
 
 // ── webview → host ────────────────────────────────────────────────────
@@ -348,6 +370,18 @@ export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), revie
 /** The card of an accepted review: open its change in a diff editor, or undo it (src/vscode/reviews/keptChanges.ts). */
 export const WebviewKeptChange = z.object({ type: z.literal('keptChange'), reviewId, action: z.enum(['open', 'undo']) });
 
+/**
+ * Keep, Undo or Open on a run's change list: the whole run (no `file`), one file, or one hunk of it
+ * (`hunk`, from 0; Keep and Undo only). The extension acts only on what its own record holds.
+ */
+export const WebviewRunChange = z.object({
+  type: z.literal('runChange'),
+  ...changeRef,
+  file: z.string().min(1).max(4096).optional(),
+  hunk: z.number().int().nonnegative().max(MAX_REVIEW_HUNKS).optional(),
+  action: z.enum(['keep', 'undo', 'open']),
+});
+
 export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction, WebviewAnswerQuestion,
   WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript, WebviewApprovalAnswer,
@@ -355,6 +389,7 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   WebviewOpenPath,
   WebviewPickAgent,
   WebviewSteer, WebviewWithdrawSteer, WebviewCompact,
+  WebviewRunChange,
 ]);
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
@@ -369,6 +404,7 @@ export type ChatAttachment = z.infer<typeof ChatAttachment>;
 export type ChatApproval = z.infer<typeof ChatApproval>;
 export type ChatAction = z.infer<typeof ChatAction>;
 export type ChatAgentOption = z.infer<typeof ChatAgentOption>;
+export type ChatRunChanges = z.infer<typeof ChatRunChanges>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -296,6 +296,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'diffReview':
       return onReview(state, action.review);
     case 'focusInput':
+    case 'runChanges':
     case 'agents':
       // The agent picker is the renderer's (src/webview/agentPicker.ts), not the transcript's.
       return state;

@@ -6,14 +6,13 @@
  * client, named and with its lifetime. The dispatcher's answers and progress come back through
  * `send` and settle the MCP request.
  */
-import { randomUUID } from 'node:crypto';
-import type { ClientToolInvokeResponse, ClientToServer, ProgressStatus } from '../../protocol';
+import type { ClientToolInvokeResponse, ProgressStatus } from '../../protocol';
 import type { Disposable, Event } from '../../base/events';
 import type { CallerLifetime } from '../consent/callerLifetime';
 import type { CallRecord } from '../callRecord';
-import type { Dispatcher, DispatcherOptions } from '../dispatcher';
+import { LocalCaller, type LocalDispatcherFactory } from '../localCaller';
 
-export type DispatcherFactory = (options: Pick<DispatcherOptions, 'send'>) => Dispatcher;
+export type DispatcherFactory = LocalDispatcherFactory;
 
 export interface McpCallOptions {
   /** `callerLabel(...)` of the MCP client; shown on the call's card and its prompt. */
@@ -27,14 +26,8 @@ export interface McpCallOptions {
   onProgress?: (status: ProgressStatus, details: string | undefined) => void;
 }
 
-interface Pending {
-  resolve: (response: ClientToolInvokeResponse) => void;
-  onProgress: McpCallOptions['onProgress'];
-}
-
 export class McpCalls implements Disposable {
-  private readonly dispatcher: Dispatcher;
-  private readonly pending = new Map<string, Pending>();
+  private readonly calls: LocalCaller;
   /** The extension's record of every MCP call, for the chat's activity. */
   readonly onCallRecord: Event<CallRecord>;
 
@@ -44,40 +37,24 @@ export class McpCalls implements Disposable {
    * @param callerKind `agent` for an ACP agent's own MCP server (its calls are the agent's), else `mcp`.
    */
   constructor(createDispatcher: DispatcherFactory, private readonly userRun: () => boolean = () => false, private readonly callerKind: 'mcp' | 'agent' = 'mcp') {
-    this.dispatcher = createDispatcher({ send: (message) => this.receive(message) });
-    this.onCallRecord = this.dispatcher.onCallRecord;
+    this.calls = new LocalCaller(createDispatcher, 'mcp');
+    this.onCallRecord = this.calls.onCallRecord;
   }
 
   get inFlight(): number {
-    return this.dispatcher.inFlight;
+    return this.calls.inFlight;
   }
 
   /** Runs one call; always resolves, with the dispatcher's answer (success or a coded error). */
   call(toolName: string, args: Record<string, unknown>, options: McpCallOptions): Promise<ClientToolInvokeResponse> {
-    // Our own id, never the client's: the replay cache and the chat's cards key on it.
-    const requestId = `mcp-${randomUUID()}`;
-    return new Promise((resolve) => {
-      this.pending.set(requestId, { onProgress: options.onProgress, resolve });
-      this.dispatcher.handleInvoke(
-        { type: 'clientToolInvokeRequest', requestId, callId: requestId, toolName, arguments: args },
-        { kind: this.callerKind, label: options.caller, userRun: this.userRun(), lifetime: options.lifetime },
-      );
+    return this.calls.call(toolName, args, {
+      caller: { kind: this.callerKind, label: options.caller, userRun: this.userRun(), lifetime: options.lifetime },
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
   }
 
   dispose(): void {
     // Every running call ends (open prompts close) and its MCP request is answered CANCELLED.
-    this.dispatcher.dispose();
-  }
-
-  private receive(message: ClientToServer): boolean {
-    if (message.type === 'clientToolInvokeResponse') {
-      const pending = this.pending.get(message.requestId);
-      this.pending.delete(message.requestId);
-      pending?.resolve(message);
-    } else if (message.type === 'clientToolProgress') {
-      this.pending.get(message.requestId)?.onProgress?.(message.status, message.details);
-    }
-    return true;
+    this.calls.dispose();
   }
 }

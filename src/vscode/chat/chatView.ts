@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../../core/callRecord';
 import { assertNever, type EditorContext, type RunEvent } from '../../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
+import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatRunChanges, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { PendingHostMessages } from './pendingHostMessages';
 import { openPathFromChat } from './openPathFromChat';
@@ -94,7 +94,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The approval the chat shows now; sent again on every `ready`, like the status. */
   private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
+  private readonly runChangeEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'runChange' }>>();
+  /** Keep, Undo or Open on a run's change list (src/vscode/reviews/runChangeList.ts). */
+  readonly onDidRunChangeRequest = this.runChangeEmitter.event;
+  /** The run change lists, sent again on every `ready`. */
+  private runChanges: Extract<HostToWebview, { type: 'runChanges' }> | undefined;
+  private readonly disposables: vscode.Disposable[] = [this.runChangeEmitter, this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
   private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
   /** History was asked for while the view was not listening: opened once it is. */
   private historyRequested = false;
@@ -229,6 +234,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** An OpenDiff review opened, changed or ended: its card shows it. */
+  postRunChanges(runs: ChatRunChanges[]): void {
+    this.runChanges = { type: 'runChanges', runs };
+    if (this.ready) this.post(this.runChanges);
+  }
+
   postReview(review: ChatReview): void {
     this.post({ type: 'diffReview', review });
   }
@@ -309,6 +319,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'compact':
         if (this.activeRunId === null) this.compactEmitter.fire();
         break;
+      case 'runChange':
+        this.runChangeEmitter.fire(message);
+        break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);
         break;
@@ -326,7 +339,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (message.type === 'showHistory') this.historyRequested = true;
     if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync' || message.type === 'showHistory') return;
     if (message.type === 'approval') return;
-    if (message.type === 'displaySettings' || message.type === 'agents') return;
+    if (message.type === 'displaySettings' || message.type === 'agents' || message.type === 'runChanges') return;
     if (message.type === 'threads' && !message.notice) return;
     const droppedBefore = this.queue.dropped;
     this.queue.push(message);
@@ -344,6 +357,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       { type: 'approval', prompt: this.approval },
       displaySettings(),
       ...(this.agents ? [this.agents] : []),
+      ...(this.runChanges ? [this.runChanges] : []),
       ...(this.threads ? [{ type: 'threads', ...this.threads } as const] : []),
       ...this.queue.take(),
       { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },
