@@ -370,7 +370,7 @@ describe('chat webview in Chromium', function () {
     await shot('keyboard');
   });
 
-  it('Stop cancels the run and New Chat clears the transcript', async () => {
+  it('Stop cancels the run and New Chat (from the history list; the view title has the other) clears the transcript; the composer has no New Chat or History of its own', async () => {
     await host({ type: 'userMessage', text: 'long task' }, ev.started(), ev.text('Working on it'));
     await page.locator('button.stop').click();
     await host();
@@ -378,7 +378,9 @@ describe('chat webview in Chromium', function () {
     assert.equal(await page.locator('button.stop').textContent(), 'Stopping…');
     await host(ev.finished('cancelled'));
     assert.equal(await page.locator('.event.notice').textContent(), 'Stopped.');
-    await page.locator('button.new-chat').click();
+    assert.equal(await page.locator('form.composer button').allInnerTexts().then((t) => t.filter((x) => /New Chat|History/.test(x)).length), 0, 'New Chat and History are in one place: the view title');
+    await host({ type: 'showHistory' });
+    await page.locator('section.history button.history-new').click();
     await host();
     assert.deepEqual((await posted()).filter((m) => m.type === 'newChat'), [{ type: 'newChat' }]);
     assert.equal(await page.locator('.items > *').count(), 0);
