@@ -11,7 +11,7 @@ export const UI_DOOR_ONLY = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'media/**', 'node_modules/**', '.vscode-test/**', 'schema/**', 'bench/.out/**', 'bench/.scratch/**'] },
+  { ignores: ['dist/**', 'out/**', 'media/**', 'node_modules/**', '.vscode-test/**', 'schema/**', 'bench/.out/**', 'bench/.scratch/**', 'test/fixtures/compile-fail/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],

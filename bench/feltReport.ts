@@ -3,11 +3,12 @@
  * runs, their lines in the table and their targets. Each is its own `--section` name.
  */
 import { benchBackendMemory, type BackendMemoryResult, type MemoryRun } from './backendMemory';
+import { benchLongThreads, OPEN_TARGET_MS, STREAM_TASK_TARGET_MS, type LongThreadsResult } from './longThreads';
 import { benchHostBlocking, HOST_BLOCK_TARGET_MS, HOST_SCENARIOS, type HostBlockingResult } from './hostBlocking';
 import { benchStartToReady, READY_TARGET_MS, type StartToReadyResult } from './startToReady';
 import { benchTokenTask, type TaskRun, type TokenTaskResult } from './tokenTask';
 
-export const FELT_SECTIONS = ['task', 'host', 'memory', 'ready'] as const;
+export const FELT_SECTIONS = ['task', 'host', 'memory', 'ready', 'threads'] as const;
 export type FeltSection = (typeof FELT_SECTIONS)[number];
 
 export interface FeltResults {
@@ -15,6 +16,7 @@ export interface FeltResults {
   hostBlocking?: HostBlockingResult;
   backendMemory?: BackendMemoryResult;
   startToReady?: StartToReadyResult | { skipped: string };
+  longThreads?: LongThreadsResult | { skipped: string };
 }
 
 export interface FeltTarget {
@@ -44,6 +46,17 @@ export async function runFeltSections(ctx: FeltContext): Promise<FeltResults> {
         results.startToReady = await ctx.section('13. start to ready (real VS Code)', () => benchStartToReady({ quick: ctx.quick }));
       } catch (e) {
         results.startToReady = { skipped: `failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
+        process.exitCode = 1;
+      }
+    }
+  }
+  if (ctx.want('threads')) {
+    if (ctx.skipVSCode) results.longThreads = { skipped: 'run without --skip-vscode (it needs Chromium)' };
+    else {
+      try {
+        results.longThreads = await ctx.section('14. long threads (Chromium)', () => benchLongThreads({ quick: ctx.quick }));
+      } catch (e) {
+        results.longThreads = { skipped: `failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
         process.exitCode = 1;
       }
     }
@@ -118,7 +131,25 @@ export function feltLines(r: FeltResults): string[] {
   } else if (ready) {
     out.push(`13. Start to ready: skipped (${ready.skipped})`, '');
   }
+  const threads = r.longThreads;
+  if (threads && 'medianVirtualised' in threads) {
+    const b = threads.medianBaseline;
+    const v = threads.medianVirtualised;
+    out.push(`14. Long threads in Chromium: ${threads.turns} turns, ${threads.toolCards} tool cards (${threads.largeResults} with a 1 MiB result); the view keeps ${threads.items} items (${threads.itemCards} cards), a ${(threads.transcriptChars / 1024).toFixed(0)} KiB transcript`);
+    out.push(`    then an answer streams at 100 tokens/s for ${threads.streamSeconds} s; medians of ${threads.virtualised.length} rounds each, alternating`);
+    out.push(`    ${pad('', 30)}${lpad('open', 9)}${lpad('tasks ≥50ms', 13)}${lpad('longest', 9)}${lpad('frame gap', 11)}${lpad('heap', 9)}${lpad('elements', 10)}${lpad('DOM chars', 11)}`);
+    for (const [label, m] of [['without virtualise.ts', b], ['with virtualise.ts', v], ['baseline: into an empty chat', threads.medianEmptyChat]] as const) {
+      out.push(`    ${pad(label, 30)}${lpad(`${m.openMs.toFixed(0)} ms`, 9)}${lpad(String(m.longTasks), 13)}${lpad(`${m.longestTaskMs.toFixed(0)} ms`, 9)}${lpad(`${m.longestFrameGapMs.toFixed(0)} ms`, 11)}${lpad(`${m.heapStreamedMB.toFixed(1)} MB`, 9)}${lpad(String(m.domElements), 10)}${lpad(String(m.domChars), 11)}`);
+    }
+    out.push('');
+  } else if (threads) {
+    out.push(`14. Long threads: skipped (${threads.skipped})`, '');
+  }
   return out;
+}
+
+function taskMs(r: { longestTaskMs: number }): string {
+  return r.longestTaskMs === 0 ? 'none ≥ 50 ms' : `${r.longestTaskMs.toFixed(0)} ms`;
 }
 
 /** What counting added for good: both baselines come after one session's turn, which made the counting backend load the tables. */
@@ -155,6 +186,13 @@ export function feltTargets(r: FeltResults): FeltTarget[] {
     targets.push({ name: 'backend heap back after the sessions end', target: '≥ 80 % back', value: grown > 0 ? 1 - held / grown : 1, pass: grown <= 0 || held / grown <= 0.2, measured: `${held.toFixed(1)} MB held of ${grown.toFixed(1)} MB grown (${memory.demo.sessions} sessions)` });
     const idleBase = memory.demo.base.rssMB;
     targets.push({ name: 'backend without counting: tokenizer tables not loaded', target: 'not loaded', value: tablesMB(memory).heap, pass: tablesMB(memory).heap > 5, measured: `demo at rest ${idleBase.toFixed(0)} MB RSS; counting added ${tablesMB(memory).rss.toFixed(0)} MB RSS, ${tablesMB(memory).heap.toFixed(1)} MB heap` });
+  }
+  const threads = r.longThreads;
+  if (threads && 'medianVirtualised' in threads) {
+    const v = threads.medianVirtualised;
+    const b = threads.medianBaseline;
+    targets.push({ name: 'long thread: open to first paint (median)', target: `< ${OPEN_TARGET_MS} ms`, value: v.openMs, pass: v.openMs < OPEN_TARGET_MS, measured: `${v.openMs.toFixed(0)} ms (without virtualise.ts ${b.openMs.toFixed(0)} ms)` });
+    targets.push({ name: 'long thread: longest task while streaming (median)', target: `< ${STREAM_TASK_TARGET_MS} ms`, value: v.longestTaskMs, pass: v.longestTaskMs < STREAM_TASK_TARGET_MS, measured: `${taskMs(v)}, frame gap ${v.longestFrameGapMs.toFixed(0)} ms (without: ${taskMs(b)}; into an empty chat: ${taskMs(threads.medianEmptyChat)})` });
   }
   return targets;
 }

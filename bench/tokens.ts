@@ -72,4 +72,3 @@ export function hundredToolGroup(): ToolGroupDefinition {
   return { name: 'Hosting', description: 'Issues, pull requests, releases and settings of the code hosting service.', tools } as ToolGroupDefinition;
 }
 
-if (require.main === module) console.log(JSON.stringify(benchTokens(), null, 2));

@@ -88,6 +88,8 @@ export interface ClientCoreOptions {
    */
   resumeWindowMs?: number;
   timers?: Timers;
+  /** Told of every file a call of any of this core's dispatchers writes (the run's change list). */
+  onFileWritten?: DispatcherOptions['onFileWritten'];
 }
 
 /** No one to ask: every prompt counts as dismissed (deny). */
@@ -169,6 +171,7 @@ export class ClientCore implements Disposable {
       logger: this.logger,
       limits: { ...DEFAULT_DISPATCHER_LIMITS, ...options.limits },
       timers,
+      ...(options.onFileWritten ? { onFileWritten: options.onFileWritten } : {}),
     });
     this.onCallRecord = this.dispatcher.onCallRecord;
     this.registry.setWorkspaceTrusted(options.host.isTrusted());
@@ -301,6 +304,7 @@ export class ClientCore implements Disposable {
       logger: this.logger,
       limits: { ...DEFAULT_DISPATCHER_LIMITS, ...this.options.limits },
       timers: this.options.timers ?? systemTimers,
+      ...(this.options.onFileWritten ? { onFileWritten: this.options.onFileWritten } : {}),
       ...options,
     });
   }

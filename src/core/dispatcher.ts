@@ -39,6 +39,7 @@ import { ReplayCache, type ReplayLimits } from './replayCache';
 import { editableOf, editedArguments, editedPreparation, refusedEdit, withEditNote, type CallEdit } from './editedCall';
 import type { ClientTool, Preparation, ToolContext, ToolResult } from './tool';
 import { systemTimers, type Timers } from './timers';
+import { recordingHost, type RecordedWrite } from './recordingHost';
 import { contentBytes, declinedResponse, errorResponse, mapError } from './toolAnswers';
 
 /** Sends a message; returns false when it could not be handed to an open socket. */
@@ -80,6 +81,8 @@ export interface DispatcherOptions {
   timers?: Timers;
   /** Bytes sent but not yet taken by the backend (the socket's `bufferedAmount`); 0 when unknown. */
   backlog?: () => number;
+  /** Told of every file a call writes, creates or deletes (the run's change list, src/core/recordingHost.ts). */
+  onFileWritten?: (write: RecordedWrite, call: { recordId: string; threadId: string | undefined }) => void;
 }
 
 /**
@@ -339,7 +342,7 @@ export class Dispatcher implements Disposable {
       return { response: errorResponse(id, ErrorCode.PermissionDenied, message), outcome: 'denied' };
     }
 
-    const ctx = this.createContext(call);
+    const ctx = this.createContext(call, request.threadId);
     let preparation: Preparation | undefined = tool.prepare ? await this.raceAbort(call, tool.prepare(args, ctx.context)) : undefined;
     this.updateRecord(call, { target: preparation?.prompt !== undefined ? oneLine(preparation.prompt) : targetFromArguments(args) });
 
@@ -430,8 +433,9 @@ export class Dispatcher implements Disposable {
     return { checked: result, bytes: size };
   }
 
-  private createContext(call: Call): { context: ToolContext; grant: () => void } {
-    const host = this.options.host;
+  private createContext(call: Call, threadId: string | undefined): { context: ToolContext; grant: () => void } {
+    const onWrite = this.options.onFileWritten;
+    const host = onWrite ? recordingHost(this.options.host, (write) => onWrite(write, { recordId: call.recordId, threadId })) : this.options.host;
     const resolved = new Map<string, Promise<ResolvedPath>>();
     let granted = false;
     const context: ToolContext = {

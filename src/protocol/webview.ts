@@ -10,6 +10,7 @@
  * `toChatRunEvent` (src/vscode/chat/chatBridge.ts) before they are posted: the view shows a summary, not a file dump.
  */
 import { z } from 'zod';
+import { ErrorCode } from './errors';
 import { EditorContext, JsonContent, Messages, TextContent, unionOf } from './schemas';
 
 /** Raster image types the view shows inline via a `data:` URL. SVG is deliberately absent. */
@@ -48,8 +49,8 @@ export const MAX_EDITED_VALUE = 10_000;
 
 /**
  * The extension's own record of a call it executed (src/core/callRecord.ts), as the webview
- * receives it. Cards for client tools are built from these; the backend's display events for the
- * same call (matched by `callId`) add nothing to what the card says ran.
+ * receives it. A client tool's card is built from these alone: the backend's display events for a
+ * client call never reach the view (src/vscode/chat/cardStream.ts folds in what they may add).
  */
 export const ChatCallRecord = z.object({
   /**
@@ -57,7 +58,8 @@ export const ChatCallRecord = z.object({
    * never by the backend's request id, which a new session may use again for another call.
    */
   recordId: z.string().min(1).max(100),
-  requestId: z.string().min(1).max(200),
+  /** The backend's request; absent only on a `notSent` record (no request ever came). */
+  requestId: z.string().min(1).max(200).optional(),
   callId: z.string().min(1).max(200),
   threadId: z.string().max(200).optional(),
   toolName: z.string().min(1).max(200),
@@ -67,7 +69,8 @@ export const ChatCallRecord = z.object({
   background: z.boolean(),
   /** Who asked, when not the backend: "MCP: <client>" (plain text, see src/core/callRecord.ts). */
   caller: z.string().max(100).optional(),
-  status: z.enum(['pending', 'awaiting-permission', 'running', 'succeeded', 'failed', 'denied', 'cancelled']),
+  /** `skipped` only on a `notSent` record (the backend's outcome). */
+  status: z.enum(['pending', 'awaiting-permission', 'running', 'succeeded', 'failed', 'denied', 'cancelled', 'skipped']),
   durationMs: z.number().nonnegative().optional(),
   permission: z.object({
     decision: z.enum(['allowed', 'denied']),
@@ -81,6 +84,13 @@ export const ChatCallRecord = z.object({
   refused: z.literal(true).optional(),
   /** The user edited the call before allowing it: the argument, what the agent proposed, what ran (src/core/callRecord.ts). */
   edited: z.object({ argument: z.string().max(64), proposed: z.string().max(MAX_EDITED_VALUE + 100), ran: z.string().max(MAX_EDITED_VALUE + 100) }).optional(),
+  /** The tool the backend's display event named for this call, when it is not the one that ran (src/vscode/chat/cardStream.ts). */
+  announcedAs: z.string().min(1).max(200).optional(),
+  /**
+   * A client call the backend announced and ended without success that never reached the editor
+   * (src/vscode/chat/cardStream.ts): nothing ran; status, code and reason are the backend's.
+   */
+  notSent: z.literal(true).optional(),
 });
 
 export const ConnectionState = z.enum(['connecting', 'connected', 'reconnecting', 'disconnected']);
@@ -184,12 +194,11 @@ export const HostSync = z.object({
   openCallIds: z.array(z.string().max(200)).max(5000).optional(),
 });
 
-/** The history list changed; `notice` says why threads were dropped (the caps), shown in the transcript. */
+/** The history list changed (why threads were dropped, the caps, comes as a `notice`). */
 export const HostThreads = z.object({
   type: z.literal('threads'),
   currentId: threadId,
   threads: z.array(ChatThreadSummary).max(MAX_LISTED_THREADS),
-  notice: z.string().min(1).max(1000).optional(),
 });
 /**
  * Show thread `threadId` (New Chat, a switch, a deletion, or a view that restored another thread).
@@ -244,6 +253,27 @@ export const ChatReview = z.object({
 /** An OpenDiff review opened, changed (a hunk kept or taken back, the user typed) or ended. */
 export const HostDiffReview = z.object({ type: z.literal('diffReview'), review: ChatReview });
 
+/** Runs, files and listed hunks one `runChanges` message carries at most (the rest is counted, not listed). */
+export const MAX_CHANGE_RUNS = 20;
+export const MAX_CHANGE_FILES = 200;
+const changeRef = { threadId: z.string().min(1).max(200), runId: z.string().min(1).max(200) };
+/** A run's change list (src/vscode/reviews/runChangeList.ts): every file its calls wrote, created or deleted, not yet kept or undone. */
+export const ChatRunChanges = z.object({
+  ...changeRef,
+  files: z.array(z.object({
+    /** The file's key in the extension's record (its absolute path); an action names it back. */
+    file: z.string().min(1).max(4096),
+    path: z.string().min(1).max(4096),
+    kind: z.enum(['created', 'changed', 'deleted']),
+    hunks: ChatReview.shape.hunks,
+    moreHunks: z.number().int().nonnegative(),
+  })).max(MAX_CHANGE_FILES),
+  /** Writes of the run the list does not hold (a folder, a file too large to keep). */
+  untracked: z.number().int().nonnegative(),
+});
+/** Every run's change list, sent again whenever one changes and on every `ready`. */
+export const HostRunChanges = z.object({ type: z.literal('runChanges'), runs: z.array(ChatRunChanges).max(MAX_CHANGE_RUNS) });
+
 /** The chat's own backend in the agent picker. */
 export const BACKEND_AGENT = '';
 export const ChatAgentOption = z.object({
@@ -258,14 +288,62 @@ export const ChatAgentOption = z.object({
  */
 export const HostAgents = z.object({ type: z.literal('agents'), agents: z.array(ChatAgentOption).max(64), current: z.string().max(64) });
 
-export const HostToWebview = z.discriminatedUnion('type', [
-  HostRunEvent, HostStatus, HostUserMessage, HostAwaitingInput, HostError, HostReset, HostSync, HostCallRecord,
-  HostThreads, HostShowThread, HostShowHistory, HostApproval,
-  HostDiffReview,
-  HostFocusInput, HostAttachSelection,
-  HostDisplaySettings,
-  HostAgents,
-]);
+/** A line of the transcript from the extension (threads dropped by the caps). */
+export const HostNotice = z.object({ type: z.literal('notice'), text: z.string().min(1).max(1000) });
+
+/**
+ * What a view that says `ready` (shown again after it was hidden, or rebuilt) gets of the host →
+ * webview messages posted before; the host (src/vscode/chat/chatView.ts) follows it per message:
+ * - `latest`: only the newest counts; the host keeps it and posts it again on every `ready`;
+ * - `queued`: each counts once, in order; kept while the view is not listening and posted on `ready`
+ *   (bounded by src/vscode/chat/pendingHostMessages.ts);
+ * - `atReady`: built by the host when the view says `ready`, after the queue, and never kept.
+ */
+export type Replay = 'latest' | 'queued' | 'atReady';
+
+type MessageSchema<T extends string = string> = z.ZodObject<{ type: z.ZodLiteral<T> }>;
+/** Keys are the messages' `type`s (the compiler checks it); each message says how it is replayed. */
+type HostMessageRecord<R> = { [T in keyof R & string]: { schema: MessageSchema<T>; replay: Replay } };
+type WebviewMessageRecord<R> = { [T in keyof R & string]: MessageSchema<T> };
+const hostMessages = <R extends HostMessageRecord<R>>(record: R): R => record;
+const webviewMessages = <R extends WebviewMessageRecord<R>>(record: R): R => record;
+
+/**
+ * Host → webview messages by `type`: the one place a message joins the chat (its schema above,
+ * its entry here). The union, the types and the replay table derive from this record, and the
+ * view's reducer (src/webview/state.ts) ends in assertNeverOr, so a message added here fails the
+ * typecheck until the view handles it.
+ */
+const hostToWebview = hostMessages({
+  status: { schema: HostStatus, replay: 'latest' },
+  awaitingInput: { schema: HostAwaitingInput, replay: 'latest' },
+  approval: { schema: HostApproval, replay: 'latest' },
+  displaySettings: { schema: HostDisplaySettings, replay: 'latest' },
+  agents: { schema: HostAgents, replay: 'latest' },
+  runChanges: { schema: HostRunChanges, replay: 'latest' },
+  threads: { schema: HostThreads, replay: 'latest' },
+  runEvent: { schema: HostRunEvent, replay: 'queued' },
+  callRecord: { schema: HostCallRecord, replay: 'queued' },
+  userMessage: { schema: HostUserMessage, replay: 'queued' },
+  error: { schema: HostError, replay: 'queued' },
+  notice: { schema: HostNotice, replay: 'queued' },
+  reset: { schema: HostReset, replay: 'queued' },
+  showThread: { schema: HostShowThread, replay: 'queued' },
+  diffReview: { schema: HostDiffReview, replay: 'queued' },
+  focusInput: { schema: HostFocusInput, replay: 'queued' },
+  attachSelection: { schema: HostAttachSelection, replay: 'queued' },
+  showHistory: { schema: HostShowHistory, replay: 'queued' },
+  sync: { schema: HostSync, replay: 'atReady' },
+});
+type HostSchemas = { [T in keyof typeof hostToWebview]: (typeof hostToWebview)[T]['schema'] };
+const hostSchemas = Object.fromEntries(Object.entries(hostToWebview).map(([t, d]) => [t, d.schema])) as HostSchemas;
+
+export const HostToWebview = unionOf(hostSchemas);
+/** How each host → webview message is replayed to a view that says `ready`, by type. */
+export const HOST_MESSAGE_REPLAY: { readonly [T in HostToWebview['type']]: Replay } =
+  Object.fromEntries(Object.entries(hostToWebview).map(([t, d]) => [t, d.replay])) as { [T in HostToWebview['type']]: Replay };
+/** The `latest` messages, in the order the host posts them on `ready`. */
+export const LATEST_HOST_MESSAGES = (Object.keys(hostToWebview) as HostToWebview['type'][]).filter((t) => HOST_MESSAGE_REPLAY[t] === 'latest');
 
 // ── webview → host ────────────────────────────────────────────────────
 /** The view's script is running and listening; the host flushes its queue. */
@@ -343,14 +421,82 @@ export const WebviewReviewHunk = z.object({ type: z.literal('reviewHunk'), revie
 /** The card of an accepted review: open its change in a diff editor, or undo it (src/vscode/reviews/keptChanges.ts). */
 export const WebviewKeptChange = z.object({ type: z.literal('keptChange'), reviewId, action: z.enum(['open', 'undo']) });
 
-export const WebviewToHost = z.discriminatedUnion('type', [
-  WebviewReady, WebviewSend, WebviewStop, WebviewNewChat, WebviewRetry, WebviewCopy, WebviewAction, WebviewAnswerQuestion,
-  WebviewSwitchThread, WebviewRenameThread, WebviewDeleteThread, WebviewSaveTranscript, WebviewApprovalAnswer,
-  WebviewDecideReview, WebviewReviewHunk, WebviewKeptChange,
-  WebviewOpenPath,
-  WebviewPickAgent,
-  WebviewSteer, WebviewWithdrawSteer, WebviewCompact,
-]);
+/**
+ * Keep, Undo or Open on a run's change list: the whole run (no `file`), one file, or one hunk of it
+ * (`hunk`, from 0; Keep and Undo only). The extension acts only on what its own record holds.
+ */
+export const WebviewRunChange = z.object({
+  type: z.literal('runChange'),
+  ...changeRef,
+  file: z.string().min(1).max(4096).optional(),
+  hunk: z.number().int().nonnegative().max(MAX_REVIEW_HUNKS).optional(),
+  action: z.enum(['keep', 'undo', 'open']),
+});
+
+/** The view could not parse a message from the host and dropped it; the host logs the coded error. */
+export const WebviewRefusedMessage = z.object({
+  type: z.literal('refusedMessage'),
+  code: z.literal(ErrorCode.InvalidMessage),
+  message: z.string().max(2000),
+});
+
+/**
+ * Webview → host messages by `type`: the one place a message joins (its schema above, its entry
+ * here). The host's receiver (src/vscode/chat/chatView.ts) ends in assertNever, so a message added
+ * here fails the typecheck until the host handles it.
+ */
+const webviewToHost = webviewMessages({
+  ready: WebviewReady,
+  send: WebviewSend,
+  stop: WebviewStop,
+  newChat: WebviewNewChat,
+  retry: WebviewRetry,
+  copy: WebviewCopy,
+  action: WebviewAction,
+  answerQuestion: WebviewAnswerQuestion,
+  switchThread: WebviewSwitchThread,
+  renameThread: WebviewRenameThread,
+  deleteThread: WebviewDeleteThread,
+  saveTranscript: WebviewSaveTranscript,
+  approvalAnswer: WebviewApprovalAnswer,
+  decideReview: WebviewDecideReview,
+  reviewHunk: WebviewReviewHunk,
+  keptChange: WebviewKeptChange,
+  openPath: WebviewOpenPath,
+  pickAgent: WebviewPickAgent,
+  steer: WebviewSteer,
+  withdrawSteer: WebviewWithdrawSteer,
+  compact: WebviewCompact,
+  runChange: WebviewRunChange,
+  refusedMessage: WebviewRefusedMessage,
+});
+
+export const WebviewToHost = unionOf(webviewToHost);
+
+/** A message the receiving side could not parse: dropped whole (never half-applied), with this coded error. */
+export interface RefusedChatMessage {
+  code: typeof ErrorCode.InvalidMessage;
+  /** The first fields at fault, e.g. `type: Invalid input` (no values: they may be long or hostile). */
+  message: string;
+}
+export type Received<T> = { ok: true; message: T } | { ok: false; error: RefusedChatMessage };
+
+function receive<T>(schema: z.ZodType<T>, raw: unknown): Received<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.').slice(0, 200) || '(root)'}: ${i.message.slice(0, 200)}`).join('; ');
+  return { ok: false, error: { code: ErrorCode.InvalidMessage, message: where } };
+}
+
+/** What the host does with anything the view posts: parse it against `WebviewToHost`. */
+export function receiveFromWebview(raw: unknown): Received<WebviewToHost> {
+  return receive(WebviewToHost, raw);
+}
+
+/** What the view does with anything the host posts: parse it against `HostToWebview`. */
+export function receiveFromHost(raw: unknown): Received<HostToWebview> {
+  return receive(HostToWebview, raw);
+}
 
 export type ChatContentItem = z.infer<typeof ChatContentItem>;
 export type ChatBinaryContent = z.infer<typeof ChatBinaryContent>;
@@ -364,6 +510,7 @@ export type ChatAttachment = z.infer<typeof ChatAttachment>;
 export type ChatApproval = z.infer<typeof ChatApproval>;
 export type ChatAction = z.infer<typeof ChatAction>;
 export type ChatAgentOption = z.infer<typeof ChatAgentOption>;
+export type ChatRunChanges = z.infer<typeof ChatRunChanges>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -28,6 +28,7 @@ import { StatusBar, type StatusState } from './statusBar';
 import { ChatThreads } from './chat/threads';
 import { ToolGroupsView } from './toolGroups/toolGroupsView';
 import { keepSwitchedOffTools, ToolPolicyStore } from './toolGroups/toolPolicies';
+import { RunChangeList } from './reviews/runChangeList';
 import * as ui from './ui';
 
 /** Where versions before the history list kept the one thread id; adopted as the first thread. */
@@ -67,6 +68,8 @@ export class ClientToolsContext implements vscode.Disposable {
   readonly toolPolicies: ToolPolicyStore;
   readonly threads: ChatThreads;
   readonly core: ClientCore;
+  /** Every run's change list in the chat, with Keep and Undo (kept in the workspace's storage). */
+  readonly runChanges: RunChangeList;
   /** The user's MCP servers as `MCP: <server>` groups. */
   readonly mcpServers: McpServersBridge;
   /** ACP agents in the chat (Claude Code, Gemini CLI, …) and the chat's agent picker. */
@@ -100,7 +103,9 @@ export class ClientToolsContext implements vscode.Disposable {
         promptTimeoutMs: config.permissions.promptTimeoutSeconds * 1000,
         backgroundCalls: config.permissions.backgroundCalls,
       },
+      onFileWritten: (write, call) => this.runChanges.fileWritten(write, call),
     });
+    this.runChanges = new RunChangeList(path.join((extension.storageUri ?? extension.globalStorageUri).fsPath, 'run-changes.json'), this.chat, this.log);
     const adoptId = extension.workspaceState.get<string>(THREAD_KEY);
     this.threads = new ChatThreads({
       // Per workspace when there is one; windows without a folder share the global list.
@@ -109,6 +114,7 @@ export class ClientToolsContext implements vscode.Disposable {
       log: this.log,
       forgetThread: (threadId) => {
         this.agents.forgetThread(threadId);
+        this.runChanges.forgetThread(threadId);
         try {
           this.core.resetThread(threadId);
         } catch {
@@ -118,13 +124,14 @@ export class ClientToolsContext implements vscode.Disposable {
       ...(adoptId !== undefined ? { adoptId } : {}),
     });
     this.disposables.push(
-      this.log, this.statusBar, this.host, this.prompts, this.toolGroups, this.chat, this.threads,
+      this.log, this.statusBar, this.host, this.prompts, this.toolGroups, this.chat, this.threads, this.runChanges,
       ...registerBuiltinGroups(this.core.registry),
       new LmToolsBridge(this.core.registry, this.log),
       new EditorContextPusher(this.core, this.host),
       vscode.window.registerTreeDataProvider(Views.toolGroups, this.toolGroups),
       this.core.onDidChangeState((s) => this.onState(s)),
       this.core.onRunEvent((e) => {
+        this.runChanges.noteRunEvent(e);
         this.chat.postRunEvent(e);
         this.noteModelAnswer(e);
       }),

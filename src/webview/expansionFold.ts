@@ -6,7 +6,7 @@
  * tool card of that group in the same run carries one muted line naming what was loaded instead.
  */
 import { toFunctionName } from '../protocol/functionNames';
-import type { ChatItem, ChatState, ToolItem } from './state';
+import type { ChatItem, ChatState, ToolItem } from './stateSchema';
 
 const MAX_NAMED_TOOLS = 6;
 

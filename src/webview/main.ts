@@ -5,9 +5,10 @@
  * `ready` tells the host it may start posting.
  */
 import './jitless'; // Must stay first: configures zod before any schema is built.
-import { HostToWebview, MAX_USER_TEXT, type WebviewToHost } from '../protocol/webview';
+import { MAX_USER_TEXT, receiveFromHost, type WebviewToHost } from '../protocol/webview';
 import { leftoverText, newSteerId } from './steers';
 import { ChatView } from './render';
+import { RunChangeListView } from './runChangeList';
 import { initialState, reduce, transcriptOf, type ChatAction, type ChatState } from './state';
 
 interface VsCodeApi {
@@ -139,20 +140,28 @@ const view = new ChatView(root, {
   },
 });
 view.update(state);
+const runChanges = new RunChangeListView({
+  runChange: (threadId, runId, file, hunk, action) => post({ type: 'runChange', threadId, runId, action, ...(file !== undefined ? { file } : {}), ...(hunk !== undefined ? { hunk } : {}) }),
+});
+root.querySelector('.items')?.after(runChanges.root);
+runChanges.setThread(state.threadId);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const parsed = HostToWebview.safeParse(event.data);
-  if (!parsed.success) {
-    console.warn('chat view: ignored an invalid message from the host', parsed.error.issues.slice(0, 3));
+  const received = receiveFromHost(event.data);
+  if (!received.ok) {
+    // Dropped whole; the host logs why (the view's console is out of the user's sight).
+    post({ type: 'refusedMessage', ...received.error });
     return;
   }
-  const message = parsed.data;
+  const message = received.message;
   if (message.type === 'showHistory') view.openHistory();
   if (message.type === 'agents') view.setAgents(message.agents, message.current);
   if (message.type === 'focusInput' || message.type === 'attachSelection') view.focusInput();
   // The transcript being left is the host's to keep before another one replaces it.
   if (message.type === 'showThread') saveTranscriptNow();
+  if (message.type === 'runChanges') runChanges.setRuns(message.runs);
   dispatch(message);
+  runChanges.setThread(state.threadId);
   sendLeftoverSteers();
   // A finished turn is kept at once, not after the usual delay: a window reload right after the
   // answer would otherwise bring back the transcript without it (the page may not get to run its

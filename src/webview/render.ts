@@ -24,6 +24,7 @@ import { foldedAway, foldNote } from './expansionFold';
 import { SteerStrip } from './steerStrip';
 import { ContextMeter } from './contextMeter';
 import { MAX_PENDING_STEERS } from './steers';
+import { DEFERRED_ATTR, defersResult, EAGER_TAIL_ITEMS, isLargePart, LazyMarkdown, virtualisationOn, VIRTUALISED_CLASS } from './virtualise';
 
 export interface ChatActions {
   send(text: string): void;
@@ -187,6 +188,11 @@ export class ChatView {
   private readonly keys: ComposerKeys;
   /** Characters of the streaming answer (its text as shown) already read out, by item id. */
   private readonly streamAnnounced = new Map<string, number>();
+  /** Items out of view are left to the browser (src/webview/virtualise.ts). */
+  private readonly virtualised = virtualisationOn(document);
+  private readonly lazyMarkdown = this.virtualised ? new LazyMarkdown(this.transcript) : undefined;
+  /** The item being built is far from the transcript's end: its answer may wait (LazyMarkdown). */
+  private buildingFarFromEnd = false;
 
   constructor(root: HTMLElement, private readonly actions: ChatActions) {
     this.threadList = new ThreadList({
@@ -201,6 +207,7 @@ export class ChatView {
       },
     });
     root.classList.add('chat');
+    if (this.virtualised) root.classList.add(VIRTUALISED_CLASS);
     this.approval = new ApprovalCard((promptId, digest, answer, reason, edited) => this.actions.answerApproval(promptId, digest, answer, reason, edited));
     root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.steerStrip.root, this.composer, this.announcer);
     this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
@@ -407,7 +414,8 @@ export class ChatView {
       }
     }
     let ref = this.list.firstElementChild;
-    for (const item of shown) {
+    for (const [index, item] of shown.entries()) {
+      this.buildingFarFromEnd = index < shown.length - EAGER_TAIL_ITEMS;
       const before = this.rendered.get(item.id)?.el;
       const el = this.elementFor(item);
       // A replaced element leaves its new one in its place: when that place was `ref`, move past it
@@ -467,7 +475,14 @@ export class ChatView {
   private patchAnswer(el: HTMLElement, prev: AnswerItem | undefined, item: AnswerItem): void {
     el.classList.toggle('streaming', item.streaming);
     const body = el.querySelector<HTMLElement>('.markdown');
-    if (body && prev?.text !== item.text) body.innerHTML = renderMarkdown(item.text);
+    if (body && prev?.text !== item.text) {
+      const render = (): void => { body.innerHTML = renderMarkdown(item.text); };
+      if (this.lazyMarkdown && prev === undefined && !item.streaming && this.buildingFarFromEnd) this.lazyMarkdown.defer(body, item.text, render);
+      else {
+        this.lazyMarkdown?.cancel(body);
+        render();
+      }
+    }
     if (item.truncated && !el.querySelector('.truncated')) {
       el.append(h('p', { class: 'truncated' }, 'The answer was too long; the rest is not shown.'));
     }
@@ -488,7 +503,12 @@ export class ChatView {
           h('span', { class: 'tool-meta' })),
         h('span', { class: 'card-line fold-note', hidden: true })),
       h('div', { class: 'card-body' }));
-    details.addEventListener('toggle', () => this.actions.toggleCard(item.id, details.open));
+    details.addEventListener('toggle', () => {
+      // A result left unbuilt while the card was closed is built as it opens.
+      const shown = this.rendered.get(item.id)?.item;
+      if (details.open && details.hasAttribute(DEFERRED_ATTR) && shown?.kind === 'tool') this.fillToolBody(details, shown);
+      this.actions.toggleCard(item.id, details.open);
+    });
     this.patchTool(details, undefined, item);
     return details;
   }
@@ -533,12 +553,18 @@ export class ChatView {
     if (prev && !prev.expanded && item.expanded && el instanceof HTMLDetailsElement) el.open = true;
     if (prev && prev.result === item.result && prev.details === item.details && prev.argsJson === item.argsJson && prev.status === item.status
       && prev.permissionNote === item.permissionNote && prev.announcedAs === item.announcedAs && prev.target === item.target
-      && prev.review === item.review) return;
-    const body = el.querySelector<HTMLElement>('.card-body');
-    body?.replaceChildren(...this.toolBody(item));
+      && prev.review === item.review && !(el.hasAttribute(DEFERRED_ATTR) && item.expanded)) return;
+    this.fillToolBody(el, item);
   }
 
-  private toolBody(item: ToolItem): Node[] {
+  private fillToolBody(el: HTMLElement, item: ToolItem): void {
+    const defer = defersResult(item, el instanceof HTMLDetailsElement && el.open, this.virtualised);
+    el.toggleAttribute(DEFERRED_ATTR, defer);
+    el.querySelector<HTMLElement>('.card-body')?.replaceChildren(...this.toolBody(item, defer));
+  }
+
+  /** `deferLarge`: the card is closed, its long result parts wait until it opens. */
+  private toolBody(item: ToolItem, deferLarge: boolean): Node[] {
     const nodes: Node[] = [];
     const review = renderReview(item, this.actions, this.reviewReasons);
     if (review) nodes.push(review);
@@ -555,7 +581,7 @@ export class ChatView {
     nodes.push(h('pre', {}, h('code', { class: 'language-json' }, item.argsJson)));
     if (item.result.length > 0) {
       nodes.push(h('div', { class: 'section-label' }, 'Result'));
-      for (const part of item.result) nodes.push(this.resultPart(part));
+      for (const part of item.result) if (!deferLarge || !isLargePart(part)) nodes.push(this.resultPart(part));
     } else if (isTerminal(item.status)) {
       nodes.push(h('div', { class: 'section-label' }, 'Result'), h('p', { class: 'muted' }, 'No content.'));
     }

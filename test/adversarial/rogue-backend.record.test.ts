@@ -12,22 +12,24 @@ import type { BackgroundCallPolicy, CallRecord } from '../../src/core/callRecord
 import { ErrorCode, type RunEvent } from '../../src/protocol';
 import { HostToWebview } from '../../src/protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from '../../src/vscode/chat/chatBridge';
+import { CardStream } from '../../src/vscode/chat/cardStream';
 import { initialState, reduce, type ChatState, type ToolItem } from '../../src/webview/state';
 import { assertNoLeak, assertRefused, CoreRig, SECRET, until } from './support/core-rig';
 
 const THREAD = 'thread-user';
 const toBase64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
 
-/** What the chat view would show: the core's run events and call records through the view's own parsing and reducer. */
+/** What the chat view would show: the core's run events and call records through the host's card stream, the view's own parsing and reducer. */
 class ChatMirror {
   state: ChatState = initialState();
   readonly records: CallRecord[] = [];
+  private readonly stream = new CardStream();
 
   constructor(rig: CoreRig) {
-    rig.core.onRunEvent((e: RunEvent) => this.apply({ type: 'runEvent', event: toChatRunEvent(e, toBase64) }));
+    rig.core.onRunEvent((e: RunEvent) => this.stream.runEvent(toChatRunEvent(e, toBase64)).forEach((m) => this.apply(m)));
     rig.core.onCallRecord((r) => {
       this.records.push(r);
-      this.apply({ type: 'callRecord', record: toChatCallRecord(r, toBase64) });
+      this.stream.record(toChatCallRecord(r, toBase64)).forEach((m) => this.apply(m));
     });
   }
 

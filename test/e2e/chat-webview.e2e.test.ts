@@ -13,6 +13,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { approvalDigestInput, type ChatApproval, type HostToWebview } from '../../src/protocol/webview';
+import { CardStream } from '../../src/vscode/chat/cardStream';
 import { chatHtml } from '../../src/vscode/chat/chatHtml';
 import type { ChatAction } from '../../src/webview/state';
 import { ev, record } from '../unit/webview/fixtures';
@@ -190,9 +191,16 @@ describe('chat webview in Chromium', function () {
     assert.deepEqual(consoleLines.filter((l) => /Content Security Policy|Refused to|pageerror|^error/i.test(l)), [], 'console errors');
   });
 
-  /** Posts host → webview messages and waits until the view has rendered them. */
+  /** What the host posts for these: a client call's run events become at most its record (src/vscode/chat/cardStream.ts). */
+  let cards = new CardStream();
+  beforeEach(() => {
+    cards = new CardStream();
+  });
+  const viaHost = (m: HostToWebview | ChatAction): unknown[] => (m.type === 'runEvent' ? cards.runEvent(m.event) : m.type === 'callRecord' ? cards.record(m.record) : [m]);
+
+  /** Posts host → webview messages (as the host does) and waits until the view has rendered them. */
   async function host(...messages: (HostToWebview | ChatAction)[]): Promise<void> {
-    for (const m of messages) await page.evaluate((msg) => window.postMessage(msg, '*'), m);
+    for (const m of messages.flatMap(viaHost)) await page.evaluate((msg) => window.postMessage(msg, '*'), m);
     await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
   }
   const posted = () => page.evaluate(() => window.__posted);
@@ -393,12 +401,15 @@ describe('chat webview in Chromium', function () {
     assert.deepEqual((await posted()).filter((m) => m.type === 'retry'), [{ type: 'retry', text: 'summarize this file' }]);
   });
 
-  it('restores the transcript after a reload and ignores invalid host messages', async () => {
+  it('restores the transcript after a reload and refuses invalid host messages whole, telling the host with INVALID_MESSAGE', async () => {
     await host({ type: 'userMessage', text: 'hello' }, ev.started(), ev.text('Hi **there**'), ev.finished());
     await host({ type: 'executeCommand', command: 'workbench.action.terminal.new' } as unknown as HostToWebview);
     await host({ type: 'runEvent', event: { type: 'textDelta' } } as unknown as HostToWebview);
     assert.equal(await page.locator('.msg.answer .markdown').textContent(), 'Hi there\n');
-    assert.ok(consoleLines.some((l) => l.startsWith('warning: chat view: ignored an invalid message')), consoleLines.join('\n'));
+    const refused = (await posted()).filter((m) => m.type === 'refusedMessage') as unknown as { code: string; message: string }[];
+    assert.deepEqual(refused.map((r) => r.code), ['INVALID_MESSAGE', 'INVALID_MESSAGE']);
+    assert.match(refused[0].message, /^type: /);
+    assert.match(refused[1].message, /^event\./);
     await page.reload();
     await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
     assert.equal(await page.locator('.msg.user .user-text').textContent(), 'hello');

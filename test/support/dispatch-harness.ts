@@ -3,7 +3,7 @@
  * socket: sent messages are collected, and `call()` resolves with the answer to one request.
  */
 import type { ClientToolInvokeRequest, ClientToolInvokeResponse, ClientToolProgress, ClientToServer } from '../../src/protocol';
-import { Dispatcher, type DispatcherLimits } from '../../src/core/dispatcher';
+import { Dispatcher, type DispatcherLimits, type DispatcherOptions } from '../../src/core/dispatcher';
 import type { IdeHost } from '../../src/core/host';
 import type { LogFields, Logger } from '../../src/base/logger';
 import { Consent, type BackgroundCallPolicy } from '../../src/core/consent/consent';
@@ -47,6 +47,8 @@ export interface HarnessOptions {
    * for a call of the user's run (the backend as the caller either way).
    */
   background?: (request: ClientToolInvokeRequest) => BackgroundCallPolicy | undefined;
+  /** The dispatcher's `onFileWritten` (the run's change list). */
+  onFileWritten?: DispatcherOptions['onFileWritten'];
 }
 
 export class DispatchHarness {
@@ -74,6 +76,7 @@ export class DispatchHarness {
       host: options.host,
       logger: this.logger,
       limits: options.limits,
+      ...(options.onFileWritten ? { onFileWritten: options.onFileWritten } : {}),
       send: (message, onSent) => {
         if (!this.connected) return false;
         this.sent.push(message);

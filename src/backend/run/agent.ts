@@ -382,7 +382,10 @@ export class Agent {
   private async fittedRequest(thread: Thread, ref: RunRef, signal: AbortSignal): Promise<ModelRequest> {
     if (!this.budget) return this.request(thread);
     const { request, compaction, tokens } = await this.budget.fit(thread.history, () => this.request(thread), signal);
-    if (compaction) this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+    if (compaction) {
+      await this.threads.saveWholeHistory(thread);
+      this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+    }
     this.host.send({ type: 'contextUsage', ...ref, tokens, contextWindow: this.budget.config.window, estimated: true });
     return request;
   }
@@ -415,7 +418,10 @@ export class Agent {
     try {
       if (this.budget) {
         const { compaction, tokens } = await this.budget.compactNow(thread.history, () => this.request(thread), run.controller.signal);
-        if (compaction) this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+        if (compaction) {
+          await this.threads.saveWholeHistory(thread);
+          this.host.send(compactedEvent(ref, compaction, this.budget.config.window));
+        }
         this.host.send({ type: 'contextUsage', ...ref, tokens, contextWindow: this.budget.config.window, estimated: true });
       }
       this.finish(thread, run, run.controller.signal.aborted ? 'cancelled' : 'completed');

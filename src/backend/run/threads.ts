@@ -432,6 +432,11 @@ export class Threads {
     return store.append(thread.id, records);
   }
 
+  /** Saves the history as it now is in place of what the store holds (after a compaction, so a reload does not bring back what was compacted). */
+  saveWholeHistory(thread: Thread): Promise<void> {
+    return this.save(thread, [{ kind: 'historyReset' }, ...thread.history.map((message): StoredRecord => ({ kind: 'message', message }))]);
+  }
+
   /** `save` after the stored history is loaded, never throwing: what went wrong comes back. */
   async saved(thread: Thread, records: StoredRecord[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
     try {

@@ -20,7 +20,9 @@ export interface StoredToolState {
 export type StoredRecord =
   | { kind: 'message'; message: ChatMessage }
   | { kind: 'toolState'; state: StoredToolState }
-  | { kind: 'run'; run: StoredRunStatus };
+  | { kind: 'run'; run: StoredRunStatus }
+  /** The messages before it are replaced by those after it (a compaction: the whole history as it now is follows). */
+  | { kind: 'historyReset' };
 
 /** A run's last known status; `started` on reload means the backend stopped during it. */
 export type StoredRunStatus = { runId: string; status: 'started' } | { runId: string; status: 'finished'; reason: FinishReason };
@@ -71,6 +73,7 @@ export function foldRecords(threadId: string, records: Iterable<StoredRecord>): 
   for (const r of records) {
     if (r.kind === 'message') thread.messages.push(r.message);
     else if (r.kind === 'toolState') thread.toolState = r.state;
+    else if (r.kind === 'historyReset') thread.messages = [];
     else thread.lastRun = r.run;
   }
   return thread;

@@ -44,6 +44,7 @@ export const DiskRecord = z.discriminatedUnion('kind', [
       z.object({ runId: z.string(), status: z.literal('finished'), reason: Schemas.FinishReason }),
     ]),
   }),
+  z.object({ kind: z.literal('historyReset') }),
 ]);
 export type DiskRecord = z.infer<typeof DiskRecord>;
 

@@ -3,9 +3,10 @@ import * as vscode from 'vscode';
 import { isFinalStatus, type CallRecord } from '../../core/callRecord';
 import { assertNever, type EditorContext, type RunEvent } from '../../protocol';
 import { chatHtml } from './chatHtml';
-import { MAX_USER_TEXT, WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
+import { MAX_USER_TEXT, receiveFromWebview, type WebviewToHost, type ChatAction, type ChatAgentOption, type ChatApproval, type ChatAttachment, type ChatReview, type ChatRunChanges, type ChatStatus, type ChatThreadSummary, type HostToWebview } from '../../protocol/webview';
 import { toChatCallRecord, toChatRunEvent } from './chatBridge';
-import { PendingHostMessages } from './pendingHostMessages';
+import { HostOutbox } from './pendingHostMessages';
+import { CardStream } from './cardStream';
 import { openPathFromChat } from './openPathFromChat';
 import { Commands, Views } from '../ids';
 import { readShowExpansionSteps } from '../settings/config';
@@ -21,7 +22,7 @@ const ACTION_COMMANDS: Record<ChatAction, string> = {
 };
 
 /** What the chat's settings say about how it shows things; read fresh on every `ready`. */
-function displaySettings(): HostToWebview {
+function displaySettings(): Extract<HostToWebview, { type: 'displaySettings' }> {
   return { type: 'displaySettings', showExpansionSteps: readShowExpansionSteps() };
 }
 
@@ -42,8 +43,9 @@ export type SteerRequest = Extract<WebviewToHost, { type: 'steer' | 'withdrawSte
  * the code that talks to the backend listens to its events and feeds it run events.
  *
  * The webview is not kept alive while hidden: it saves its own state and is rebuilt when shown
- * again. Until the page says `ready`, messages are queued (text deltas of one run are merged), and
- * on every `ready` the host sends the latest status, the awaiting-input flag, the queue, and `sync`.
+ * again. On every `ready` the host replays what each message's declaration says
+ * (`HOST_MESSAGE_REPLAY`, src/protocol/webview.ts): the latest of each `latest` message, then the
+ * `queued` ones that waited (text deltas of one run merged), then `sync`.
  *
  * Behaviour of its own: a message sent from the view is echoed into the transcript before
  * `onDidSend` fires, and New Chat in the view clears the view itself before `onDidNewChat` fires.
@@ -85,25 +87,26 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly pickAgentEmitter = new vscode.EventEmitter<string>();
   /** The user picked an agent in the chat (`BACKEND_AGENT` for the chat's own backend). */
   readonly onDidPickAgent = this.pickAgentEmitter.event;
-  /** The picker's list, sent again on every `ready`. */
-  private agents: Extract<HostToWebview, { type: 'agents' }> | undefined;
   private readonly visibilityEmitter = new vscode.EventEmitter<boolean>();
   /** The view was shown (true) or hidden (false). */
   readonly onDidChangeVisibility = this.visibilityEmitter.event;
-  /** The approval the chat shows now; sent again on every `ready`, like the status. */
-  private approval: ChatApproval | null = null;
 
-  private readonly disposables: vscode.Disposable[] = [this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
-  private threads: { currentId: string; threads: ChatThreadSummary[] } | undefined;
-  /** History was asked for while the view was not listening: opened once it is. */
-  private historyRequested = false;
+  private readonly runChangeEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'runChange' }>>();
+  /** Keep, Undo or Open on a run's change list (src/vscode/reviews/runChangeList.ts). */
+  readonly onDidRunChangeRequest = this.runChangeEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.runChangeEmitter, this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
   private viewDisposables: vscode.Disposable[] = [];
   private view: vscode.WebviewView | undefined;
   private ready = false;
-  private readonly queue = new PendingHostMessages();
-  private status: ChatStatus = { connection: 'disconnected' };
-  private awaitingInput = false;
+  /** What a view that says `ready` gets again, by each message's declared replay. */
+  private readonly outbox = new HostOutbox([
+    { type: 'status', status: { connection: 'disconnected' } },
+    { type: 'awaitingInput', open: false },
+    { type: 'approval', prompt: null },
+  ]);
   private activeRunId: string | null = null;
+  /** A client call's card from its record alone: what the backend's events for it may add is folded in there. */
+  private readonly cards = new CardStream();
   /** Calls the extension is executing now (their records are not final yet). */
   private readonly openCalls = new Set<string>();
 
@@ -118,6 +121,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     provider.disposables.push(vscode.window.registerWebviewViewProvider(Views.chat, provider, {
       webviewOptions: { retainContextWhenHidden: false },
     }));
+    provider.post(displaySettings());
     provider.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('clientTools.chat.showExpansionSteps')) provider.post(displaySettings());
     }));
@@ -153,23 +157,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   postRunEvent(event: RunEvent, agent?: string): void {
     if (event.type === 'runStarted') this.activeRunId = event.runId;
     else if ((event.type === 'runFinished' || event.type === 'runError') && event.runId === this.activeRunId) this.activeRunId = null;
-    this.post({ type: 'runEvent', event: toChatRunEvent(event, toBase64, agent) });
+    for (const m of this.cards.runEvent(toChatRunEvent(event, toBase64, agent))) this.post(m);
   }
 
   /** The agents the picker offers and the one the shown thread talks to. */
   setAgents(agents: ChatAgentOption[], current: string): void {
-    this.agents = { type: 'agents', agents: agents.slice(0, 64), current };
-    if (this.ready) this.post(this.agents);
+    this.post({ type: 'agents', agents: agents.slice(0, 64), current });
   }
 
   /**
-   * A call the extension executed changed. Client tool cards are built from these records (the
-   * backend's display events for the same call only match them), background calls included.
+   * A call the extension executed changed. Client tool cards are built from these records alone
+   * (src/vscode/chat/cardStream.ts), background calls included.
    */
   postCallRecord(record: CallRecord): void {
     if (isFinalStatus(record.status)) this.openCalls.delete(record.recordId);
     else this.openCalls.add(record.recordId);
-    this.post({ type: 'callRecord', record: toChatCallRecord(record, toBase64) });
+    for (const m of this.cards.record(toChatCallRecord(record, toBase64))) this.post(m);
   }
 
   /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection). */
@@ -178,15 +181,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   setStatus(status: ChatStatus): void {
-    this.status = {
+    this.post({ type: 'status', status: {
       connection: status.connection,
       ...(status.model !== undefined ? { model: status.model.slice(0, 200) } : {}),
       ...(status.offline !== undefined ? { offline: status.offline } : {}),
       ...(status.detail !== undefined ? { detail: status.detail.slice(0, 1000) } : {}),
       ...(status.modelUnreachable !== undefined ? { modelUnreachable: status.modelUnreachable.slice(0, 1000) } : {}),
       ...(status.usage !== undefined ? { usage: status.usage.slice(0, 200) } : {}),
-    };
-    if (this.ready) this.post({ type: 'status', status: this.status });
+    } });
   }
 
   /** Whether the chat is on screen now (a prompt shown in it can be seen). */
@@ -196,14 +198,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Shows this permission prompt in the chat (null: none is open). */
   setApproval(prompt: ChatApproval | null): void {
-    this.approval = prompt;
-    if (this.ready) this.post({ type: 'approval', prompt });
+    this.post({ type: 'approval', prompt });
   }
 
   /** A permission prompt opened (true) or closed (false); the composer waits while it is open. */
   setAwaitingInput(open: boolean): void {
-    this.awaitingInput = open;
-    if (this.ready) this.post({ type: 'awaitingInput', open });
+    this.post({ type: 'awaitingInput', open });
   }
 
   showError(message: string, code: string, retryable = true): void {
@@ -217,8 +217,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** The history list changed; `notice` (threads dropped by the caps) is shown in the transcript. */
   setThreads(currentId: string, threads: ChatThreadSummary[], notice?: string): void {
-    this.threads = { currentId, threads };
-    if (this.ready || notice) this.post({ type: 'threads', currentId, threads, ...(notice ? { notice: notice.slice(0, 1000) } : {}) });
+    this.post({ type: 'threads', currentId, threads });
+    if (notice) this.post({ type: 'notice', text: notice.slice(0, 1000) });
   }
 
   /** Replaces the transcript with thread `threadId`'s saved one (undefined: an empty thread). */
@@ -227,6 +227,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** An OpenDiff review opened, changed or ended: its card shows it. */
+  postRunChanges(runs: ChatRunChanges[]): void {
+    this.post({ type: 'runChanges', runs });
+  }
+
   postReview(review: ChatReview): void {
     this.post({ type: 'diffReview', review });
   }
@@ -247,13 +251,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private receive(raw: unknown): void {
-    const parsed = WebviewToHost.safeParse(raw);
-    if (!parsed.success) {
-      const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-      this.log.warn(`Chat view: ignored an invalid message from the webview (${where})`);
+    const received = receiveFromWebview(raw);
+    if (!received.ok) {
+      this.log.warn(`Chat view: refused a message from the webview (${received.error.code}: ${received.error.message})`);
       return;
     }
-    const message = parsed.data;
+    const message = received.message;
     switch (message.type) {
       case 'ready':
         this.ready = true;
@@ -307,8 +310,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'compact':
         if (this.activeRunId === null) this.compactEmitter.fire();
         break;
+      case 'runChange':
+        this.runChangeEmitter.fire(message);
+        break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);
+        break;
+      case 'refusedMessage':
+        this.log.warn(`Chat view: the webview refused a message from the extension (${message.code}: ${message.message})`);
         break;
       default:
         assertNever(message, 'message from the chat view');
@@ -316,38 +325,26 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private post(message: HostToWebview): void {
-    if (this.view && this.ready) {
-      void this.view.webview.postMessage(message);
+    const listening = this.ready ? this.view : undefined;
+    const droppedBefore = this.outbox.dropped;
+    this.outbox.keep(message, listening !== undefined);
+    if (listening) {
+      void listening.webview.postMessage(message);
       return;
     }
-    // Status and the awaiting-input flag are sent fresh on `ready`; everything else waits in order.
-    if (message.type === 'showHistory') this.historyRequested = true;
-    if (message.type === 'status' || message.type === 'awaitingInput' || message.type === 'sync' || message.type === 'showHistory') return;
-    if (message.type === 'approval') return;
-    if (message.type === 'displaySettings' || message.type === 'agents') return;
-    if (message.type === 'threads' && !message.notice) return;
-    const droppedBefore = this.queue.dropped;
-    this.queue.push(message);
-    if (droppedBefore === 0 && this.queue.dropped > 0) {
+    if (droppedBefore === 0 && this.outbox.dropped > 0) {
       this.log.warn('Chat view: too many messages queued while the view was hidden; dropping the oldest');
     }
   }
 
+  /** What a view that says `ready` gets: the latest of each `latest` message, the queue, then `sync`. */
   private flush(): void {
     const view = this.view;
     if (!view) return;
     const messages: HostToWebview[] = [
-      { type: 'status', status: this.status },
-      { type: 'awaitingInput', open: this.awaitingInput },
-      { type: 'approval', prompt: this.approval },
-      displaySettings(),
-      ...(this.agents ? [this.agents] : []),
-      ...(this.threads ? [{ type: 'threads', ...this.threads } as const] : []),
-      ...this.queue.take(),
+      ...this.outbox.replay(),
       { type: 'sync', activeRunId: this.activeRunId, openCallIds: [...this.openCalls] },
-      ...(this.historyRequested ? [{ type: 'showHistory' } as const] : []),
     ];
-    this.historyRequested = false;
     for (const m of messages) void view.webview.postMessage(m);
   }
 

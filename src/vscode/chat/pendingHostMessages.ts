@@ -1,4 +1,4 @@
-import type { ChatContentItem, HostToWebview } from '../../protocol/webview';
+import { HOST_MESSAGE_REPLAY, LATEST_HOST_MESSAGES, type ChatContentItem, type HostToWebview } from '../../protocol/webview';
 
 /** Messages kept for a view that is not listening (hidden, or not opened yet). */
 export const MAX_QUEUED_MESSAGES = 5000;
@@ -23,7 +23,7 @@ export class PendingHostMessages {
     if (message.type === 'reset' || message.type === 'showThread') this.items = [];
     if (message.type === 'callRecord') {
       // A record is the call's whole state: a newer one replaces the queued one, in its place.
-      const i = this.items.findIndex((m) => m.type === 'callRecord' && m.record.requestId === message.record.requestId);
+      const i = this.items.findIndex((m) => m.type === 'callRecord' && m.record.recordId === message.record.recordId);
       if (i >= 0) {
         this.items[i] = message;
         if (message.record.content?.some((c) => c.type === 'binary' && c.data)) this.trimImages();
@@ -83,5 +83,36 @@ export class PendingHostMessages {
         if (content) this.items[i] = { ...m, record: { ...m.record, content } };
       }
     }
+  }
+}
+
+/**
+ * What the host keeps of its messages for a view that says `ready`, as each message's declaration
+ * says (`HOST_MESSAGE_REPLAY`, src/protocol/webview.ts): the newest of each `latest` message, and
+ * the `queued` ones posted while the view was not listening, in order.
+ */
+export class HostOutbox {
+  private readonly latest = new Map<HostToWebview['type'], HostToWebview>();
+  private readonly queue = new PendingHostMessages();
+
+  constructor(initial: readonly HostToWebview[] = []) {
+    for (const m of initial) this.keep(m, true);
+  }
+
+  /** Messages dropped from the queue since the last `replay()` because it was full. */
+  get dropped(): number {
+    return this.queue.dropped;
+  }
+
+  /** Keeps `message` for the next `ready`, as its replay says; `delivered`: the view listens and gets it now. */
+  keep(message: HostToWebview, delivered: boolean): void {
+    const replay = HOST_MESSAGE_REPLAY[message.type];
+    if (replay === 'latest') this.latest.set(message.type, message);
+    else if (replay === 'queued' && !delivered) this.queue.push(message);
+  }
+
+  /** What a view that says `ready` gets before `sync`: each `latest` message, then the queue (emptied). */
+  replay(): HostToWebview[] {
+    return [...LATEST_HOST_MESSAGES.flatMap((type) => this.latest.get(type) ?? []), ...this.queue.take()];
   }
 }

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { safe, uiText } from '../../core/uiText';
 import type { ChatReview } from '../../protocol/webview';
 import type { ProposalFileSystem } from './proposalFileSystem';
+import { writeIfUnchanged } from './guardedWrite';
 import * as ui from '../ui';
 
 const MAX_KEPT = 50;
@@ -59,16 +60,12 @@ export class KeptChanges implements vscode.Disposable {
   async undo(reviewId: string): Promise<boolean> {
     const k = this.kept.get(reviewId);
     if (!k || k.card.change !== 'kept') return false;
-    const doc = await vscode.workspace.openTextDocument(k.file).then((d) => d, () => undefined);
-    if (!doc || lf(doc.getText()) !== lf(k.after)) {
+    const outcome = await writeIfUnchanged(k.file, k.after, k.before ? k.beforeText : null);
+    if (outcome === 'changed') {
       void ui.showWarning(safe`Client Tools: ${uiText(k.card.path)} changed after the change was accepted, so it was not undone. Open the diff to compare.`);
       return false;
     }
-    const edit = new vscode.WorkspaceEdit();
-    if (!k.before) edit.deleteFile(k.file, { ignoreIfNotExists: true });
-    else edit.replace(k.file, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), k.beforeText);
-    if (!(await vscode.workspace.applyEdit(edit))) return false;
-    if (k.before) await doc.save();
+    if (outcome === 'failed') return false;
     k.card = { ...k.card, change: 'undone' };
     this.publish(k.card);
     return true;
@@ -83,8 +80,4 @@ export class KeptChanges implements vscode.Disposable {
     if (k?.before) this.files.remove(k.before);
     this.kept.delete(reviewId);
   }
-}
-
-function lf(text: string): string {
-  return text.replace(/\r\n/g, '\n');
 }

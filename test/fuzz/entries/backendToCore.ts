@@ -60,17 +60,32 @@ export function backendToCore(): EntryDriver {
       b.drop();
       return (await hello) ? 'welcome sent' : 'no hello';
     },
-    async clientToolInvokeRequest(c, b) {
+    async clientToolInvokeRequest(c, b, t) {
       const requestId = `r${++serial}`;
+      const refusedBefore = await t.request<number>('refused');
       b.sendText(c.text((s) => ({ ...(s as object), requestId, callId: `c${serial}` })));
       // Without its own request id the message cannot be answered by id; the barrier shows it was dealt with.
       const answerable = c.position.path.length > 0 && c.position.path[0] !== 'requestId';
-      return answerable ? answerOf(b, requestId) : 'sent';
+      if (!answerable) return 'sent';
+      // A message refused unread has no request id to answer either: the core's count of them says so.
+      let answered = false;
+      const refused = (async () => {
+        while (!answered) {
+          if ((await t.request<number>('refused')) > refusedBefore) return 'refused unread';
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return '';
+      })();
+      const outcome = await Promise.race([answerOf(b, requestId), refused]);
+      answered = true;
+      return outcome;
     },
-    async clientToolCancel(c, b) {
+    async clientToolCancel(c, b, t) {
       const requestId = invoke(b, 'Wait', {});
       b.sendText(c.text((s) => ({ ...(s as object), requestId })));
-      let answer = await answerOf(b, requestId, 2_000);
+      // Once a later call was answered the cancel was dealt with: a cancel taken has ended the call by then, give or take a turn.
+      await barrier(t, b);
+      let answer = await answerOf(b, requestId, 100);
       if (answer === 'no answer') {
         b.send({ type: 'clientToolCancel', requestId });
         answer = `${answer}; after a valid cancel ${await answerOf(b, requestId)}`;

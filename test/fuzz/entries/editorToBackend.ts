@@ -193,7 +193,7 @@ export function editorToBackend(): EntryDriver {
       if (missing.length) throw new Error(`no scenario for client → backend message types: ${missing.join(', ')}`);
       return planCases('backend from an editor', plans);
     },
-    async run(c) {
+    async run(c, target) {
       const peers: EditorPeer[] = [];
       const open = async () => {
         const p = await session();
@@ -205,6 +205,7 @@ export function editorToBackend(): EntryDriver {
       } finally {
         for (const p of peers) p.terminate();
         if (fake) fake.requests.length = 0;
+        await target.request('settled');
       }
     },
     async stop() {

@@ -170,7 +170,7 @@ export function modelToBackend(wire: Wire): EntryDriver {
       }
       return cases;
     },
-    async run(c) {
+    async run(c, target) {
       const peer = await EditorPeer.connect(url, token);
       try {
         peer.send(fuzzHello());
@@ -185,6 +185,7 @@ export function modelToBackend(wire: Wire): EntryDriver {
         return `${first}, then ${second}${peer.undecodable.length ? `; the backend sent what the protocol refuses: ${peer.undecodable.join('; ')}` : ''}`;
       } finally {
         peer.terminate();
+        await target.request('settled');
       }
     },
     async stop() {

@@ -33,6 +33,10 @@ const VALID_RESULT = { content: [{ type: 'text', text: 'echo' }] };
 interface HostState {
   kind?: string;
   changes: number;
+  /** Lines of the server's the transport dropped unread (a request they answered waits on). */
+  dropped: number;
+  /** Warnings and errors the bridge logged (a tools list refused). */
+  warnings: number;
   tools: number;
 }
 
@@ -45,6 +49,8 @@ export class ServerSide {
   readonly pending = new Map<string, (id: unknown) => string>();
   /** Resolves when the next request of a method was answered. */
   private readonly answered = new Map<string, () => void>();
+  /** The id of the last request of each method. */
+  private readonly lastId = new Map<string, unknown>();
 
   private constructor(readonly server: net.Server) {
     server.on('connection', (socket) => {
@@ -87,6 +93,16 @@ export class ServerSide {
     });
   }
 
+  /** Answers the last request of `method` again, validly (after the client dropped a hostile answer unread, it still waits on it). */
+  answerAgain(method: string): void {
+    if (this.lastId.has(method)) this.write(JSON.stringify({ jsonrpc: '2.0', id: this.lastId.get(method), result: validResult(method) }));
+  }
+
+  /** Forgets hostile answers a case set and no request took. */
+  clear(): void {
+    this.pending.clear();
+  }
+
   async close(): Promise<void> {
     this.socket?.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -113,14 +129,17 @@ export class ServerSide {
   private onRequest(method: string, id: unknown): void {
     const hostile = this.pending.get(method);
     this.pending.delete(method);
-    const valid = method === 'initialize'
-      ? { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'fuzz', version: '0' } }
-      : method === 'tools/list' ? VALID_TOOLS : method === 'tools/call' ? VALID_RESULT : {};
-    this.write(hostile ? hostile(id) : JSON.stringify({ jsonrpc: '2.0', id, result: valid }));
+    this.lastId.set(method, id);
+    this.write(hostile ? hostile(id) : JSON.stringify({ jsonrpc: '2.0', id, result: validResult(method) }));
     const done = this.answered.get(method);
     this.answered.delete(method);
     done?.();
   }
+}
+
+function validResult(method: string): unknown {
+  if (method === 'initialize') return { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'fuzz', version: '0' } };
+  return method === 'tools/list' ? VALID_TOOLS : method === 'tools/call' ? VALID_RESULT : {};
 }
 
 export function serverToMcpBridge(): EntryDriver {
@@ -156,37 +175,71 @@ export function serverToMcpBridge(): EntryDriver {
     return answer === 'answered' ? 'then a call was answered' : `then a call: ${answer}`;
   }
 
+  /** True when the bridge dropped a line of the server's unread (since `before`) before `outcome` settled. */
+  async function droppedBefore(t: Target, before: HostState, outcome: Promise<unknown>): Promise<boolean> {
+    let settled = false;
+    const done = () => void (settled = true);
+    outcome.then(done, done);
+    while (!settled) {
+      if ((await state(t)).dropped > before.dropped) return true;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  }
+
   const asResult = (c: PlannedCase) => (id: unknown) => c.text((x) => ({ ...(x as object), id: id as Json }));
 
   const scenarios: Record<string, (c: PlannedCase, s: ServerSide, t: Target) => Promise<string>> = {
     async 'initialize result'(c, s, t) {
       s.pending.set('initialize', asResult(c));
-      const before = (await state(t)).changes;
+      const before = await state(t);
       const answered = s.requestAnswered('initialize');
       await t.request('restart');
       await answered;
-      const after = await until(t, (x) => x.changes > before + 1 && x.kind !== 'starting', 5_000);
+      // Dealt with: the start went on (or failed), or the answer was dropped unread; then the start
+      // still waits on it, and a valid answer lets it go on.
+      let after = await until(t, (x) => (x.changes > before.changes + 1 && x.kind !== 'starting') || x.dropped > before.dropped, 5_000);
+      if (after.kind === 'starting' && after.dropped > before.dropped) {
+        s.answerAgain('initialize');
+        after = await until(t, (x) => x.kind !== 'starting', 5_000);
+        return `answer dropped unread; server ${after.kind} with ${after.tools} tools`;
+      }
       return `server ${after.kind} with ${after.tools} tools`;
     },
     async 'tools/list result'(c, s, t) {
       s.pending.set('tools/list', asResult(c));
-      const before = (await state(t)).changes;
+      const before = await state(t);
       const answered = s.requestAnswered('tools/list');
       s.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
       await answered;
-      const after = await until(t, (x) => x.changes > before, 2_000);
+      // Dealt with: a new list, a list refused (a warning), or the answer dropped unread; then the
+      // re-list still waits on it, and a valid answer ends it.
+      let after = await until(t, (x) => x.changes > before.changes || x.warnings > before.warnings || x.dropped > before.dropped, 5_000);
+      if (after.changes === before.changes && after.dropped > before.dropped) {
+        s.answerAgain('tools/list');
+        after = await until(t, (x) => x.changes > before.changes, 5_000);
+        return `answer dropped unread; server ${after.kind} with ${after.tools} tools`;
+      }
       return `server ${after.kind} with ${after.tools} tools`;
     },
     async 'tools/call result'(c, s, t) {
       s.pending.set('tools/call', asResult(c));
-      return t.request<string>('call', { name: TOOL, args: {} }, 15_000).catch((e: Error) => `error ${e.message}`);
+      const before = await state(t);
+      const call = t.request<string>('call', { name: TOOL, args: {} }, 15_000).catch((e: Error) => `error ${e.message}`);
+      // An answer dropped unread leaves the call waiting: a valid answer to it ends it.
+      if (!(await droppedBefore(t, before, call))) return call;
+      s.answerAgain('tools/call');
+      return `answer dropped unread; then ${await call}`;
     },
   };
 
-  async function request(c: PlannedCase, s: ServerSide): Promise<string> {
+  /** A request of the server's: its answer, or the line dropped unread (then nothing will answer it). */
+  async function request(c: PlannedCase, s: ServerSide, t: Target): Promise<string> {
     const id = `q${++serial}`;
+    const before = await state(t);
     const answer = s.answerTo(id);
     s.write(c.text((x) => ({ ...(x as object), id })));
+    if (await droppedBefore(t, before, answer)) return 'dropped unread';
     const m = await answer;
     return m ? ('error' in m ? `error ${(m.error as { code?: number }).code}` : 'result') : 'no answer';
   }
@@ -211,10 +264,11 @@ export function serverToMcpBridge(): EntryDriver {
     },
     async run(c, target) {
       const s = side as ServerSide;
+      s.clear();
       const scenario = scenarios[c.message];
       let what: string;
       if (scenario) what = await scenario(c, s, target);
-      else if (c.message.startsWith('request ')) what = await request(c, s);
+      else if (c.message.startsWith('request ')) what = await request(c, s, target);
       else {
         s.write(c.text());
         what = 'sent';

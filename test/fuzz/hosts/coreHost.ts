@@ -24,13 +24,15 @@ import { ready, onRequest, serveHealth } from '../support/hostAgent';
 async function main(): Promise<void> {
   const { url, token } = JSON.parse(process.argv[2]) as { url: string; token: string };
   const { host, folder, restoreFiles } = await workspace();
+  // Messages the connection refused unread, counted from its log: a refused call has no request id to answer.
+  let refused = 0;
   const core = new ClientCore({
     url,
     token,
     clientInfo: { name: 'fuzz', version: '0.0.0', ide: 'none' },
     host,
     presenter: host,
-    logger: lineLogger(() => {}),
+    logger: lineLogger((_level, line) => void (line.startsWith('message from the backend refused') && refused++)),
     connection: { handshakeTimeoutMs: 1_000, heartbeatMs: 60_000, reconnect: { initialDelayMs: 5, maxDelayMs: 20, maxAttempts: 1_000_000 } },
     permissions: { backgroundCalls: 'allow', barrage: { maxPromptsPerMinute: 1_000_000 } },
   });
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
     return core.state.kind;
   });
   onRequest('state', () => core.state.kind);
+  onRequest('refused', () => refused);
   // For npm run bench's attacks: a file of the attack's own in the workspace.
   onRequest('write', async (payload) => {
     const { relative, content } = payload as { relative: string; content: string };

@@ -27,7 +27,15 @@ import { onRequest, ready, serveHealth } from '../support/hostAgent';
 async function main(): Promise<void> {
   const { port } = JSON.parse(process.argv[2]) as { port: number };
   const { host } = await workspace();
-  const logger = lineLogger(() => {});
+  // Lines the bridge logs are formatted as the extension's log formats them, and counted: a line of
+  // the server's that the transport dropped unread (a transport error) and a tools list refused (a
+  // warning) are how the fuzzer knows a case was dealt with without a state change.
+  let dropped = 0;
+  let warnings = 0;
+  const logger = lineLogger((level, line) => {
+    if (level === 'debug' && line.startsWith('MCP server transport error')) dropped++;
+    else if (level === 'warn' || level === 'error') warnings++;
+  });
   const core = new ClientCore({ url: '', token: '', clientInfo: { name: 'fuzz', version: '0.0.0', ide: 'none' }, host, presenter: host, logger, permissions: { backgroundCalls: 'allow', barrage: { maxPromptsPerMinute: 1_000_000 } } });
   const calls = new McpCalls((o) => core.createDispatcher(o));
   calls.onCallRecord((r) => HostToWebview.safeParse(JSON.parse(JSON.stringify({ type: 'callRecord', record: toChatCallRecord(r, (b) => Buffer.from(b).toString('base64')) }))));
@@ -68,13 +76,14 @@ async function main(): Promise<void> {
   };
   const start = () => {
     const config = { name: 'fuzz', source: { kind: 'user' as const }, launch: { type: 'stdio' as const, command: process.execPath, args: [path.join(__dirname, 'mcpRelay.mjs'), String(port)], env: {} } };
-    const s = new McpServerSupervisor(config, logger, { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 1_000_000, startTimeoutMs: 10_000 });
+    // Restarts and re-lists at once: a case waits for the work on its value, not for the burst guards (their own tests cover them).
+    const s = new McpServerSupervisor(config, logger, { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 1_000_000, startTimeoutMs: 10_000, listChangedDelayMs: 1, minRelistIntervalMs: 0 });
     s.onDidChangeState((state) => onState(state, s));
     supervisor = s;
     s.start();
   };
 
-  onRequest('state', () => ({ kind: supervisor?.state.kind, changes, tools: core.registry.allDefinitions().reduce((n, g) => n + g.tools.length, 0) }));
+  onRequest('state', () => ({ kind: supervisor?.state.kind, changes, dropped, warnings, tools: core.registry.allDefinitions().reduce((n, g) => n + g.tools.length, 0) }));
   onRequest('restart', async () => {
     await supervisor?.stop();
     start();

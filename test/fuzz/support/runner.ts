@@ -158,6 +158,7 @@ async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: 
     rssPeak: window.peakRss,
   };
   let rss = window.rss;
+  const heapStarted = performance.now();
   if (!frozen && measureHeap) {
     try {
       let m = await target.memory(CASE_TIMEOUT_MS);
@@ -182,7 +183,7 @@ async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: 
   if (window.peakRss - before.rss > BLOAT_FACTOR * c.value.bytes + BLOAT_SLACK) failures.push(`RSS peaked ${mib(window.peakRss - before.rss)} above its start for ${mib(c.value.bytes)} of input`);
   if (failures.length) result.failure = failures.join('; ');
   result.ms = performance.now() - started;
-  if (TRACE) console.log(`  ${Math.round(result.ms)} ms (case ${Math.round(caseMs)} ms) · ${c.message} · ${c.position.label} · ${c.value.label} · ${outcome.slice(0, 100)}`);
+  if (TRACE) console.log(`  ${Math.round(result.ms)} ms (case ${Math.round(caseMs)} ms, heap ${measureHeap ? Math.round(performance.now() - heapStarted) : '-'} ms) · ${c.message} · ${c.position.label} · ${c.value.label} · ${outcome.slice(0, 100)}`);
   return { outcome: result, frozen: frozen || !target.alive, rss };
 }
 

@@ -1,54 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import type ts from 'typescript';
+import { describeAll, lineOf, lines, ROOT, typecheck } from '../../support/typecheck';
 
-const ROOT = path.resolve(__dirname, '../../..');
 const FIXTURE_DIR = path.join(ROOT, 'test/fixtures/exhaustive');
 const SCHEMAS = path.join(ROOT, 'src/protocol/schemas.ts');
 const MARKER = '/* HANDLE_NEW_MESSAGE */';
-
-/** The project's compiler settings (tsconfig.json), so the check is the one `npm run typecheck` makes. */
-function projectOptions(): ts.CompilerOptions {
-  const file = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  return { ...ts.parseJsonConfigFileContent(file.config, ts.sys, ROOT).options, noEmit: true };
-}
-
-/** Type-checks `roots` with some files' text replaced in memory; the diagnostics by file. */
-function typecheck(roots: string[], replaced: ReadonlyMap<string, string>): Map<string, ts.Diagnostic[]> {
-  const options = projectOptions();
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    const text = replaced.get(path.resolve(fileName));
-    return text !== undefined ? ts.createSourceFile(fileName, text, languageVersion, true) : getSourceFile(fileName, languageVersion, onError, shouldCreate);
-  };
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (fileName) => replaced.has(path.resolve(fileName)) || fileExists(fileName);
-  const program = ts.createProgram({ rootNames: roots, options, host });
-  const byFile = new Map<string, ts.Diagnostic[]>();
-  for (const d of ts.getPreEmitDiagnostics(program)) {
-    const key = d.file ? path.relative(ROOT, d.file.fileName) : '(global)';
-    byFile.set(key, [...(byFile.get(key) ?? []), d]);
-  }
-  return byFile;
-}
-
-function describeAll(diagnostics: ts.Diagnostic[] | undefined): string {
-  return (diagnostics ?? []).map((d) => `TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`).join('\n');
-}
-
-/** The line (1-based) of each diagnostic. */
-function lines(diagnostics: ts.Diagnostic[] | undefined): number[] {
-  return (diagnostics ?? []).map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1);
-}
-
-function lineOf(file: string, needle: string): number {
-  const text = readFileSync(path.join(ROOT, file), 'utf8').split('\n');
-  const i = text.findIndex((l) => l.includes(needle));
-  assert.ok(i >= 0, `${needle} not found in ${file}`);
-  return i + 1;
-}
 
 describe('adding a message type without handling it fails the typecheck', function () {
   // One type-checked program over the routing code takes seconds on a busy machine; nothing here waits on timers.

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { initialState, reduce, restoreState, type ChatAction, type ChatState, type ToolItem } from '../../../src/webview/state';
+import { CardStream } from '../../../src/vscode/chat/cardStream';
 import { ev, hostEvent, PNG_1X1, record, RUN, THREAD } from './fixtures';
 
-const play = (actions: ChatAction[], from: ChatState = initialState()): ChatState => actions.reduce(reduce, from);
+/** What the host posts for these (src/vscode/chat/cardStream.ts: a client call's events become at most its record), reduced by the view. */
+const play = (actions: ChatAction[], from: ChatState = initialState(), stream = new CardStream()): ChatState => actions
+  .flatMap((a): ChatAction[] => (a.type === 'runEvent' ? stream.runEvent(a.event) : a.type === 'callRecord' ? stream.record(a.record) : [a]))
+  .reduce(reduce, from);
 const cards = (s: ChatState): ToolItem[] => s.items.filter((i): i is ToolItem => i.kind === 'tool');
 const only = (s: ChatState): ToolItem => {
   const all = cards(s);
@@ -54,7 +58,29 @@ describe('chat state: cards from the extension\'s record', () => {
     assert.deepEqual([c.toolName, c.group, c.executor, c.status, c.notSent, c.requestId, c.argsSummary], ['ReadFile', 'IDE', 'backend', 'cancelled', true, undefined, 'path: "a.txt"']);
     assert.equal(c.details, 'CANCELLED: The run was cancelled before ReadFile was sent.');
     assert.deepEqual(c.result, [], 'nothing ran in the editor: no result is shown');
-    assert.deepEqual(s.announced, []);
+  });
+
+  it('a client call\'s events that reach the view anyway (a host of an older build) make no card and change none', () => {
+    const events = [
+      ev.started(),
+      ev.toolStarted('c1', 'DeleteFile', { path: 'a.txt' }, { executor: 'client' }),
+      hostEvent({ type: 'toolCallEnded', threadId: THREAD, runId: RUN, callId: 'c1', outcome: 'failed', content: [], errorMessage: 'x', durationMs: 0 }),
+    ];
+    assert.deepEqual(cards(events.reduce(reduce, initialState())), []);
+  });
+
+  it('the host keeps a client call\'s events from the view: only its records, with what the events add, are posted', () => {
+    const stream = new CardStream();
+    const posted = [
+      ev.started(),
+      ev.toolStarted('call-r1', 'GetSelection', {}, { executor: 'client' }),
+      ev.toolUpdated('call-r1', 'running'),
+      record('r1', 'ReadFile'),
+      ev.toolEnded('call-r1', 'succeeded', 1, [{ type: 'text', text: 'x' }]),
+      ev.toolStarted('c2', 'Grep', {}, { executor: 'server' }),
+    ].flatMap((a) => (a.type === 'runEvent' ? stream.runEvent(a.event) : a.type === 'callRecord' ? stream.record(a.record) : []));
+    assert.deepEqual(posted.map((m) => (m.type === 'runEvent' ? `${m.type}:${m.event.type}` : m.type)), ['runEvent:runStarted', 'callRecord', 'runEvent:toolCallStarted']);
+    assert.equal(posted[1].type === 'callRecord' && posted[1].record.announcedAs, 'GetSelection');
   });
 
   it('a call the backend refused itself (executor server) is a backend card with the code and reason', () => {
@@ -158,12 +184,12 @@ describe('chat state: cards from the extension\'s record', () => {
     assert.equal(reduce(saved, { type: 'sync', activeRunId: null }), saved, 'a host that says nothing about open calls changes nothing');
   });
 
-  it('a saved state with record cards and announcements is restored; one from before records existed still loads', () => {
+  it('a saved state with record cards is restored; one saved with the announcements the view used to keep still loads', () => {
     const s = play([ev.started(), ev.toolStarted('c9', 'GetSelection', {}, { executor: 'client' }), record('r1', 'ReadFile', { background: true })]);
     const back = restoreState(JSON.parse(JSON.stringify(s)));
     assert.deepEqual(back, s);
-    const old = JSON.parse(JSON.stringify({ ...s, announced: undefined })) as unknown;
-    assert.deepEqual(restoreState(old).announced, []);
+    const old = JSON.parse(JSON.stringify({ ...s, announced: [{ callId: 'c9', toolName: 'GetSelection', argsSummary: '', argsJson: '' }] })) as unknown;
+    assert.deepEqual(restoreState(old), s);
     assert.equal(cards(restoreState(old)).length, 1);
   });
 });

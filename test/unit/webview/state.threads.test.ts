@@ -61,7 +61,9 @@ describe('chat state: threads', () => {
     const s = play([{ type: 'threads', currentId: A, threads: LIST }]);
     assert.deepEqual(s.threads, LIST);
     assert.deepEqual(s.items, []);
-    const withNotice = reduce(s, { type: 'threads', currentId: A, threads: LIST.slice(1), notice: 'Removed the oldest conversation' });
+    const shorter = reduce(s, { type: 'threads', currentId: A, threads: LIST.slice(1) });
+    assert.deepEqual(shorter.threads, LIST.slice(1));
+    const withNotice = reduce(shorter, { type: 'notice', text: 'Removed the oldest conversation' });
     assert.deepEqual(texts(withNotice), ['Removed the oldest conversation']);
     assert.equal(reduce(s, { type: 'showHistory' }), s);
   });

@@ -23,9 +23,16 @@ describe('chat messages: call records', () => {
     q.push(message({ status: 'pending' }));
     q.push({ type: 'userMessage', text: 'hi' });
     q.push(message({ status: 'awaiting-permission' }));
-    q.push(message({ requestId: 'r2', status: 'running' }));
+    q.push(message({ recordId: 'rec-2', requestId: 'r2', status: 'running' }));
     q.push(message({ status: 'denied' }));
     const out = q.take();
     assert.deepEqual(out.map((m) => (m.type === 'callRecord' ? `${m.record.requestId}:${m.record.status}` : m.type)), ['r1:denied', 'userMessage', 'r2:running']);
+  });
+
+  it('a queued record is replaced only by its own call\'s: another call that reuses the request id (a new session) keeps its own', () => {
+    const q = new PendingHostMessages();
+    q.push(message({ status: 'denied' }));
+    q.push(message({ recordId: 'rec-new-session', status: 'pending' }));
+    assert.deepEqual(q.take().map((m) => (m.type === 'callRecord' ? `${m.record.recordId}:${m.record.status}` : m.type)), ['rec-1:denied', 'rec-new-session:pending']);
   });
 });

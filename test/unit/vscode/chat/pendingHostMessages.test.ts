@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_QUEUED_IMAGE_CHARS, MAX_QUEUED_MESSAGES, PendingHostMessages } from '../../../../src/vscode/chat/pendingHostMessages';
+import { HostOutbox, MAX_QUEUED_IMAGE_CHARS, MAX_QUEUED_MESSAGES, PendingHostMessages } from '../../../../src/vscode/chat/pendingHostMessages';
 import type { HostToWebview } from '../../../../src/protocol/webview';
 
 const ref = { threadId: 't', runId: 'r' };
@@ -57,5 +57,44 @@ describe('messages queued until the view is ready', () => {
     for (const id of ['a', 'b', 'c']) q.push(image(id, chars));
     const kept = q.take().map((m) => m.type === 'runEvent' && m.event.type === 'toolCallEnded' && m.event.content[0].type === 'binary' && m.event.content[0].data !== undefined);
     assert.deepEqual(kept, [false, true, true]);
+  });
+});
+
+describe('what a view that says ready gets again (HostOutbox, by each message\'s declared replay)', () => {
+  const status = (model: string): HostToWebview => ({ type: 'status', status: { connection: 'connected', model } });
+  const threads = (n: number): HostToWebview => ({ type: 'threads', currentId: '00000000-0000-4000-8000-000000000000', threads: Array.from({ length: n }, (_, i) => ({ id: `00000000-0000-4000-8000-00000000000${i}`, title: `t${i}`, createdAt: 1, updatedAt: 1 })) });
+
+  it('a `latest` message: only the newest is kept, and it comes again on every ready, delivered before or not', () => {
+    const box = new HostOutbox([status('first')]);
+    box.keep(status('second'), true);
+    assert.deepEqual(box.replay(), [status('second')]);
+    box.keep(status('third'), false);
+    assert.deepEqual(box.replay(), [status('third')]);
+    assert.deepEqual(box.replay(), [status('third')], 'and again on the next ready');
+  });
+
+  it('a `queued` message comes once: on the ready after it was posted to a view not listening, never after it was delivered', () => {
+    const box = new HostOutbox();
+    box.keep({ type: 'userMessage', text: 'seen' }, true);
+    box.keep({ type: 'userMessage', text: 'missed' }, false);
+    assert.deepEqual(box.replay(), [{ type: 'userMessage', text: 'missed' }]);
+    assert.deepEqual(box.replay(), []);
+  });
+
+  it('the list of threads comes on every ready, a notice about dropped threads once', () => {
+    const box = new HostOutbox();
+    box.keep(threads(2), false);
+    box.keep({ type: 'notice', text: 'Removed the oldest conversation' }, false);
+    assert.deepEqual(box.replay(), [threads(2), { type: 'notice', text: 'Removed the oldest conversation' }]);
+    assert.deepEqual(box.replay(), [threads(2)]);
+  });
+
+  it('`latest` messages come first, in their declared order, then the queue; `sync` is never kept', () => {
+    const box = new HostOutbox();
+    box.keep({ type: 'userMessage', text: 'hi' }, false);
+    box.keep({ type: 'sync', activeRunId: null }, false);
+    box.keep({ type: 'approval', prompt: null }, false);
+    box.keep(status('m'), false);
+    assert.deepEqual(box.replay().map((m) => m.type), ['status', 'approval', 'userMessage']);
   });
 });

@@ -1,0 +1,213 @@
+/**
+ * The changes of a run: for every file a run's tool calls wrote, created or deleted, the text before
+ * the run's first write and the text its last write left. Keep and Undo work per file and per hunk
+ * (hunks between the two texts, src/core/hunkReview.ts); an Undo is planned here from the file's
+ * current text and refused with a code unless the file still holds what the run wrote. Pure data: the
+ * editor side reads and writes the files and keeps the log on disk (src/vscode/reviews/runChangeList.ts).
+ */
+import { z } from 'zod';
+import { CodedError, ErrorCode } from '../protocol';
+import { cardHunks, headerOf, hunkReview, withHunk } from './hunkReview';
+import { toLf } from './lineDiff';
+import type { ChatReview } from '../protocol/webview';
+
+/** Runs kept (the oldest go first), files per run, and characters of each side of a file. */
+export const MAX_RUNS = 20;
+export const MAX_FILES_PER_RUN = 200;
+export const MAX_TRACKED_CHARS = 1_000_000;
+/** Characters of every text the log holds; past it the oldest runs go. */
+export const MAX_LOG_CHARS = 32_000_000;
+
+const Text = z.string().max(MAX_TRACKED_CHARS).nullable();
+const FileChange = z.object({
+  /** Absolute path: the key, and what is read and written. */
+  file: z.string().min(1).max(4096),
+  /** What the user sees (workspace-relative). */
+  path: z.string().min(1).max(4096),
+  /** The text before the run's first write; null: the run created the file. */
+  before: Text,
+  /** The text the run's last write left, as reviewed so far; null: the run deleted the file. */
+  after: Text,
+});
+const RunChangeSet = z.object({
+  runId: z.string().min(1).max(200),
+  threadId: z.string().min(1).max(200),
+  files: z.array(FileChange).max(MAX_FILES_PER_RUN),
+  /** Writes not tracked: a file over MAX_TRACKED_CHARS, a folder, a run past MAX_FILES_PER_RUN. */
+  untracked: z.number().int().nonnegative(),
+});
+export const RunChangeLogData = z.object({ version: z.literal(1), runs: z.array(RunChangeSet).max(MAX_RUNS) });
+
+export type FileChange = z.infer<typeof FileChange>;
+export type RunChangeSet = z.infer<typeof RunChangeSet>;
+export type RunChangeLogData = z.infer<typeof RunChangeLogData>;
+
+export interface RunRef {
+  runId: string;
+  threadId: string;
+}
+
+/** What to write to undo: a text, or null to delete the file. */
+export interface PlannedWrite {
+  file: string;
+  text: string | null;
+}
+
+/** A file as the run's change list shows it. */
+export interface FileChangeView {
+  path: string;
+  kind: 'created' | 'changed' | 'deleted';
+  hunks: ChatReview['hunks'];
+}
+
+export class RunChangeLog {
+  private runs: RunChangeSet[];
+
+  constructor(data?: RunChangeLogData) {
+    this.runs = data ? structuredClone(data.runs) : [];
+  }
+
+  /** The log from what was saved; an unreadable or foreign file counts as empty. */
+  static parse(json: unknown): RunChangeLog {
+    const parsed = RunChangeLogData.safeParse(json);
+    return new RunChangeLog(parsed.success ? parsed.data : undefined);
+  }
+
+  toJSON(): RunChangeLogData {
+    return { version: 1, runs: this.runs };
+  }
+
+  /**
+   * A write of the run: `before` is the file's text before this write (null: absent), `after` what the
+   * write left (null: deleted). The first write of a file in a run fixes its `before`.
+   */
+  record(ref: RunRef, file: string, path: string, before: string | null, after: string | null): void {
+    let run = this.runs.find((r) => r.runId === ref.runId && r.threadId === ref.threadId);
+    if (!run) {
+      run = { runId: ref.runId, threadId: ref.threadId, files: [], untracked: 0 };
+      this.runs.push(run);
+      this.runs.splice(0, Math.max(0, this.runs.length - MAX_RUNS));
+    }
+    if (tooLarge(before) || tooLarge(after)) {
+      run.untracked++;
+      return;
+    }
+    const known = run.files.find((f) => f.file === file);
+    if (known) known.after = after;
+    else if (run.files.length >= MAX_FILES_PER_RUN) return void run.untracked++;
+    else run.files.push({ file, path, before, after });
+    this.dropIfUnchanged(run, file);
+    while (this.runs.length > 1 && this.chars() > MAX_LOG_CHARS) this.runs.shift();
+  }
+
+  private chars(): number {
+    let n = 0;
+    for (const run of this.runs) for (const f of run.files) n += (f.before?.length ?? 0) + (f.after?.length ?? 0);
+    return n;
+  }
+
+  /** A writing call of the run that could not be tracked (a folder, a file too large). */
+  untracked(ref: RunRef): void {
+    const run = this.runs.find((r) => r.runId === ref.runId && r.threadId === ref.threadId);
+    if (run) run.untracked++;
+    else this.runs.push({ runId: ref.runId, threadId: ref.threadId, files: [], untracked: 1 });
+  }
+
+  /** The thread's runs that still have changes to review, oldest first. */
+  runsOf(threadId: string): readonly RunChangeSet[] {
+    return this.runs.filter((r) => r.threadId === threadId && (r.files.length > 0 || r.untracked > 0));
+  }
+
+  view(change: FileChange): FileChangeView {
+    const kind = change.before === null ? 'created' : change.after === null ? 'deleted' : 'changed';
+    if (change.after === null) return { path: change.path, kind, hunks: [] };
+    const review = hunkReview(change.before ?? '', change.after);
+    return { path: change.path, kind, hunks: cardHunks(review, change.after, (i) => headerOf(review, i)) };
+  }
+
+  /** Undo of the whole file: the text before (or a delete), only while the file holds exactly what the run left. */
+  planUndoFile(ref: RunRef, file: string, current: string | null): PlannedWrite {
+    const change = this.change(ref, file);
+    requireUnchanged(change, current);
+    return { file, text: change.before };
+  }
+
+  /** Undo of hunk `index`: the file with that hunk as it was before, only while the file holds exactly what the run left. */
+  planUndoHunk(ref: RunRef, file: string, index: number, current: string | null): PlannedWrite {
+    const change = this.change(ref, file);
+    if (change.after === null) throw new CodedError(ErrorCode.InvalidArguments, `${change.path} was deleted by the run: undo the whole file`);
+    requireUnchanged(change, current);
+    const text = withHunk(hunkReview(change.before ?? '', change.after), change.after, index, false);
+    if (text === undefined) throw new CodedError(ErrorCode.NotFound, `${change.path} has no hunk ${index + 1}`);
+    return { file, text };
+  }
+
+  /** The planned write was made: the file now holds `text` (null: absent). */
+  written(ref: RunRef, write: PlannedWrite): void {
+    const run = this.run(ref);
+    const change = run.files.find((f) => f.file === write.file);
+    if (!change) return;
+    change.after = write.text;
+    this.dropIfUnchanged(run, write.file);
+  }
+
+  /** Keep the file as the run left it: it leaves the list. */
+  keepFile(ref: RunRef, file: string): void {
+    const run = this.run(ref);
+    this.change(ref, file);
+    run.files = run.files.filter((f) => f.file !== file);
+  }
+
+  /** Keep hunk `index`: the text before takes it, so it leaves the list. */
+  keepHunk(ref: RunRef, file: string, index: number): void {
+    const change = this.change(ref, file);
+    if (change.after === null) throw new CodedError(ErrorCode.InvalidArguments, `${change.path} was deleted by the run: keep the whole file`);
+    const review = hunkReview(change.before ?? '', change.after);
+    const before = withHunk(review, change.before ?? '', index, true);
+    if (before === undefined || index >= review.hunks.length) throw new CodedError(ErrorCode.NotFound, `${change.path} has no hunk ${index + 1}`);
+    change.before = before;
+    this.dropIfUnchanged(this.run(ref), file);
+  }
+
+  /** Keep everything the run changed. */
+  keepRun(ref: RunRef): void {
+    this.runs = this.runs.filter((r) => !(r.runId === ref.runId && r.threadId === ref.threadId));
+  }
+
+  /** Forgets a thread's runs (the thread was deleted). */
+  forgetThread(threadId: string): void {
+    this.runs = this.runs.filter((r) => r.threadId !== threadId);
+  }
+
+  private run(ref: RunRef): RunChangeSet {
+    const run = this.runs.find((r) => r.runId === ref.runId && r.threadId === ref.threadId);
+    if (!run) throw new CodedError(ErrorCode.NotFound, `no changes are recorded for run ${ref.runId}`);
+    return run;
+  }
+
+  private change(ref: RunRef, file: string): FileChange {
+    const change = this.run(ref).files.find((f) => f.file === file);
+    if (!change) throw new CodedError(ErrorCode.NotFound, `the run's changes name no such file`);
+    return change;
+  }
+
+  private dropIfUnchanged(run: RunChangeSet, file: string): void {
+    const change = run.files.find((f) => f.file === file);
+    if (change && sameText(change.before, change.after)) run.files = run.files.filter((f) => f !== change);
+  }
+}
+
+/** TARGET_CHANGED unless the file holds exactly what the run left (line endings aside). */
+function requireUnchanged(change: FileChange, current: string | null): void {
+  if (sameText(change.after, current)) return;
+  const now = current === null ? 'it no longer exists' : change.after === null ? 'it exists again' : 'it was edited since';
+  throw new CodedError(ErrorCode.TargetChanged, `${change.path} is not as the run left it (${now}); nothing was written. Open the diff to compare.`);
+}
+
+function sameText(a: string | null, b: string | null): boolean {
+  return a === null || b === null ? a === b : toLf(a) === toLf(b);
+}
+
+function tooLarge(text: string | null): boolean {
+  return text !== null && text.length > MAX_TRACKED_CHARS;
+}

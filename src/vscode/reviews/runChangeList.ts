@@ -1,0 +1,193 @@
+/**
+ * The chat's change list of each run: every file a call of the run wrote, created or deleted (told by
+ * the dispatchers, src/core/recordingHost.ts), with Keep, Undo and Open Diff per run, file and hunk.
+ * The record (src/core/runChanges.ts) is kept in the extension's storage, so the list comes back
+ * after a window reload. Undo goes through the one guarded write (guardedWrite.ts): nothing is
+ * written unless the file still holds what the run left; otherwise the user is told, with the code.
+ * The view names a run and a file; only files the record holds are ever read or written.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CodedError, ErrorCode, type RunEvent } from '../../protocol';
+import { MAX_CHANGE_FILES, MAX_REVIEW_HUNKS, type ChatRunChanges, type WebviewToHost } from '../../protocol/webview';
+import type { RecordedWrite } from '../../core/recordingHost';
+import { RunChangeLog, type PlannedWrite, type RunRef } from '../../core/runChanges';
+import { safe, uiText } from '../../core/uiText';
+import type { ChatViewProvider } from '../chat/chatView';
+import { currentText, writeIfUnchanged } from './guardedWrite';
+import { ProposalFileSystem } from './proposalFileSystem';
+import * as ui from '../ui';
+
+export const RUN_BEFORE_SCHEME = 'client-tools-run-before';
+/** A saved record larger than this is not read (it cannot have been written by this code). */
+const MAX_SAVED_BYTES = 64 * 1024 * 1024;
+/** Hunks listed in one message across all runs; the rest are counted (Open Diff shows them). */
+const MAX_LISTED_HUNKS = 1000;
+const SAVE_DELAY_MS = 300;
+
+type RunChangeRequest = Extract<WebviewToHost, { type: 'runChange' }>;
+
+export class RunChangeList implements vscode.Disposable {
+  private readonly log: RunChangeLog;
+  /** The run each thread has in progress (from the run events). */
+  private readonly activeRuns = new Map<string, string>();
+  private readonly befores = new ProposalFileSystem();
+  private readonly disposables: vscode.Disposable[] = [];
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly chat: ChatViewProvider,
+    private readonly logger: Pick<vscode.LogOutputChannel, 'warn'>,
+  ) {
+    this.log = RunChangeLog.parse(readSaved(file, logger));
+    this.disposables.push(
+      this.befores,
+      vscode.workspace.registerFileSystemProvider(RUN_BEFORE_SCHEME, this.befores, { isCaseSensitive: true, isReadonly: true }),
+      chat.onDidRunChangeRequest((request) => void this.handle(request)),
+    );
+    this.publish();
+  }
+
+  /** Follows which run each thread has in progress: a write is the run's only while it runs. */
+  noteRunEvent(event: RunEvent): void {
+    if (event.type === 'runStarted') this.activeRuns.set(event.threadId, event.runId);
+    else if ((event.type === 'runFinished' || event.type === 'runError') && this.activeRuns.get(event.threadId) === event.runId) this.activeRuns.delete(event.threadId);
+  }
+
+  /** A call wrote a file (src/core/dispatcher.ts `onFileWritten`); kept when the call belongs to a run in progress. */
+  fileWritten(write: RecordedWrite, call: { threadId: string | undefined }): void {
+    const runId = call.threadId === undefined ? undefined : this.activeRuns.get(call.threadId);
+    if (runId === undefined || call.threadId === undefined) return;
+    const ref = { runId, threadId: call.threadId };
+    if (write.before === undefined || write.after === undefined) this.log.untracked(ref);
+    else this.log.record(ref, write.file, vscode.workspace.asRelativePath(write.file), write.before, write.after);
+    this.changed();
+  }
+
+  /** The thread was deleted: its runs' lists go with it. */
+  forgetThread(threadId: string): void {
+    this.log.forgetThread(threadId);
+    this.changed();
+  }
+
+  async handle(request: RunChangeRequest): Promise<void> {
+    const ref: RunRef = { runId: request.runId, threadId: request.threadId };
+    try {
+      // The record is a file in the extension's storage: what it names is acted on only inside the workspace.
+      if (request.file !== undefined && !vscode.workspace.getWorkspaceFolder(vscode.Uri.file(request.file))) {
+        throw new CodedError(ErrorCode.PathOutsideWorkspace, 'the file is outside the workspace folders; nothing was done');
+      }
+      if (request.action === 'open') {
+        if (request.file !== undefined) await this.open(ref, request.file);
+      } else if (request.action === 'keep') {
+        if (request.file === undefined) this.log.keepRun(ref);
+        else if (request.hunk === undefined) this.log.keepFile(ref, request.file);
+        else this.log.keepHunk(ref, request.file, request.hunk);
+      } else {
+        await this.undo(ref, request.file, request.hunk);
+      }
+    } catch (e) {
+      const code = e instanceof CodedError ? e.code : ErrorCode.Internal;
+      const message = e instanceof Error ? e.message : String(e);
+      void ui.showWarning(safe`Client Tools: ${uiText(message)} (${uiText(code)})`);
+    }
+    this.changed();
+  }
+
+  dispose(): void {
+    if (this.saveTimer !== undefined) {
+      clearTimeout(this.saveTimer);
+      this.saveNow();
+    }
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+
+  /** Undo of a run (every file), a file or a hunk; each file written only while it holds what the run left. */
+  private async undo(ref: RunRef, file: string | undefined, hunk: number | undefined): Promise<void> {
+    const run = this.log.runsOf(ref.threadId).find((r) => r.runId === ref.runId);
+    const files = file !== undefined ? [file] : (run?.files.map((f) => f.file).filter((f) => vscode.workspace.getWorkspaceFolder(vscode.Uri.file(f))) ?? []);
+    if (files.length === 0) throw new CodedError(ErrorCode.NotFound, `no changes are recorded for run ${ref.runId}`);
+    const refused: string[] = [];
+    for (const f of files) {
+      const uri = vscode.Uri.file(f);
+      const now = await currentText(uri);
+      let planned: PlannedWrite;
+      try {
+        planned = hunk === undefined ? this.log.planUndoFile(ref, f, now) : this.log.planUndoHunk(ref, f, hunk, now);
+      } catch (e) {
+        if (files.length === 1) throw e;
+        refused.push(e instanceof Error ? e.message : String(e));
+        continue;
+      }
+      const outcome = await writeIfUnchanged(uri, now, planned.text);
+      if (outcome === 'written') this.log.written(ref, planned);
+      else refused.push(`${vscode.workspace.asRelativePath(f)} was ${outcome === 'changed' ? 'edited meanwhile' : 'not written by the editor'}`);
+    }
+    if (refused.length > 0) throw new CodedError(ErrorCode.TargetChanged, `not undone: ${refused.join('; ')}`);
+  }
+
+  /** Opens a file's change: a diff from the text before the run to the file now (a created file opens as itself). */
+  private async open(ref: RunRef, file: string): Promise<void> {
+    const change = this.log.runsOf(ref.threadId).find((r) => r.runId === ref.runId)?.files.find((f) => f.file === file);
+    if (!change) throw new CodedError(ErrorCode.NotFound, `the run's changes name no such file`);
+    const uri = vscode.Uri.file(change.file);
+    if (change.before === null) {
+      await vscode.window.showTextDocument(uri, { preview: true });
+      return;
+    }
+    const before = vscode.Uri.from({ scheme: RUN_BEFORE_SCHEME, authority: encodeURIComponent(ref.runId).slice(0, 200), path: `/${change.path.replace(/^\/+/, '')}` });
+    this.befores.put(before, change.before);
+    const right = change.after === null ? vscode.Uri.from({ scheme: RUN_BEFORE_SCHEME, authority: 'deleted', path: before.path }) : uri;
+    if (change.after === null) this.befores.put(right, '');
+    await vscode.commands.executeCommand('vscode.diff', before, right, `${change.path}: before the run ↔ ${change.after === null ? 'deleted' : 'now'}`, { preview: true });
+  }
+
+  private changed(): void {
+    this.publish();
+    this.saveTimer ??= setTimeout(() => this.saveNow(), SAVE_DELAY_MS);
+  }
+
+  private publish(): void {
+    let hunkBudget = MAX_LISTED_HUNKS;
+    const runs: ChatRunChanges[] = [];
+    const threads = new Set(this.log.toJSON().runs.map((r) => r.threadId));
+    for (const threadId of threads) {
+      for (const run of this.log.runsOf(threadId)) {
+        const files = run.files.slice(0, MAX_CHANGE_FILES).map((f) => {
+          const view = this.log.view(f);
+          const listed = Math.max(0, Math.min(view.hunks.length, MAX_REVIEW_HUNKS, hunkBudget));
+          hunkBudget -= listed;
+          return { file: f.file, path: view.path, kind: view.kind, hunks: view.hunks.slice(0, listed), moreHunks: view.hunks.length - listed };
+        });
+        runs.push({ threadId, runId: run.runId, files, untracked: run.untracked });
+      }
+    }
+    this.chat.postRunChanges(runs);
+  }
+
+  private saveNow(): void {
+    this.saveTimer = undefined;
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      const temp = `${this.file}.${process.pid}.tmp`;
+      fs.writeFileSync(temp, JSON.stringify(this.log.toJSON()));
+      fs.renameSync(temp, this.file);
+    } catch (e) {
+      this.logger.warn(`Run changes: could not save ${this.file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+function readSaved(file: string, logger: Pick<vscode.LogOutputChannel, 'warn'>): unknown {
+  try {
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) return undefined;
+    if (!stat.isFile() || stat.size > MAX_SAVED_BYTES) throw new Error('not a file of this extension');
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    logger.warn(`Run changes: ignored ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+}

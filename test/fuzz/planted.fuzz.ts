@@ -1,0 +1,51 @@
+/**
+ * The fuzzer's own test: the runner, the prober and the judging, on a process with a planted defect
+ * (hosts/plantedHost.ts). Work quadratic in a run of one character (the token counter's freeze) must
+ * fail as a stall, with the larger values of its ladder skipped; a message kept after it was read
+ * must fail as heap growth; the same process with nothing planted must pass every case. Each is a
+ * handful of cases of the ordinary plan (plan.ts, hostile.ts), run by `runEntry` as the entries are.
+ */
+import * as assert from 'node:assert/strict';
+import { planCases } from './support/plan';
+import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
+import { shapeOf } from './support/shape';
+import { Target } from './support/target';
+
+/** A bounded field (its ladder: 1 KiB, at the limit, past it) and an unbounded one (1 KiB, 64 KiB, 1 MiB, the whole message). */
+const SCHEMA = { type: 'object', properties: { text: { type: 'string', maxLength: 64 * 1024 }, note: { type: 'string' } } };
+const KEPT = /^(text|note) · run 'a' (1 KiB|64 KiB|1 MiB|at the limit|past the limit|filling the message)/;
+
+function planted(plant: 'none' | 'freeze' | 'leak'): EntryDriver {
+  return {
+    name: `planted ${plant}`,
+    start: () => Target.start('plantedHost.ts', { plant }),
+    cases: () => planCases(`planted ${plant}`, [{ message: 'note', shape: shapeOf(SCHEMA), limit: 16 * 1024 * 1024 }]).filter((c) => KEPT.test(`${c.position.label} · ${c.value.label}`)),
+    run: (c, target) => target.request<string>('take', c.text(), 30_000),
+    stop: async () => {},
+  };
+}
+
+const failures = (r: EntryReport) => r.cases.filter((c) => c.failure).map((c) => `${c.position} · ${c.value}: ${c.failure}`);
+
+describe('freeze-and-bloat fuzzer, on planted defects', () => {
+  it('passes every case of a process with nothing planted', async () => {
+    const report = await runEntry(planted('none'));
+    assert.ok(report.cases.length >= 7, `${report.cases.length} cases`);
+    assert.deepEqual(failures(report), []);
+  });
+
+  it('fails work quadratic in a run of one character as a stall, and skips the rest of its ladder', async () => {
+    const report = await runEntry(planted('freeze'));
+    const failed = failures(report);
+    assert.ok(failed.some((f) => /^text · run 'a' at the limit, 64 KiB: (stalled|frozen)/.test(f)), failed.join('\n'));
+    assert.ok(failed.some((f) => /^note · run 'a' 64 KiB: (stalled|frozen)/.test(f)), failed.join('\n'));
+    assert.ok(report.cases.some((c) => c.value === "run 'a' 1 KiB" && !c.failure), 'a short run is quick even the quadratic way');
+    assert.ok(report.skipped >= 2, `skipped ${report.skipped}`);
+  });
+
+  it('fails a message kept after it was read as heap growth', async () => {
+    const report = await runEntry(planted('leak'));
+    const failed = failures(report);
+    assert.ok(failed.some((f) => /^note · run 'a' filling the message.*heap after GC grew/.test(f)), failed.join('\n'));
+  });
+});
