@@ -29,7 +29,7 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
   let ui: AgentChat;
 
   before(async function () {
-    const started = await startAgentChat({ agent: 'claude', label: AGENT, bin: 'claude-code-acp', args: [], steps });
+    const started = await startAgentChat({ agent: 'claude', label: AGENT, bin: '.bin/claude-code-acp', args: [], steps });
     stop = started.stop;
     ui = started.chat as AgentChat;
   });

@@ -26,7 +26,7 @@ export interface AgentChatOptions {
   agent: AgentName;
   /** The name it has in `clientTools.agents` (the picker's label, the cards' caller). */
   label: string;
-  /** Its bin in the installed package's node_modules/.bin and the arguments the user would configure. */
+  /** Its program, relative to the installed package's node_modules (`.bin/gemini`), and the arguments the user would configure. */
   bin: string;
   args: string[];
   /** The model's script, given the workspace's notes.txt. */
@@ -58,11 +58,16 @@ export class AgentChat {
   /** Waits for the chat's permission prompt whose text matches `expected`, and returns its text. */
   async promptMatching(expected: RegExp): Promise<string> {
     let text = '';
-    await waitUntil(async () => {
-      if (!(await this.chat.approval.isVisible())) return false;
-      text = await this.chat.approval.innerText().catch(() => '');
-      return expected.test(text);
-    }, { timeoutMs: 60_000, describe: () => `no prompt matching ${expected}; the chat shows ${JSON.stringify(text)}` });
+    try {
+      await waitUntil(async () => {
+        if (!(await this.chat.approval.isVisible())) return false;
+        text = await this.chat.approval.innerText().catch(() => '');
+        return expected.test(text);
+      }, { timeoutMs: 60_000, describe: () => `no prompt matching ${expected}; the chat shows ${JSON.stringify(text)}` });
+    } catch (e) {
+      await this.screenshot('no-prompt').catch(() => undefined);
+      throw e;
+    }
     return text;
   }
 
@@ -139,9 +144,10 @@ export async function startAgentChat(options: AgentChatOptions): Promise<{ chat?
     const notes = path.join(workspace, 'notes.txt');
     fs.writeFileSync(notes, NOTES);
     launch = await launchAgent(options.agent, options.steps(notes));
-    // The installed package's own bin, so the extension gives it its preset's launch.
+    // The installed package's own program (named as the preset's), so the extension gives it its preset's launch.
+    // opencode's is its platform package's binary: opencode-ai's .bin is a stub until its postinstall runs, which provisioning skips.
     const entry = [...launch.args, launch.command].find((part) => part.includes(`${path.sep}node_modules${path.sep}`)) ?? '';
-    const bin = path.join(entry.slice(0, entry.indexOf(`${path.sep}node_modules${path.sep}`)), 'node_modules', '.bin', options.bin);
+    const bin = path.join(entry.slice(0, entry.indexOf(`${path.sep}node_modules${path.sep}`)), 'node_modules', options.bin);
     assert.ok(fs.existsSync(bin), `${bin} is missing`);
     // `node` on the agent's PATH first: a bin's `#!/usr/bin/env node` runs the Node of this test.
     const env = { ...launch.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${launch.env.PATH}` };
