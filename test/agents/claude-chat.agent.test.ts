@@ -10,97 +10,36 @@
  * prompt and cancels the agent; after a window reload the conversation is listed and continues in
  * the agent's resumed session (the model's next request carries the earlier turns).
  *
- * Screenshots go to test-results/claude-chat-*.png.
+ * The setup is the shared driver (test/support/agents/chat-ui.ts). Screenshots go to test-results/claude-chat-*.png.
  *
  * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 600000 --exit test/agents/claude-chat.agent.test.ts
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { ChatDriver, RESULTS_DIR, waitUntil } from '../e2e/support/chat-driver';
-import { launchAgent, type AgentLaunch } from '../support/agents/agent-launch';
 import type { AgentStep } from '../support/agents/script';
+import { startAgentChat, type AgentChat } from '../support/agents/chat-ui';
 
-const ROOT = path.resolve(__dirname, '../..');
 const AGENT = 'Claude Code';
 const REASON = 'not this one, say allowed-run';
 
-interface Harness {
-  page: Page | null;
-  logTail(lines?: number): string;
-  stop(): Promise<void>;
-}
-
 describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Code, offline', function () {
   this.timeout(600_000);
-  let harness: Harness | undefined;
-  let launch: AgentLaunch | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
-  let workspace: string;
-  let notes: string;
-  let page: Page;
-  let chat: ChatDriver;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `claude-chat-${name}.png`) });
-  const history = () => chat.frame.locator('section.history');
-
-  /** Waits for the chat's permission prompt whose text matches `expected`, and returns its text. */
-  async function promptMatching(expected: RegExp): Promise<string> {
-    let text = '';
-    await waitUntil(async () => {
-      if (!(await chat.approval.isVisible())) return false;
-      text = await chat.approval.innerText().catch(() => '');
-      return expected.test(text);
-    }, { timeoutMs: 60_000, describe: () => `no prompt matching ${expected}; the chat shows ${JSON.stringify(text)}` });
-    return text;
-  }
+  let stop: (() => Promise<void>) | undefined;
+  let ui: AgentChat;
 
   before(async function () {
-    for (const built of ['dist/extension.js', 'media/chat.js']) {
-      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`node esbuild.mjs\` first`);
-    }
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    // @ts-expect-error plain ESM script without types
-    const { copyFixtureWorkspace } = (await import('../../scripts/test-workspace.mjs')) as {
-      copyFixtureWorkspace(): { workspace: string; cleanup: () => void };
-    };
-    // @ts-expect-error plain ESM script without types
-    const { startVSCode } = (await import('../../scripts/vscode-harness.mjs')) as {
-      startVSCode(options: { workspace: string; settings: Record<string, unknown> }): Promise<Harness>;
-    };
-    const copy = copyFixtureWorkspace();
-    workspace = fs.realpathSync(copy.workspace);
-    cleanupWorkspace = copy.cleanup;
-    notes = path.join(workspace, 'notes.txt');
-    fs.writeFileSync(notes, 'alpha\nbeta\ngamma\ndelta\nepsilon\n');
-    launch = await launchAgent('claude', steps());
-    // The installed package's own bin (`claude-code-acp`), so the extension gives it its preset's launch.
-    const entry = launch.args[0] as string;
-    const bin = path.join(entry.slice(0, entry.indexOf(`${path.sep}node_modules${path.sep}`)), 'node_modules', '.bin', 'claude-code-acp');
-    assert.ok(fs.existsSync(bin), `${bin} is missing`);
-    // `node` on the agent's PATH first: the bin's `#!/usr/bin/env node` runs the Node of this test.
-    const env = { ...launch.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${launch.env.PATH}` };
-    harness = await startVSCode({ workspace, settings: { 'clientTools.agents': [{ name: AGENT, command: bin, args: [], env }] } });
-    assert.ok(harness.page, 'the harness opened no page');
-    page = harness.page;
-    chat = new ChatDriver(page);
-    try {
-      await chat.open();
-    } catch (e) {
-      await screenshot('failed-open').catch(() => undefined);
-      throw new Error(`the chat did not open: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
-    }
+    const started = await startAgentChat({ agent: 'claude', label: AGENT, bin: '.bin/claude-code-acp', args: [], steps });
+    stop = started.stop;
+    ui = started.chat as AgentChat;
   });
 
   after(async () => {
-    if (harness?.page) await screenshot('last').catch(() => undefined);
-    await harness?.stop();
-    await launch?.dispose();
-    cleanupWorkspace?.();
+    await stop?.();
   });
 
   /** The model's script, one reply per step, counted over the whole conversation (script.ts). */
-  function steps(): AgentStep[] {
+  function steps(notes: string): AgentStep[] {
     const file = () => notes;
     return [
       { tool: 'mcp__acp__Read', args: { file_path: file() } },
@@ -119,13 +58,8 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
   }
 
   it('picked in the chat: reads, writes with one hunk rejected, a command denied with a reason then one allowed, an editor tool', async () => {
-    const model = (launch as AgentLaunch).model;
-    const picker = chat.frame.locator('select.agent-picker');
-    await picker.waitFor({ state: 'visible', timeout: 30_000 });
-    await picker.selectOption({ label: AGENT });
-    await waitUntil(async () => (await chat.frame.locator('.model-name').innerText()).trim() === AGENT, {
-      describe: async () => `the status line names "${await chat.frame.locator('.model-name').innerText()}"`,
-    });
+    const { chat, model } = ui;
+    await ui.pick();
 
     const turn = await chat.send('Tidy up my notes.', ['ReadFile', 'OpenDiff', 'RunInTerminal', 'GetWorkspaceFolders']);
 
@@ -134,39 +68,29 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
     await chat.waitForCardStatus(readCard, 'succeeded', 90_000);
     assert.equal(await readCard.locator('.caller-badge').textContent(), AGENT);
     assert.match((await model.requests.waitForStep(1)).toolResults.at(-1) ?? '', /alpha\s*\n?.*beta/s);
-    await screenshot('1-read');
+    await ui.screenshot('1-read');
 
     // The write: the agent's own permission request (the file and its diff), then the per-hunk review.
-    const asked = await promptMatching(/Let Claude Code create notes\.txt\?/);
+    const asked = await ui.promptMatching(/Let Claude Code create notes\.txt\?/);
     assert.match(asked, /\+ALPHA\n\+beta\n\+gamma\n\+delta\n\+EPSILON/);
     await chat.approvalButton('Allow').click();
-    const review = turn.card('OpenDiff').locator('section.review');
-    await review.waitFor({ timeout: 60_000 });
-    assert.equal(await review.locator('li.hunk').count(), 2, await review.innerText());
-    await review.getByRole('button', { name: 'Reject hunk 2', exact: true }).click();
-    await review.locator('li.hunk-rejected').waitFor({ timeout: 30_000 });
-    await review.locator('input.review-reason').fill('keep the last line');
-    await screenshot('2-hunk-rejected');
-    await review.getByRole('button', { name: 'Accept', exact: true }).click();
-    await waitUntil(() => fs.readFileSync(notes, 'utf8') === 'ALPHA\nbeta\ngamma\ndelta\nepsilon\n', {
-      describe: () => `notes.txt is ${JSON.stringify(fs.readFileSync(notes, 'utf8'))}`,
-    });
+    await ui.rejectSecondHunk(turn.card('OpenDiff').locator('section.review'), 'keep the last line');
     assert.match((await model.requests.waitForStep(2)).toolResults.at(-1) ?? '', /kept hunks 1; rejected hunks 2.*keep the last line/);
 
     // The denied command: the agent's permission request names it exactly; allowed, the editor's
     // RunInTerminal asks again with the exact command line, and is denied with a reason.
-    assert.match(await promptMatching(/Let Claude Code run `echo denied-run`/), /Command: echo denied-run/);
+    assert.match(await ui.promptMatching(/Let Claude Code run `echo denied-run`/), /Command: echo denied-run/);
     await chat.approvalButton('Allow').click();
-    assert.match(await promptMatching(/Run `echo denied-run` in the workspace folder\?/), /Asked for by Claude Code, the agent of this conversation\./);
+    assert.match(await ui.promptMatching(/Run `echo denied-run` in the workspace folder\?/), /Asked for by Claude Code, the agent of this conversation\./);
     await chat.approval.locator('input.approval-reason').fill(REASON);
-    await screenshot('3-command-asked');
+    await ui.screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
     assert.match((await model.requests.waitForStep(3)).toolResults.at(-1) ?? '', new RegExp(REASON));
 
     // The allowed command runs in the editor's terminal and its output reaches the model.
-    await promptMatching(/Let Claude Code run `echo allowed-run`/);
+    await ui.promptMatching(/Let Claude Code run `echo allowed-run`/);
     await chat.approvalButton('Allow').click();
-    await promptMatching(/Run `echo allowed-run` in the workspace folder\?/);
+    await ui.promptMatching(/Run `echo allowed-run` in the workspace folder\?/);
     await chat.approvalButton('Allow').click();
     assert.match((await model.requests.waitForStep(4)).toolResults.at(-1) ?? '', /allowed-run/);
 
@@ -174,19 +98,19 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
     const toolCard = turn.card('GetWorkspaceFolders');
     await chat.waitForCardStatus(toolCard, 'succeeded', 60_000);
     assert.equal(await toolCard.locator('.caller-badge').textContent(), AGENT);
-    assert.ok((await model.requests.waitForStep(5)).toolResults.at(-1)?.includes(path.basename(workspace)));
+    assert.ok((await model.requests.waitForStep(5)).toolResults.at(-1)?.includes(path.basename(ui.workspace)));
 
     assert.match(await chat.waitForAnswer(turn.answer(), 60_000), /All done with the notes\./);
     await chat.waitForIdle();
-    await screenshot('4-done');
+    await ui.screenshot('4-done');
   });
 
   it('Stop while a prompt waits: the prompt goes away and the agent is cancelled', async () => {
-    const model = (launch as AgentLaunch).model;
+    const { chat, model } = ui;
     const before = model.requests.main.length;
     await chat.send('Make a file.', []);
-    await promptMatching(/Let Claude Code run `touch never-run`/);
-    await screenshot('5-before-stop');
+    await ui.promptMatching(/Let Claude Code run `touch never-run`/);
+    await ui.screenshot('5-before-stop');
     await chat.stopButton.click();
     await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });
     await chat.waitForIdle(30_000);
@@ -194,26 +118,16 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
     const card = chat.frame.locator('.tool-card').last();
     await chat.waitForCardStatus(card, 'cancelled');
     assert.match(await card.innerText(), /Claude Code/);
-    await screenshot('6-stopped');
+    await ui.screenshot('6-stopped');
     // The agent asked the model once for this turn, and not again once cancelled; nothing ran.
     assert.deepEqual(model.requests.main.slice(before).map((r) => r.replies), [6]);
-    assert.equal(fs.existsSync(path.join(workspace, 'never-run')), false);
+    assert.equal(fs.existsSync(path.join(ui.workspace, 'never-run')), false);
   });
 
   it('after a window reload the conversation is listed and continues in the resumed session', async () => {
-    const model = (launch as AgentLaunch).model;
+    const { chat, model } = ui;
     const before = model.requests.main.length;
-    await page.reload();
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await chat.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 60_000 });
-    await chat.frame.locator('button.history-toggle').click();
-    await history().waitFor({ state: 'visible', timeout: 10_000 });
-    assert.deepEqual(await history().locator('.thread-row .thread-title').allInnerTexts(), ['Tidy up my notes.']);
-    await screenshot('7-history');
-    await history().locator('button.history-close').click();
-    await waitUntil(async () => (await chat.frame.locator('.msg.user .user-text').allInnerTexts()).join('|') === 'Tidy up my notes.|Make a file.', {
-      describe: async () => `after the reload the transcript shows ${JSON.stringify(await chat.frame.locator('.msg.user .user-text').allInnerTexts())}`,
-    });
+    await ui.reloadAndListHistory('Tidy up my notes.', ['Tidy up my notes.', 'Make a file.'], 'All done with the notes.');
     // The status line names the agent (and its mode once the agent reports one: "Claude Code · Default").
     assert.match((await chat.frame.locator('.model-name').innerText()).trim(), /^Claude Code( · \w+)?$/);
 
@@ -229,6 +143,6 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
     assert.ok(results.some((t) => /AbortError/.test(t)), JSON.stringify(results));
     assert.match(JSON.stringify(resumed[0]?.body.messages), /Request interrupted by user for tool use/);
     assert.equal(await chat.frame.locator('.event.notice', { hasText: 'Started a new session' }).count(), 0);
-    await screenshot('8-continued');
+    await ui.screenshot('8-continued');
   });
 });

@@ -1,0 +1,151 @@
+/**
+ * The real Gemini CLI (0.61.0, pinned, from the cache) in the chat of a real VS Code, against the
+ * fake Gemini API (test/support/agents/fake-gemini.ts), through the shared driver
+ * (test/support/agents/chat-ui.ts) with the steps of claude-chat.agent.test.ts. Configured in
+ * `clientTools.agents` as its package's `gemini --acp`, so it gets its preset's launch (the admin
+ * policy that asks before every read and command). What differs from Claude Code, asserted as it is:
+ * the read and the commands run inside Gemini CLI once allowed (no ReadFile card, no editor
+ * terminal); the reason of a denial does not reach its model; after a partial write its model learns
+ * only that the write failed. Screenshots go to test-results/gemini-chat-*.png.
+ *
+ * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 600000 --exit test/agents/gemini-chat.agent.test.ts
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AgentStep } from '../support/agents/script';
+import { startAgentChat, type AgentChat } from '../support/agents/chat-ui';
+
+const AGENT = 'Gemini CLI';
+const REASON = 'not this one, say allowed-run';
+
+describe('real agent in the chat: Gemini CLI in a real VS Code, offline', function () {
+  this.timeout(600_000);
+  let stop: (() => Promise<void>) | undefined;
+  let ui: AgentChat;
+
+  before(async function () {
+    const started = await startAgentChat({ agent: 'gemini', label: AGENT, bin: '.bin/gemini', args: ['--acp'], steps });
+    stop = started.stop;
+    ui = started.chat as AgentChat;
+  });
+
+  after(async () => {
+    await stop?.();
+  });
+
+  /** The model's script, one reply per step, counted over the whole conversation (script.ts). */
+  function steps(notes: string): AgentStep[] {
+    const folder = path.dirname(notes);
+    return [
+      { tool: 'read_file', args: { file_path: notes } },
+      { tool: 'write_file', args: { file_path: notes, content: 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n' } },
+      { tool: 'run_shell_command', args: { command: 'echo denied-run', dir_path: folder } },
+      { tool: 'run_shell_command', args: { command: 'echo allowed-run', dir_path: folder } },
+      // The editor's tools are collapsed for Gemini CLI: its model expands the group first.
+      { tool: 'Workspace', args: {} },
+      { tool: 'GetWorkspaceFolders', args: {} },
+      { text: 'All done with the notes.' },
+      // The second turn: a command whose prompt waits until Stop.
+      { tool: 'run_shell_command', args: { command: 'touch never-run', dir_path: folder } },
+      // After the reload, in the loaded session (the Stop test asserts the cancelled turn never asked for more).
+      { text: 'Carrying on where we left off.' },
+    ];
+  }
+
+  it('picked in the chat: reads (in Gemini, once allowed), writes with one hunk rejected (its model learns only that the write failed), a command denied (the reason does not reach its model) then one allowed (in Gemini\'s shell), an editor tool', async () => {
+    const { chat, model } = ui;
+    await ui.pick();
+
+    const turn = await chat.send('Tidy up my notes.', ['OpenDiff', 'GetWorkspaceFolders']);
+
+    // The read: Gemini's own permission request names the file; allowed, Gemini reads it itself.
+    await ui.promptMatching(/Let Gemini CLI read notes\.txt\?/);
+    await ui.screenshot('1-read-asked');
+    await chat.approvalButton('Allow').click();
+    assert.match((await model.requests.waitForStep(1)).toolResults.at(-1) ?? '', /alpha\s*\n?.*beta/s);
+
+    // The write: Gemini's permission request with its diff, then the per-hunk review of the editor.
+    const asked = await ui.promptMatching(/Let Gemini CLI change notes\.txt\?/);
+    assert.match(asked, /\+ALPHA/);
+    await chat.approvalButton('Allow').click();
+    await ui.rejectSecondHunk(turn.card('OpenDiff').locator('section.review'), 'keep the last line');
+    // Gemini CLI 0.61 shows a client's error to its model as "[object Object]" (docs/AGENTS.md).
+    assert.match((await model.requests.waitForStep(2)).toolResults.at(-1) ?? '', /Error writing to file/);
+
+    // The denied command: Gemini's permission request names it exactly; denied with a reason, its
+    // model learns that the user cancelled the call, not why.
+    await ui.promptMatching(/Let Gemini CLI run `echo denied-run`/);
+    await chat.approval.locator('input.approval-reason').fill(REASON);
+    await ui.screenshot('3-command-asked');
+    await chat.approvalButton('Deny').click();
+    const denied = (await model.requests.waitForStep(3)).toolResults.at(-1) ?? '';
+    assert.match(denied, /was canceled by the user/);
+    assert.doesNotMatch(denied, new RegExp(REASON));
+
+    // The allowed command runs in Gemini's own shell (no editor prompt or terminal); its output reaches the model.
+    await ui.promptMatching(/Let Gemini CLI run `echo allowed-run`/);
+    await chat.approvalButton('Allow').click();
+    assert.match((await model.requests.waitForStep(4)).toolResults.at(-1) ?? '', /allowed-run/);
+
+    // The editor's own tool, through the MCP server injected in session/new: its card names the agent.
+    const toolCard = turn.card('GetWorkspaceFolders');
+    await chat.waitForCardStatus(toolCard, 'succeeded', 60_000);
+    assert.equal(await toolCard.locator('.caller-badge').textContent(), AGENT);
+    assert.ok((await model.requests.waitForStep(6)).toolResults.at(-1)?.includes(path.basename(ui.workspace)));
+
+    assert.match(await chat.waitForAnswer(turn.answer(), 60_000), /All done with the notes\./);
+    await chat.waitForIdle();
+    await ui.screenshot('4-done');
+  });
+
+  it('Stop while a prompt waits: the prompt goes away and the agent is cancelled', async () => {
+    const { chat, model } = ui;
+    const before = model.requests.main.length;
+    await chat.send('Make a file.', []);
+    await ui.promptMatching(/Let Gemini CLI run `touch never-run`/);
+    await ui.screenshot('5-before-stop');
+    await chat.stopButton.click();
+    await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });
+    await chat.waitForIdle(30_000);
+    const card = chat.frame.locator('.tool-card').last();
+    await chat.waitForCardStatus(card, 'cancelled');
+    assert.match(await card.innerText(), /Gemini CLI/);
+    await ui.screenshot('6-stopped');
+    assert.deepEqual(model.requests.main.slice(before).map((r) => r.replies), [7]);
+    assert.equal(fs.existsSync(path.join(ui.workspace, 'never-run')), false);
+  });
+
+  it('after a window reload the conversation is listed and continues: in the loaded session (regrouped: the calls of a turn in one model message, the cancelled call dropped) or, when Gemini CLI fails to load it, in a new session the chat announces', async () => {
+    const { chat, model } = ui;
+    const before = model.requests.main.length;
+    await ui.reloadAndListHistory('Tidy up my notes.', ['Tidy up my notes.', 'Make a file.'], 'All done with the notes.');
+    assert.match((await chat.frame.locator('.model-name').innerText()).trim(), /^Gemini CLI( · \w+)?$/);
+    // Gemini CLI's loaded session holds the first turn regrouped, so its model is asked with 1 or 2
+    // replies in the history; a new session has none.
+    model.setSteps([{ text: 'Carrying on in a new session.' }, { text: 'Carrying on where we left off.' }, { text: 'Carrying on where we left off.' }]);
+
+    const turn = await chat.send('Carry on.', []);
+    const answer = await chat.waitForAnswer(turn.answer(), 90_000);
+    await chat.waitForIdle();
+    const resumed = model.requests.main.slice(before);
+    const history = JSON.stringify(resumed[0]?.body.contents);
+    assert.equal(resumed.length, 1, history.slice(-2000));
+    const announced = await chat.frame.locator('.tool-card, .event.notice').filter({ hasText: 'Started a new session' }).count();
+    await ui.screenshot('8-continued');
+    if (resumed[0]?.replies === 0) {
+      // Gemini CLI 0.61 could not load its session: the chat says the agent does not remember.
+      assert.match(answer, /Carrying on in a new session\./);
+      assert.equal(announced, 1);
+      return;
+    }
+    // The loaded session: the model's request carries the earlier turns and their results; the call
+    // cancelled by Stop is not among them; no new session was announced.
+    assert.match(answer, /Carrying on where we left off\./);
+    assert.equal(announced, 0);
+    const results = resumed[0]?.toolResults ?? [];
+    assert.ok(results.some((t) => /allowed-run/.test(t)), JSON.stringify(results));
+    for (const said of ['Tidy up my notes.', 'Make a file.', 'Carry on.']) assert.ok(history.includes(said), `${said} is not in ${history.slice(-2000)}`);
+    assert.doesNotMatch(history, /never-run/);
+  });
+});
