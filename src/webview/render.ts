@@ -15,7 +15,6 @@ import { describeBinary, describeExpansion, describeUsage, describeUsageInWords,
 import { ApprovalCard, type AnswerApproval } from './approvalCard';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
-import { isTerminal } from './state';
 import { cardSentence } from './cardSentence';
 import { renderKeptChange } from './keptChangeCard';
 import { renderReview } from './reviewCard';
@@ -577,7 +576,8 @@ export class ChatView {
     if (item.result.length > 0) {
       nodes.push(h('div', { class: 'section-label' }, 'Result'));
       for (const part of item.result) if (!deferLarge || !isLargePart(part)) nodes.push(this.resultPart(part));
-    } else if (isTerminal(item.status)) {
+    } else if (item.status === 'succeeded') {
+      // Only a call that ran returns content: a denied, failed or cancelled one says why in its details.
       nodes.push(h('div', { class: 'section-label' }, 'Result'), h('p', { class: 'muted' }, 'No content.'));
     }
     return nodes;
