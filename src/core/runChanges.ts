@@ -9,14 +9,21 @@ import { z } from 'zod';
 import { CodedError, ErrorCode } from '../protocol';
 import { cardHunks, headerOf, hunkReview, withHunk } from './hunkReview';
 import { toLf } from './lineDiff';
+import * as nodePath from 'node:path';
+import { resolveWorkspacePath } from './paths';
+import type { WorkspaceFolder } from './host';
 import type { ChatReview } from '../protocol/webview';
 
 /** Runs kept (the oldest go first), files per run, and characters of each side of a file. */
 export const MAX_RUNS = 20;
 export const MAX_FILES_PER_RUN = 200;
 export const MAX_TRACKED_CHARS = 1_000_000;
-/** Characters of every text the log holds; past it the oldest runs go. */
-export const MAX_LOG_CHARS = 32_000_000;
+/**
+ * Characters of every text the log holds; past it the oldest runs go, and a write that would not fit
+ * even then is counted as untracked. Saved as JSON, a character takes at most 6 bytes (`\u` escapes),
+ * so the saved file stays under the editor's read limit (runChangeList.ts MAX_SAVED_BYTES).
+ */
+export const MAX_LOG_CHARS = 8_000_000;
 
 const Text = z.string().max(MAX_TRACKED_CHARS).nullable();
 const FileChange = z.object({
@@ -70,7 +77,17 @@ export class RunChangeLog {
   /** The log from what was saved; an unreadable or foreign file counts as empty. */
   static parse(json: unknown): RunChangeLog {
     const parsed = RunChangeLogData.safeParse(json);
-    return new RunChangeLog(parsed.success ? parsed.data : undefined);
+    if (parsed.success) return new RunChangeLog(parsed.data);
+    // One bad or surplus run does not cost the others: the newest runs that are valid are kept.
+    const runs = typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1 ? (json as { runs?: unknown }).runs : undefined;
+    if (!Array.isArray(runs)) return new RunChangeLog();
+    const valid = runs.slice(-MAX_RUNS).flatMap((run) => {
+      const one = RunChangeSet.safeParse(run);
+      return one.success ? [one.data] : [];
+    });
+    const log = new RunChangeLog({ version: 1, runs: valid });
+    log.trimToBudget(0);
+    return log;
   }
 
   toJSON(): RunChangeLogData {
@@ -82,35 +99,55 @@ export class RunChangeLog {
    * write left (null: deleted). The first write of a file in a run fixes its `before`.
    */
   record(ref: RunRef, file: string, path: string, before: string | null, after: string | null): void {
+    const run = this.runFor(ref);
+    if (tooLarge(before) || tooLarge(after)) {
+      run.untracked++;
+      return;
+    }
+    const known = run.files.find((f) => f.file === file);
+    if (!known && run.files.length >= MAX_FILES_PER_RUN) return void run.untracked++;
+    const adds = known ? (after?.length ?? 0) - (known.after?.length ?? 0) : (before?.length ?? 0) + (after?.length ?? 0);
+    if (!this.trimToBudget(adds, run)) return void run.untracked++;
+    if (known) known.after = after;
+    else run.files.push({ file, path, before, after });
+    this.dropIfUnchanged(run, file);
+  }
+
+  /**
+   * Drops the oldest runs (never `keep`) until `adds` more characters fit under MAX_LOG_CHARS; false
+   * when they do not fit even then.
+   */
+  private trimToBudget(adds: number, keep?: RunChangeSet): boolean {
+    let chars = this.chars();
+    while (chars + adds > MAX_LOG_CHARS) {
+      const oldest = this.runs.findIndex((r) => r !== keep);
+      if (oldest < 0) return false;
+      chars -= charsOf(this.runs[oldest]);
+      this.runs.splice(oldest, 1);
+    }
+    return true;
+  }
+
+  private chars(): number {
+    let n = 0;
+    for (const run of this.runs) n += charsOf(run);
+    return n;
+  }
+
+  /** The run's set, made (and the oldest dropped past MAX_RUNS) on its first write. */
+  private runFor(ref: RunRef): RunChangeSet {
     let run = this.runs.find((r) => r.runId === ref.runId && r.threadId === ref.threadId);
     if (!run) {
       run = { runId: ref.runId, threadId: ref.threadId, files: [], untracked: 0 };
       this.runs.push(run);
       this.runs.splice(0, Math.max(0, this.runs.length - MAX_RUNS));
     }
-    if (tooLarge(before) || tooLarge(after)) {
-      run.untracked++;
-      return;
-    }
-    const known = run.files.find((f) => f.file === file);
-    if (known) known.after = after;
-    else if (run.files.length >= MAX_FILES_PER_RUN) return void run.untracked++;
-    else run.files.push({ file, path, before, after });
-    this.dropIfUnchanged(run, file);
-    while (this.runs.length > 1 && this.chars() > MAX_LOG_CHARS) this.runs.shift();
-  }
-
-  private chars(): number {
-    let n = 0;
-    for (const run of this.runs) for (const f of run.files) n += (f.before?.length ?? 0) + (f.after?.length ?? 0);
-    return n;
+    return run;
   }
 
   /** A writing call of the run that could not be tracked (a folder, a file too large). */
   untracked(ref: RunRef): void {
-    const run = this.runs.find((r) => r.runId === ref.runId && r.threadId === ref.threadId);
-    if (run) run.untracked++;
-    else this.runs.push({ runId: ref.runId, threadId: ref.threadId, files: [], untracked: 1 });
+    this.runFor(ref).untracked++;
   }
 
   /** The thread's runs that still have changes to review, oldest first. */
@@ -208,6 +245,27 @@ function sameText(a: string | null, b: string | null): boolean {
   return a === null || b === null ? a === b : toLf(a) === toLf(b);
 }
 
+function charsOf(run: RunChangeSet): number {
+  let n = 0;
+  for (const f of run.files) n += (f.before?.length ?? 0) + (f.after?.length ?? 0);
+  return n;
+}
+
 function tooLarge(text: string | null): boolean {
   return text !== null && text.length > MAX_TRACKED_CHARS;
+}
+
+/**
+ * A file a saved record names may be read or written only where a tool could write it: inside a
+ * workspace folder by the tools' own checks (src/core/paths.ts: `..`, symlinks out of the workspace),
+ * at exactly the path named (no symbolic link on the way, so the label worked out from it is what is
+ * written), and not a protected file (secrets, code-running configuration: a tool's write of one asks,
+ * an Undo would not). The record lives outside the workspace, but anything on the machine may have
+ * written it. Throws CodedError: PATH_INVALID, PATH_OUTSIDE_WORKSPACE, PATH_PROTECTED, NO_WORKSPACE.
+ */
+export async function checkRecordedFile(file: string, folders: readonly WorkspaceFolder[], protectedPatterns: readonly string[]): Promise<void> {
+  if (!nodePath.isAbsolute(file)) throw new CodedError(ErrorCode.PathInvalid, 'the recorded path is not absolute; nothing was done');
+  const target = await resolveWorkspacePath(file, folders, { protectedPatterns });
+  if (target.absolute !== nodePath.resolve(file)) throw new CodedError(ErrorCode.PathOutsideWorkspace, `${target.relative} is reached through a symbolic link; nothing was done`);
+  if (target.protected) throw new CodedError(ErrorCode.PathProtected, `${target.relative} is a protected file; nothing was done (undo it by hand)`);
 }

@@ -4,7 +4,7 @@
  * answer re-renders its markdown only when its text changed, a tool card is patched in place so its
  * open/closed state and keyboard focus survive status changes.
  */
-import { ChatAction, isInlineImageType, type ChatAgentOption } from '../protocol/webview';
+import { ChatAction, isInlineImageType, MAX_USER_TEXT, type ChatAgentOption } from '../protocol/webview';
 import { AgentPicker } from './agentPicker';
 import { attachmentChip, ComposerKeys, sentAttachment } from './composer';
 import { LongPastes, userText } from './longPaste';
@@ -214,6 +214,7 @@ export class ChatView {
     });
     this.keys = new ComposerKeys(this.input, () => this.state, { stop: () => this.actions.stop() });
     root.addEventListener('keydown', (e) => this.keys.onViewKey(e));
+    this.input.addEventListener('input', () => this.input.setCustomValidity(''));
     this.input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !e.altKey && !e.ctrlKey && !e.metaKey) {
         e.preventDefault();
@@ -301,6 +302,15 @@ export class ChatView {
     if (!s) return;
     const text = this.pastes.expand(this.input.value);
     if (!text.trim()) return;
+    // Over the protocol's limit the extension would refuse it: kept in the box, and the user told.
+    if (text.length > MAX_USER_TEXT) {
+      const said = `This message has ${text.length.toLocaleString('en-US')} characters; at most ${MAX_USER_TEXT.toLocaleString('en-US')} can be sent. Shorten it or attach the file instead.`;
+      this.input.setCustomValidity(said);
+      this.input.reportValidity();
+      this.announce(said);
+      return;
+    }
+    this.input.setCustomValidity('');
     // During a run the message waits for its next tool boundary; it answers no prompt that is open.
     if (s.run) {
       if (s.run.stopRequested || s.steers.length >= MAX_PENDING_STEERS) return;

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { approvalDigestInput, type ChatApproval, type HostToWebview } from '../../src/protocol/webview';
+import { approvalDigestInput, MAX_USER_TEXT, type ChatApproval, type HostToWebview } from '../../src/protocol/webview';
 import { CardStream } from '../../src/vscode/chat/cardStream';
 import { chatHtml } from '../../src/vscode/chat/chatHtml';
 import type { ChatAction } from '../../src/webview/state';
@@ -578,5 +578,20 @@ describe('chat webview in Chromium', function () {
       assert.doesNotMatch(text, /No content/, `${tool}: ${text}`);
       assert.deepEqual(await body(tool).locator('.section-label').allTextContents(), ['Arguments'], `${tool} has no Result section`);
     }
+  });
+
+  it('keeps a message over the protocol\'s length limit in the box and says so, rather than sending what the extension would refuse and clearing it', async () => {
+    await host({ type: 'status', status: { connection: 'connected', model: 'offline-demo', offline: true } });
+    const long = 'x'.repeat(MAX_USER_TEXT + 1);
+    await page.locator('textarea').fill(long);
+    await page.locator('textarea').press('Enter');
+    await host();
+    assert.equal((await posted()).filter((m) => m.type === 'send').length, 0, 'nothing sent');
+    assert.equal(await page.locator('textarea').inputValue(), long, 'the text is still in the box');
+    assert.match(await page.locator('textarea').evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage), /100,001 characters; at most 100,000/);
+    await page.locator('textarea').fill('short');
+    await page.locator('textarea').press('Enter');
+    await host();
+    assert.deepEqual((await posted()).filter((m) => m.type === 'send').map((m) => m.text), ['short']);
   });
 });

@@ -10,9 +10,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CodedError, ErrorCode, type RunEvent } from '../../protocol';
+import { readProtectedPatterns } from '../settings/config';
 import { MAX_CHANGE_FILES, MAX_REVIEW_HUNKS, type ChatRunChanges, type WebviewToHost } from '../../protocol/webview';
 import type { RecordedWrite } from '../../core/recordingHost';
-import { RunChangeLog, type PlannedWrite, type RunRef } from '../../core/runChanges';
+import { checkRecordedFile, MAX_LOG_CHARS, RunChangeLog, type PlannedWrite, type RunRef } from '../../core/runChanges';
 import { safe, uiText } from '../../core/uiText';
 import type { ChatViewProvider } from '../chat/chatView';
 import { currentText, writeIfUnchanged } from './guardedWrite';
@@ -20,8 +21,8 @@ import { ProposalFileSystem } from './proposalFileSystem';
 import * as ui from '../ui';
 
 export const RUN_BEFORE_SCHEME = 'client-tools-run-before';
-/** A saved record larger than this is not read (it cannot have been written by this code). */
-const MAX_SAVED_BYTES = 64 * 1024 * 1024;
+/** A saved record larger than this is not read: MAX_LOG_CHARS at 6 bytes a character (`\u` escapes) and the structure fit. */
+const MAX_SAVED_BYTES = 6 * MAX_LOG_CHARS + 4 * 1024 * 1024;
 /** Hunks listed in one message across all runs; the rest are counted (Open Diff shows them). */
 const MAX_LISTED_HUNKS = 1000;
 const SAVE_DELAY_MS = 300;
@@ -75,10 +76,8 @@ export class RunChangeList implements vscode.Disposable {
   async handle(request: RunChangeRequest): Promise<void> {
     const ref: RunRef = { runId: request.runId, threadId: request.threadId };
     try {
-      // The record is a file in the extension's storage: what it names is acted on only inside the workspace.
-      if (request.file !== undefined && !vscode.workspace.getWorkspaceFolder(vscode.Uri.file(request.file))) {
-        throw new CodedError(ErrorCode.PathOutsideWorkspace, 'the file is outside the workspace folders; nothing was done');
-      }
+      // The record is a file in the extension's storage: what it names is acted on only where a tool could write it.
+      if (request.file !== undefined) await actionableFile(request.file);
       if (request.action === 'open') {
         if (request.file !== undefined) await this.open(ref, request.file);
       } else if (request.action === 'keep') {
@@ -107,10 +106,17 @@ export class RunChangeList implements vscode.Disposable {
   /** Undo of a run (every file), a file or a hunk; each file written only while it holds what the run left. */
   private async undo(ref: RunRef, file: string | undefined, hunk: number | undefined): Promise<void> {
     const run = this.log.runsOf(ref.threadId).find((r) => r.runId === ref.runId);
-    const files = file !== undefined ? [file] : (run?.files.map((f) => f.file).filter((f) => vscode.workspace.getWorkspaceFolder(vscode.Uri.file(f))) ?? []);
+    const files = file !== undefined ? [file] : (run?.files.map((f) => f.file) ?? []);
     if (files.length === 0) throw new CodedError(ErrorCode.NotFound, `no changes are recorded for run ${ref.runId}`);
     const refused: string[] = [];
     for (const f of files) {
+      try {
+        await actionableFile(f);
+      } catch (e) {
+        if (files.length === 1) throw e;
+        refused.push(e instanceof Error ? e.message : String(e));
+        continue;
+      }
       const uri = vscode.Uri.file(f);
       const now = await currentText(uri);
       let planned: PlannedWrite;
@@ -137,11 +143,12 @@ export class RunChangeList implements vscode.Disposable {
       await vscode.window.showTextDocument(uri, { preview: true });
       return;
     }
-    const before = vscode.Uri.from({ scheme: RUN_BEFORE_SCHEME, authority: encodeURIComponent(ref.runId).slice(0, 200), path: `/${change.path.replace(/^\/+/, '')}` });
+    const label = vscode.workspace.asRelativePath(change.file);
+    const before = vscode.Uri.from({ scheme: RUN_BEFORE_SCHEME, authority: encodeURIComponent(ref.runId).slice(0, 200), path: `/${label.replace(/^\/+/, '')}` });
     this.befores.put(before, change.before);
     const right = change.after === null ? vscode.Uri.from({ scheme: RUN_BEFORE_SCHEME, authority: 'deleted', path: before.path }) : uri;
     if (change.after === null) this.befores.put(right, '');
-    await vscode.commands.executeCommand('vscode.diff', before, right, `${change.path}: before the run ↔ ${change.after === null ? 'deleted' : 'now'}`, { preview: true });
+    await vscode.commands.executeCommand('vscode.diff', before, right, `${label}: before the run ↔ ${change.after === null ? 'deleted' : 'now'}`, { preview: true });
   }
 
   private changed(): void {
@@ -159,7 +166,8 @@ export class RunChangeList implements vscode.Disposable {
           const view = this.log.view(f);
           const listed = Math.max(0, Math.min(view.hunks.length, MAX_REVIEW_HUNKS, hunkBudget));
           hunkBudget -= listed;
-          return { file: f.file, path: view.path, kind: view.kind, hunks: view.hunks.slice(0, listed), moreHunks: view.hunks.length - listed };
+          // The label is worked out from the file acted on, never taken from the saved record.
+          return { file: f.file, path: vscode.workspace.asRelativePath(f.file), kind: view.kind, hunks: view.hunks.slice(0, listed), moreHunks: view.hunks.length - listed };
         });
         runs.push({ threadId, runId: run.runId, files, untracked: run.untracked });
       }
@@ -178,6 +186,14 @@ export class RunChangeList implements vscode.Disposable {
       this.logger.warn(`Run changes: could not save ${this.file}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+}
+
+/** The record's file, checked where the user acts on it (src/core/runChanges.ts checkRecordedFile). */
+async function actionableFile(file: string): Promise<void> {
+  const folders = (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === 'file')
+    .map((f) => ({ name: f.name, path: f.uri.fsPath, uri: f.uri.toString() }));
+  await checkRecordedFile(file, folders, readProtectedPatterns());
 }
 
 function readSaved(file: string, logger: Pick<vscode.LogOutputChannel, 'warn'>): unknown {
