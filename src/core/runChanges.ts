@@ -69,6 +69,7 @@ export interface FileChangeView {
 
 export class RunChangeLog {
   private runs: RunChangeSet[];
+  private readonly views = new WeakMap<FileChange, { before: string | null; after: string | null; view: FileChangeView }>();
 
   constructor(data?: RunChangeLogData) {
     this.runs = data ? structuredClone(data.runs) : [];
@@ -155,11 +156,18 @@ export class RunChangeLog {
     return this.runs.filter((r) => r.threadId === threadId && (r.files.length > 0 || r.untracked > 0));
   }
 
+  /** The file as listed; its hunks are worked out again only when its texts changed since the last time (the list is sent after every write). */
   view(change: FileChange): FileChangeView {
+    const cached = this.views.get(change);
+    if (cached && cached.before === change.before && cached.after === change.after) return cached.view;
     const kind = change.before === null ? 'created' : change.after === null ? 'deleted' : 'changed';
-    if (change.after === null) return { path: change.path, kind, hunks: [] };
-    const review = hunkReview(change.before ?? '', change.after);
-    return { path: change.path, kind, hunks: cardHunks(review, change.after, (i) => headerOf(review, i)) };
+    let view: FileChangeView = { path: change.path, kind, hunks: [] };
+    if (change.after !== null) {
+      const review = hunkReview(change.before ?? '', change.after);
+      view = { path: change.path, kind, hunks: cardHunks(review, change.after, (i) => headerOf(review, i)) };
+    }
+    this.views.set(change, { before: change.before, after: change.after, view });
+    return view;
   }
 
   /** Undo of the whole file: the text before (or a delete), only while the file holds exactly what the run left. */

@@ -36,6 +36,7 @@ export class RunChangeList implements vscode.Disposable {
   private readonly befores = new ProposalFileSystem();
   private readonly disposables: vscode.Disposable[] = [];
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private requests: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly file: string,
@@ -46,7 +47,10 @@ export class RunChangeList implements vscode.Disposable {
     this.disposables.push(
       this.befores,
       vscode.workspace.registerFileSystemProvider(RUN_BEFORE_SCHEME, this.befores, { isCaseSensitive: true, isReadonly: true }),
-      chat.onDidRunChangeRequest((request) => void this.handle(request)),
+      // One request at a time: an Undo awaits its writes, and a Keep landing meanwhile must not pull its run away.
+      chat.onDidRunChangeRequest((request) => {
+        this.requests = this.requests.then(() => this.handle(request));
+      }),
     );
     this.publish();
   }

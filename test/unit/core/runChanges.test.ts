@@ -90,6 +90,20 @@ describe('the changes of a run (RunChangeLog)', () => {
     assert.deepEqual(log.runsOf('thread-1')[0].files, []);
   });
 
+  it('works a file\'s hunks out again only when its texts changed (the list is sent after every write), never stale', () => {
+    const log = new RunChangeLog();
+    log.record(RUN, '/w/a.txt', 'a.txt', BEFORE, AFTER);
+    const file = () => log.runsOf('thread-1')[0].files[0];
+    const first = log.view(file());
+    assert.equal(log.view(file()), first, 'the same texts: the same view, not worked out again');
+    log.keepHunk(RUN, '/w/a.txt', 0);
+    const kept = log.view(file());
+    assert.notEqual(kept, first);
+    assert.deepEqual(kept.hunks.map((h) => [h.removed, h.added]), [['six\n', 'SIX\n']]);
+    log.record(RUN, '/w/a.txt', 'a.txt', AFTER, `${AFTER}seven\n`);
+    assert.deepEqual(log.view(file()).hunks.map((h) => [h.removed, h.added]), [['six\n', 'SIX\nseven\n']]);
+  });
+
   it('survives a save and a load (JSON); a damaged or foreign file loads as empty', () => {
     const log = new RunChangeLog();
     log.record(RUN, '/w/a.txt', 'a.txt', BEFORE, AFTER);
