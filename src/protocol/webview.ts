@@ -129,7 +129,12 @@ export const HostRunEvent = z.object({ type: z.literal('runEvent'), event: ChatR
 export const HostCallRecord = z.object({ type: z.literal('callRecord'), record: ChatCallRecord });
 export const HostStatus = z.object({ type: z.literal('status'), status: ChatStatus });
 /** The user's message as it was sent to the backend (typed in the view or composed by a command). */
-export const HostUserMessage = z.object({ type: z.literal('userMessage'), text: z.string().min(1).max(MAX_USER_TEXT) });
+export const HostUserMessage = z.object({
+  type: z.literal('userMessage'),
+  text: z.string().min(1).max(MAX_USER_TEXT),
+  /** What editor text was sent with it (Ask About Selection), as its chip read: `src/a.ts:3-7`. */
+  attachment: z.string().min(1).max(300).optional(),
+});
 /** A permission prompt is open (or closed again) in the editor; the composer waits meanwhile. */
 export const HostAwaitingInput = z.object({ type: z.literal('awaitingInput'), open: z.boolean() });
 /** A failure outside a run (not connected, send failed); `retryable` offers Retry. */

@@ -6,6 +6,7 @@ import type { ClientToolsContext } from './context';
 import { safe, uiText, type SafeText } from '../core/uiText';
 import { readConfig } from './settings/config';
 import { Commands, SecretKeys, Views } from './ids';
+import { selectionLabel } from './chat/editorContextSummary';
 import * as ui from './ui';
 
 const MAX_SELECTION_CHARS = 20_000;
@@ -34,6 +35,9 @@ export function registerCommands(ctx: ClientToolsContext): vscode.Disposable[] {
     reg(Commands.allowTool, (node) => setToolPolicy(ctx, node, 'allow')),
     reg(Commands.askTool, (node) => setToolPolicy(ctx, node, 'ask')),
     reg(Commands.denyTool, (node) => setToolPolicy(ctx, node, 'deny')),
+    reg(Commands.allowToolCurrent, (node) => setToolPolicy(ctx, node, 'allow')),
+    reg(Commands.askToolCurrent, (node) => setToolPolicy(ctx, node, 'ask')),
+    reg(Commands.denyToolCurrent, (node) => setToolPolicy(ctx, node, 'deny')),
     reg(Commands.refreshToolGroups, () => ctx.toolGroups.refresh()),
     reg(Commands.restartMcpServers, () => ctx.mcpServers.restartAll()),
     // From the diff editor's title bar VS Code passes the proposed document's URI.
@@ -79,15 +83,7 @@ async function askAboutSelection(ctx: ClientToolsContext, given: unknown): Promi
     ctx.send(given.trim(), context, true);
     return;
   }
-  ctx.chat.attachSelection({ label: selectionLabel(editor), context });
-}
-
-/** `src/a.ts:3-7` (lines as the editor numbers them). */
-export function selectionLabel(editor: vscode.TextEditor): string {
-  const { start, end } = editor.selection;
-  const last = end.character === 0 && end.line > start.line ? end.line - 1 : end.line;
-  const lines = last > start.line ? `${start.line + 1}-${last + 1}` : `${start.line + 1}`;
-  return `${vscode.workspace.asRelativePath(editor.document.uri, false)}:${lines}`.slice(-300);
+  ctx.chat.attachSelection({ label: selectionLabel(context) ?? context.file ?? 'selection', context });
 }
 
 interface GrantItem extends ui.SafeQuickPickItem {

@@ -28,6 +28,7 @@ import { StatusBar, type StatusState } from './statusBar';
 import { ChatThreads } from './chat/threads';
 import { ToolGroupsView } from './toolGroups/toolGroupsView';
 import { keepSwitchedOffTools, ToolPolicyStore } from './toolGroups/toolPolicies';
+import { tellAgentWhatIsOff } from './toolGroups/switchedOffContext';
 import { RunChangeList } from './reviews/runChangeList';
 import * as ui from './ui';
 
@@ -178,7 +179,7 @@ export class ClientToolsContext implements vscode.Disposable {
     this.toolGroups.setToolLookup((name) => this.core.registry.get(name));
     this.toolGroups.setPolicies(this.toolPolicies);
     this.disposables.push(this.toolPolicies, this.toolPolicies.onDidChange(() => this.toolGroups.refresh()));
-    this.disposables.push(keepSwitchedOffTools(this.core.registry, this.toolPolicies));
+    this.disposables.push(keepSwitchedOffTools(this.core.registry, this.toolPolicies), tellAgentWhatIsOff(this.core, this.toolPolicies));
     this.toolGroups.setDefinitions(this.core.registry.allDefinitions());
     this.mcpServers = new McpServersBridge(this.core.registry, this.log, new McpApprovals(extension.globalState), pkg.version ?? '0.0.0');
     // Pushed after the chat prompts, so disposed before them: every server stops first.
@@ -291,7 +292,7 @@ export class ClientToolsContext implements vscode.Disposable {
 
   /** Sends a chat message, with the editor's selection as context when asked: to the thread's agent, or the backend. */
   send(text: string, context: EditorContext | undefined, echo: boolean): void {
-    if (echo) this.chat.showUserMessage(text);
+    if (echo) this.chat.showUserMessage(text, context);
     const threadId = this.threads.currentId;
     if (this.agents.handles(threadId)) {
       this.agents.send(threadId, text, context);

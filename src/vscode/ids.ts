@@ -23,6 +23,10 @@ export const Commands = {
   allowTool: 'clientTools.allowTool',
   askTool: 'clientTools.askTool',
   denyTool: 'clientTools.denyTool',
+  /** The same three, shown checked in the menu when they are the tool's policy now. */
+  allowToolCurrent: 'clientTools.allowToolCurrent',
+  askToolCurrent: 'clientTools.askToolCurrent',
+  denyToolCurrent: 'clientTools.denyToolCurrent',
   refreshToolGroups: 'clientTools.refreshToolGroups',
   copyMcpConfig: 'clientTools.copyMcpConfig',
   createMcpCredential: 'clientTools.createMcpCredential',

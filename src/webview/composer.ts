@@ -3,7 +3,7 @@
  * first line while recalling) brings back the messages sent before, newest first, Down goes
  * forward again, as in a shell; the recalled messages are the transcript's, so they survive a
  * reload. Escape stops the run. Ask About Selection's text shows as a chip above the box that the
- * user can remove before sending.
+ * user can remove before sending, and by its label on the message it was sent with.
  */
 import type { ChatAttachment } from '../protocol/webview';
 import type { ChatState } from './state';
@@ -98,4 +98,19 @@ export function attachmentChip(attachment: ChatAttachment, remove: () => void): 
   button.addEventListener('click', remove);
   chip.append(label, button);
   return chip;
+}
+
+/** On a sent message: the editor text that went with it, by its label (kept in the thread's history). */
+export function sentAttachment(label: string): HTMLElement {
+  const line = document.createElement('div');
+  line.className = 'sent-attachment';
+  line.title = `Sent with the editor selection ${label}`;
+  const kind = document.createElement('span');
+  kind.className = 'sent-attachment-kind';
+  kind.textContent = 'Selection';
+  const name = document.createElement('span');
+  name.className = 'sent-attachment-label';
+  name.textContent = label;
+  line.append(kind, ' ', name);
+  return line;
 }

@@ -6,7 +6,8 @@
  */
 import { ChatAction, isInlineImageType, type ChatAgentOption } from '../protocol/webview';
 import { AgentPicker } from './agentPicker';
-import { attachmentChip, ComposerKeys } from './composer';
+import { attachmentChip, ComposerKeys, sentAttachment } from './composer';
+import { LongPastes, userText } from './longPaste';
 import { EmptyState } from './emptyState';
 import { renderError } from './errorCard';
 import { QuestionBanner } from './questionBanner';
@@ -14,7 +15,6 @@ import { describeBinary, describeExpansion, describeUsage, describeUsageInWords,
 import { ApprovalCard, type AnswerApproval } from './approvalCard';
 import { renderMarkdown } from './markdown';
 import type { AnswerItem, ChatItem, ChatState, ResultPart, ToolItem } from './state';
-import { isTerminal } from './state';
 import { cardSentence } from './cardSentence';
 import { renderKeptChange } from './keptChangeCard';
 import { renderReview } from './reviewCard';
@@ -157,16 +157,14 @@ export class ChatView {
   });
   private readonly sendButton = h('button', { type: 'submit', class: 'send' }, 'Send');
   private readonly stopButton = h('button', { type: 'button', class: 'stop', hidden: true }, 'Stop');
-  private readonly newChatButton = h('button', { type: 'button', class: 'secondary new-chat', title: 'Start a new conversation' }, 'New Chat');
-  private readonly historyButton = h('button', {
-    type: 'button', class: 'secondary history-toggle', title: 'Earlier conversations: switch, rename, delete, search', 'aria-expanded': 'false',
-  }, 'History');
   private readonly agentPicker = new AgentPicker((name) => this.actions.pickAgent(name));
   private readonly attachments = h('div', { class: 'attachments', hidden: true });
+  private readonly pastes = new LongPastes(this.input);
   private readonly composer = h('form', { class: 'composer', 'aria-label': 'Compose a message' },
     this.attachments,
     this.input,
-    h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.agentPicker.root, this.historyButton, this.newChatButton));
+    this.pastes.strip,
+    h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.agentPicker.root));
   private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
   private readonly approval: ApprovalCard;
   private readonly steerStrip = new SteerStrip({
@@ -202,7 +200,6 @@ export class ChatView {
       deleteThread: (id) => this.actions.deleteThread(id),
       closed: () => {
         this.transcript.hidden = false;
-        this.historyButton.setAttribute('aria-expanded', 'false');
         this.input.focus();
       },
     });
@@ -210,7 +207,6 @@ export class ChatView {
     if (this.virtualised) root.classList.add(VIRTUALISED_CLASS);
     this.approval = new ApprovalCard((promptId, digest, answer, reason, edited) => this.actions.answerApproval(promptId, digest, answer, reason, edited));
     root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.steerStrip.root, this.composer, this.announcer);
-    this.historyButton.addEventListener('click', () => (this.threadList.isOpen ? this.threadList.close() : this.openHistory()));
 
     this.composer.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -225,10 +221,6 @@ export class ChatView {
       }
     });
     this.stopButton.addEventListener('click', () => this.actions.stop());
-    this.newChatButton.addEventListener('click', () => {
-      this.actions.newChat();
-      this.input.focus();
-    });
     this.transcript.addEventListener('click', (e) => {
       const target = e.target instanceof Element ? e.target.closest('button') : null;
       if (!target) return;
@@ -278,10 +270,9 @@ export class ChatView {
     if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
   }
 
-  /** Opens the history list in the transcript's place (the History button, or the view title's). */
+  /** Opens the history list in the transcript's place (the view title's History, the one place for it and New Chat). */
   openHistory(): void {
     this.transcript.hidden = true;
-    this.historyButton.setAttribute('aria-expanded', 'true');
     this.threadList.open();
   }
 
@@ -308,7 +299,7 @@ export class ChatView {
   private trySend(): void {
     const s = this.state;
     if (!s) return;
-    const text = this.input.value;
+    const text = this.pastes.expand(this.input.value);
     if (!text.trim()) return;
     // During a run the message waits for its next tool boundary; it answers no prompt that is open.
     if (s.run) {
@@ -320,6 +311,7 @@ export class ChatView {
       this.actions.send(text);
     }
     this.input.value = '';
+    this.pastes.clear();
     this.keys.reset();
   }
 
@@ -447,7 +439,7 @@ export class ChatView {
   private create(item: ChatItem): HTMLElement {
     switch (item.kind) {
       case 'user':
-        return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), h('div', { class: 'user-text' }, item.text));
+        return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), ...(item.attachment ? [sentAttachment(item.attachment)] : []), userText(item.text));
       case 'answer': {
         const el = h('div', { class: 'msg answer', 'data-item-id': item.id }, h('div', { class: 'who' }, 'Agent'), h('div', { class: 'markdown' }),
           h('div', { class: 'answer-actions' }, h('button', { type: 'button', class: 'copy-answer secondary', 'aria-label': 'Copy this answer' }, 'Copy')));
@@ -579,10 +571,13 @@ export class ChatView {
     if (item.details) nodes.push(h('p', { class: 'card-details' }, item.details));
     nodes.push(h('div', { class: 'section-label' }, 'Arguments'));
     nodes.push(h('pre', {}, h('code', { class: 'language-json' }, item.argsJson)));
+    // The kept change says what the result's JSON would (the decision, the hunks), as a diff.
+    if (kept) return nodes;
     if (item.result.length > 0) {
       nodes.push(h('div', { class: 'section-label' }, 'Result'));
       for (const part of item.result) if (!deferLarge || !isLargePart(part)) nodes.push(this.resultPart(part));
-    } else if (isTerminal(item.status)) {
+    } else if (item.status === 'succeeded') {
+      // Only a call that ran returns content: a denied, failed or cancelled one says why in its details.
       nodes.push(h('div', { class: 'section-label' }, 'Result'), h('p', { class: 'muted' }, 'No content.'));
     }
     return nodes;

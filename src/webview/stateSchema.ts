@@ -40,7 +40,13 @@ const ResultPart = z.discriminatedUnion('kind', [
 ]);
 export type ResultPart = z.infer<typeof ResultPart>;
 
-const UserItem = z.object({ kind: z.literal('user'), id: z.string(), text: z.string() });
+const UserItem = z.object({
+  kind: z.literal('user'),
+  id: z.string(),
+  text: z.string(),
+  /** The editor text sent with it (Ask About Selection), by its label; kept in the thread's history. */
+  attachment: z.string().max(300).optional(),
+});
 const AnswerItem = z.object({
   kind: z.literal('answer'),
   id: z.string(),

@@ -370,7 +370,7 @@ describe('chat webview in Chromium', function () {
     await shot('keyboard');
   });
 
-  it('Stop cancels the run and New Chat clears the transcript', async () => {
+  it('Stop cancels the run and New Chat (from the history list; the view title has the other) clears the transcript; the composer has no New Chat or History of its own', async () => {
     await host({ type: 'userMessage', text: 'long task' }, ev.started(), ev.text('Working on it'));
     await page.locator('button.stop').click();
     await host();
@@ -378,7 +378,9 @@ describe('chat webview in Chromium', function () {
     assert.equal(await page.locator('button.stop').textContent(), 'Stopping…');
     await host(ev.finished('cancelled'));
     assert.equal(await page.locator('.event.notice').textContent(), 'Stopped.');
-    await page.locator('button.new-chat').click();
+    assert.equal(await page.locator('form.composer button').allInnerTexts().then((t) => t.filter((x) => /New Chat|History/.test(x)).length), 0, 'New Chat and History are in one place: the view title');
+    await host({ type: 'showHistory' });
+    await page.locator('section.history button.history-new').click();
     await host();
     assert.deepEqual((await posted()).filter((m) => m.type === 'newChat'), [{ type: 'newChat' }]);
     assert.equal(await page.locator('.items > *').count(), 0);
@@ -554,5 +556,27 @@ describe('chat webview in Chromium', function () {
     assert.match((await background.locator('.background-note').textContent()) ?? '', /no chat run you started/);
     await page.locator('.transcript').evaluate((el) => { el.scrollTop = 0; });
     await shot('record-cards');
+  });
+
+  it('says "No content." only for a call that ran and returned nothing; a denied, failed or cancelled card shows its reason, no empty result (issue 29)', async () => {
+    await host(
+      ev.started(),
+      record('r1', 'GetSelection', { status: 'succeeded', durationMs: 2 }),
+      record('r2', 'DeleteFile', { arguments: { path: 'src/old.ts' }, status: 'denied', durationMs: 900, permission: { decision: 'denied', via: 'user' }, errorCode: 'PERMISSION_DENIED', errorMessage: 'The user denied DeleteFile.' }),
+      record('r3', 'ReadFile', { arguments: { path: 'gone.ts' }, status: 'failed', durationMs: 3, errorCode: 'NOT_FOUND', errorMessage: 'No file gone.ts.' }),
+      record('r4', 'OpenFile', { arguments: { path: 'a.ts' }, status: 'cancelled', durationMs: 1 }),
+      ev.finished(),
+    );
+    for (const tool of ['GetSelection', 'DeleteFile', 'ReadFile', 'OpenFile']) await card(tool).locator('summary').click();
+    await host();
+    const body = (tool: string) => card(tool).locator('.card-body');
+    assert.equal(await body('GetSelection').locator('p.muted').textContent(), 'No content.');
+    assert.equal(await body('DeleteFile').locator('.card-details').textContent(), 'The user denied DeleteFile.');
+    assert.equal(await body('ReadFile').locator('.card-details').textContent(), 'No file gone.ts.');
+    for (const tool of ['DeleteFile', 'ReadFile', 'OpenFile']) {
+      const text = (await body(tool).textContent()) ?? '';
+      assert.doesNotMatch(text, /No content/, `${tool}: ${text}`);
+      assert.deepEqual(await body(tool).locator('.section-label').allTextContents(), ['Arguments'], `${tool} has no Result section`);
+    }
   });
 });

@@ -157,7 +157,7 @@ describe('What the model remembers, in a real VS Code with the bundled backend a
   });
 
   it('long turns over a small context window: the chat says the older turns were summarised, and the next request carries the summary', async () => {
-    await chat.frame.locator('button.new-chat').click();
+    await chat.newChat();
     await waitUntil(async () => (await userMessages()).length === 0, { describe: async () => `still shows ${JSON.stringify(await userMessages())}` });
     // Summary requests get the summary; every turn gets a short answer.
     const reply = (request: RecordedRequest) => isSummaryRequest(request.body)

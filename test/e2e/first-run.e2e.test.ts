@@ -88,7 +88,7 @@ describe('First run in a real VS Code: never hang silently, examples, the demo l
   });
 
   it('"Use a real model" in the empty state opens Select Model', async () => {
-    await chat.frame.locator('button.new-chat').click();
+    await chat.newChat();
     await chat.frame.locator('.empty').waitFor({ state: 'visible', timeout: 10_000 });
     await chat.frame.locator('button.use-real-model').click();
     const picker = page.locator('.quick-input-widget');

@@ -1,7 +1,8 @@
 /**
  * A decided review shows what was kept (issue 29): after Accept on an OpenDiff card, in a real VS
  * Code (code-server, real Chromium) with the offline demo model, the card shows the kept change as
- * a diff (what went, what came) with Open Diff and Undo instead of only the result's JSON. Open Diff
+ * a diff (what went, what came) with Open Diff and Undo instead of the result's JSON, and the
+ * review's notification is gone once the card decided it. Open Diff
  * opens VS Code's diff editor (before ↔ now); Undo puts the file back while it still holds what was
  * accepted, and refuses (the file untouched) once it changed since.
  *
@@ -46,6 +47,12 @@ describe('A decided review in a real VS Code: the kept change as a diff, Open Di
     for (const line of before.trim().split('\n')) assert.ok(diff.includes(`- ${line}`), `the diff shows "- ${line}": ${diff}`);
     assert.ok(diff.includes('+ Changed by the agent.'), diff);
     assert.deepEqual(await kept.locator('button').allInnerTexts(), ['Open Diff', 'Undo']);
+    // The diff says what the result's JSON did ("decision", hunk numbers): no Result section under it.
+    const labels = (await card.locator('.card-body .section-label').allTextContents()).map((l) => l.trim());
+    assert.ok(labels.includes('Arguments') && !labels.includes('Result'), `the card's sections: ${JSON.stringify(labels)}`);
+    assert.doesNotMatch(await card.locator('.card-body').innerText(), /"decision"/);
+    // Decided on the card: the review's notification (Accept / Reject) is no longer on screen.
+    await session.page.locator('.notifications-toasts .notification-toast', { hasText: 'Accept or Reject it here' }).waitFor({ state: 'hidden', timeout: 10_000 });
     await session.screenshot('1-kept-change');
 
     await kept.getByRole('button', { name: 'Open Diff', exact: true }).click();

@@ -118,7 +118,7 @@ describe('The user\'s MCP server as a client tool group, in a real VS Code with 
     await row.waitFor({ timeout: 60_000 });
     await row.click();
     await page.locator('.monaco-list-row', { hasText: IMAGE_TOOL }).waitFor({ timeout: 10_000 });
-    assert.match(await page.locator('.monaco-list-row', { hasText: IMAGE_TOOL }).innerText(), /asks permission/);
+    assert.match(await page.locator('.monaco-list-row', { hasText: IMAGE_TOOL }).innerText(), /asks you first/);
     await screenshot('2-tool-groups');
     // Back to the chat taking the side bar, for the next screenshots.
     await header('Tool Groups', true).click();

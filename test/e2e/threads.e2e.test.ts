@@ -36,7 +36,7 @@ describe('Chat history list in a real VS Code', function () {
 
   async function openHistory(): Promise<void> {
     if (await history().isVisible()) return;
-    await chat.frame.locator('button.history-toggle').click();
+    await chat.openHistory();
     await history().waitFor({ state: 'visible', timeout: 10_000 });
   }
 
@@ -107,7 +107,7 @@ describe('Chat history list in a real VS Code', function () {
 
   it('New Chat keeps the first thread: both are listed with titles and dates, newest first', async () => {
     await ask('open notes.md');
-    await chat.frame.locator('button.new-chat').click();
+    await chat.newChat();
     await waitUntil(async () => (await userMessages()).length === 0, { describe: async () => `still shows ${JSON.stringify(await userMessages())}` });
     await ask('list the files');
     assert.deepEqual(await userMessages(), ['list the files']);
@@ -196,7 +196,7 @@ describe('Chat history list in a real VS Code', function () {
     await widget.locator('.monaco-list-row.focused', { hasText: target }).first().waitFor({ timeout: 10_000 });
     await page.keyboard.press('Enter');
     await waitUntil(async () => (await theme()) !== before, { timeoutMs: 10_000, describe: () => `the theme is still ${before}` });
-    await chat.frame.locator('button.new-chat').click();
+    await chat.newChat();
     await ask('open notes.md');
     await openHistory();
     await waitForTitles(['open notes.md', 'open notes.md']);

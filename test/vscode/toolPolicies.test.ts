@@ -43,7 +43,7 @@ describe('tool policies from the Tool Groups view', function () {
     assert.equal(policyShown(), 'deny');
     // Off: the backend is told at once, and the tree still lists the tool (to switch it on again).
     await until('an update without DeleteFile', () => updates().slice(updatesBefore).some((u) => !offered(u, 'DeleteFile') && offered(u, 'OpenFile')));
-    assert.equal(api.toolGroups().find((g) => g.name === 'IDE')?.tools.find((t) => t.name === 'DeleteFile')?.status, 'not offered to the backend');
+    assert.equal(api.toolGroups().find((g) => g.name === 'IDE')?.tools.find((t) => t.name === 'DeleteFile')?.status, 'switched off');
     const denied = await deleteFile('policy-victim.txt');
     assert.equal(denied.response.errorCode, 'TOOL_DISABLED');
     assert.match(denied.response.errorMessage ?? '', /DeleteFile is switched off in the Tool Groups view/);

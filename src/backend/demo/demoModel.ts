@@ -140,7 +140,27 @@ function nextCall(request: ModelRequest, past: PastCall[], intent: Understood, k
     const container = request.tools.find((f) => !past.some((c) => c.name === f.name) && containerLists(f, pattern));
     if (container) return { kind: 'call', name: container.name, args: {} };
   }
+  const off = switchedOffTool(request, kind);
+  if (off) return { kind: 'answer', text: `I could not do it: ${off} is switched off in your Tool Groups view. To use it, right-click ${off} there and choose Ask Every Time or Allow Without Asking.` };
   return { kind: 'answer', text: `I understood "${words}", but the editor offers no tool for it right now, so I could not do it.` };
+}
+
+/** Where the editor's `switched-off-tools` context item (src/vscode/toolGroups/switchedOffText.ts) starts in the system prompt. */
+export const SWITCHED_OFF_SECTION = '## Context: switched-off-tools\n';
+
+/** A tool for this kind of call that the user switched off, as the editor told the backend (`- Name (Group)` lines). */
+function switchedOffTool(request: ModelRequest, kind: ToolKind): string | undefined {
+  const first = request.messages[0];
+  const system = first?.role === 'system' ? first.content : '';
+  const at = system.indexOf(SWITCHED_OFF_SECTION);
+  if (at < 0) return undefined;
+  const section = system.slice(at + SWITCHED_OFF_SECTION.length).split('\n## ')[0] ?? '';
+  const names = [...section.matchAll(/^- ([\w-]+) \(/gm)].map((m) => m[1] ?? '');
+  for (const pattern of TOOL_PATTERNS[kind]) {
+    const name = names.find((n) => pattern.test(n));
+    if (name) return name;
+  }
+  return undefined;
 }
 
 function pastCalls(messages: ChatMessage[]): PastCall[] {

@@ -8,6 +8,7 @@ import { toChatCallRecord, toChatRunEvent } from './chatBridge';
 import { HostOutbox } from './pendingHostMessages';
 import { CardStream } from './cardStream';
 import { openPathFromChat } from './openPathFromChat';
+import { selectionLabel } from './editorContextSummary';
 import { Commands, Views } from '../ids';
 import { readShowExpansionSteps } from '../settings/config';
 
@@ -175,9 +176,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     for (const m of this.cards.record(toChatCallRecord(record, toBase64))) this.post(m);
   }
 
-  /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection). */
-  showUserMessage(text: string): void {
-    if (text.trim()) this.post({ type: 'userMessage', text: text.slice(0, MAX_USER_TEXT) });
+  /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection), naming the selection sent with it. */
+  showUserMessage(text: string, context?: EditorContext): void {
+    const attachment = selectionLabel(context);
+    if (text.trim()) this.post({ type: 'userMessage', text: text.slice(0, MAX_USER_TEXT), ...(attachment ? { attachment } : {}) });
   }
 
   setStatus(status: ChatStatus): void {
@@ -270,7 +272,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.threadEmitter.fire(message);
         break;
       case 'send':
-        this.post({ type: 'userMessage', text: message.text });
+        this.showUserMessage(message.text, message.context);
         this.sendEmitter.fire({ text: message.text, context: message.context });
         break;
       case 'stop':

@@ -1,8 +1,9 @@
 /**
  * The text of the `editor` context item (setting `clientTools.editorContext.enabled`): active file,
- * cursor and selection, as the backend puts it in the system prompt. No `vscode` import, so unit
- * tests cover it in plain Node.
+ * cursor and selection, as the backend puts it in the system prompt; and the label of a selection
+ * sent with a message (`src/a.ts:3-7`). No `vscode` import, so unit tests cover it in plain Node.
  */
+import type { EditorContext } from '../../protocol';
 
 export const EDITOR_CONTEXT_NAME = 'editor';
 /** Most selected characters included; the rest is counted. */
@@ -49,4 +50,16 @@ export function summarizeEditor(state: EditorState | undefined): string {
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * `src/a.ts:3-7` for a selection sent with a message (lines as the editor numbers them; a selection
+ * ending at a line's start does not count that line); undefined when no text was selected.
+ */
+export function selectionLabel(context: EditorContext | undefined): string | undefined {
+  const s = context?.selection;
+  if (!context || !s || !context.selectedText) return undefined;
+  const last = s.endCharacter === 0 && s.endLine > s.startLine ? s.endLine - 1 : s.endLine;
+  const lines = last > s.startLine ? `${s.startLine + 1}-${last + 1}` : `${s.startLine + 1}`;
+  return `${context.file ?? 'untitled'}:${lines}`.slice(-300);
 }

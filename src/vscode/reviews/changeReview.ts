@@ -24,7 +24,7 @@ import { MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
 import { confirmUnrendered } from './diffReview';
 import { ContextKeys } from '../ids';
 import { openDocument, ProposalFileSystem } from './proposalFileSystem';
-import * as ui from '../ui';
+import { showReviewToast, type ReviewToast } from './reviewToast';
 
 export const CHANGES_SCHEME = 'client-tools-changes';
 
@@ -40,6 +40,8 @@ interface Review {
   request: ChangeReviewRequest;
   files: ReviewedFile[];
   settled: boolean;
+  /** Its notification, hidden when the review ends another way. */
+  toast?: ReviewToast;
   resolve(outcome: ChangeReviewOutcome): void;
 }
 
@@ -174,10 +176,9 @@ export class ChangeReviews implements vscode.Disposable {
     // The warning first, so that VS Code's cut of a long notification never takes it.
     const warned = review.request.warning !== undefined ? safe`⚠ ${uiText(review.request.warning)} ` : safe``;
     const [accept, reject] = [safe`Accept`, safe`Reject`];
-    void ui.showInfo(safe`${warned}${uiText(what)} Accept or Reject it here or in the chat, where you can also keep or reject each hunk.`, accept, reject).then((choice) => {
-      // Bound to this review: once it has ended another way, a late click does nothing.
-      if (choice === accept) void this.finish(review, { decision: 'accepted', contents: this.contentsOf(review) });
-      else if (choice === reject) void this.finish(review, { decision: 'rejected' });
+    // Bound to this review: once it has ended another way, a late click does nothing.
+    review.toast = showReviewToast(safe`${warned}${uiText(what)} Accept or Reject it here or in the chat, where you can also keep or reject each hunk.`, accept, reject, (accepted) => {
+      void this.finish(review, accepted ? { decision: 'accepted', contents: this.contentsOf(review) } : { decision: 'rejected' });
     });
   }
 
@@ -201,6 +202,7 @@ export class ChangeReviews implements vscode.Disposable {
   private async finish(review: Review, outcome: ChangeReviewOutcome): Promise<void> {
     if (review.settled) return;
     review.settled = true;
+    review.toast?.ended();
     this.reviews.delete(review.id);
     this.updateContext();
     try {

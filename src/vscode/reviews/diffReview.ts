@@ -20,6 +20,7 @@ import { ContextKeys } from '../ids';
 import { KeptChanges } from './keptChanges';
 import { openDocument, ProposalFileSystem } from './proposalFileSystem';
 import * as ui from '../ui';
+import { showReviewToast, type ReviewToast } from './reviewToast';
 
 export const DIFF_SCHEME = 'client-tools-diff';
 
@@ -31,6 +32,8 @@ interface Review {
   original: vscode.Uri;
   proposed: vscode.Uri;
   settled: boolean;
+  /** Its notification, hidden when the review ends another way. */
+  toast?: ReviewToast;
   /** Settles when the review ends, which closes its notification. */
   ended: Promise<void>;
   end(): void;
@@ -192,11 +195,9 @@ export class DiffReviews implements vscode.Disposable {
       ? safe`${warned}${uiText(what)} Accept or Reject it here, in the editor's title bar, or in the chat, where you can also keep or reject each hunk.`
       : safe`${warned}${uiText(what)} Accept or Reject it here, in the editor's title bar, or in the chat.`;
     const [accept, reject] = [safe`Accept`, safe`Reject`];
-    void ui.showInfo(title, accept, reject).then((choice) => {
-      // VS Code lets no extension close a message, so it outlives a review that ended another way:
-      // bound to this review, a late click does nothing.
-      if (choice === accept) void this.finish(review, { decision: 'accepted', content: this.textOf(review) });
-      else if (choice === reject) void this.finish(review, { decision: 'rejected' });
+    // Bound to this review: a late click (from the notification centre) does nothing.
+    review.toast = showReviewToast(title, accept, reject, (accepted) => {
+      void this.finish(review, accepted ? { decision: 'accepted', content: this.textOf(review) } : { decision: 'rejected' });
     });
   }
 
@@ -223,6 +224,7 @@ export class DiffReviews implements vscode.Disposable {
   private async finish(review: Review, outcome: DiffOutcome | unknown): Promise<void> {
     if (review.settled) return;
     review.settled = true;
+    review.toast?.ended();
     this.reviews.delete(review.proposed.toString());
     this.updateContext();
     try {

@@ -7,6 +7,24 @@ import type { ToolGroupDefinition, ToolGroupState } from '../../protocol';
 import { safe, uiText } from '../../core/uiText';
 import * as ui from '../ui';
 
+/**
+ * The tree's words for the states `snapshot()` reports (those stay as they are: tests and Show Tool
+ * Groups read them). A group is "expanded" for the agent while its tree node may be collapsed, so
+ * the tree says what the agent has, not how the group is drawn.
+ */
+const GROUP_WORDS: Record<string, string> = {
+  expanded: 'the agent has its tools',
+  collapsed: 'the agent opens it when needed',
+  'not registered': 'not sent to the agent',
+};
+const TOOL_WORDS: Record<string, string> = {
+  visible: 'the agent can use it',
+  'in collapsed group': 'once the agent opens the group',
+  hidden: 'hidden from the agent',
+  'switched off': '',
+  'not registered': 'not sent to the agent',
+};
+
 type Node =
   | { kind: 'group'; name: string }
   | { kind: 'tool'; group: string; name: string }
@@ -110,7 +128,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
       const status = this.groupStatus(node.name);
       return ui.treeItem(uiText(node.name), vscode.TreeItemCollapsibleState.Collapsed, {
         id: `group:${node.name}`,
-        description: uiText(status),
+        description: uiText(GROUP_WORDS[status] ?? status),
         tooltip: g?.description === undefined ? undefined : uiText(g.description),
         iconPath: new vscode.ThemeIcon(status === 'expanded' ? 'folder-opened' : 'folder'),
         contextValue: 'group',
@@ -129,11 +147,12 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
     const classification = this.classificationOf(node.name);
     return ui.treeItem(uiText(node.name), vscode.TreeItemCollapsibleState.None, {
       id: `tool:${node.group}/${node.name}`,
-      description: uiText([def?.requiresPermission ? this.permissionText(node.name) : '', classification, status].filter(Boolean).join(' · ')),
+      description: uiText([def?.requiresPermission ? this.permissionText(node.name) : '', classification, TOOL_WORDS[status] ?? status].filter(Boolean).join(' · ')),
       tooltip: def?.description === undefined ? undefined : uiText([def.description, this.classificationNote(node.name)].filter(Boolean).join('\n\n')),
       iconPath: new vscode.ThemeIcon(def?.requiresPermission ? 'shield' : status === 'hidden' ? 'eye-closed' : 'tools'),
-      // Policies (Allow / Ask / Deny in the context menu) apply where the gate asks: tools that ask permission.
-      contextValue: def?.requiresPermission ? 'tool-asks' : 'tool',
+      // Policies (Allow / Ask / Deny in the context menu) apply where the gate asks: tools that ask
+      // permission. The current one is in the value, so the menu shows it checked (package.json).
+      contextValue: def?.requiresPermission ? `tool-asks-${this.policyOf(node.name) ?? 'ask'}` : 'tool',
     });
   }
 
@@ -159,7 +178,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
 
   private permissionText(tool: string): string {
     const policy = this.policyOf(tool);
-    return policy === 'allow' ? 'allowed by your policy' : policy === 'deny' ? 'denied by your policy' : 'asks permission';
+    return policy === 'allow' ? 'runs without asking (your choice)' : policy === 'deny' ? 'off (your choice)' : 'asks you first';
   }
 
   private groupStatus(name: string): string {
@@ -170,7 +189,7 @@ export class ToolGroupsView implements vscode.TreeDataProvider<Node>, vscode.Dis
   }
 
   private toolStatus(group: string, tool: string): string {
-    if (this.policyOf(tool) === 'deny' && this.definitions.find((d) => d.name === group)?.tools.find((t) => t.name === tool)?.requiresPermission) return 'not offered to the backend';
+    if (this.policyOf(tool) === 'deny' && this.definitions.find((d) => d.name === group)?.tools.find((t) => t.name === tool)?.requiresPermission) return 'switched off';
     const g = this.state?.groups.find((s) => s.name === group);
     const t = g?.tools.find((x) => x.name === tool);
     if (!t) return this.state ? 'not registered' : '';

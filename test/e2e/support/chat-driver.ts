@@ -131,6 +131,26 @@ export class ChatDriver {
   }
 
   /**
+   * An action of the chat view's title bar (New Chat, Show Chat History), the one place for them:
+   * the header's toolbar shows while the pointer is over the view, which the click's move does.
+   */
+  titleAction(label: string): Locator {
+    return this.page.locator('.part.sidebar .pane-header', { hasText: 'Chat' }).locator(`.actions .action-label[aria-label="${label}"]`);
+  }
+
+  /** New Chat from the view's title bar. */
+  async newChat(): Promise<void> {
+    await this.page.locator('.part.sidebar .pane-header', { hasText: 'Chat' }).hover();
+    await this.titleAction('New Chat').click();
+  }
+
+  /** History from the view's title bar. */
+  async openHistory(): Promise<void> {
+    await this.page.locator('.part.sidebar .pane-header', { hasText: 'Chat' }).hover();
+    await this.titleAction('Show Chat History').click();
+  }
+
+  /**
    * Saves the whole window to test-results/chat-flow-NAME.png (dialogs, tabs and notifications
    * included) and the side bar with the chat, at its own size, to chat-flow-NAME.chat.png.
    */

@@ -15,6 +15,17 @@ const texts = (s: ChatState): string[] => s.items.map((i) => (i.kind === 'user' 
 const connected: ChatAction = { type: 'status', status: { connection: 'connected', model: 'demo' } };
 
 describe('chat state: threads', () => {
+  it("a message's attached selection stays on it in the saved transcript and after a reload (issue 29 item 7)", () => {
+    const sent = play([connected, { type: 'showThread', threadId: A, transcript: undefined },
+      { type: 'userMessage', text: 'what does this do?', attachment: 'src/a.ts:3-7' }]);
+    const user = (s: ChatState) => s.items.find((i) => i.kind === 'user');
+    assert.deepEqual(user(sent), { kind: 'user', id: user(sent)?.id, text: 'what does this do?', attachment: 'src/a.ts:3-7' });
+    const back = reduce(initialState(), { type: 'showThread', threadId: A, transcript: JSON.parse(transcriptOf(sent)) as unknown });
+    assert.equal(user(back)?.kind === 'user' && user(back)?.attachment, 'src/a.ts:3-7');
+    assert.equal(user(restoreState(JSON.parse(JSON.stringify(sent))))?.kind === 'user' && user(restoreState(JSON.parse(JSON.stringify(sent))))?.attachment, 'src/a.ts:3-7');
+    assert.equal(HostToWebview.safeParse({ type: 'userMessage', text: 'x', attachment: 'a'.repeat(301) }).success, false, 'a label is bounded');
+  });
+
   it('showThread replaces the transcript with the saved one and keeps connection, list and counting ids', () => {
     const inA = play([connected, { type: 'threads', currentId: A, threads: LIST }, { type: 'showThread', threadId: A, transcript: undefined },
       { type: 'userMessage', text: 'hello from A' }]);

@@ -1,7 +1,17 @@
 import * as assert from 'node:assert/strict';
-import { MAX_SELECTED_CHARS, NO_EDITOR, summarizeEditor, type EditorState } from '../../../../src/vscode/chat/editorContextSummary';
+import { MAX_SELECTED_CHARS, NO_EDITOR, selectionLabel, summarizeEditor, type EditorState } from '../../../../src/vscode/chat/editorContextSummary';
 
 describe('editor context summary', () => {
+  it('labels a sent selection by file and editor line numbers; no label without selected text', () => {
+    const sel = (startLine: number, endLine: number, endCharacter: number) => ({ startLine, startCharacter: 0, endLine, endCharacter });
+    assert.equal(selectionLabel({ file: 'src/a.ts', selection: sel(2, 6, 4), selectedText: 'x' }), 'src/a.ts:3-7');
+    assert.equal(selectionLabel({ file: 'src/a.ts', selection: sel(2, 3, 0), selectedText: 'x' }), 'src/a.ts:3', 'a selection ending at a line start does not count that line');
+    assert.equal(selectionLabel({ file: 'hello.txt', selection: sel(0, 0, 5), selectedText: 'Hello' }), 'hello.txt:1');
+    assert.equal(selectionLabel({ file: 'src/a.ts', selection: sel(0, 0, 0), selectedText: '' }), undefined);
+    assert.equal(selectionLabel(undefined), undefined);
+    assert.equal(selectionLabel({ file: `${'d/'.repeat(400)}a.ts`, selection: sel(0, 0, 1), selectedText: 'x' })?.length, 300);
+  });
+
   const base: EditorState = { file: 'src/a.ts', language: 'typescript', lineCount: 40, cursor: { line: 2, character: 4 } };
 
   it('names the file, language and 1-based cursor', () => {
