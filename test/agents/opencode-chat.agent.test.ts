@@ -6,7 +6,8 @@
  * before every read, edit and command). What differs from Claude Code, asserted as it is: the read
  * and the commands run inside opencode once allowed (no ReadFile card, no editor terminal); it writes
  * with its own tool once its own prompt is allowed, and the fs/write_text_file it sends alongside
- * (without waiting for it) finds the file already written, so there is no per-hunk review; a denial
+ * (without waiting for it) races that write and mostly finds it done, so there is no per-hunk review
+ * (when the review does open, what it keeps is written after the fact, unknown to its model); a denial
  * ends its turn and its reason does not reach its model; Stop leaves its waiting call "failed".
  * Screenshots go to test-results/opencode-chat-*.png.
  *
@@ -17,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentStep } from '../support/agents/script';
 import { startAgentChat, type AgentChat } from '../support/agents/chat-ui';
+import { waitUntil } from '../e2e/support/chat-driver';
 
 const AGENT = 'opencode';
 const REASON = 'not this one, say allowed-run';
@@ -53,7 +55,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     ];
   }
 
-  it('picked in the chat: reads (in opencode, once allowed); writes the whole change with its own tool after its own prompt (no per-hunk review: the editor\'s OpenDiff comes after and finds it unchanged); a denied command ends its turn (the reason does not reach its model), so the next one is allowed in a new turn (in opencode\'s shell); an editor tool', async () => {
+  it('picked in the chat: reads (in opencode, once allowed); writes the whole change with its own tool after its own prompt (no per-hunk review as a rule: the editor\'s OpenDiff races that write and mostly finds it unchanged; when it opens, its model never hears what was kept); a denied command ends its turn (the reason does not reach its model), so the next one is allowed in a new turn (in opencode\'s shell); an editor tool', async () => {
     const { chat, model } = ui;
     await ui.pick();
     const turn = await chat.send('Tidy up my notes.', ['OpenDiff', 'bash']);
@@ -64,18 +66,28 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     assert.match((await model.requests.waitForStep(1)).toolResults.at(-1) ?? '', /alpha\s*\n?.*beta/s);
 
     // The write: opencode's permission request with its diff (both hunks). Once allowed, opencode
-    // writes the whole change with its own tool; the fs/write_text_file it sends alongside (without
-    // waiting for it) finds the file already changed, so the editor's OpenDiff is "Unchanged" and
-    // there is no per-hunk review.
+    // writes the whole change with its own tool and tells its model so; the fs/write_text_file it
+    // sends alongside (without waiting for it) races that write. Usually it finds the file already
+    // changed: the editor's OpenDiff is "Unchanged", no per-hunk review. When it reads the file
+    // first, the review opens after the fact; what it keeps is written over opencode's write, but
+    // its model never hears of it.
     const asked = await ui.promptMatching(/Let opencode change notes\.txt\?/);
     assert.match(asked, /\+ALPHA[\s\S]*\+EPSILON/);
     await chat.approvalButton('Allow').click();
     assert.match((await model.requests.waitForStep(2)).toolResults.at(-1) ?? '', /Wrote file successfully/);
-    assert.equal(fs.readFileSync(ui.notes, 'utf8'), 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n');
     const diffCard = turn.card('OpenDiff');
-    await chat.waitForCardStatus(diffCard, 'succeeded');
-    assert.match(await diffCard.innerText(), /Unchanged/);
-    assert.equal(await chat.frame.locator('section.review').count(), 0);
+    await diffCard.waitFor({ timeout: 30_000 });
+    await waitUntil(async () => /status-succeeded|review-open/.test((await diffCard.getAttribute('class')) ?? ''), {
+      describe: async () => `the OpenDiff card is ${await diffCard.getAttribute('class')}`,
+    });
+    if (/review-open/.test((await diffCard.getAttribute('class')) ?? '')) {
+      await ui.rejectSecondHunk(diffCard.locator('section.review'), 'keep the last line');
+      await chat.waitForCardStatus(diffCard, 'succeeded');
+    } else {
+      assert.match(await diffCard.innerText(), /Unchanged/);
+      assert.equal(await chat.frame.locator('section.review').count(), 0);
+      assert.equal(fs.readFileSync(ui.notes, 'utf8'), 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n');
+    }
 
     // The denied command: opencode ends its turn at a denial; its model is not asked again.
     await ui.promptMatching(/Let opencode run `echo denied-run`/);
