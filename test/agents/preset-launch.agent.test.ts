@@ -108,8 +108,9 @@ describe('preset launches: what the real agents leave to the permission gate', f
     assert.ok(asked.some((m) => m.startsWith('Test Agent Search:')), asked.join('\n'));
     assert.ok(asked.some((m) => m.startsWith('Test Agent Execute: Let Test Agent run `echo said-by-opencode`')), asked.join('\n'));
     assert.ok(asked.includes('Test Agent Edit: Let Test Agent change notes.txt?'), asked.join('\n'));
-    // Once allowed, the write is the client's: the per-hunk review (accepted whole here) wrote it
-    // (its record's end may come just after the turn's, on a busy machine).
+    // Once allowed, opencode writes with its own tool and sends fs/write_text_file alongside without
+    // waiting: the editor's OpenDiff runs (and usually finds the file already written; see
+    // opencode-chat.agent.test.ts). Its record's end may come just after the turn's, on a busy machine.
     const records = run.h.records;
     await eventually(() => assert.ok(records.some((r) => r.toolName === 'OpenDiff' && r.status === 'succeeded'), JSON.stringify(records.map((r) => [r.toolName, r.status]))), 10_000);
   });

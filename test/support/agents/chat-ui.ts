@@ -103,7 +103,7 @@ export class AgentChat {
     await this.page.reload();
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await this.chat.frame.locator('.conn-dot.conn-connected').waitFor({ timeout: 60_000 });
-    await this.chat.frame.locator('button.history-toggle').click();
+    await this.chat.openHistory();
     await this.history().waitFor({ state: 'visible', timeout: 10_000 });
     assert.deepEqual(await this.history().locator('.thread-row .thread-title').allInnerTexts(), [title]);
     await this.screenshot('7-history');
