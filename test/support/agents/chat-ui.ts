@@ -81,8 +81,11 @@ export class AgentChat {
     });
   }
 
-  /** The per-hunk review of the turn's OpenDiff card: rejects hunk 2 with a reason and accepts the rest. */
-  async rejectSecondHunk(review: ReturnType<Page['locator']>, reason: string): Promise<void> {
+  /**
+   * The per-hunk review of the turn's OpenDiff card: rejects hunk 2 with a reason and accepts the rest;
+   * notes.txt then holds the kept hunk, or one of `alsoAccepted` (an agent that writes on its own too).
+   */
+  async rejectSecondHunk(review: ReturnType<Page['locator']>, reason: string, alsoAccepted: readonly string[] = []): Promise<void> {
     await review.waitFor({ timeout: 60_000 });
     assert.equal(await review.locator('li.hunk').count(), 2, await review.innerText());
     await review.getByRole('button', { name: 'Reject hunk 2', exact: true }).click();
@@ -90,7 +93,7 @@ export class AgentChat {
     await review.locator('input.review-reason').fill(reason);
     await this.screenshot('2-hunk-rejected');
     await review.getByRole('button', { name: 'Accept', exact: true }).click();
-    await waitUntil(() => fs.readFileSync(this.notes, 'utf8') === 'ALPHA\nbeta\ngamma\ndelta\nepsilon\n', {
+    await waitUntil(() => ['ALPHA\nbeta\ngamma\ndelta\nepsilon\n', ...alsoAccepted].includes(fs.readFileSync(this.notes, 'utf8')), {
       describe: () => `notes.txt is ${JSON.stringify(fs.readFileSync(this.notes, 'utf8'))}`,
     });
   }
