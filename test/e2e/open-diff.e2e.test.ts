@@ -191,11 +191,11 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
     });
     await chat.waitForCardStatus(card, 'succeeded');
     await waitForLabel(card, 'Partly accepted');
+    // The decided card shows the kept change as a diff (issue 29), not the result's JSON.
     const shown = await card.innerText();
-    assert.match(shown, /"decision": "partial"/);
-    assert.match(shown, /"keptHunks": \[\s*2\s*\]/);
-    assert.match(shown, /"rejectedHunks": \[\s*1\s*\]/);
-    assert.match(shown, /"reason": "keep the greeting as the first line"/);
+    assert.match(shown, /Changed hello\.txt: kept 1 of 2 hunks/);
+    assert.match(shown, /Hunk 2\s+\+ Last added line\./);
+    assert.doesNotMatch(shown, /"decision"/);
     assert.match(await chat.waitForAnswer(turn.answer()), /You accepted part of the change to hello\.txt \(kept hunks: 2; rejected: 1\), and it is saved\./);
     await diffTab('hello.txt').waitFor({ state: 'detached', timeout: 30_000 });
     await chat.waitForIdle();
@@ -242,7 +242,7 @@ describe('OpenDiff through the real diff editor, asked for in the chat (offline 
       describe: () => `brand-new.txt: ${fs.existsSync(newFile) ? JSON.stringify(fs.readFileSync(newFile, 'utf8')) : 'missing'}`,
     });
     await waitForLabel(card, 'Accepted');
-    assert.match(await card.innerText(), /"newFile": true/);
+    assert.match(await card.innerText(), /Created brand-new\.txt\s+Hunk 1\s+\+ Fresh content\./);
     await chat.waitForIdle();
   });
 });
