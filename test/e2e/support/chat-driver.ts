@@ -139,9 +139,18 @@ export class ChatDriver {
   }
 
   /** New Chat from the view's title bar. */
+  /** New Chat from the view's title bar, until the transcript is empty (a click while the title bar is redrawn, after a theme change, can miss). */
   async newChat(): Promise<void> {
-    await this.page.locator('.part.sidebar .pane-header', { hasText: 'Chat' }).hover();
-    await this.titleAction('New Chat').click();
+    const messages = this.frame.locator('.msg');
+    let clickedAt = 0;
+    await waitUntil(async () => {
+      if (Date.now() - clickedAt > 3_000) {
+        await this.page.locator('.part.sidebar .pane-header', { hasText: 'Chat' }).hover();
+        await this.titleAction('New Chat').click();
+        clickedAt = Date.now();
+      }
+      return (await messages.count()) === 0;
+    }, { timeoutMs: 15_000, describe: async () => `New Chat left ${await messages.count()} messages in the transcript` });
   }
 
   /** History from the view's title bar. */
