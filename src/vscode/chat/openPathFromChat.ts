@@ -8,14 +8,12 @@ import * as vscode from 'vscode';
 import { resolveWorkspacePath } from '../../core';
 import { safe, uiText } from '../../core/uiText';
 import { readProtectedPatterns } from '../settings/config';
+import { fileWorkspaceFolders } from '../host/workspaceHost';
 import * as ui from '../ui';
 
 export async function openPathFromChat(path: string, line: number | undefined): Promise<void> {
   try {
-    const folders = (vscode.workspace.workspaceFolders ?? [])
-      .filter((f) => f.uri.scheme === 'file')
-      .map((f) => ({ name: f.name, path: f.uri.fsPath, uri: f.uri.toString() }));
-    const target = await resolveWorkspacePath(path, folders, { protectedPatterns: readProtectedPatterns() });
+    const target = await resolveWorkspacePath(path, fileWorkspaceFolders(), { protectedPatterns: readProtectedPatterns() });
     const uri = vscode.Uri.file(target.absolute);
     const stat = target.exists ? await vscode.workspace.fs.stat(uri) : undefined;
     if (!stat || (stat.type & vscode.FileType.File) === 0) throw new Error(target.exists ? 'it is not a file' : 'no such file in the workspace');

@@ -28,9 +28,7 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   readonly questions = new PendingQuestions();
 
   workspaceFolders(): readonly WorkspaceFolder[] {
-    return (vscode.workspace.workspaceFolders ?? [])
-      .filter((f) => f.uri.scheme === 'file')
-      .map((f) => ({ name: f.name, path: f.uri.fsPath, uri: f.uri.toString() }));
+    return workspaceHost.fileWorkspaceFolders();
   }
 
   isTrusted(): boolean {

@@ -3,11 +3,18 @@
  * search with the user's exclude settings, the open tabs, diagnostics.
  */
 import * as vscode from 'vscode';
-import type { DiagnosticSeverity, FileDiagnostics, FindFilesOptions, OpenEditorInfo, TextRange } from '../../core/host';
+import type { DiagnosticSeverity, FileDiagnostics, FindFilesOptions, OpenEditorInfo, TextRange, WorkspaceFolder } from '../../core/host';
 import { expandBraces } from '../../core/globs';
 
 /** Exclude globs joined into one `{a,b,…}` pattern, at most this many (VS Code has no list form). */
 const MAX_EXCLUDES = 500;
+
+/** The open workspace's folders on disk (`file:`), as the core's path checks take them. */
+export function fileWorkspaceFolders(): WorkspaceFolder[] {
+  return (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === 'file')
+    .map((f) => ({ name: f.name, path: f.uri.fsPath, uri: f.uri.toString() }));
+}
 
 /**
  * `findFiles` with `files.exclude` and `search.exclude` of each folder (passing an exclude pattern

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CodedError, ErrorCode, type RunEvent } from '../../protocol';
 import { readProtectedPatterns } from '../settings/config';
+import { fileWorkspaceFolders } from '../host/workspaceHost';
 import { MAX_CHANGE_FILES, MAX_REVIEW_HUNKS, type ChatRunChanges, type WebviewToHost } from '../../protocol/webview';
 import type { RecordedWrite } from '../../core/recordingHost';
 import { checkRecordedFile, MAX_LOG_CHARS, RunChangeLog, type PlannedWrite, type RunRef } from '../../core/runChanges';
@@ -194,10 +195,7 @@ export class RunChangeList implements vscode.Disposable {
 
 /** The record's file, checked where the user acts on it (src/core/runChanges.ts checkRecordedFile). */
 async function actionableFile(file: string): Promise<void> {
-  const folders = (vscode.workspace.workspaceFolders ?? [])
-    .filter((f) => f.uri.scheme === 'file')
-    .map((f) => ({ name: f.name, path: f.uri.fsPath, uri: f.uri.toString() }));
-  await checkRecordedFile(file, folders, readProtectedPatterns());
+  await checkRecordedFile(file, fileWorkspaceFolders(), readProtectedPatterns());
 }
 
 function readSaved(file: string, logger: Pick<vscode.LogOutputChannel, 'warn'>): unknown {
