@@ -11,7 +11,6 @@
  * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 600000 --exit test/agents/gemini-chat.agent.test.ts
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentStep } from '../support/agents/script';
 import { startAgentChat, type AgentChat } from '../support/agents/chat-ui';
@@ -89,31 +88,11 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
     assert.match((await model.requests.waitForStep(4)).toolResults.at(-1) ?? '', /allowed-run/);
 
     // The editor's own tool, through the MCP server injected in session/new: its card names the agent.
-    const toolCard = turn.card('GetWorkspaceFolders');
-    await chat.waitForCardStatus(toolCard, 'succeeded', 60_000);
-    assert.equal(await toolCard.locator('.caller-badge').textContent(), AGENT);
-    assert.ok((await model.requests.waitForStep(6)).toolResults.at(-1)?.includes(path.basename(ui.workspace)));
-
-    assert.match(await chat.waitForAnswer(turn.answer(), 60_000), /All done with the notes\./);
-    await chat.waitForIdle();
-    await ui.screenshot('4-done');
+    await ui.editorToolThenDone(turn, 6);
   });
 
   it('Stop while a prompt waits: the prompt goes away and the agent is cancelled', async () => {
-    const { chat, model } = ui;
-    const before = model.requests.main.length;
-    await chat.send('Make a file.', []);
-    await ui.promptMatching(/Let Gemini CLI run `touch never-run`/);
-    await ui.screenshot('5-before-stop');
-    await chat.stopButton.click();
-    await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });
-    await chat.waitForIdle(30_000);
-    const card = chat.frame.locator('.tool-card').last();
-    await chat.waitForCardStatus(card, 'cancelled');
-    assert.match(await card.innerText(), /Gemini CLI/);
-    await ui.screenshot('6-stopped');
-    assert.deepEqual(model.requests.main.slice(before).map((r) => r.replies), [7]);
-    assert.equal(fs.existsSync(path.join(ui.workspace, 'never-run')), false);
+    await ui.stopWhilePromptWaits(7);
   });
 
   it('after a window reload the conversation is listed and continues: in the loaded session (regrouped: the calls of a turn in one model message, the cancelled call dropped) or, when Gemini CLI fails to load it, in a new session the chat announces', async () => {

@@ -55,6 +55,42 @@ export class AgentChat {
     return this.chat.frame.locator('section.history');
   }
 
+  /**
+   * The editor's own tool, through the MCP server injected in session/new: its card succeeds and names
+   * the agent, the model's request at `step` carries the workspace folder; then the turn's last answer.
+   */
+  async editorToolThenDone(turn: { card(tool: string): ReturnType<Page['locator']>; answer(): ReturnType<Page['locator']> }, step: number): Promise<void> {
+    const toolCard = turn.card('GetWorkspaceFolders');
+    await this.chat.waitForCardStatus(toolCard, 'succeeded', 60_000);
+    assert.equal(await toolCard.locator('.caller-badge').textContent(), this.options.label);
+    assert.ok((await this.model.requests.waitForStep(step)).toolResults.at(-1)?.includes(path.basename(this.workspace)));
+    assert.match(await this.chat.waitForAnswer(turn.answer(), 60_000), /All done with the notes\./);
+    await this.chat.waitForIdle();
+    await this.screenshot('4-done');
+  }
+
+  /**
+   * Stop while the prompt for `touch never-run` waits: the prompt goes away, the agent's card of the
+   * command ends cancelled, the model was asked once for the turn (reply `reply`) and not again, and
+   * nothing ran.
+   */
+  async stopWhilePromptWaits(reply: number): Promise<void> {
+    const { chat, model } = this;
+    const before = model.requests.main.length;
+    await chat.send('Make a file.', []);
+    await this.promptMatching(new RegExp(`Let ${this.options.label} run \`touch never-run\``));
+    await this.screenshot('5-before-stop');
+    await chat.stopButton.click();
+    await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });
+    await chat.waitForIdle(30_000);
+    const card = chat.frame.locator('.tool-card').last();
+    await chat.waitForCardStatus(card, 'cancelled');
+    assert.match(await card.innerText(), new RegExp(this.options.label));
+    await this.screenshot('6-stopped');
+    assert.deepEqual(model.requests.main.slice(before).map((r) => r.replies), [reply]);
+    assert.equal(fs.existsSync(path.join(this.workspace, 'never-run')), false);
+  }
+
   /** Waits for the chat's permission prompt whose text matches `expected`, and returns its text. */
   async promptMatching(expected: RegExp): Promise<string> {
     let text = '';
