@@ -111,14 +111,17 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
     const turn = await chat.send('Carry on.', []);
     assert.match(await chat.waitForAnswer(turn.answer(), 90_000), /Carrying on where we left off\./);
     await chat.waitForIdle();
-    // The agent's resumed session: the model's request carries both earlier turns, the cancelled one
-    // marked as interrupted by the user (step 7 was never asked for: the cancelled turn did not go on).
+    // The agent's resumed session: the model's request carries both earlier turns, the cancelled
+    // tool call answered with the cancel's AbortError (step 7 was never asked for: the cancelled turn
+    // did not go on). Claude Code may also add its own "[Request interrupted by user for tool use]"
+    // line, but whether it reaches the saved session before the reload ends the agent is its own race
+    // (CI saw it missing once, with the AbortError result present), so it is not asserted.
     const resumed = model.requests.main.slice(before);
     assert.deepEqual(resumed.map((r) => r.replies), [8]);
     const results = resumed[0]?.toolResults ?? [];
     assert.ok(results.some((t) => /allowed-run/.test(t)), JSON.stringify(results));
     assert.ok(results.some((t) => /AbortError/.test(t)), JSON.stringify(results));
-    assert.match(JSON.stringify(resumed[0]?.body.messages), /Request interrupted by user for tool use/);
+    assert.match(JSON.stringify(resumed[0]?.body.messages), /Make a file\./);
     assert.equal(await chat.frame.locator('.event.notice', { hasText: 'Started a new session' }).count(), 0);
     await ui.screenshot('8-continued');
   });
