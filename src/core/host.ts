@@ -14,6 +14,7 @@
  * - Methods that touch files reject with a Node-style error carrying `code` (`ENOENT`, `EISDIR`, …)
  *   or with a `CodedError`; the dispatcher maps both to protocol error codes.
  */
+import type { HunkReview } from './hunkReview';
 import type { UnrenderedLine } from './renderLimit';
 import type { LanguageToolsHost, SearchToolsHost, SourceControlToolsHost, TasksToolsHost } from './intelligenceHost';
 
@@ -159,6 +160,8 @@ export interface DiffRequest {
   message: string;
   /** The file's text as the review read it (empty for a new file): the hunks are the proposal's changes to it. */
   current: string;
+  /** Those hunks, worked out once by the tool: the review takes them from here rather than diffing the texts again. */
+  review: HunkReview;
   /** The record id of the call this review answers, so the chat shows the review on that call's card. */
   recordId: string;
   /** Changed lines longer than the editor draws (src/core/renderLimit.ts), and the warning naming them. */

@@ -7,7 +7,7 @@
  */
 import { cutWithNote } from '../protocol/textCut';
 import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
-import { diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
+import { alignLines, diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
 
 export type HunkState = 'kept' | 'rejected' | 'edited';
 
@@ -16,7 +16,12 @@ export interface HunkReview {
   readonly proposal: readonly string[];
   /** The proposal's hunks against the original, numbered from 1 in what the model and the user see. */
   readonly hunks: readonly Hunk[];
+  /** Part of the change was too large to compare line by line within the bound on work: a hunk covers more than what changed. */
+  readonly coarse: boolean;
 }
+
+/** What OpenDiff's review and result say when the review is coarse. */
+export const COARSE_REVIEW_NOTE = 'Part of this change is too large to compare line by line: it is shown as larger hunks, to keep, reject or edit whole.';
 
 export interface ReviewedText {
   /** One per hunk, in order. */
@@ -28,7 +33,8 @@ export interface ReviewedText {
 export function hunkReview(original: string, proposal: string): HunkReview {
   const o = splitLines(original);
   const p = splitLines(proposal);
-  return { original: o, proposal: p, hunks: diffLines(o, p) };
+  const { hunks, coarse } = alignLines(o, p);
+  return { original: o, proposal: p, hunks, coarse };
 }
 
 export function headerOf(review: HunkReview, index: number): string {
@@ -39,9 +45,12 @@ export function headerOf(review: HunkReview, index: number): string {
 export function readReviewedText(review: HunkReview, text: string): ReviewedText {
   const lines = splitLines(text);
   const fromProposal = diffLines(review.proposal, lines);
-  const fromOriginal = diffLines(review.original, lines);
+  // The proposal as it stands (an Accept without changes) needs no diff against the original.
+  if (fromProposal.length === 0) return { states: review.hunks.map(() => 'kept'), editedByUser: false };
+  let fromOriginal: Hunk[] | undefined;
   const states = review.hunks.map((h): HunkState => {
     if (!fromProposal.some((c) => touches(c, h.bStart, h.bEnd))) return 'kept';
+    fromOriginal ??= diffLines(review.original, lines);
     if (!fromOriginal.some((c) => touches(c, h.aStart, h.aEnd))) return 'rejected';
     return 'edited';
   });
@@ -85,12 +94,13 @@ const MAX_PREVIEW_LINES = 200;
 /**
  * The hunks of `review` as the chat's card lists them (OpenDiff's and a multi-file change's): each
  * named by `header`, in the state `text` now holds it, each side's first lines clipped to
- * MAX_HUNK_PREVIEW characters.
+ * MAX_HUNK_PREVIEW characters; the first `limit` hunks (a card lists MAX_REVIEW_HUNKS), so that no
+ * preview is cut for a hunk the card does not show.
  */
-export function cardHunks(review: HunkReview, text: string, header: (index: number) => string): ChatReview['hunks'] {
+export function cardHunks(review: HunkReview, text: string, header: (index: number) => string, limit = Infinity): ChatReview['hunks'] {
   const { states } = readReviewedText(review, text);
   const side = (lines: readonly string[], start: number, end: number) => clipPreview(lines.slice(start, Math.min(end, start + MAX_PREVIEW_LINES)).join(''));
-  return review.hunks.map((h, i) => ({ header: header(i), removed: side(review.original, h.aStart, h.aEnd), added: side(review.proposal, h.bStart, h.bEnd), state: states[i] }));
+  return review.hunks.slice(0, limit).map((h, i) => ({ header: header(i), removed: side(review.original, h.aStart, h.aEnd), added: side(review.proposal, h.bStart, h.bEnd), state: states[i] }));
 }
 
 function clipPreview(text: string): string {

@@ -5,6 +5,7 @@
  * no VS Code types.
  */
 import type { DocumentSnapshot, FileReader, RunCommandRequest, RunCommandResult, TextEditSpec, TextRange, ToolHost } from './host';
+import type { HunkReview } from './hunkReview';
 import type { UnrenderedLine } from './renderLimit';
 
 /** A text search as the Search group's SearchText runs it (src/tools/search/ripgrep.ts). */
@@ -149,6 +150,8 @@ export interface ChangeReviewFile {
   /** The file's text as the review read it. */
   current: string;
   proposed: string;
+  /** The proposal's hunks against `current`, worked out once by the tool (the review does not diff again). */
+  review: HunkReview;
   /** Its changed lines longer than the editor draws (src/core/renderLimit.ts). */
   unrendered: readonly UnrenderedLine[];
 }

@@ -3,9 +3,11 @@
  * the model what the user changed. Line endings are compared as `\n` (the editor may normalise them).
  *
  * The middle that differs, after the common head and tail are cut off, is aligned by a longest common
- * subsequence table when it is small enough (MAX_TABLE_CELLS); a larger middle is one hunk. Its lines
- * are numbered first (equal lines, equal numbers), so a cell compares two numbers, not two lines that
- * may share a long prefix. That keeps time and memory bounded on any input a backend can send.
+ * subsequence table when it is small enough (MAX_TABLE_CELLS); a larger middle is first cut at lines
+ * that occur once on each side (alignLines). Its lines are numbered first (equal lines, equal numbers:
+ * LineNumbers), so a cell compares two numbers, not two lines that may share a long prefix. The work
+ * of one diff is bounded (MAX_TABLE_CELLS in all) on any input a backend can send; what the bound
+ * leaves unaligned is one coarse hunk.
  */
 import { cutWithNote } from '../protocol/textCut';
 
@@ -17,7 +19,7 @@ export interface Hunk {
   bEnd: number;
 }
 
-/** Cells of the alignment table (16-bit each) before the middle is treated as one hunk. */
+/** Cells of an alignment table (16-bit each), and the work of one diff in all (cells and lines scanned). */
 export const MAX_TABLE_CELLS = 4_000_000;
 
 /**
@@ -29,72 +31,234 @@ export function toLf(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }
 
-/** The text's lines, each with its `\n` (the last may have none); CRLF and CR read as `\n`. */
+/**
+ * The text's lines, each with its `\n` (the last may have none); CRLF and CR read as `\n`. Each line
+ * is a slice of the text, not a line joined to its `\n`: a joined string is copied again when it is
+ * first compared or numbered, which for megabytes of lines is most of a diff's time.
+ */
 export function splitLines(text: string): string[] {
   const normalised = toLf(text);
-  if (normalised === '') return [];
-  const lines = normalised.split('\n').map((l) => `${l}\n`);
-  if (normalised.endsWith('\n')) lines.pop();
-  else lines[lines.length - 1] = lines[lines.length - 1].slice(0, -1);
+  const lines: string[] = [];
+  for (let start = 0; start < normalised.length; ) {
+    const newline = normalised.indexOf('\n', start);
+    const end = newline < 0 ? normalised.length : newline + 1;
+    lines.push(normalised.slice(start, end));
+    start = end;
+  }
   return lines;
 }
 
 /** The hunks that turn `a` into `b`, in order; changes with no unchanged line between them are one hunk. */
 export function diffLines(a: readonly string[], b: readonly string[]): Hunk[] {
+  return alignLines(a, b).hunks;
+}
+
+export interface LineAlignment {
+  hunks: Hunk[];
+  /** Part of the change was too large to align within the bound on work: it is one hunk, larger than the change. */
+  coarse: boolean;
+}
+
+/**
+ * diffLines, and whether the bound on work made part of it one coarse hunk. A middle of at most
+ * MAX_TABLE_CELLS is aligned exactly (a longest common subsequence); a larger one is cut at its
+ * lines that occur once on each side, in the same order on both (as patience diff does), and each
+ * piece aligned again, all within MAX_TABLE_CELLS of work in total: a piece left when that is spent,
+ * or one without such a line, is one hunk.
+ */
+export function alignLines(a: readonly string[], b: readonly string[]): LineAlignment {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
   const n = a.length - head - tail;
   const m = b.length - head - tail;
-  if (n === 0 && m === 0) return [];
-  if (n === 0 || m === 0 || (n + 1) * (m + 1) > MAX_TABLE_CELLS) {
-    return [{ aStart: head, aEnd: head + n, bStart: head, bEnd: head + m }];
-  }
-  const numbers = new Map<string, number>();
-  const number = (line: string) => {
-    let k = numbers.get(line);
-    if (k === undefined) numbers.set(line, (k = numbers.size));
-    return k;
-  };
-  const na = Int32Array.from({ length: n }, (_, i) => number(a[head + i]));
-  const nb = Int32Array.from({ length: m }, (_, j) => number(b[head + j]));
-  // lcs[i][j]: length of the longest common subsequence of a[head+i..] and b[head+j..].
-  const width = m + 1;
-  const lcs = new Uint16Array((n + 1) * width);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * width + j] = na[i] === nb[j]
-        ? lcs[(i + 1) * width + j + 1] + 1
-        : Math.max(lcs[(i + 1) * width + j], lcs[i * width + j + 1]);
+  if (n === 0 && m === 0) return { hunks: [], coarse: false };
+  if (n === 0 || m === 0) return { hunks: [{ aStart: head, aEnd: head + n, bStart: head, bEnd: head + m }], coarse: false };
+  const numbers = new LineNumbers();
+  const na = Int32Array.from({ length: n }, (_, i) => numbers.of(a[head + i]));
+  const nb = Int32Array.from({ length: m }, (_, j) => numbers.of(b[head + j]));
+  const alignment = new Alignment(na, nb, numbers.size, head);
+  alignment.run();
+  return { hunks: alignment.hunks, coarse: alignment.coarse };
+}
+
+/** The alignment of two numbered middles, piece by piece, within one budget of work. */
+class Alignment {
+  readonly hunks: Hunk[] = [];
+  coarse = false;
+  private work = MAX_TABLE_CELLS;
+  private counts?: { a: Int32Array; b: Int32Array; bAt: Int32Array };
+
+  constructor(
+    private readonly na: Int32Array,
+    private readonly nb: Int32Array,
+    private readonly distinct: number,
+    private readonly offset: number,
+  ) {}
+
+  run(): void {
+    // Pieces still to align, the next on top (a stack, not recursion: pieces may nest deeply).
+    const pieces: [number, number, number, number][] = [[0, this.na.length, 0, this.nb.length]];
+    for (let piece = pieces.pop(); piece; piece = pieces.pop()) {
+      let [i0, i1, j0, j1] = piece;
+      for (; i0 < i1 && j0 < j1 && this.na[i0] === this.nb[j0]; i0++) j0++;
+      for (; i1 > i0 && j1 > j0 && this.na[i1 - 1] === this.nb[j1 - 1]; i1--) j1--;
+      const cells = (i1 - i0 + 1) * (j1 - j0 + 1);
+      if (i0 === i1 && j0 === j1) continue;
+      if (i0 === i1 || j0 === j1) {
+        this.push(i0, i1, j0, j1);
+      } else if (cells <= this.work) {
+        this.work -= cells;
+        this.table(i0, i1, j0, j1);
+      } else {
+        const anchors = this.anchors(i0, i1, j0, j1);
+        if (anchors.length === 0) {
+          this.coarse = true;
+          this.push(i0, i1, j0, j1);
+          continue;
+        }
+        const between: [number, number, number, number][] = [];
+        let [i, j] = [i0, j0];
+        for (const [ai, bj] of anchors) {
+          between.push([i, ai, j, bj]);
+          [i, j] = [ai + 1, bj + 1];
+        }
+        between.push([i, i1, j, j1]);
+        for (let k = between.length - 1; k >= 0; k--) pieces.push(between[k]);
+      }
     }
   }
-  const hunks: Hunk[] = [];
-  let open: Hunk | undefined;
-  let i = 0;
-  let j = 0;
-  const closeOpen = () => {
-    if (open) hunks.push(open);
-    open = undefined;
-  };
-  while (i < n || j < m) {
-    if (i < n && j < m && na[i] === nb[j]) {
-      closeOpen();
-      i++;
-      j++;
-      continue;
-    }
-    open ??= { aStart: head + i, aEnd: head + i, bStart: head + j, bEnd: head + j };
-    if (j < m && (i === n || lcs[i * width + j + 1] >= lcs[(i + 1) * width + j])) {
-      j++;
-      open.bEnd = head + j;
-    } else {
-      i++;
-      open.aEnd = head + i;
-    }
+
+  private push(i0: number, i1: number, j0: number, j1: number): void {
+    this.hunks.push({ aStart: this.offset + i0, aEnd: this.offset + i1, bStart: this.offset + j0, bEnd: this.offset + j1 });
   }
-  closeOpen();
-  return hunks;
+
+  /** Exact alignment by a longest common subsequence table. */
+  private table(i0: number, i1: number, j0: number, j1: number): void {
+    const { na, nb } = this;
+    const n = i1 - i0;
+    const m = j1 - j0;
+    // lcs[i][j]: length of the longest common subsequence of na[i0+i..i1) and nb[j0+j..j1).
+    const width = m + 1;
+    const lcs = new Uint16Array((n + 1) * width);
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        lcs[i * width + j] = na[i0 + i] === nb[j0 + j]
+          ? lcs[(i + 1) * width + j + 1] + 1
+          : Math.max(lcs[(i + 1) * width + j], lcs[i * width + j + 1]);
+      }
+    }
+    let open: [number, number, number, number] | undefined;
+    let i = 0;
+    let j = 0;
+    const closeOpen = () => {
+      if (open) this.push(...open);
+      open = undefined;
+    };
+    while (i < n || j < m) {
+      if (i < n && j < m && na[i0 + i] === nb[j0 + j]) {
+        closeOpen();
+        i++;
+        j++;
+        continue;
+      }
+      open ??= [i0 + i, i0 + i, j0 + j, j0 + j];
+      if (j < m && (i === n || lcs[i * width + j + 1] >= lcs[(i + 1) * width + j])) {
+        j++;
+        open[3] = j0 + j;
+      } else {
+        i++;
+        open[1] = i0 + i;
+      }
+    }
+    closeOpen();
+  }
+
+  /**
+   * The lines that occur once in na[i0, i1) and once in nb[j0, j1), as [i, j] pairs: the longest run
+   * of them in the same order on both sides. Empty when the budget cannot pay for the search.
+   */
+  private anchors(i0: number, i1: number, j0: number, j1: number): [number, number][] {
+    const cost = 2 * (i1 - i0 + j1 - j0);
+    if (cost > this.work) return [];
+    this.work -= cost;
+    const counts = (this.counts ??= { a: new Int32Array(this.distinct), b: new Int32Array(this.distinct), bAt: new Int32Array(this.distinct) });
+    const { na, nb } = this;
+    for (let i = i0; i < i1; i++) counts.a[na[i]]++;
+    for (let j = j0; j < j1; j++) {
+      counts.b[nb[j]]++;
+      counts.bAt[nb[j]] = j;
+    }
+    const unique: [number, number][] = [];
+    for (let i = i0; i < i1; i++) if (counts.a[na[i]] === 1 && counts.b[na[i]] === 1) unique.push([i, counts.bAt[na[i]]]);
+    for (let i = i0; i < i1; i++) counts.a[na[i]] = 0;
+    for (let j = j0; j < j1; j++) counts.b[nb[j]] = 0;
+    return increasingByB(unique);
+  }
+}
+
+/** The longest subsequence of `pairs` (in increasing i) whose j increase too (patience sorting). */
+function increasingByB(pairs: readonly [number, number][]): [number, number][] {
+  const tails: number[] = [];
+  const before = new Int32Array(pairs.length);
+  for (let k = 0; k < pairs.length; k++) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (pairs[tails[mid]][1] < pairs[k][1]) lo = mid + 1;
+      else hi = mid;
+    }
+    before[k] = lo > 0 ? tails[lo - 1] : -1;
+    tails[lo] = k;
+  }
+  const out: [number, number][] = [];
+  for (let k = tails.length > 0 ? tails[tails.length - 1] : -1; k >= 0; k = before[k]) out.push(pairs[k]);
+  return out.reverse();
+}
+
+/** Lines of a bucket compared whole before the bucket numbers its lines by their full hash. */
+const MAX_BUCKET_LINES = 8;
+/** Lines shorter than this are their own key. */
+const SHORT_LINE = 64;
+
+/**
+ * Equal numbers for equal lines, reading few characters of most: a long line's key is its length,
+ * its ends and its middle character, and lines with one key are told apart by comparing them whole
+ * (a comparison stops at the first difference; hashing a line reads all of it, which for 4 KB lines
+ * was most of a diff's time). A key shared by more than MAX_BUCKET_LINES different lines, as a file
+ * made to defeat the key would do, numbers the rest of its lines by their full hash: a line costs at
+ * most that many comparisons and one hash.
+ */
+export class LineNumbers {
+  private readonly buckets = new Map<string, { lines: string[]; numbers: number[]; hashed?: Map<string, number> }>();
+  private count = 0;
+
+  /** How many different lines were numbered: the numbers are 0 to size - 1. */
+  get size(): number {
+    return this.count;
+  }
+
+  of(line: string): number {
+    const key = line.length < SHORT_LINE ? line : `${line.length}:${line.slice(0, 24)}${line.charAt(line.length >> 1)}${line.slice(-24)}`;
+    const bucket = this.buckets.get(key);
+    if (!bucket) {
+      this.buckets.set(key, { lines: [line], numbers: [this.count] });
+      return this.count++;
+    }
+    const at = bucket.lines.indexOf(line);
+    if (at >= 0) return bucket.numbers[at];
+    if (bucket.lines.length < MAX_BUCKET_LINES) {
+      bucket.lines.push(line);
+      bucket.numbers.push(this.count);
+      return this.count++;
+    }
+    bucket.hashed ??= new Map();
+    let n = bucket.hashed.get(line);
+    if (n === undefined) bucket.hashed.set(line, (n = this.count++));
+    return n;
+  }
 }
 
 /** `@@ -3,2 +3,4 @@`, as in a unified diff (1-based starts; an empty side names the line before it). */

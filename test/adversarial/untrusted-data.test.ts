@@ -133,6 +133,15 @@ describe('untrusted data: the work the extension does on it is bounded by constr
     assert.ok(hunks > 100, `${hunks} hunks`);
   });
 
+  it('T-WORK-31 a diff review of 2,000 lines of 8 KB made alike where line numbering looks first (length, ends, middle) and different just before their end compares each line whole a few times at most: well under a second of CPU', () => {
+    const line = (k: number) => `${'a'.repeat(4000)}m${'b'.repeat(4000)}${String(k).padStart(6, '0')}${'z'.repeat(30)}\n`;
+    const file = Array.from({ length: 2000 }, (_, i) => line(2 * i)).join('');
+    const proposal = Array.from({ length: 2000 }, (_, i) => line(i % 2 ? 2 * i : 2 * i + 1)).join('');
+    let hunks = 0;
+    assert.ok(cpuMs(() => (hunks = hunkReview(file, proposal).hunks.length)) < 1000);
+    assert.equal(hunks, 1000);
+  });
+
   it('T-WORK-08 the editor\'s MCP server refuses a 1 MiB tools/call whose arguments have 80,000 members before the SDK parses it (413, the limit named); the session still answers', async () => {
     const h = await startMcpHarness({ backgroundCalls: 'allow' });
     try {

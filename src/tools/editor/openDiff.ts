@@ -9,7 +9,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { consent, consentLines } from '../../core/consent/consentText';
 import { longLinesOf, renderLimitOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
-import { headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
+import { COARSE_REVIEW_NOTE, headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
@@ -107,15 +107,16 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
             exists,
             proposed: args.newContent,
             title: `${target.relative} ↔ Proposed changes`,
-            message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}.`,
+            message: `The agent proposes ${exists ? 'changes to' : 'a new file'} ${target.relative}.${review.coarse ? ` ${COARSE_REVIEW_NOTE}` : ''}`,
             current,
+            review,
             recordId: ctx.recordId,
             unrendered,
             ...(warning !== undefined ? { warning } : {}),
           },
           ctx.signal,
         );
-        const why = outcome.reason ? { reason: outcome.reason } : {};
+        const why = { ...(outcome.reason ? { reason: outcome.reason } : {}), ...(review.coarse ? { message: COARSE_REVIEW_NOTE } : {}) };
         const content = outcome.content ?? args.newContent;
         const { states, editedByUser } = readReviewedText(review, content);
         const hunks = states.map((decision, i) => ({ hunk: i + 1, lines: headerOf(review, i), decision }));

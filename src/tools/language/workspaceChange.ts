@@ -95,7 +95,7 @@ export async function reviewAndApply(prepared: ChangePreparation | undefined, wh
         recordId: ctx.recordId,
         title: what.title,
         message: what.message,
-        files: read.map((f) => ({ path: f.target.absolute, relative: f.target.relative, current: f.current, proposed: f.proposed, unrendered: f.unrendered })),
+        files: read.map((f) => ({ path: f.target.absolute, relative: f.target.relative, current: f.current, proposed: f.proposed, review: f.review, unrendered: f.unrendered })),
         ...(warning !== undefined ? { warning } : {}),
       },
       ctx.signal,

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ChangeReviewOutcome, ChangeReviewRequest } from '../../core/host';
-import { cardHunks, hunkReview, locateHunk, withHunk, type HunkReview } from '../../core/hunkReview';
+import { cardHunks, locateHunk, withHunk, type HunkReview } from '../../core/hunkReview';
 import { clipStart, safe, uiText } from '../../core/uiText';
 import { MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
 import { confirmUnrendered } from './diffReview';
@@ -75,7 +75,7 @@ export class ChangeReviews implements vscode.Disposable {
     const files = request.files.map((f): ReviewedFile => {
       const proposed = vscode.Uri.from({ scheme: CHANGES_SCHEME, authority: id, path: `/${f.relative.replace(/^\/+/, '')}` });
       this.files.put(proposed, f.proposed);
-      return { relative: f.relative, hunks: hunkReview(f.current, f.proposed), original: vscode.Uri.file(f.path), proposed };
+      return { relative: f.relative, hunks: f.review, original: vscode.Uri.file(f.path), proposed };
     });
     return new Promise<ChangeReviewOutcome>((resolve) => {
       const review: Review = { id, request, files, settled: false, resolve };
@@ -184,7 +184,7 @@ export class ChangeReviews implements vscode.Disposable {
 
   /** Tells the chat's card the hunks of every file, in order, as the proposed texts now hold them. */
   private publish(review: Review, open = !review.settled): void {
-    const hunks = review.files.flatMap((f) => cardHunks(f.hunks, this.textOf(f), (i) => clipStart(`${f.relative}, hunk ${i + 1}`, 100)));
+    const hunks = review.files.flatMap((f) => cardHunks(f.hunks, this.textOf(f), (i) => clipStart(`${f.relative}, hunk ${i + 1}`, 100), MAX_REVIEW_HUNKS));
     const names = review.files.map((f) => f.relative);
     this.changes.fire({
       recordId: review.request.recordId,

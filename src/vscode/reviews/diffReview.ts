@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { DiffOutcome, DiffRequest } from '../../core/host';
-import { cardHunks, hunkReview, withHunk, type HunkReview } from '../../core/hunkReview';
+import { cardHunks, withHunk, type HunkReview } from '../../core/hunkReview';
 import { consent, consentLines, fitConsent, type FittedConsent } from '../../core/consent/consentText';
 import { safe, uiText } from '../../core/uiText';
 import { MAX_REVIEW_HUNKS, type ChatReview } from '../../protocol/webview';
@@ -88,7 +88,7 @@ export class DiffReviews implements vscode.Disposable {
     let end = () => {};
     const ended = new Promise<void>((r) => (end = r));
     return new Promise<DiffOutcome>((resolve, reject) => {
-      const review: Review = { id, request, hunks: hunkReview(request.current, request.proposed), original, proposed, settled: false, ended, end, resolve, reject };
+      const review: Review = { id, request, hunks: request.review, original, proposed, settled: false, ended, end, resolve, reject };
       this.reviews.set(proposed.toString(), review);
       signal.addEventListener('abort', () => void this.finish(review, { decision: 'rejected' }), { once: true });
       this.show(review).catch((error: unknown) => void this.finish(review, error));
@@ -150,7 +150,7 @@ export class DiffReviews implements vscode.Disposable {
 
   /** Tells the chat's card the hunks as the proposed text now holds them (with `accepted`: the text written, kept for Undo). */
   private publish(review: Review, open = !review.settled, accepted?: string): void {
-    const hunks = cardHunks(review.hunks, this.textOf(review), (i) => `Hunk ${i + 1}`).slice(0, MAX_REVIEW_HUNKS);
+    const hunks = cardHunks(review.hunks, this.textOf(review), (i) => `Hunk ${i + 1}`, MAX_REVIEW_HUNKS);
     const card: ChatReview = {
       recordId: review.request.recordId,
       reviewId: review.id,

@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DiffOutcome, DiffRequest, MessageSeverity, QuestionCall } from '../../../src/core/host';
 import type { PermissionAnswer, PermissionPrompt, PermissionReply } from '../../../src/core/consent/presenter';
-import { hunkReview } from '../../../src/core/hunkReview';
+import { cardHunks } from '../../../src/core/hunkReview';
+import { MAX_REVIEW_HUNKS } from '../../../src/protocol/webview';
 import { defineTool, jsonResult, type ClientTool } from '../../../src/core/tool';
 import { uiText } from '../../../src/core/uiText';
 import { CodedError, ErrorCode } from '../../../src/protocol';
@@ -27,9 +28,9 @@ export class DoorHost extends FakeHost {
     return super.confirm(prompt, signal);
   }
 
-  /** The user accepts the proposal as it stands, once the review has its hunks as src/vscode/reviews/diffReview.ts computes them. */
+  /** The user accepts the proposal as it stands, once the review has its hunks (the tool's, as src/vscode/reviews/diffReview.ts takes them) as the card lists them. */
   override async openDiff(request: DiffRequest): Promise<DiffOutcome> {
-    hunkReview(request.current, request.proposed);
+    cardHunks(request.review, request.proposed, (i) => `Hunk ${i + 1}`, MAX_REVIEW_HUNKS);
     return { decision: 'accepted', content: request.proposed };
   }
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { splitLines, toLf } from '../../../src/core/lineDiff';
+import { alignLines, diffLines, LineNumbers, MAX_TABLE_CELLS, splitLines, toLf, type Hunk } from '../../../src/core/lineDiff';
 
 describe('line endings as LF', () => {
   it('turns CRLF and a lone CR into LF, and leaves a text without CR as it is', () => {
@@ -12,5 +12,91 @@ describe('line endings as LF', () => {
   it('splits lines of every ending alike', () => {
     assert.deepEqual(splitLines('a\r\nb\rc\nd'), ['a\n', 'b\n', 'c\n', 'd']);
     assert.deepEqual(splitLines('a\nb\n'), ['a\n', 'b\n']);
+  });
+});
+
+/** The alignment as it was before lines were numbered by LineNumbers and large middles cut at unique lines: a Map of whole lines and one table. */
+function tableDiff(a: readonly string[], b: readonly string[]): Hunk[] {
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const n = a.length - head - tail;
+  const m = b.length - head - tail;
+  if (n === 0 && m === 0) return [];
+  if (n === 0 || m === 0) return [{ aStart: head, aEnd: head + n, bStart: head, bEnd: head + m }];
+  const numbers = new Map<string, number>();
+  const number = (line: string) => numbers.get(line) ?? (numbers.set(line, numbers.size), numbers.size - 1);
+  const na = a.slice(head, head + n).map(number);
+  const nb = b.slice(head, head + m).map(number);
+  const lcs = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = na[i] === nb[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const hunks: Hunk[] = [];
+  let open: Hunk | undefined;
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && na[i] === nb[j]) {
+      if (open) hunks.push(open);
+      open = undefined;
+      i++;
+      j++;
+      continue;
+    }
+    open ??= { aStart: head + i, aEnd: head + i, bStart: head + j, bEnd: head + j };
+    if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) open.bEnd = head + ++j;
+    else open.aEnd = head + ++i;
+  }
+  if (open) hunks.push(open);
+  return hunks;
+}
+
+/** A seeded generator, so that a failure names a corpus that can be run again. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+describe('line diffs (core/lineDiff)', () => {
+  it('numbers equal lines alike and different lines apart, also 4 KB lines that differ only where the key does not look', () => {
+    const numbers = new LineNumbers();
+    const long = (k: number) => `${'x'.repeat(2000)}${k}${'y'.repeat(2000)}\n`;
+    // Twenty different lines with one key (length, ends, middle character), each seen twice, and short ones.
+    const lines = [...Array.from({ length: 20 }, (_, k) => long(k + 10)), 'a\n', 'b\n', ...Array.from({ length: 20 }, (_, k) => long(k + 10)), 'a\n'];
+    const got = lines.map((l) => numbers.of(JSON.parse(JSON.stringify(l)) as string));
+    for (let x = 0; x < lines.length; x++) for (let y = 0; y < lines.length; y++) assert.equal(got[x] === got[y], lines[x] === lines[y], `lines ${x} and ${y}`);
+    assert.equal(numbers.size, 22);
+  });
+
+  it('gives the same hunks as one table over whole lines on a corpus of texts whose middle fits the table', () => {
+    const next = random(33);
+    const prefix = 'p'.repeat(4096);
+    const alphabets = [['a\n', 'b\n', 'c\n'], ['one\n', 'two\n', 'three\n', 'four\n', 'five\n', 'six\n'], [`${prefix}0\n`, `${prefix}1\n`, `${prefix}2\n`, '\n'], ['x', 'x\n', 'y\n']];
+    for (let round = 0; round < 300; round++) {
+      const alphabet = alphabets[round % alphabets.length];
+      const pick = () => alphabet[Math.floor(next() * alphabet.length)];
+      const a = Array.from({ length: Math.floor(next() * 60) }, pick);
+      const b = a.flatMap((line) => (next() < 0.2 ? [] : next() < 0.2 ? [pick(), line] : next() < 0.1 ? [pick()] : [line]));
+      assert.deepEqual(diffLines(a, b), tableDiff(a, b), `round ${round}`);
+    }
+    const prefixA = Array.from({ length: 1000 }, (_, i) => `${prefix}${i % 2}\n`);
+    const prefixB = Array.from({ length: 1000 }, (_, i) => `${prefix}${(i + 1) % 3}\n`);
+    assert.deepEqual(diffLines(prefixA, prefixB), tableDiff(prefixA, prefixB));
+  });
+
+  it('cuts a middle too large for one table at lines that occur once on each side: a 5 MB file changed every 50th line is one hunk per change', () => {
+    const before = Array.from({ length: 60_000 }, (_, i) => `export const value${i} = compute(${i % 97}); // line ${i}\n`);
+    const after = before.map((line, i) => (i % 50 === 7 ? `export const value${i} = computeFast(); // changed ${i}\n` : line));
+    const { hunks, coarse } = alignLines(before, after);
+    assert.equal(coarse, false);
+    assert.equal(hunks.length, 1200);
+    assert.ok(hunks.every((h, k) => h.aStart === 50 * k + 7 && h.aEnd === h.aStart + 1 && h.bStart === h.aStart && h.bEnd === h.aEnd));
+  });
+
+  it('makes a large middle with no line that occurs once on each side one coarse hunk, so a diff\'s work stays bounded', () => {
+    const side = Math.ceil(Math.sqrt(MAX_TABLE_CELLS)) + 1;
+    const a = Array.from({ length: side }, (_, i) => `${i % 3}\n`);
+    const b = Array.from({ length: side }, (_, i) => `${(i + 1) % 4}\n`);
+    assert.deepEqual(alignLines(a, b), { hunks: [{ aStart: 0, aEnd: side, bStart: 0, bEnd: side }], coarse: true });
   });
 });

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { COARSE_REVIEW_NOTE } from '../../../../src/core/hunkReview';
+import { MAX_TABLE_CELLS } from '../../../../src/core/lineDiff';
 import { ErrorCode, type ClientToolInvokeResponse } from '../../../../src/protocol';
 import { EDITOR_GROUP, EDITOR_TOOLS } from '../../../../src/tools/editor/group';
 import { DispatchHarness, until } from '../../../support/dispatch-harness';
@@ -90,6 +92,32 @@ describe('tool OpenDiff', () => {
       reason: 'keep the first line lower case',
     });
     assert.equal(await readFile(ws.file('src/a.ts'), 'utf8'), 'one\ntwo\nthree\nfour\nFIVE\n');
+  });
+
+  it('works out the hunks once and hands them to the review: the host is given the review whose hunks the result then names', async () => {
+    await writeFile(ws.file('src/a.ts'), 'one\ntwo\nthree\nfour\nfive\n');
+    const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: 'ONE\ntwo\nthree\nfour\nFIVE\n' });
+    const diff = await ws.host.catalog.nextDiff();
+    assert.deepEqual(diff.request.review.hunks, [{ aStart: 0, aEnd: 1, bStart: 0, bEnd: 1 }, { aStart: 4, aEnd: 5, bStart: 4, bEnd: 5 }]);
+    assert.equal(diff.request.review.coarse, false);
+    assert.doesNotMatch(diff.request.message, /too large/);
+    diff.accept();
+    const v = value(await h.response(id));
+    assert.deepEqual(v.hunks, [{ hunk: 1, lines: '@@ -1 +1 @@', decision: 'kept' }, { hunk: 2, lines: '@@ -5 +5 @@', decision: 'kept' }]);
+    assert.equal(v.message, undefined);
+  });
+
+  it('a change too large to compare line by line is reviewed as larger hunks, and the review and the result say so', async () => {
+    const side = Math.ceil(Math.sqrt(MAX_TABLE_CELLS)) + 1;
+    await writeFile(ws.file('src/a.ts'), Array.from({ length: side }, (_, i) => `${i % 3}\n`).join(''));
+    const id = h.invoke('OpenDiff', { path: 'src/a.ts', newContent: Array.from({ length: side }, (_, i) => `${(i + 1) % 4}\n`).join('') });
+    const diff = await ws.host.catalog.nextDiff();
+    assert.equal(diff.request.review.coarse, true);
+    assert.ok(diff.request.message.endsWith(COARSE_REVIEW_NOTE), diff.request.message);
+    diff.accept();
+    const v = value(await h.response(id));
+    assert.equal(v.decision, 'accepted');
+    assert.equal(v.message, COARSE_REVIEW_NOTE);
   });
 
   it('Accept with every hunk taken back writes nothing and says rejected', async () => {
