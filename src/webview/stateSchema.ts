@@ -7,8 +7,12 @@ import { z } from 'zod';
 import { MAX_PENDING_STEERS, PendingSteer } from './steers';
 import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, type HostToWebview } from '../protocol/webview';
 
-/** Transcript items kept; older ones are dropped. */
-export const MAX_ITEMS = 200;
+/**
+ * Transcript items kept; older ones are dropped. Enough for a thread of 500 turns with 200 tool cards
+ * (1,200 items) to be reachable from its first turn: what is out of view costs little
+ * (src/webview/virtualise.ts), and the saved transcript has its own bound (MAX_TRANSCRIPT_CHARS).
+ */
+export const MAX_ITEMS = 2_000;
 /** Base64 characters of images kept across the transcript; older images lose their bytes first. */
 export const MAX_KEPT_IMAGE_CHARS = 3_000_000;
 

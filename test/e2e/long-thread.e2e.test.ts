@@ -23,6 +23,11 @@ interface StubWindow {
 }
 interface PageElement {
   textContent: string | null;
+  scrollHeight: number;
+  clientHeight: number;
+  scrollTop: number;
+  parentElement: PageElement | null;
+  getBoundingClientRect(): { top: number; bottom: number };
   classList: { contains(name: string): boolean };
   querySelector(selector: string): PageElement | null;
   checkVisibility(options: { contentVisibilityAuto: boolean }): boolean;
@@ -30,7 +35,8 @@ interface PageElement {
 }
 declare const window: StubWindow;
 declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): PageElement[] };
-declare function getComputedStyle(element: unknown): { contentVisibility: string };
+declare function getComputedStyle(element: unknown): { contentVisibility: string; overflowY: string };
+declare const innerHeight: number;
 declare function requestAnimationFrame(callback: () => void): number;
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -145,6 +151,29 @@ describe('a long thread in the chat webview (Chromium)', function () {
     await page.evaluate(() => document.querySelector('.items > :first-child')?.scrollIntoView());
     await frame();
     assert.equal((await state()).rendered, true, 'scrolled to, it is rendered');
+  });
+
+  it('keeps the whole thread: scrolled to the top, the first of the 500 turns is there and shown', async () => {
+    await openThread();
+    assert.equal(await page.locator('.msg.user').count(), 500);
+    assert.equal(await page.locator('.tool-card').count(), 200);
+    await page.evaluate(() => {
+      // The transcript's scroller, scrolled all the way up as the user would.
+      let scroller = document.querySelector('.items');
+      while (scroller && !(scroller.scrollHeight > scroller.clientHeight && getComputedStyle(scroller).overflowY !== 'visible')) scroller = scroller.parentElement;
+      if (!scroller) throw new Error('no scroller above the items');
+      scroller.scrollTop = 0;
+    });
+    await frame();
+    const top = await page.evaluate(() => {
+      const el = document.querySelector('.items > :first-child');
+      const inside = el?.querySelector('*');
+      if (!el || !inside) throw new Error('no first item');
+      const box = el.getBoundingClientRect();
+      return { text: el.textContent ?? '', rendered: inside.checkVisibility({ contentVisibilityAuto: true }), inView: box.bottom > 0 && box.top < innerHeight };
+    });
+    assert.match(top.text, /Question 1: what does parse1 do/);
+    assert.deepEqual([top.rendered, top.inView], [true, true], 'the first turn is on screen');
   });
 
   it('builds a closed card\'s long result only when the card is opened', async () => {
