@@ -10,6 +10,7 @@ import { leftoverText, newSteerId } from './steers';
 import { ChatView } from './render';
 import { RunChangeListView } from './runChangeList';
 import { initialState, reduce, transcriptOf, type ChatAction, type ChatState } from './state';
+import { stateJson } from './stateJson';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -86,7 +87,8 @@ function saveNow(): void {
   if (saveTimer !== undefined) clearTimeout(saveTimer);
   saveTimer = undefined;
   // Never a live prompt: restoring one could show its text for another (src/webview/state.ts restoreState).
-  api.setState({ ...state, approval: null, savedAt: Date.now() } satisfies ChatState);
+  // As JSON text built item by item (src/webview/stateJson.ts); VS Code keeps it as it is given.
+  api.setState(stateJson({ ...state, approval: null, savedAt: Date.now() }));
 }
 
 const root = document.getElementById('app');

@@ -14,6 +14,7 @@ import { clipText } from '../protocol/clipText';
 import { MAX_ANSWER_CHARS, MAX_TRANSCRIPT_CHARS, type ChatRunEvent } from '../protocol/webview';
 import { append, appendCard, bound, clip, endStreaming, mapItem, remember, summarizeArguments, toResultPart, withOptional } from './stateItems';
 import { ChatState, initialState, isTerminal, MAX_DETAIL_CHARS, type CardStatus, type ChatAction, type TokenCounts } from './stateSchema';
+import { transcriptJson } from './stateJson';
 import { closeStaleCalls, findCard, onCallRecord, onReview, updateCard } from './toolCards';
 
 // What the rest of the view imports from here: the state's types and the texts it shows.
@@ -24,10 +25,19 @@ export { MAX_ANSWER_CHARS };
 
 /** Saved state from `getState()` (any version, possibly absent or corrupt) → a valid, bounded state. */
 export function restoreState(saved: unknown): ChatState {
-  const parsed = ChatState.safeParse(saved);
+  // The view saves its state as JSON text (src/webview/stateJson.ts); an older view saved the object.
+  const parsed = ChatState.safeParse(typeof saved === 'string' ? parseOrUndefined(saved) : saved);
   // A saved prompt is one the host may have closed since: its card would show old text while an
   // answer went to whatever is open now. The host sends the prompt that is open after `ready`.
   return parsed.success ? bound({ ...parsed.data, approval: null }) : initialState();
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 export function reduce(state: ChatState, action: ChatAction): ChatState {
@@ -135,14 +145,7 @@ function showThread(state: ChatState, threadId: string, saved: unknown): ChatSta
  * `maxChars`.
  */
 export function transcriptOf(state: ChatState, maxChars = MAX_TRANSCRIPT_CHARS): string {
-  let items = state.items.map((it) => it.kind === 'tool' && it.result.some((p) => p.kind === 'image' && p.data !== null)
-    ? { ...it, result: it.result.map((p) => (p.kind === 'image' ? { ...p, data: null } : p)) }
-    : it);
-  for (;;) {
-    const text = JSON.stringify({ ...state, items, threads: [], run: null, awaitingInput: false, approval: null } satisfies ChatState);
-    if (text.length <= maxChars || items.length === 0) return text;
-    items = items.slice(Math.max(1, Math.ceil(items.length / 10)));
-  }
+  return transcriptJson(state, maxChars);
 }
 
 function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
