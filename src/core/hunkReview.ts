@@ -7,7 +7,7 @@
  */
 import { cutWithNote } from '../protocol/textCut';
 import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
-import { alignLines, diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
+import { alignLines, alignLinesSliced, diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
 
 export type HunkState = 'kept' | 'rejected' | 'edited';
 
@@ -34,6 +34,14 @@ export function hunkReview(original: string, proposal: string): HunkReview {
   const o = splitLines(original);
   const p = splitLines(proposal);
   const { hunks, coarse } = alignLines(o, p);
+  return { original: o, proposal: p, hunks, coarse };
+}
+
+/** hunkReview in slices of the event loop (alignLinesSliced), for the tools that run in the shared extension host. */
+export async function hunkReviewSliced(original: string, proposal: string): Promise<HunkReview> {
+  const o = splitLines(original);
+  const p = splitLines(proposal);
+  const { hunks, coarse } = await alignLinesSliced(o, p);
   return { original: o, proposal: p, hunks, coarse };
 }
 

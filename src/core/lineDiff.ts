@@ -67,6 +67,38 @@ export interface LineAlignment {
  * or one without such a line, is one hunk.
  */
 export function alignLines(a: readonly string[], b: readonly string[]): LineAlignment {
+  const steps = alignSteps(a, b);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * alignLines in slices of at most about MAX_SLICE_MS, the event loop's other work running in between
+ * (OpenDiff runs in the extension host, which every extension shares; a 5 MB proposal is tens of
+ * thousands of lines to number and align).
+ */
+export async function alignLinesSliced(a: readonly string[], b: readonly string[]): Promise<LineAlignment> {
+  const steps = alignSteps(a, b);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart < MAX_SLICE_MS) continue;
+    await new Promise((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  }
+}
+
+/** How long alignLinesSliced works before it lets other work run. */
+export const MAX_SLICE_MS = 8;
+/** Lines numbered, or alignment work done, between two checks of the time. */
+const LINES_PER_STEP = 4096;
+const WORK_PER_STEP = 65_536;
+
+/** The alignment as steps: it yields after every LINES_PER_STEP lines numbered and WORK_PER_STEP units of alignment. */
+function* alignSteps(a: readonly string[], b: readonly string[]): Generator<void, LineAlignment> {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
@@ -76,10 +108,18 @@ export function alignLines(a: readonly string[], b: readonly string[]): LineAlig
   if (n === 0 && m === 0) return { hunks: [], coarse: false };
   if (n === 0 || m === 0) return { hunks: [{ aStart: head, aEnd: head + n, bStart: head, bEnd: head + m }], coarse: false };
   const numbers = new LineNumbers();
-  const na = Int32Array.from({ length: n }, (_, i) => numbers.of(a[head + i]));
-  const nb = Int32Array.from({ length: m }, (_, j) => numbers.of(b[head + j]));
+  const na = new Int32Array(n);
+  for (let i = 0; i < n; i += LINES_PER_STEP) {
+    numbers.fill(na, a, head, i, Math.min(n, i + LINES_PER_STEP));
+    yield;
+  }
+  const nb = new Int32Array(m);
+  for (let j = 0; j < m; j += LINES_PER_STEP) {
+    numbers.fill(nb, b, head, j, Math.min(m, j + LINES_PER_STEP));
+    yield;
+  }
   const alignment = new Alignment(na, nb, numbers.size, head);
-  alignment.run();
+  yield* alignment.run();
   return { hunks: alignment.hunks, coarse: alignment.coarse };
 }
 
@@ -97,10 +137,15 @@ class Alignment {
     private readonly offset: number,
   ) {}
 
-  run(): void {
+  *run(): Generator<void> {
     // Pieces still to align, the next on top (a stack, not recursion: pieces may nest deeply).
     const pieces: [number, number, number, number][] = [[0, this.na.length, 0, this.nb.length]];
+    let workAtStep = this.work;
     for (let piece = pieces.pop(); piece; piece = pieces.pop()) {
+      if (workAtStep - this.work >= WORK_PER_STEP) {
+        yield;
+        workAtStep = this.work;
+      }
       let [i0, i1, j0, j1] = piece;
       for (; i0 < i1 && j0 < j1 && this.na[i0] === this.nb[j0]; i0++) j0++;
       for (; i1 > i0 && j1 > j0 && this.na[i1 - 1] === this.nb[j1 - 1]; i1--) j1--;
@@ -118,13 +163,15 @@ class Alignment {
           this.push(i0, i1, j0, j1);
           continue;
         }
+        // The pieces between anchors; none between two anchors that follow each other on both sides.
         const between: [number, number, number, number][] = [];
         let [i, j] = [i0, j0];
-        for (const [ai, bj] of anchors) {
-          between.push([i, ai, j, bj]);
+        for (let k = 0; k < anchors.length; k++) {
+          const [ai, bj] = [anchors.a[k], anchors.b[k]];
+          if (ai > i || bj > j) between.push([i, ai, j, bj]);
           [i, j] = [ai + 1, bj + 1];
         }
-        between.push([i, i1, j, j1]);
+        if (i1 > i || j1 > j) between.push([i, i1, j, j1]);
         for (let k = between.length - 1; k >= 0; k--) pieces.push(between[k]);
       }
     }
@@ -179,9 +226,9 @@ class Alignment {
    * The lines that occur once in na[i0, i1) and once in nb[j0, j1), as [i, j] pairs: the longest run
    * of them in the same order on both sides. Empty when the budget cannot pay for the search.
    */
-  private anchors(i0: number, i1: number, j0: number, j1: number): [number, number][] {
+  private anchors(i0: number, i1: number, j0: number, j1: number): Anchors {
     const cost = 2 * (i1 - i0 + j1 - j0);
-    if (cost > this.work) return [];
+    if (cost > this.work) return NO_ANCHORS;
     this.work -= cost;
     const counts = (this.counts ??= { a: new Int32Array(this.distinct), b: new Int32Array(this.distinct), bAt: new Int32Array(this.distinct) });
     const { na, nb } = this;
@@ -190,38 +237,56 @@ class Alignment {
       counts.b[nb[j]]++;
       counts.bAt[nb[j]] = j;
     }
-    const unique: [number, number][] = [];
-    for (let i = i0; i < i1; i++) if (counts.a[na[i]] === 1 && counts.b[na[i]] === 1) unique.push([i, counts.bAt[na[i]]]);
+    const unique: Anchors = { a: new Int32Array(i1 - i0), b: new Int32Array(i1 - i0), length: 0 };
+    for (let i = i0; i < i1; i++) {
+      if (counts.a[na[i]] !== 1 || counts.b[na[i]] !== 1) continue;
+      unique.a[unique.length] = i;
+      unique.b[unique.length++] = counts.bAt[na[i]];
+    }
     for (let i = i0; i < i1; i++) counts.a[na[i]] = 0;
     for (let j = j0; j < j1; j++) counts.b[nb[j]] = 0;
     return increasingByB(unique);
   }
 }
 
-/** The longest subsequence of `pairs` (in increasing i) whose j increase too (patience sorting). */
-function increasingByB(pairs: readonly [number, number][]): [number, number][] {
-  const tails: number[] = [];
+/** Matched lines, in order: a[k] of the one side with b[k] of the other, for k below length. */
+interface Anchors {
+  a: Int32Array;
+  b: Int32Array;
+  length: number;
+}
+
+const NO_ANCHORS: Anchors = { a: new Int32Array(0), b: new Int32Array(0), length: 0 };
+
+/** The longest subsequence of `pairs` (in increasing a) whose b increase too (patience sorting). */
+function increasingByB(pairs: Anchors): Anchors {
+  const tails = new Int32Array(pairs.length);
+  let longest = 0;
   const before = new Int32Array(pairs.length);
   for (let k = 0; k < pairs.length; k++) {
     let lo = 0;
-    let hi = tails.length;
+    let hi = longest;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (pairs[tails[mid]][1] < pairs[k][1]) lo = mid + 1;
+      if (pairs.b[tails[mid]] < pairs.b[k]) lo = mid + 1;
       else hi = mid;
     }
     before[k] = lo > 0 ? tails[lo - 1] : -1;
     tails[lo] = k;
+    if (lo === longest) longest++;
   }
-  const out: [number, number][] = [];
-  for (let k = tails.length > 0 ? tails[tails.length - 1] : -1; k >= 0; k = before[k]) out.push(pairs[k]);
-  return out.reverse();
+  const out: Anchors = { a: new Int32Array(longest), b: new Int32Array(longest), length: longest };
+  for (let k = longest > 0 ? tails[longest - 1] : -1, at = longest - 1; k >= 0; k = before[k], at--) {
+    out.a[at] = pairs.a[k];
+    out.b[at] = pairs.b[k];
+  }
+  return out;
 }
 
 /** Lines of a bucket compared whole before the bucket numbers its lines by their full hash. */
 const MAX_BUCKET_LINES = 8;
-/** Lines shorter than this are their own key. */
-const SHORT_LINE = 64;
+/** Lines shorter than this are numbered by their own hash (cheap at that length). */
+const SHORT_LINE = 256;
 
 /**
  * Equal numbers for equal lines, reading few characters of most: a long line's key is its length,
@@ -232,6 +297,7 @@ const SHORT_LINE = 64;
  * most that many comparisons and one hash.
  */
 export class LineNumbers {
+  private readonly short = new Map<string, number>();
   private readonly buckets = new Map<string, { lines: string[]; numbers: number[]; hashed?: Map<string, number> }>();
   private count = 0;
 
@@ -240,8 +306,18 @@ export class LineNumbers {
     return this.count;
   }
 
+  /** Numbers lines[offset + from, offset + to) into into[from, to). */
+  fill(into: Int32Array, lines: readonly string[], offset: number, from: number, to: number): void {
+    for (let k = from; k < to; k++) into[k] = this.of(lines[offset + k]);
+  }
+
   of(line: string): number {
-    const key = line.length < SHORT_LINE ? line : `${line.length}:${line.slice(0, 24)}${line.charAt(line.length >> 1)}${line.slice(-24)}`;
+    if (line.length < SHORT_LINE) {
+      let n = this.short.get(line);
+      if (n === undefined) this.short.set(line, (n = this.count++));
+      return n;
+    }
+    const key = `${line.length}:${line.slice(0, 24)}${line.charAt(line.length >> 1)}${line.slice(-24)}`;
     const bucket = this.buckets.get(key);
     if (!bucket) {
       this.buckets.set(key, { lines: [line], numbers: [this.count] });

@@ -9,7 +9,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { consent, consentLines } from '../../core/consent/consentText';
 import { longLinesOf, renderLimitOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
-import { COARSE_REVIEW_NOTE, headerOf, hunkReview, readReviewedText, userEditsOf } from '../../core/hunkReview';
+import { COARSE_REVIEW_NOTE, headerOf, hunkReviewSliced, readReviewedText, userEditsOf } from '../../core/hunkReview';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
@@ -96,7 +96,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
         if (exists && sameText(current, args.newContent)) {
           return jsonResult({ path: target.relative, decision: 'rejected', unchanged: true, message: 'The proposed content is the same as the file; nothing to review.' });
         }
-        const review = hunkReview(current, args.newContent);
+        const review = await hunkReviewSliced(current, args.newContent);
         const limit = renderLimitOf(ctx.host, target.absolute);
         const unrendered = unrenderedLines(review, limit);
         const warning = limit === undefined ? undefined : unrenderedWarning(unrendered, limit);

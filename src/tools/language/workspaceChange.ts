@@ -11,7 +11,7 @@
 import { CodedError, ErrorCode } from '../../protocol';
 import { consent } from '../../core/consent/consentText';
 import { bindTarget, textHash, verifyTarget, verifyTextHash, type BoundTarget } from '../../core/fileIdentity';
-import { headerOf, hunkReview, readReviewedText } from '../../core/hunkReview';
+import { headerOf, hunkReviewSliced, readReviewedText } from '../../core/hunkReview';
 import { renderLimitOf, unrenderedChangeWarning, unrenderedLines } from '../../core/renderLimit';
 import type { LanguageToolsHost, TextEditSpec, WorkspaceChange } from '../../core/host';
 import { printablePath, type ResolvedPath } from '../../core/paths';
@@ -84,7 +84,7 @@ export async function reviewAndApply(prepared: ChangePreparation | undefined, wh
       const current = (await ctx.host.readDocument(f.target.absolute)).text;
       const proposed = applyTextEdits(current, f.edits, f.target.relative);
       if (proposed === current) continue;
-      const review = hunkReview(current, proposed);
+      const review = await hunkReviewSliced(current, proposed);
       const limit = renderLimitOf(ctx.host, f.target.absolute);
       read.push({ ...f, bound, current, proposed, hash: textHash(current), review, limit, unrendered: unrenderedLines(review, limit) });
     }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { alignLines, diffLines, LineNumbers, MAX_TABLE_CELLS, splitLines, toLf, type Hunk } from '../../../src/core/lineDiff';
+import { alignLines, alignLinesSliced, diffLines, LineNumbers, MAX_TABLE_CELLS, splitLines, toLf, type Hunk } from '../../../src/core/lineDiff';
 
 describe('line endings as LF', () => {
   it('turns CRLF and a lone CR into LF, and leaves a text without CR as it is', () => {
@@ -91,6 +91,17 @@ describe('line diffs (core/lineDiff)', () => {
     assert.equal(coarse, false);
     assert.equal(hunks.length, 1200);
     assert.ok(hunks.every((h, k) => h.aStart === 50 * k + 7 && h.aEnd === h.aStart + 1 && h.bStart === h.aStart && h.bEnd === h.aEnd));
+  });
+
+  it('aligns in slices when asked: the same hunks, and other work runs before the alignment of a 5 MB file is done', async () => {
+    const before = Array.from({ length: 60_000 }, (_, i) => `export const value${i} = compute(${i % 97}); // line ${i}\n`);
+    const after = before.map((line, i) => (i % 50 === 7 ? `export const value${i} = computeFast(); // changed ${i}\n` : line));
+    let ranBetween = 0;
+    const other = setInterval(() => ranBetween++, 0);
+    const sliced = await alignLinesSliced(before, after);
+    clearInterval(other);
+    assert.deepEqual(sliced, alignLines(before, after));
+    assert.ok(ranBetween > 0, 'a timer ran while the alignment was under way');
   });
 
   it('makes a large middle with no line that occurs once on each side one coarse hunk, so a diff\'s work stays bounded', () => {
