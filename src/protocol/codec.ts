@@ -53,6 +53,11 @@ const HEADER_BYTES = 4;
 export interface DecodeOptions {
   maxMessageBytes?: number;
   /**
+   * Largest JSON text (a text frame, or a binary frame's JSON part), checked before it is decoded:
+   * decoding and parsing it is one stretch of the receiver's event loop. Default: `maxMessageBytes`.
+   */
+  maxJsonBytes?: number;
+  /**
    * Called with the parsed message (its type known) before the schema checks it, to drop parts
    * the receiver would refuse anyway, so that the validation's work follows what can be kept, not
    * what a peer sent (a backend drops the tool groups of a `hello` past a session's capacity).
@@ -79,6 +84,8 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
   const bytes = typeof data === 'string' ? undefined : new Fragments(Buffer.isBuffer(data) ? [data] : (data as readonly Buffer[]));
   const size = bytes ? bytes.length : Buffer.byteLength(data as string);
   if (size > max) return fail(ErrorCode.MessageTooLarge, `message of ${size} bytes exceeds the limit of ${max} bytes`);
+  const maxJson = options.maxJsonBytes ?? max;
+  const jsonTooLarge = (n: number) => fail(ErrorCode.MessageTooLarge, `the JSON of the message is ${n} bytes, more than the limit of ${maxJson} bytes`);
 
   let json: string;
   let attachments: Attachments | undefined;
@@ -86,15 +93,18 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
     if (bytes.length < HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, 'binary frame shorter than its 4-byte header');
     const n = bytes.slice(0, HEADER_BYTES).readUInt32BE(0);
     if (n > bytes.length - HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, `binary frame header says ${n} bytes of JSON but only ${bytes.length - HEADER_BYTES} follow`);
+    if (n > maxJson) return jsonTooLarge(n);
     const text = utf8(bytes.slice(HEADER_BYTES, HEADER_BYTES + n));
     if (text === undefined) return fail(ErrorCode.ParseError, 'the JSON of the binary frame is not valid UTF-8');
     json = text;
     attachments = { bytes, start: HEADER_BYTES + n };
   } else if (bytes) {
+    if (size > maxJson) return jsonTooLarge(size);
     const text = utf8(bytes.slice(0, bytes.length));
     if (text === undefined) return fail(ErrorCode.ParseError, 'the message is not valid UTF-8');
     json = text;
   } else {
+    if (size > maxJson) return jsonTooLarge(size);
     json = data as string;
   }
 

@@ -54,6 +54,28 @@ describe('untrusted data: the work the extension does on it is bounded by constr
       await rig.assertHealthy(sockets);
     });
 
+    it('T-WORK-11 a message whose JSON passes the 4 MiB the extension announces (hello.limits.maxJsonBytes) is refused before it is decoded (MESSAGE_TOO_LARGE), as a text frame or a binary frame\'s JSON; a 6 MiB attachment is not JSON and is taken; the connection and its calls go on', async () => {
+      const sockets = rig.backend.sockets.length;
+      assert.equal(rig.backend.hellos.at(-1)?.limits?.maxJsonBytes, 4 * 1024 * 1024);
+      const refusals: string[] = [];
+      const ended: string[] = [];
+      rig.core.onProtocolError((e) => refusals.push(`${e.code}: ${e.message}`));
+      rig.core.onRunEvent((e) => void (e.type === 'toolCallEnded' && ended.push(e.callId)));
+      const text = 'a'.repeat(5 * 1024 * 1024);
+      const delta = JSON.stringify({ type: 'textDelta', threadId: 't', runId: 'r', text });
+      rig.backend.sendRaw(delta);
+      const png = new Uint8Array(6 * 1024 * 1024);
+      const ref = { threadId: 't', runId: 'r', outcome: 'succeeded', durationMs: 1 } as const;
+      rig.backend.send({ type: 'toolCallEnded', ...ref, callId: 'long-json', content: [{ type: 'text', text }, { type: 'binary', mimeType: 'image/png', bytes: png }] });
+      rig.backend.send({ type: 'toolCallEnded', ...ref, callId: 'long-attachment', content: [{ type: 'binary', mimeType: 'image/png', bytes: png }] });
+      await until(() => refusals.length === 2 && ended.length === 1, 'two refusals and one call ended');
+      assert.equal(refusals[0], `MESSAGE_TOO_LARGE: the JSON of the message is ${Buffer.byteLength(delta)} bytes, more than the limit of 4194304 bytes`);
+      const json = Number(/^MESSAGE_TOO_LARGE: the JSON of the message is (\d+) bytes, more than the limit of 4194304 bytes$/.exec(refusals[1])?.[1]);
+      assert.ok(json > text.length && json < text.length + 1000, refusals[1]);
+      assert.deepEqual(ended, ['long-attachment']);
+      await rig.assertHealthy(sockets);
+    });
+
     it('T-WORK-02 tool group state of 257 groups, or an expansion of 513 tools, is refused (INVALID_MESSAGE): the schema bounds every array a backend sends', async () => {
       const sockets = rig.backend.sockets.length;
       const group = { name: 'g', description: 'd', expanded: false, containerName: 'g', tools: [], skills: [] };
