@@ -65,6 +65,7 @@ export function fitted(message: ServerToClient, maxBytes: number): EncodedParts[
     case 'steerUpdated':
     case 'contextUsage':
     case 'modelRetry':
+    case 'threadTruncated':
     case 'runFinished':
     case 'runError':
     case 'error':
