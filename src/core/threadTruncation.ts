@@ -29,7 +29,11 @@ export class TruncationRequests {
   /** Sends with `send` (which may throw) and resolves with the number of messages the backend dropped. */
   request(threadId: string, runId: string, send: () => void): Promise<number> {
     if (this.pending.has(threadId)) return Promise.reject(new CodedError(ErrorCode.RunBusy, 'This conversation is already being rewound.', threadId));
-    send();
+    try {
+      send();
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
     return new Promise<number>((resolve, reject) => {
       const timer = this.timers.setTimeout(() => this.settle(threadId, new CodedError(ErrorCode.Timeout, `The backend did not answer the rewind within ${Math.round(this.timeoutMs / 1000)} s.`, threadId)), this.timeoutMs);
       this.pending.set(threadId, { runId, resolve, reject, timer });
