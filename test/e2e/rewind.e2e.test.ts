@@ -167,4 +167,28 @@ describe('Rewind to here in a real VS Code: files restored to before the run, th
     assert.ok(said[0].startsWith('first edit please') && said[1].startsWith('third message'), JSON.stringify(said));
     assert.ok(!JSON.stringify(fake.requests.at(-1)!.body).includes('Second edit done.'), 'the dropped answer reached the model');
   });
+
+  it('Rewind to the first message with Overwrite My Edits puts notes.md back as it was before any run, over a hand edit, and empties the conversation', async () => {
+    await chat.waitForIdle();
+    const original = fs.readFileSync(path.resolve(ROOT, 'test/fixtures/workspace/notes.md'), 'utf8');
+    fs.appendFileSync(path.join(workspace, 'notes.md'), 'A line the user added.\n');
+    await userMessages().first().locator('button.rewind-here').click();
+    const dialog = modalDialog(page);
+    await dialog.waitFor({ timeout: 30_000 });
+    const detail = (await dialog.locator('.dialog-message-detail').textContent()) ?? '';
+    assert.match(detail, /The conversation loses this message and the 1 after it/);
+    assert.match(detail, /Restore notes\.md \(you changed it since: kept unless you overwrite\)/);
+    assert.doesNotMatch(detail, /sample\.ts/, 'the second run\'s record went with the first rewind');
+    await dialog.getByRole('button', { name: 'Rewind and Overwrite My Edits', exact: true }).click();
+    await waitUntil(() => read('notes.md') === original, { timeoutMs: 30_000, describe: () => `notes.md is ${JSON.stringify(read('notes.md'))}` });
+    await waitUntil(async () => (await userMessages().count()) === 0, { timeoutMs: 15_000, describe: async () => `${await userMessages().count()} user messages after the rewind` });
+    await screenshot('4-rewound-to-start');
+
+    fake.enqueue({ text: 'Fresh start.' });
+    const fresh = await chat.send('a fresh question', []);
+    await chat.waitForAnswer(fresh.answer(), 60_000);
+    const said = userTexts();
+    assert.equal(said.length, 1, JSON.stringify(said));
+    assert.ok(said[0].startsWith('a fresh question'), JSON.stringify(said));
+  });
 });
