@@ -64,6 +64,7 @@ describe('backend agent: Rewind (truncateThread) drops a run\'s user message and
     await client.run('t', 'second again');
     assert.deepEqual(userTexts(fake.requests.at(-1)!.body), ['first', 'second again']);
     assert.ok(!JSON.stringify(fake.requests.at(-1)!.body).includes('Two.'), 'the dropped answer is still sent');
+    assert.ok(!JSON.stringify(fake.requests.at(-1)!.body).includes(second.runId), 'a run id reached the model');
 
     client = await restart();
     await client.run('t', 'after restart');
