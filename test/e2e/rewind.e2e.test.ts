@@ -171,7 +171,12 @@ describe('Rewind to here in a real VS Code: files restored to before the run, th
   it('Rewind to the first message with Overwrite My Edits puts notes.md back as it was before any run, over a hand edit, and empties the conversation', async () => {
     await chat.waitForIdle();
     const original = fs.readFileSync(path.resolve(ROOT, 'test/fixtures/workspace/notes.md'), 'utf8');
-    fs.appendFileSync(path.join(workspace, 'notes.md'), 'A line the user added.\n');
+    // Typed in the editor, as a user does (a write to the disk behind an open editor reaches its buffer a moment later).
+    await quickOpen(page, 'notes.md');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('A line the user added.');
+    await page.keyboard.press('Control+S');
+    await waitUntil(() => read('notes.md').includes('A line the user added.'), { timeoutMs: 30_000, describe: () => `notes.md is ${JSON.stringify(read('notes.md'))}` });
     await userMessages().first().locator('button.rewind-here').click();
     const dialog = modalDialog(page);
     await dialog.waitFor({ timeout: 30_000 });
