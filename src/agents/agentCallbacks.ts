@@ -59,8 +59,18 @@ export interface AgentPermissionRequest {
 
 /** The answer sent back: one of the agent's options, or `cancelled` (the turn was cancelled meanwhile). */
 export type AgentPermissionOutcome =
-  | { outcome: 'selected'; optionId: string; reason?: string; /** What the card says of the decision instead of "Allowed by you" (no prompt was shown). */ note?: string }
-  | { outcome: 'cancelled' };
+  | {
+    outcome: 'selected';
+    optionId: string;
+    /** Why it was not allowed: the user's reason, or why no prompt could be shown. */
+    reason?: string;
+    /** Set when the user denied it in the prompt and wrote a reason: the session delivers it to the agent (declinedReasons.ts). */
+    userReason?: string;
+    /** What the card says of the decision instead of "Allowed by you" (no prompt was shown). */
+    note?: string;
+  }
+  /** `userReason`: the user denied with a reason, and the agent offered no option to reject with. */
+  | { outcome: 'cancelled'; userReason?: string };
 
 export interface AgentReadRequest {
   /** Absolute path, as ACP requires. */

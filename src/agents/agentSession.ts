@@ -5,6 +5,9 @@
  * `AgentCallbacks`. Stop sends `session/cancel`: open prompts close, permission requests are
  * answered `cancelled`, and a turn the agent does not end within `cancelGraceMs` is ended here and
  * the agent stopped. An agent that dies mid-turn ends the run with AGENT_EXITED; the chat stays usable.
+ * The reasons the user gives when denying the agent's own permission requests reach it at the turn's
+ * boundary (declinedReasons.ts): a turn of their own, sent by the chat when the agent ends its turn,
+ * or, after Stop or a failed turn, a block before the user's next message; each shown as a card.
  */
 import { randomUUID } from 'node:crypto';
 import type * as acp from '@agentclientprotocol/sdk';
@@ -13,6 +16,7 @@ import type { Disposable } from '../base/events';
 import { silentLogger, type Logger } from '../base/logger';
 import type { AgentCallbacks, AgentPermissionOutcome } from './agentCallbacks';
 import type { AgentConnection, SessionHandlers } from './agentConnection';
+import { DeclinedReasons } from './declinedReasons';
 import { SessionUpdates, type AgentStatusChange } from './sessionUpdates';
 import { ToolCallTable } from './toolCalls';
 import { TurnEvents } from './turnEvents';
@@ -51,7 +55,9 @@ export class AgentSession implements Disposable {
   private readonly attached: Disposable;
   /** Aborted when the turn is cancelled or the session ends: every request of the agent in flight stops. */
   private turnAbort = new AbortController();
-  private run: { runId: string; cancelled: boolean; finished: boolean; graceTimer?: ReturnType<typeof setTimeout> } | undefined;
+  private run: { runId: string; cancelled: boolean; finished: boolean; failed?: boolean; graceTimer?: ReturnType<typeof setTimeout> } | undefined;
+  /** The user's reasons for denying the agent's permission requests, not yet delivered. */
+  private readonly declined = new DeclinedReasons();
   private threadUsage: TokenCounts = { inputTokens: 0, outputTokens: 0 };
   private disposed = false;
 
@@ -123,12 +129,32 @@ export class AgentSession implements Disposable {
   }
 
   /**
-   * Runs one turn; resolves when the run has finished (its runFinished sent). Throws RUN_BUSY while
-   * a turn runs. Failures end the run with runError + runFinished `error`, never a rejection.
+   * Runs one turn, then a turn for the reasons the user gave in it (if any, until none is left);
+   * resolves when the last run has finished (its runFinished sent). Throws RUN_BUSY while a turn
+   * runs. Failures end the run with runError + runFinished `error`, never a rejection.
    */
   async prompt(text: string): Promise<void> {
     if (this.disposed) throw new CodedError(ErrorCode.AgentExited, `${this.options.agent} is no longer running`);
     if (this.running) throw new CodedError(ErrorCode.RunBusy, `${this.options.agent} is still working on the previous message; stop it or wait`);
+    // Reasons kept from a turn that was stopped or failed go first, in a block of their own.
+    const earlier = this.takeDeclined();
+    let run = await this.turn(earlier !== undefined ? [earlier, text] : [text]);
+    // The agent ended its turn: the reasons the user gave in it go to the agent now, as a turn of their own.
+    while (!run.cancelled && !run.failed && !this.disposed) {
+      const message = this.takeDeclined();
+      if (message === undefined) break;
+      run = await this.turn([message]);
+    }
+  }
+
+  /** The message with the reasons not yet delivered, announced by a card at the next run's start. */
+  private takeDeclined(): string | undefined {
+    const message = this.declined.take();
+    if (message !== undefined) this.updates.announce(`Your reason, sent to ${this.options.agent}`, message, 32_000);
+    return message;
+  }
+
+  private async turn(texts: readonly string[]): Promise<NonNullable<AgentSession['run']>> {
     const runId = randomUUID();
     const run: NonNullable<AgentSession['run']> = { runId, cancelled: false, finished: false };
     this.run = run;
@@ -137,13 +163,14 @@ export class AgentSession implements Disposable {
     this.updates.beginRun(runId);
     this.options.emit({ type: 'runStarted', threadId: this.options.threadId, runId, model: this.options.agent });
     try {
-      const response = await this.options.connection.request('session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text }] }, { timeoutMs: 0 });
+      const response = await this.options.connection.request('session/prompt', { sessionId: this.sessionId, prompt: texts.map((text) => ({ type: 'text' as const, text })) }, { timeoutMs: 0 });
       const usage = usageOf(response);
       this.finish(run, reasonOf(response.stopReason, run.cancelled), usage, response.stopReason === 'refusal' ? new CodedError(ErrorCode.AgentError, `${this.options.agent} refused to answer`) : undefined);
     } catch (e) {
       if (run.cancelled) this.finish(run, 'cancelled');
       else this.finish(run, 'error', undefined, isCodedError(e) ? e : new CodedError(ErrorCode.AgentError, messageOf(e)));
     }
+    return run;
   }
 
   /** A card at the start of the next run (how the session was opened, when the user should know). */
@@ -202,6 +229,7 @@ export class AgentSession implements Disposable {
       this.updates.cardFailed(id, `${isCodedError(e) ? `${e.code}: ` : ''}${messageOf(e)}`);
       throw e;
     }
+    if (outcome.userReason !== undefined) this.declined.add(call.kind, outcome.userReason);
     if (outcome.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
     const chosen = params.options.find((o) => o.optionId === outcome.optionId);
     const allowed = chosen?.kind.startsWith('allow') === true;
@@ -267,6 +295,7 @@ export class AgentSession implements Disposable {
   private finish(run: NonNullable<AgentSession['run']>, reason: FinishReason, usage?: TokenCounts, error?: CodedError): void {
     if (run.finished) return;
     run.finished = true;
+    run.failed = error !== undefined || reason === 'error';
     if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
     this.updates.endRun();
     const ref = { threadId: this.options.threadId, runId: run.runId };

@@ -225,8 +225,10 @@ function outcomeFor(decision: ConsentDecision | BackgroundRefusal, request: Agen
   }
   const reject = pick('reject_once', 'reject_always');
   const reason = decision.kind === 'denied' && decision.via !== 'backgroundCalls' ? decision.reason : decision.kind === 'refused' ? decision.message : undefined;
-  if (!reject) return { outcome: 'cancelled' };
-  return { outcome: 'selected', optionId: reject.optionId, ...(reason !== undefined ? { reason } : {}) };
+  // Only what the user wrote in the prompt goes to the agent as a message (not a refusal's or a policy's words).
+  const typed = decision.kind === 'denied' && decision.via === 'user' ? decision.reason : undefined;
+  if (!reject) return { outcome: 'cancelled', ...(typed ? { userReason: typed } : {}) };
+  return { outcome: 'selected', optionId: reject.optionId, ...(reason !== undefined ? { reason } : {}), ...(typed ? { userReason: typed } : {}) };
 }
 
 function errorOf(response: ClientToolInvokeResponse): CodedError {

@@ -71,8 +71,8 @@ export class SessionUpdates {
   }
 
   /** A card for the start of the next run. */
-  announce(title: string, text: string): void {
-    this.announcements.push({ title: oneLine(title, 150), text: clip(text, 2_000) });
+  announce(title: string, text: string, maxChars = 2_000): void {
+    this.announcements.push({ title: oneLine(title, 150), text: clip(text, maxChars) });
   }
 
   /** Ends the run's open thought and says how many calls had no card; the caller then sends runFinished. */

@@ -5,8 +5,9 @@
  * `clientTools.agents` as its package's `gemini --acp`, so it gets its preset's launch (the admin
  * policy that asks before every read and command). What differs from Claude Code, asserted as it is:
  * the read and the commands run inside Gemini CLI once allowed (no ReadFile card, no editor
- * terminal); the reason of a denial does not reach its model; after a partial write its model learns
- * only that the write failed. Screenshots go to test-results/gemini-chat-*.png.
+ * terminal); the reason of a denial is not in its tool result (it goes on with its turn), so the chat
+ * sends it as the next prompt when the turn ends; after a partial write its model learns only that
+ * the write failed. Screenshots go to test-results/gemini-chat-*.png.
  *
  * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 600000 --exit test/agents/gemini-chat.agent.test.ts
  */
@@ -17,6 +18,8 @@ import { startAgentChat, type AgentChat } from '../support/agents/chat-ui';
 
 const AGENT = 'Gemini CLI';
 const REASON = 'not this one, say allowed-run';
+/** The reason as the chat sends it to the agent (src/agents/declinedReasons.ts), as it stands in a JSON request body. */
+const DELIVERED = JSON.stringify(`The user declined your request to run a command, with this reason: "${REASON}"`).slice(1, -1);
 
 describe('real agent in the chat: Gemini CLI in a real VS Code, offline', function () {
   this.timeout(600_000);
@@ -45,14 +48,16 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
       { tool: 'Workspace', args: {} },
       { tool: 'GetWorkspaceFolders', args: {} },
       { text: 'All done with the notes.' },
-      // The second turn: a command whose prompt waits until Stop.
+      // The turn the chat sends with the reason of the denial, once Gemini ended its turn.
+      { text: 'Understood, noted for next time.' },
+      // The next turn: a command whose prompt waits until Stop.
       { tool: 'run_shell_command', args: { command: 'touch never-run', dir_path: folder } },
       // After the reload, in the loaded session (the Stop test asserts the cancelled turn never asked for more).
       { text: 'Carrying on where we left off.' },
     ];
   }
 
-  it('picked in the chat: reads (in Gemini, once allowed), writes with one hunk rejected (its model learns only that the write failed), a command denied (the reason does not reach its model) then one allowed (in Gemini\'s shell), an editor tool', async () => {
+  it('picked in the chat: reads (in Gemini, once allowed), writes with one hunk rejected (its model learns only that the write failed), a command denied (the reason reaches its model when its turn ends, sent by the chat) then one allowed (in Gemini\'s shell), an editor tool', async () => {
     const { chat, model } = ui;
     await ui.pick();
 
@@ -73,7 +78,7 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
     assert.match((await model.requests.waitForStep(2)).toolResults.at(-1) ?? '', /Error writing to file/);
 
     // The denied command: Gemini's permission request names it exactly; denied with a reason, its
-    // model learns that the user cancelled the call, not why.
+    // model learns in its tool result that the user cancelled the call, not why, and goes on.
     await ui.promptMatching(/Let Gemini CLI run `echo denied-run`/);
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await ui.screenshot('3-command-asked');
@@ -89,10 +94,22 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
 
     // The editor's own tool, through the MCP server injected in session/new: its card names the agent.
     await ui.editorToolThenDone(turn, 6);
+
+    // Gemini ended its turn: the chat sends the reason as the next prompt, shown as what it is (a
+    // card, not a message of the user's); its model's next request carries it.
+    const sent = chat.frame.locator('.tool-card', { hasText: 'Your reason, sent to Gemini CLI' });
+    await sent.waitFor({ timeout: 60_000 });
+    const told = await model.requests.waitForStep(7);
+    assert.ok(JSON.stringify(told.body).includes(DELIVERED), JSON.stringify(told.body).slice(-1500));
+    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3, 4, 5, 6, 7], 'one request for the reason, none more');
+    await chat.answers().filter({ hasText: 'Understood, noted for next time.' }).waitFor({ timeout: 60_000 });
+    await chat.waitForIdle();
+    assert.deepEqual(await chat.frame.locator('.msg.user .user-text').allInnerTexts(), ['Tidy up my notes.']);
+    await ui.screenshot('4-reason-sent');
   });
 
   it('Stop while a prompt waits: the prompt goes away and the agent is cancelled', async () => {
-    await ui.stopWhilePromptWaits(7);
+    await ui.stopWhilePromptWaits(8);
   });
 
   it('after a window reload the conversation is listed and continues: in the loaded session (regrouped: the calls of a turn in one model message, the cancelled call dropped) or, when Gemini CLI fails to load it, in a new session the chat announces', async () => {
@@ -100,9 +117,9 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
     const before = model.requests.main.length;
     await ui.reloadAndListHistory('Tidy up my notes.', ['Tidy up my notes.', 'Make a file.'], 'All done with the notes.');
     assert.match((await chat.frame.locator('.model-name').innerText()).trim(), /^Gemini CLI( · \w+)?$/);
-    // Gemini CLI's loaded session holds the first turn regrouped, so its model is asked with 1 or 2
-    // replies in the history; a new session has none.
-    model.setSteps([{ text: 'Carrying on in a new session.' }, { text: 'Carrying on where we left off.' }, { text: 'Carrying on where we left off.' }]);
+    // Gemini CLI's loaded session holds the earlier turns regrouped, so its model is asked with 1 to
+    // 4 replies in the history; a new session has none.
+    model.setSteps([{ text: 'Carrying on in a new session.' }, ...Array.from({ length: 4 }, () => ({ text: 'Carrying on where we left off.' }))]);
 
     const turn = await chat.send('Carry on.', []);
     const answer = await chat.waitForAnswer(turn.answer(), 90_000);

@@ -79,10 +79,14 @@ describe('preset launches: what the real agents leave to the permission gate', f
     assert.ok(asked.some((m) => m.startsWith('Test Agent Execute: Let Test Agent run `echo said-by-gemini`')), asked.join('\n'));
     assert.ok(asked.some((m) => m.startsWith('Test Agent Execute: Let Test Agent run `touch made-by-gemini`')), asked.join('\n'));
     assert.equal(existsSync(run.file('made-by-gemini')), false, 'the denied command ran');
-    // Gemini tells its model only that the user cancelled the call; the reason (sent in `_meta`) is not read.
-    const denied = run.launched.model.requests.main.at(-1)?.toolResults.at(-1) ?? '';
-    assert.match(denied, /was canceled by the user/);
-    assert.doesNotMatch(denied, /no new files/);
+    // Gemini tells its model only that the user cancelled the call (the reason, sent in `_meta`, is
+    // not read) and goes on; the chat sends the reason when its turn ends, a turn of its own.
+    const requests = run.launched.model.requests.main;
+    assert.deepEqual(requests.map((r) => r.replies), [0, 1, 2, 3, 4]);
+    const denied = requests[3];
+    assert.match(denied?.toolResults.at(-1) ?? '', /was canceled by the user/);
+    assert.doesNotMatch(JSON.stringify(denied?.body), /no new files/);
+    assert.match(JSON.stringify(requests[4]?.body), /The user declined your request to run a command, with this reason: \\"no new files\\"/);
     const offered = run.launched.model.requests.main[0]?.tools ?? [];
     for (const tool of ['glob', 'grep_search', 'list_directory', 'read_many_files']) assert.ok(!offered.includes(tool), `${tool} is offered`);
     // The editor's Search group (FindFiles, SearchText), collapsed for Gemini CLI until its model expands it.
@@ -126,9 +130,13 @@ describe('preset launches: what the real agents leave to the permission gate', f
       decide: () => ({ answer: 'deny', reason: 'no new files' }),
     });
     await run.h.prompt('Go.');
-    // Codex's only way to decline is "abort": it ends its turn there (its model is not called again).
+    // Codex's only way to decline is "abort": it ends its turn there (its model is not called again
+    // in it); the chat then sends the reason as the next prompt, so its model's next request has it.
     assert.equal(finished(run)?.reason, 'cancelled');
-    assert.equal(run.launched.model.requests.main.length, 2);
+    const requests = run.launched.model.requests.main;
+    assert.equal(requests.length, 3);
+    assert.doesNotMatch(JSON.stringify(requests[1]?.body), /no new files/);
+    assert.match(JSON.stringify(requests[2]?.body), /The user declined your request to run a command, with this reason: \\"no new files\\"/);
     const asked = promptLines(run);
     assert.equal(asked.length, 1, asked.join('\n'));
     assert.match(asked[0] ?? '', /^Test Agent Execute: Let Test Agent run `\/bin\/bash -lc touch made-by-codex`/);

@@ -1,0 +1,77 @@
+/**
+ * The reasons the user gave when denying an agent's own permission requests, for the agent's model.
+ * ACP's permission outcome has no field for a reason, and the agents that decide in their own shell
+ * (Gemini CLI, opencode, Codex) tell their model only that the call was rejected. So the session keeps
+ * each reason the user typed with a Deny and delivers them as a message at the agent's turn boundary
+ * (agentSession.ts): the next prompt the chat sends on its own when the turn ends, or, after Stop or
+ * a failed turn, a block before the user's next message. The message is the editor's fixed words, the
+ * kind of request in the editor's words and the user's reason: nothing the agent or its model wrote
+ * (a title, a command, an id) is in it, so an agent cannot make the chat say anything of its own.
+ */
+
+/** One Deny with a reason: the kind of request (ACP's tool kind) and what the user wrote. */
+export interface DeclinedRequest {
+  kind: string;
+  reason: string;
+}
+
+/** Most characters of one reason (the prompt's own cap is 1,000). */
+export const MAX_DECLINED_REASON_CHARS = 1_000;
+/** Most reasons in one message; older ones beyond it are counted, not quoted. */
+export const MAX_DECLINED_PER_MESSAGE = 20;
+
+const REQUEST_OF_KIND: Record<string, string> = {
+  read: 'read a file',
+  edit: 'change a file',
+  delete: 'delete a file',
+  move: 'move a file',
+  search: 'search',
+  execute: 'run a command',
+  fetch: 'fetch a URL',
+  think: 'think',
+  switch_mode: 'switch modes',
+  other: 'use a tool',
+};
+
+/** The reasons not yet delivered, oldest first. */
+export class DeclinedReasons {
+  private readonly pending: DeclinedRequest[] = [];
+  private dropped = 0;
+
+  /** Keeps a Deny's reason; one that is empty once made one line is not kept (nothing to deliver). */
+  add(kind: string, reason: string | undefined): void {
+    const text = oneLine(reason ?? '');
+    if (text === '') return;
+    this.pending.push({ kind, reason: text });
+    if (this.pending.length > MAX_DECLINED_PER_MESSAGE) {
+      this.pending.shift();
+      this.dropped++;
+    }
+  }
+
+  get waiting(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** The message for the agent with every reason kept, and forgets them; undefined when there is none. */
+  take(): string | undefined {
+    if (this.pending.length === 0) return undefined;
+    const message = declinedMessage(this.pending, this.dropped);
+    this.pending.length = 0;
+    this.dropped = 0;
+    return message;
+  }
+}
+
+/** The message: the editor's words around each request's kind and the user's reason, one line each. */
+export function declinedMessage(declined: readonly DeclinedRequest[], earlier = 0): string {
+  const lines = declined.map((d) => `The user declined your request to ${REQUEST_OF_KIND[d.kind] ?? REQUEST_OF_KIND.other}, with this reason: "${d.reason}"`);
+  if (earlier > 0) lines.unshift(`(The user declined ${earlier} earlier ${earlier === 1 ? 'request' : 'requests'} with reasons not repeated here.)`);
+  return `Sent by the editor, not typed by the user: the user denied ${declined.length + earlier === 1 ? 'a permission request' : 'permission requests'} of yours with a reason, which your tool result did not carry.\n${lines.join('\n')}`;
+}
+
+/** The reason as one line: control, line and bidi characters become spaces, runs of spaces one, capped. */
+function oneLine(text: string): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length <= MAX_DECLINED_REASON_CHARS ? flat : `${Array.from(flat).slice(0, MAX_DECLINED_REASON_CHARS - 1).join('')}…`;
+}
