@@ -102,6 +102,7 @@ export class ApprovalCard {
     const tool = head.querySelector('.approval-tool')!;
     const message = el('p', 'approval-message', prompt.message);
     const detail = el('pre', 'approval-detail', prompt.detail);
+    detail.tabIndex = 0;
     this.root.append(head, message, detail, allowRow, ...(editField ? [editField.root] : []), denyRow);
     // What is on screen, read back from the card itself, is what the answer vouches for.
     const labels = new Map(buttons.map((b) => [b.dataset.answer, b.textContent ?? '']));
