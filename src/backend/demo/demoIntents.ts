@@ -41,7 +41,8 @@ export const EXAMPLES = [
   'replace line 1 of notes.md with # Notes',
   'save notes.md',
   'close hello.txt',
-  'run `ls`',
+  // Not "run `ls`": the chat draws the backticks as code, and "run ls" as a user reads it is not understood.
+  'run ls in the terminal',
   'find usages of greet',
   'search for TODO',
   'what changed?',

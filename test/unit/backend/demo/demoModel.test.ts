@@ -169,7 +169,7 @@ describe('backend offline demo model', () => {
   it('answers an unknown request with the list of what it understands and how to configure a real model', async () => {
     const r = await ask('write me a sonnet');
     assert.deepEqual(r.called, []);
-    const examples = ['open notes.md', 'what did I select?', 'show a warning saying hi', 'ask me whether to continue', 'read logo.png', 'delete hello.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run `ls`', 'find usages of greet', 'search for TODO', 'what changed?', 'what tasks are there?'];
+    const examples = ['open notes.md', 'what did I select?', 'show a warning saying hi', 'ask me whether to continue', 'read logo.png', 'delete hello.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run ls in the terminal', 'find usages of greet', 'search for TODO', 'what changed?', 'what tasks are there?'];
     for (const example of examples) assert.ok(r.answer.includes(example), example);
     assert.match(r.answer, /clientTools\.model\.baseUrl/);
     assert.match(r.answer, /clientTools\.model\.name/);
