@@ -91,7 +91,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     }
 
     // The denied command: opencode ends its turn at a denial; its model is not asked again.
-    await ui.promptMatching(/Let opencode run `echo denied-run`/);
+    await ui.promptMatching(/Let opencode run echo denied-run/);
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await ui.screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
@@ -106,7 +106,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     assert.equal(again.toolResults.at(-1), 'The user rejected permission to use this specific tool call.');
     assert.doesNotMatch(JSON.stringify(again.body), new RegExp(REASON));
     // The allowed command runs in opencode's own shell (no editor terminal); its output reaches the model.
-    await ui.promptMatching(/Let opencode run `echo allowed-run`/);
+    await ui.promptMatching(/Let opencode run echo allowed-run/);
     await chat.approvalButton('Allow').click();
     assert.match((await model.requests.waitForStep(4)).toolResults.at(-1) ?? '', /allowed-run/);
 
@@ -124,7 +124,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     const { chat, model } = ui;
     const before = model.requests.main.length;
     await chat.send('Make a file.', []);
-    await ui.promptMatching(/Let opencode run `touch never-run`/);
+    await ui.promptMatching(/Let opencode run touch never-run/);
     await ui.screenshot('5-before-stop');
     await chat.stopButton.click();
     await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });
