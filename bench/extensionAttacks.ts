@@ -1,6 +1,7 @@
 /**
  * 7b. Attacks on the extension's side, each process in its own process as the freeze-and-bloat
- * fuzzer runs it (test/fuzz/hosts/): the extension core from a hostile backend, the editor's MCP
+ * fuzzer runs it (test/fuzz/hosts/): the extension core from a hostile backend (a message over the
+ * JSON limit the extension announces, and one just under it), the editor's MCP
  * server from a hostile MCP client, and the bridge to the user's MCP servers from a hostile server.
  * Each attack's process reports its own event-loop delay (perf_hooks.monitorEventLoopDelay); an
  * honest peer's operation (a call answered, a ping) is timed meanwhile. An attack is cut at the
@@ -12,6 +13,8 @@ import { BACKEND_TOKEN, HostileBackend } from '../test/fuzz/support/hostileBacke
 import type { LoopDelay } from '../test/fuzz/support/hostAgent';
 import { Target } from '../test/fuzz/support/target';
 import { ServerSide, TOOL } from '../test/fuzz/entries/serverToMcpBridge';
+import { MAX_JSON_BYTES } from '../src/core/clientCore';
+import { MAX_MESSAGE_BYTES } from '../src/tools/mcpClient/supervisor';
 import { ATTACK_BOUND_MS, type AttackResult } from './attacks';
 
 interface ExtensionAttack {
@@ -82,17 +85,18 @@ const coreAttacks: ExtensionAttack[] = [
       return { outcome: 'refused before parsing', honestMs: await echo(b, 'honest') };
     },
   },
-  {
-    name: 'core: a 32 MiB textDelta',
-    run: async ({ backend, target }) => {
+  ...[32 * 1024 * 1024, MAX_JSON_BYTES].map((bytes) => ({
+    name: `core: a ${bytes === MAX_JSON_BYTES ? 'textDelta just under the JSON limit (4 MiB)' : '32 MiB textDelta'}`,
+    run: async ({ backend, target }: Peer) => {
       const b = backend as HostileBackend;
       b.send({ type: 'runStarted', threadId: 't', runId: 'r', model: 'm' });
-      b.sendText(JSON.stringify({ type: 'textDelta', threadId: 't', runId: 'r', text: 'a'.repeat(32 * 1024 * 1024 - 200) }));
+      b.sendText(JSON.stringify({ type: 'textDelta', threadId: 't', runId: 'r', text: 'a'.repeat(bytes - 200) }));
       const honestMs = await echo(b, 'honest');
-      await target.request('flush', undefined, ATTACK_BOUND_MS);
-      return { outcome: 'answer kept and rendered', honestMs };
+      const { items } = await target.request<{ items: number }>('flush', undefined, ATTACK_BOUND_MS);
+      const refused = await target.request<number>('refused');
+      return { outcome: refused > 0 ? 'refused unread (MESSAGE_TOO_LARGE)' : `answer kept and rendered (${items} items)`, honestMs };
     },
-  },
+  })),
   {
     name: 'core: OpenDiff, 1,000 lines of 4 KB',
     run: async ({ backend, target }) => {
@@ -134,15 +138,15 @@ const mcpServerAttacks: ExtensionAttack[] = [
 
 const bridgeAttacks: ExtensionAttack[] = [
   { name: 'MCP bridge: none (baseline: a call)', run: async ({ target }) => { const c = await bridgedCall(target); return { outcome: c.outcome, honestMs: c.ms }; } },
-  {
-    name: 'MCP bridge: a 32 MiB line',
-    run: async ({ server, target }) => {
+  ...[32 * 1024 * 1024, MAX_MESSAGE_BYTES].map((bytes) => ({
+    name: `MCP bridge: a ${bytes === MAX_MESSAGE_BYTES ? 'line just under the limit (4 MiB)' : '32 MiB line'}`,
+    run: async ({ server, target }: Peer) => {
       const s = server as ServerSide;
-      s.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'a'.repeat(32 * 1024 * 1024 - 200) } }));
+      s.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'a'.repeat(bytes - 200) } }));
       const c = await bridgedCall(target);
       return { outcome: `then a call: ${c.outcome}`, honestMs: c.ms };
     },
-  },
+  })),
   {
     name: 'MCP bridge: 100,000 members',
     run: async ({ server, target }) => {

@@ -260,7 +260,7 @@ async function main(): Promise<void> {
     targets,
     table: text,
   };
-  // A run of some sections keeps the full run's figures (and the README's) apart.
+  // A run of some sections keeps the full run's figures (and docs/BENCHMARKS.md's) apart.
   const file = path.join(RESULTS_DIR, onlySections ? `latest-${onlySections.join('-')}.json` : 'latest.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);

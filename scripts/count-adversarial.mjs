@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Prints the adversarial cases per group, as the Markdown table in the README's Security section:
+ * Prints the adversarial cases per group, as the Markdown table in docs/SECURITY.md (Adversarial tests):
  * each top-level `describe('…')` of test/adversarial/*.test.ts is a group, each `it(` in it a case.
  *
  *   node scripts/count-adversarial.mjs

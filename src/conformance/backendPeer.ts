@@ -63,6 +63,8 @@ export interface Received {
   binary: boolean;
   /** Its size on the wire (attachments included). */
   bytes: number;
+  /** Its JSON text's size: the whole text frame, or a binary frame's JSON part (as its header says). */
+  jsonBytes: number;
 }
 
 export class BackendPeer {
@@ -79,14 +81,15 @@ export class BackendPeer {
     ws.on('message', (data, isBinary) => {
       const index = this.received.length;
       const bytes = (data as Buffer).length;
+      const jsonBytes = isBinary && bytes >= 4 ? (data as Buffer).readUInt32BE(0) : bytes;
       const admitted = intake.admit(bytes);
       if (!admitted.ok) {
-        if (admitted.violation) this.received.push({ index, invalid: admitted.violation, binary: isBinary, bytes });
+        if (admitted.violation) this.received.push({ index, invalid: admitted.violation, binary: isBinary, bytes, jsonBytes });
         this.wake();
         return;
       }
       const decoded = decodeFromServer(data as Buffer, isBinary);
-      this.received.push(decoded.ok ? { index, message: decoded.message, binary: isBinary, bytes } : { index, invalid: decoded.error, binary: isBinary, bytes });
+      this.received.push(decoded.ok ? { index, message: decoded.message, binary: isBinary, bytes, jsonBytes } : { index, invalid: decoded.error, binary: isBinary, bytes, jsonBytes });
       this.wake();
     });
     ws.on('close', () => this.wake());

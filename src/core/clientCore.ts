@@ -97,6 +97,12 @@ const DISMISS_EVERY_PROMPT: PromptPresenter = { consentSurface: () => 'modal', c
 
 /** The reference backend's session grace (PROTOCOL.md): how long a dropped session can be resumed. */
 export const DEFAULT_RESUME_WINDOW_MS = 5 * 60_000;
+/**
+ * The largest JSON text of one message from the backend (`hello.limits.maxJsonBytes`): it is
+ * decoded and parsed in one turn of the extension host's event loop, which every extension shares.
+ * Binary content travels as attachments, outside it; the backend shortens or splits what would not fit.
+ */
+export const MAX_JSON_BYTES = 4 * 1024 * 1024;
 
 export class ClientCore implements Disposable {
   readonly registry = new ToolRegistry();
@@ -373,6 +379,7 @@ export class ClientCore implements Disposable {
       token: this.token,
       buildHello: () => this.buildHello(),
       maxMessageBytes: limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes,
+      maxJsonBytes: this.announcedLimits().maxJsonBytes,
       logger: this.logger,
       timers: this.options.timers,
       ...this.options.connection,
@@ -427,10 +434,12 @@ export class ClientCore implements Disposable {
   /** What the backend must respect (PROTOCOL.md "Limits each side announces"): the limits this side enforces. */
   private announcedLimits(): NonNullable<Hello['limits']> {
     const limits = { ...DEFAULT_DISPATCHER_LIMITS, ...this.options.limits };
+    const maxMessageBytes = Math.max(MIN_PEER_MESSAGE_BYTES, Math.floor(limits.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes));
     return {
-      maxMessageBytes: Math.max(MIN_PEER_MESSAGE_BYTES, Math.floor(limits.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes)),
+      maxMessageBytes,
       maxInFlight: Math.max(1, Math.floor(limits.maxInFlight)),
       replayWindowMs: Math.max(1, Math.floor(limits.replayWindowMs)),
+      maxJsonBytes: Math.min(maxMessageBytes, MAX_JSON_BYTES),
     };
   }
 

@@ -59,6 +59,8 @@ export interface ConnectionOptions {
   /** Builds `hello` for each attempt; the connection adds `resumeSession` and `resumeSecret` itself. */
   buildHello: () => Hello;
   maxMessageBytes?: number;
+  /** Largest JSON text of one message (codec.ts `DecodeOptions.maxJsonBytes`); default `maxMessageBytes`. */
+  maxJsonBytes?: number;
   /** Bytes waiting to be sent past which the backend counts as not reading and the socket is dropped. Default 64 MiB. */
   maxBufferedBytes?: number;
   /** Upgrade plus hello/welcome must finish within this. Default 10 s. */
@@ -296,7 +298,7 @@ export class Connection implements Disposable {
   }
 
   private onData(ws: WebSocket, data: Buffer | Buffer[], isBinary: boolean): void {
-    const decoded = decodeFromServer(data, isBinary, { maxMessageBytes: this.maxMessageBytes });
+    const decoded = decodeFromServer(data, isBinary, { maxMessageBytes: this.maxMessageBytes, maxJsonBytes: this.options.maxJsonBytes });
     if (!decoded.ok) {
       if (!this.welcomed && decoded.error.messageType === 'welcome') {
         this.fatal = { code: ErrorCode.ProtocolMismatch, reason: `the backend's welcome is not understood: ${decoded.error.message}` };

@@ -6,7 +6,7 @@
  * (device, inode, size, mtime) and, for edits and diffs, a SHA-256 of the text reviewed.
  * `verifyTarget`, right before the I/O, walks the components again with `lstat` and refuses with
  * TARGET_CHANGED when any is now a link, missing or another object. The residual race (the host
- * opens the path by name, Node has no `openat`) is in README's Security section: reads are checked
+ * opens the path by name, Node has no `openat`) is in docs/SECURITY.md: reads are checked
  * again afterwards, writes and deletes run straight after the check.
  */
 import { createHash } from 'node:crypto';

@@ -14,6 +14,7 @@
 import type { z } from 'zod';
 import { DEFAULT_LIMITS, MAX_CONTENT_ITEMS, PROTOCOL } from './constants';
 import { ErrorCode } from './errors';
+import { parseAcrossTurns } from './jsonPieces';
 import { jsonStructureProblem } from './jsonStructure';
 import { CLIENT_TO_SERVER_TYPES, Messages, SERVER_TO_CLIENT_TYPES } from './schemas';
 import type { AnyMessage, ClientToServer, ContentItem, ServerToClient } from './types';
@@ -53,6 +54,11 @@ const HEADER_BYTES = 4;
 export interface DecodeOptions {
   maxMessageBytes?: number;
   /**
+   * Largest JSON text (a text frame, or a binary frame's JSON part), checked before it is decoded:
+   * decoding and parsing it is one stretch of the receiver's event loop. Default: `maxMessageBytes`.
+   */
+  maxJsonBytes?: number;
+  /**
    * Called with the parsed message (its type known) before the schema checks it, to drop parts
    * the receiver would refuse anyway, so that the validation's work follows what can be kept, not
    * what a peer sent (a backend drops the tool groups of a `hello` past a session's capacity).
@@ -75,10 +81,45 @@ export function decodeFromServer(data: FrameData, isBinary: boolean, options?: D
 }
 
 export function decode(direction: Direction, data: FrameData, isBinary: boolean, options: DecodeOptions = {}): DecodeResult<AnyMessage> {
+  const text = jsonOf(data, isBinary, options);
+  if (!text.ok) return text;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.json);
+  } catch (e) {
+    return fail(ErrorCode.ParseError, `malformed JSON: ${(e as Error).message}`);
+  }
+  return decodeParsed(direction, raw, text.attachments, options);
+}
+
+/**
+ * `decode` with the JSON of a message longer than PIECES_FROM characters parsed across turns of the
+ * event loop (jsonPieces.ts), for a receiver that can wait for it (the backend's first message, a
+ * `hello` of any size, holds the connection's other messages until it is decoded).
+ */
+export async function decodeAcrossTurns(direction: Direction, data: FrameData, isBinary: boolean, options: DecodeOptions = {}): Promise<DecodeResult<AnyMessage>> {
+  const text = jsonOf(data, isBinary, options);
+  if (!text.ok) return text;
+  let raw: unknown;
+  try {
+    raw = text.json.length <= PIECES_FROM ? JSON.parse(text.json) : await parseAcrossTurns(text.json);
+  } catch (e) {
+    return fail(ErrorCode.ParseError, `malformed JSON: ${(e as Error).message}`);
+  }
+  return decodeParsed(direction, raw, text.attachments, options);
+}
+
+/** JSON text shorter than this is parsed in one go by `decodeAcrossTurns` too. */
+const PIECES_FROM = 256 * 1024;
+
+/** Decoding steps 1 to 4: the message's size, its binary frame, its JSON text as a string, the text's structure. */
+function jsonOf(data: FrameData, isBinary: boolean, options: DecodeOptions): { ok: true; json: string; attachments: Attachments | undefined } | { ok: false; error: DecodeError } {
   const max = options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;
   const bytes = typeof data === 'string' ? undefined : new Fragments(Buffer.isBuffer(data) ? [data] : (data as readonly Buffer[]));
   const size = bytes ? bytes.length : Buffer.byteLength(data as string);
   if (size > max) return fail(ErrorCode.MessageTooLarge, `message of ${size} bytes exceeds the limit of ${max} bytes`);
+  const maxJson = options.maxJsonBytes ?? max;
+  const jsonTooLarge = (n: number) => fail(ErrorCode.MessageTooLarge, `the JSON of the message is ${n} bytes, more than the limit of ${maxJson} bytes`);
 
   let json: string;
   let attachments: Attachments | undefined;
@@ -86,28 +127,29 @@ export function decode(direction: Direction, data: FrameData, isBinary: boolean,
     if (bytes.length < HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, 'binary frame shorter than its 4-byte header');
     const n = bytes.slice(0, HEADER_BYTES).readUInt32BE(0);
     if (n > bytes.length - HEADER_BYTES) return fail(ErrorCode.BadBinaryFrame, `binary frame header says ${n} bytes of JSON but only ${bytes.length - HEADER_BYTES} follow`);
+    if (n > maxJson) return jsonTooLarge(n);
     const text = utf8(bytes.slice(HEADER_BYTES, HEADER_BYTES + n));
     if (text === undefined) return fail(ErrorCode.ParseError, 'the JSON of the binary frame is not valid UTF-8');
     json = text;
     attachments = { bytes, start: HEADER_BYTES + n };
   } else if (bytes) {
+    if (size > maxJson) return jsonTooLarge(size);
     const text = utf8(bytes.slice(0, bytes.length));
     if (text === undefined) return fail(ErrorCode.ParseError, 'the message is not valid UTF-8');
     json = text;
   } else {
+    if (size > maxJson) return jsonTooLarge(size);
     json = data as string;
   }
 
   // Before parsing: what parsing and the schema check cost grows with the values, not the bytes.
   const structure = jsonStructureProblem(json);
   if (structure) return fail(ErrorCode.MessageTooLarge, structure);
+  return { ok: true, json, attachments };
+}
 
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch (e) {
-    return fail(ErrorCode.ParseError, `malformed JSON: ${(e as Error).message}`);
-  }
+/** Decoding steps 6 on, after the JSON was parsed: the message's shape, type, version, binary items and schema. */
+function decodeParsed(direction: Direction, raw: unknown, attachments: Attachments | undefined, options: DecodeOptions): DecodeResult<AnyMessage> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(ErrorCode.InvalidMessage, 'a message must be a JSON object');
   const obj = raw as Record<string, unknown>;
   const relatedId = typeof obj.requestId === 'string' ? obj.requestId.slice(0, 200) : undefined;

@@ -140,8 +140,14 @@ export const HelloLimits = z
     maxMessageBytes: z.number().int().min(MIN_PEER_MESSAGE_BYTES).describe('Largest WebSocket message the extension accepts, attachments included. The backend never sends a larger one.'),
     maxInFlight: z.number().int().positive().describe('Most client tool calls the extension runs at once; it refuses more with TOO_MANY_IN_FLIGHT. The backend keeps at most this many requests pending.'),
     replayWindowMs: z.number().int().positive().describe('How long the extension remembers an answered requestId. The backend re-sends a request only within this long of sending it.'),
+    maxJsonBytes: z
+      .number()
+      .int()
+      .min(MIN_PEER_MESSAGE_BYTES)
+      .optional()
+      .describe("Largest JSON text of one message the extension accepts: a text frame, or a binary frame's JSON part (attachments not counted). The backend never sends a larger one. Absent: maxMessageBytes."),
   })
-  .describe('Limits the backend must respect; absent: maxMessageBytes 33554432, maxInFlight 64, replayWindowMs 600000.');
+  .describe('Limits the backend must respect; absent: maxMessageBytes 33554432, maxInFlight 64, replayWindowMs 600000; maxJsonBytes absent: maxMessageBytes.');
 
 function buildMessages<C extends z.ZodType>(contentItem: C) {
   const content = z.array(contentItem).max(MAX_CONTENT_ITEMS);

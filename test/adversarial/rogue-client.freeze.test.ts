@@ -4,11 +4,12 @@
  * intent parsing backtracks; or with one tool result the context budget must count (a file that is
  * a megabyte of one letter). Everything runs on the backend's one thread, so a freeze would stall
  * every session, heartbeat and new connection. While the attack is processed, a second client must
- * complete its handshake and a run within seconds (before the fixes: minutes).
+ * complete its handshake and a run within seconds (before the fixes: minutes). A hello of thousands of
+ * tools is parsed in pieces, never in one stretch.
  */
 import * as assert from 'node:assert/strict';
 import type { ClientToolInvokeRequest } from '../../src/protocol';
-import { TestClient } from '../support/backend-client';
+import { helloMessage, TestClient } from '../support/backend-client';
 import { startBackend, TOKEN, type BackendRig } from './support/backend-rig';
 
 /** Generous: a handshake and a run take milliseconds; the frozen backend took minutes. */
@@ -97,5 +98,41 @@ describe('rogue client: freezing the event loop', () => {
       const finished = await rogue.next('runFinished', (m) => m.runId === started.runId, BOUND_MS);
       assert.ok(finished.reason === 'completed' || finished.reason === 'error', `rogue-${i}: ${finished.reason}`);
     }
+  });
+
+  it('T-FREEZE-04 a hello of 16,384 distinct tools (2.4 MB; parsing it whole held the loop 60-160 ms) is parsed in pieces across turns, never whole: welcome, the tools past 1,024 refused (LIMIT_EXCEEDED), and a message sent right behind it is handled after it', async () => {
+    rig = await startBackend();
+    const groups = Array.from({ length: 32 }, (_, g) => ({
+      name: `Many${g}`,
+      description: 'Many schemas.',
+      tools: Array.from({ length: 512 }, (_, j) => {
+        const i = g * 512 + j;
+        return { name: `T${i}`, description: 't', parameters: { type: 'object', properties: { [`p${i}`]: { type: 'string', maxLength: i } }, required: [`p${i}`] } };
+      }),
+    }));
+    const hello = JSON.stringify(helloMessage({ toolGroups: groups }));
+    assert.ok(hello.length > 2_000_000);
+    const client = await TestClient.connect(rig.backend.url, TOKEN);
+    rig.clients.push(client);
+    client.autoAnswer((req: ClientToolInvokeRequest) => ({ success: true, content: [{ type: 'text', text: `Opened ${String(req.arguments.path)}` }] }));
+    const parse = JSON.parse;
+    let longest = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      longest = Math.max(longest, text.length);
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      client.send(hello);
+      client.send({ type: 'userMessage', threadId: 'right-behind', text: 'open README.md' });
+      await client.next('welcome', () => true, BOUND_MS);
+    } finally {
+      JSON.parse = parse;
+    }
+    assert.ok(longest < 300 * 1024, `a JSON text of ${longest} characters was parsed whole`);
+    const refused = client.all('error').filter((e) => e.code === 'LIMIT_EXCEEDED');
+    assert.equal(refused.length, 30, refused.map((e) => e.message).join('\n').slice(0, 300));
+    const started = await client.next('runStarted', (m) => m.threadId === 'right-behind', BOUND_MS);
+    const finished = await client.next('runFinished', (m) => m.runId === started.runId, BOUND_MS);
+    assert.equal(finished.reason, 'completed');
   });
 });

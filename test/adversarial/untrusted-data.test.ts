@@ -3,8 +3,8 @@
  * construction, not by the hope that nobody sends the worst (issue 25; the freeze-and-bloat fuzzer
  * in test/fuzz/ found each of these): a message is measured before it is parsed, the chat keeps its
  * own copy of the part of a huge answer it shows, the door for UI text reads only what can show and
- * runs no backtracking pattern, an MCP server's stdio lines are read in linear time and measured
- * before they are parsed, a .gitignore line's trailing spaces are trimmed in linear time.
+ * runs no backtracking pattern, an MCP server's stdio lines are read in linear time, measured
+ * before they are parsed and skipped unjoined past the longest a message may be, a .gitignore line's trailing spaces are trimmed in linear time.
  */
 import * as assert from 'node:assert/strict';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -54,6 +54,28 @@ describe('untrusted data: the work the extension does on it is bounded by constr
       await rig.assertHealthy(sockets);
     });
 
+    it('T-WORK-11 a message whose JSON passes the 4 MiB the extension announces (hello.limits.maxJsonBytes) is refused before it is decoded (MESSAGE_TOO_LARGE), as a text frame or a binary frame\'s JSON; a 6 MiB attachment is not JSON and is taken; the connection and its calls go on', async () => {
+      const sockets = rig.backend.sockets.length;
+      assert.equal(rig.backend.hellos.at(-1)?.limits?.maxJsonBytes, 4 * 1024 * 1024);
+      const refusals: string[] = [];
+      const ended: string[] = [];
+      rig.core.onProtocolError((e) => refusals.push(`${e.code}: ${e.message}`));
+      rig.core.onRunEvent((e) => void (e.type === 'toolCallEnded' && ended.push(e.callId)));
+      const text = 'a'.repeat(5 * 1024 * 1024);
+      const delta = JSON.stringify({ type: 'textDelta', threadId: 't', runId: 'r', text });
+      rig.backend.sendRaw(delta);
+      const png = new Uint8Array(6 * 1024 * 1024);
+      const ref = { threadId: 't', runId: 'r', outcome: 'succeeded', durationMs: 1 } as const;
+      rig.backend.send({ type: 'toolCallEnded', ...ref, callId: 'long-json', content: [{ type: 'text', text }, { type: 'binary', mimeType: 'image/png', bytes: png }] });
+      rig.backend.send({ type: 'toolCallEnded', ...ref, callId: 'long-attachment', content: [{ type: 'binary', mimeType: 'image/png', bytes: png }] });
+      await until(() => refusals.length === 2 && ended.length === 1, 'two refusals and one call ended');
+      assert.equal(refusals[0], `MESSAGE_TOO_LARGE: the JSON of the message is ${Buffer.byteLength(delta)} bytes, more than the limit of 4194304 bytes`);
+      const json = Number(/^MESSAGE_TOO_LARGE: the JSON of the message is (\d+) bytes, more than the limit of 4194304 bytes$/.exec(refusals[1])?.[1]);
+      assert.ok(json > text.length && json < text.length + 1000, refusals[1]);
+      assert.deepEqual(ended, ['long-attachment']);
+      await rig.assertHealthy(sockets);
+    });
+
     it('T-WORK-02 tool group state of 257 groups, or an expansion of 513 tools, is refused (INVALID_MESSAGE): the schema bounds every array a backend sends', async () => {
       const sockets = rig.backend.sockets.length;
       const group = { name: 'g', description: 'd', expanded: false, containerName: 'g', tools: [], skills: [] };
@@ -99,7 +121,7 @@ describe('untrusted data: the work the extension does on it is bounded by constr
     assert.equal(sanitizeForNotification('[site]( http://a.example "t" ) and [x](command:run)'), 'site (http://a.example) and x');
   });
 
-  it('T-WORK-05 an MCP server\'s 24 MiB line is joined once, not once per chunk; a message of 100,000 members is dropped unparsed with the reason logged; the call is answered', async () => {
+  it('T-WORK-05 an MCP server\'s 24 MiB line is skipped as it comes, never joined; a message of 100,000 members is dropped unparsed with the reason logged; the call is answered', async () => {
     const warnings: string[] = [];
     const logger: Logger = { info: () => {}, warn: () => {}, error: () => {}, debug: (m, f) => warnings.push(`${m} ${JSON.stringify(f ?? {})}`) };
     const config: McpServerConfig = { name: 'flooding', source: { kind: 'user' }, launch: { type: 'stdio', command: process.execPath, args: [path.join(__dirname, 'support', 'flooding-mcp-server.mjs')], env: {} } };
@@ -120,8 +142,39 @@ describe('untrusted data: the work the extension does on it is bounded by constr
       Buffer.concat = original;
       await supervisor.stop();
     }
-    assert.ok(bigJoins <= 1, `the 24 MiB line was joined ${bigJoins} times`);
+    assert.equal(bigJoins, 0, `the 24 MiB line was joined ${bigJoins} times`);
+    assert.ok(warnings.some((w) => /dropped unread: it is 2516\d{4} bytes, more than the 4194304 bytes a message may have/.test(w)), warnings.join('\n').slice(0, 500));
     assert.ok(warnings.some((w) => /dropped unread: an object in the message has more than 10,000 members/.test(w)), warnings.join('\n').slice(0, 500));
+  });
+
+  it('T-WORK-10 an MCP server\'s answer longer than a message may be (6 MiB, an image) fails its call at once with RESULT_TOO_LARGE, its id read from either end; never joined; the next call is answered', async () => {
+    const config: McpServerConfig = { name: 'flooding', source: { kind: 'user' }, launch: { type: 'stdio', command: process.execPath, args: [path.join(__dirname, 'support', 'flooding-mcp-server.mjs')], env: {} } };
+    // A call's own time limit far beyond the test's: a failure by timeout would not be this one.
+    const supervisor = new McpServerSupervisor(config, { info: () => {}, warn: () => {}, error: () => {} }, { initialDelayMs: 20, maxDelayMs: 50, callTimeoutMs: 600_000 });
+    const original = Buffer.concat;
+    let bigJoins = 0;
+    try {
+      supervisor.start();
+      await new Promise<McpServerState>((resolve) => supervisor.onDidChangeState((s) => s.kind === 'running' && resolve(s)));
+      Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
+        const joined = original(list, length);
+        if (joined.length > 4 * 1024 * 1024) bigJoins++;
+        return joined;
+      }) as typeof Buffer.concat;
+      for (const tool of ['picture', 'picture-id-first']) {
+        await assert.rejects(supervisor.callTool(tool, {}, new AbortController().signal), (e: Error & { code?: string }) => {
+          assert.equal(e.code, ErrorCode.ResultTooLarge);
+          assert.match(e.message, /^MCP server flooding: a message from the MCP server was dropped unread: it is 6\d{6} bytes, more than the 4194304 bytes a message may have$/);
+          return true;
+        });
+      }
+      assert.equal(supervisor.state.kind, 'running');
+      assert.deepEqual(await supervisor.callTool('echo', {}, new AbortController().signal), [{ type: 'text', text: 'after the flood' }]);
+    } finally {
+      Buffer.concat = original;
+      await supervisor.stop();
+    }
+    assert.equal(bigJoins, 0, `a line over 4 MiB was joined ${bigJoins} times`);
   });
 
   it('T-WORK-07 a diff review of 2,000 lines of 12 KB that share all but their last character compares each line once, not once per table cell: well under a second of CPU', () => {

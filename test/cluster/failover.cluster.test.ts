@@ -12,7 +12,7 @@
  * thread went on after every kill. Last, Redis itself restarts: the client sees coded errors
  * (STATE_UNAVAILABLE) while it is down, and a new run works once it is back.
  *
- * Figures are printed (kills, calls, duplicates, calls without outcome, failover times); README and
+ * Figures are printed (kills, calls, duplicates, calls without outcome, failover times); docs/USING.md and
  * docs/BACKEND.md quote them.
  */
 import * as assert from 'node:assert/strict';

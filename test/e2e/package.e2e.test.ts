@@ -1,6 +1,7 @@
 /**
  * `npm run package` builds a .vsix that a real VS Code (code-server 4.100.3, or the newest with CLIENT_TOOLS_VSCODE=newest) installs with
- * `--install-extension`, holding only the bundles (no sources, maps or node_modules).
+ * `--install-extension`, holding only the bundles, the chat's assets, the icons and the docs (no sources, tests, maps or
+ * node_modules), with the marketplace's icon, banner and keywords, and without a warning from vsce.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -25,15 +26,30 @@ describe('npm run package', function () {
   it('produces a .vsix that code-server installs', async () => {
     const vsix = path.join(ROOT, 'client-tools.vsix');
     fs.rmSync(vsix, { force: true });
-    const built = spawnSync('npm', ['run', 'package'], { cwd: ROOT, encoding: 'utf8' });
+    // No standard input: a vsce that would ask "Do you want to continue?" (a missing repository) fails here.
+    const built = spawnSync('npm', ['run', 'package'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     assert.equal(built.status, 0, built.stderr + built.stdout);
     assert.ok(fs.existsSync(vsix), 'no client-tools.vsix');
+    // vsce's warnings start with WARNING (util.log.warn); the package must build without any.
+    assert.doesNotMatch(built.stdout + built.stderr, /\bWARNING\b|Do you want to continue/, built.stdout + built.stderr);
+    const bytes = fs.statSync(vsix).size;
+    console.log(`      client-tools.vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB`);
+    assert.ok(bytes < 5 * 1024 * 1024, `client-tools.vsix is ${bytes} bytes`);
 
     const listing = execFileSync('unzip', ['-Z1', vsix], { encoding: 'utf8' }).split('\n').filter(Boolean);
     assert.ok(listing.includes('extension/dist/extension.js'));
     assert.ok(listing.includes('extension/dist/backend/cli.js'));
     assert.ok(listing.includes('extension/media/chat.js'));
-    assert.deepEqual(listing.filter((f) => /\.map$|\/src\/|node_modules|\.ts$/.test(f)), []);
+    assert.ok(listing.includes('extension/media/icon.png'));
+    assert.ok(listing.includes('extension/docs/images/empty-light.png'), 'the README\'s pictures travel with it');
+    assert.deepEqual(listing.filter((f) => /\.map$|\/src\/|\/test\/|\/scripts\/|node_modules|\.ts$/.test(f)), []);
+    const shipped = /^(\[Content_Types\]\.xml|extension\.vsixmanifest|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/extension\.js|dist\/backend\/cli\.js|media\/(chat\.js|chat\.css|icon\.svg|icon\.png)|docs\/[A-Z_]+\.md|docs\/images\/[a-z-]+\.png))$/;
+    assert.deepEqual(listing.filter((f) => !shipped.test(f)), [], 'the .vsix holds only what the extension and its page need');
+    // The marketplace's metadata, as vsce wrote it into the manifest.
+    const manifest = execFileSync('unzip', ['-p', vsix, 'extension.vsixmanifest'], { encoding: 'utf8' });
+    assert.match(manifest, /<Icon>extension\/media\/icon\.png<\/Icon>/);
+    assert.match(manifest, /Id="Microsoft\.VisualStudio\.Services\.Branding\.Color" Value="#0b5cad"/);
+    assert.match(manifest, /<Tags>[^<]*\bmcp\b[^<]*<\/Tags>/);
 
     // @ts-expect-error plain ESM script without types
     const provision = (await import('../../scripts/provision-code-server.mjs')) as CodeServerScripts;

@@ -264,7 +264,7 @@ export class ClientInvoker {
   private send(pc: PendingCall): void {
     pc.disconnected = false;
     if (!this.link.send(this.request(pc))) {
-      pc.finish(failure(ErrorCode.MessageTooLarge, `${pc.call.toolName} was not sent: its request is larger than the editor accepts (hello.limits.maxMessageBytes). Use smaller arguments.`));
+      pc.finish(failure(ErrorCode.MessageTooLarge, `${pc.call.toolName} was not sent: its request is larger than the editor accepts (hello.limits.maxMessageBytes or maxJsonBytes). Use smaller arguments.`));
       return;
     }
     pc.sentAt = Date.now();

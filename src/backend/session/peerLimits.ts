@@ -1,6 +1,7 @@
 /**
  * The limits the extension announces in `hello.limits` (PROTOCOL.md "Limits each side announces"),
- * which the backend must respect. Every message to the extension fits its `maxMessageBytes`: a
+ * which the backend must respect. Every message to the extension fits its `maxMessageBytes`, and its
+ * JSON text (a text frame, or a binary frame's JSON part) its `maxJsonBytes`: a
  * display event that would not fit is shortened (a result echoed in `toolCallEnded`, arguments in
  * `toolCallStarted`, a long `textDelta` split, context and descriptions in `toolGroupState`), and
  * what cannot be shortened (a `clientToolInvokeRequest`) is not sent: the caller fails the call.
@@ -23,30 +24,37 @@ export function encodedBytes(encoded: EncodedParts): number {
   return encoded.binary ? encoded.parts.reduce((n, p) => n + p.length, 0) : Buffer.byteLength(encoded.data);
 }
 
+/** The bytes of an encoded message's JSON text: the text frame, or a binary frame's JSON part (after its 4-byte length). */
+function jsonBytes(encoded: EncodedParts): number {
+  return encoded.binary ? encoded.parts[0].length - 4 : Buffer.byteLength(encoded.data);
+}
+
 /** Characters of a text kept when it has to be cut, in `toolGroupState`. */
 const CLIPPED_TEXT_CHARS = 200;
 /** JSON writes a UTF-16 unit in at most 6 bytes (`\uXXXX`): a text of N units fits in 6 N bytes. */
 const MAX_JSON_BYTES_PER_UNIT = 6;
 
 /**
- * `message` as frames that each fit `maxBytes`: itself when it fits, else shortened (one frame) or
- * split (a `textDelta`, several); undefined when it cannot be made to fit.
+ * `message` as frames that each fit `maxBytes`, their JSON `maxJsonBytes`: itself when it fits, else
+ * shortened (one frame) or split (a `textDelta`, several); undefined when it cannot be made to fit.
  */
-export function fitted(message: ServerToClient, maxBytes: number): EncodedParts[] | undefined {
+export function fitted(message: ServerToClient, maxBytes: number, maxJsonBytes = maxBytes): EncodedParts[] | undefined {
+  const fitsLimits = (e: EncodedParts) => encodedBytes(e) <= maxBytes && jsonBytes(e) <= maxJsonBytes;
   const encoded = encodeParts(message);
+  if (fitsLimits(encoded)) return [encoded];
   const bytes = encodedBytes(encoded);
-  if (bytes <= maxBytes) return [encoded];
+  const limit = Math.min(maxBytes, maxJsonBytes);
   const fits = (m: ServerToClient): EncodedParts[] | undefined => {
     const e = encodeParts(m);
-    return encodedBytes(e) <= maxBytes ? [e] : undefined;
+    return fitsLimits(e) ? [e] : undefined;
   };
   switch (message.type) {
     case 'toolCallEnded':
-      return fits({ ...message, content: [{ type: 'text', text: leftOut(bytes, 'result', maxBytes) }] });
+      return fits({ ...message, content: [{ type: 'text', text: leftOut(bytes, 'result', limit) }] });
     case 'toolCallStarted':
-      return fits({ ...message, arguments: { '…': leftOut(bytes, 'arguments', maxBytes) } });
+      return fits({ ...message, arguments: { '…': leftOut(bytes, 'arguments', limit) } });
     case 'textDelta':
-      return splitText(message, maxBytes);
+      return splitText(message, limit);
     case 'toolGroupState':
       return fits({
         ...message,

@@ -256,12 +256,12 @@ export class Session implements ClientLink {
     return true;
   }
 
-  /** Sends `message` as frames that fit the client's `maxMessageBytes` (peerLimits.ts); false when it cannot fit. */
+  /** Sends `message` as frames that fit the client's `maxMessageBytes` and `maxJsonBytes` (peerLimits.ts); false when it cannot fit. */
   private sendFitted(socket: WebSocket, message: ServerToClient): boolean {
-    const { maxMessageBytes } = this.clientLimits;
-    const frames = fitted(message, maxMessageBytes);
+    const { maxMessageBytes, maxJsonBytes } = this.clientLimits;
+    const frames = fitted(message, maxMessageBytes, maxJsonBytes);
     if (!frames) {
-      this.deps.options.log.warn(`${this.logLabel}: a ${message.type} was not sent: it does not fit the editor's message limit of ${maxMessageBytes} bytes`);
+      this.deps.options.log.warn(`${this.logLabel}: a ${message.type} was not sent: it does not fit the editor's message limit of ${maxMessageBytes} bytes${maxJsonBytes !== undefined ? ` (${maxJsonBytes} of JSON)` : ''}`);
       return false;
     }
     for (const frame of frames) sendEncoded(socket, frame);

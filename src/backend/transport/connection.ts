@@ -1,14 +1,15 @@
 /**
  * One upgraded WebSocket connection and its handshake. The first message must be `hello` within
- * the handshake timeout (anything else gets NOT_READY); the hello is registered in the next turn of
- * the event loop (or, with replicas, once the shared state answered), and up to HELD_MESSAGES
+ * the handshake timeout (anything else gets NOT_READY); a large one is parsed across turns of the
+ * event loop (jsonPieces.ts), and registered in the turn after (or, with replicas, once the shared
+ * state answered), and up to HELD_MESSAGES
  * messages sent meanwhile wait and are handled in order. From then on every message goes to the
  * session. Output the peer does not read past `maxBufferedBytes` closes the connection
  * (SLOW_CONSUMER); a peer that misses two pongs is terminated.
  */
 import { WebSocket } from 'ws';
-import type { ClientToServer, Hello, ServerToClient } from '../../protocol';
-import { decodeFromClient, ErrorCode } from '../../protocol';
+import type { ClientToServer, DecodeResult, Hello, ServerToClient } from '../../protocol';
+import { decodeAcrossTurns, decodeFromClient, ErrorCode } from '../../protocol';
 import { capUnsentOutput, receivedData, receiveFragments } from '../../net/send';
 import type { AuthenticatedUser } from '../auth/user';
 import { startHeartbeat } from './heartbeat';
@@ -34,6 +35,12 @@ export const CloseCode = {
 
 /** Messages a client may send after its hello before the hello is registered (the next turn); more get NOT_READY. */
 const HELD_MESSAGES = 64;
+/** A first message larger than this (in bytes) is decoded across turns. */
+const HELLO_ACROSS_TURNS_FROM = 256 * 1024;
+
+function byteLength(data: Buffer | Buffer[]): number {
+  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.length;
+}
 /** How long a close frame may take before the socket (and its memory) is dropped. */
 export const CLOSE_GRACE_MS = 1_000;
 
@@ -126,7 +133,25 @@ export class Connection {
     // Once this side closes a connection (SERVER_BUSY, SLOW_CONSUMER, shutdown), nothing it still
     // sends counts: a slow consumer's requests would otherwise keep filling its session's buffer.
     if (ws.readyState !== WebSocket.OPEN) return;
-    const decoded = decodeFromClient(data, isBinary, { maxMessageBytes: this.server.options.maxMessageBytes, ...(this.session ? {} : { beforeValidation: this.beforeValidation }) });
+    const options = { maxMessageBytes: this.server.options.maxMessageBytes, ...(this.session ? {} : { beforeValidation: this.beforeValidation }) };
+    if (this.state.kind === 'awaitingHello' && byteLength(data) > HELLO_ACROSS_TURNS_FROM) {
+      // A large hello is parsed across turns (codec.ts decodeAcrossTurns): one of thousands of tools
+      // took 60-160 ms to parse in one stretch. What the client sends meanwhile waits for it.
+      const decoding = { kind: 'registering', held: [] } satisfies HandshakeState;
+      this.state = decoding;
+      void decodeAcrossTurns('toServer', data, isBinary, options).then((decoded) => {
+        if (this.state !== decoding) return;
+        this.state = { kind: 'awaitingHello' };
+        if (ws.readyState === WebSocket.OPEN) this.handle(decoded as DecodeResult<ClientToServer>, decoding.held);
+      });
+      return;
+    }
+    this.handle(decodeFromClient(data, isBinary, options));
+  }
+
+  /** `held`: what the client sent while its hello was being decoded, handled after it. */
+  private handle(decoded: DecodeResult<ClientToServer>, held: ClientToServer[] = []): void {
+    const { ws } = this;
     try {
       const { state } = this;
       if (!decoded.ok) {
@@ -153,9 +178,10 @@ export class Connection {
         case 'awaitingHello':
           if (decoded.message.type !== 'hello') {
             sendFrame(ws, { type: 'error', code: ErrorCode.NotReady, message: `The first message must be hello, not ${decoded.message.type}.` });
+            for (const m of held) this.handle({ ok: true, message: m });
             return;
           }
-          this.onHello(decoded.message);
+          this.onHello(decoded.message, held);
       }
     } catch (e) {
       this.server.options.log.error(`handling a message failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -166,13 +192,14 @@ export class Connection {
     }
   }
 
-  private onHello(hello: Hello): void {
+  private onHello(hello: Hello, held: ClientToServer[] = []): void {
     const { ws, server, user } = this;
     clearTimeout(this.handshakeTimer);
     server.helloReceived(ws);
     const pruned = this.pruned;
     if (server.replicated) {
       this.state = { kind: 'replicating' };
+      for (const m of held) this.handle({ ok: true, message: m });
       void server.replicatedHandshake(ws, hello, user, pruned).then((s) => {
         this.state = s ? { kind: 'attached', session: s } : { kind: 'awaitingHello' };
         // The socket may have closed while the shared state answered: the session waits for a resume.
@@ -182,7 +209,7 @@ export class Connection {
     }
     // Registration runs in the next turn: a large hello's decoding and its registration never
     // hold the event loop in one stretch. What the client sends meanwhile waits for it.
-    const registering: HandshakeState = { kind: 'registering', held: [] };
+    const registering: HandshakeState = { kind: 'registering', held };
     this.state = registering;
     setImmediate(() => {
       const waiting = registering.held;

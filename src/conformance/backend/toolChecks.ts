@@ -228,4 +228,20 @@ export const TOOL_CHECKS: Check<BackendContext>[] = [
       return `the largest of ${peer.received.length} messages was ${largest} bytes`;
     },
   },
+  {
+    id: 'limits.hello-max-json',
+    title: "No message's JSON text the backend sends is larger than hello.limits.maxJsonBytes, under a larger maxMessageBytes",
+    expected: `with hello.limits.maxJsonBytes ${SMALL_LIMIT} (maxMessageBytes 32 MiB), a ${LARGE_RESULT_CHARS}-character result is taken: toolCallEnded (succeeded), the run completes, and no message's JSON text is over ${SMALL_LIMIT} bytes`,
+    async run(context) {
+      const { peer, welcome } = await context.session({ limits: { maxMessageBytes: 33_554_432, maxInFlight: 64, replayWindowMs: 600_000, maxJsonBytes: SMALL_LIMIT } });
+      const thread: ToolThread = { peer, welcome, threadId: uniqueId('conformance-limits-json') };
+      const request = await promptForRead(context, thread);
+      const text = 'conformance '.repeat(Math.ceil(LARGE_RESULT_CHARS / 12)).slice(0, LARGE_RESULT_CHARS);
+      const ended = await answer(context, { ...thread, pending: request }, (r) => peer.send(r), [{ type: 'text', text }]);
+      verify(ended.outcome === 'succeeded', `toolCallEnded ${ended.outcome}`);
+      const largest = Math.max(...peer.received.map((r) => r.jsonBytes));
+      verify(largest <= SMALL_LIMIT, `a message with ${largest} bytes of JSON came (${peer.received.filter((r) => r.jsonBytes > SMALL_LIMIT).map((r) => r.message?.type ?? r.invalid?.code).join(', ')})`);
+      return `the largest JSON of ${peer.received.length} messages was ${largest} bytes`;
+    },
+  },
 ];

@@ -73,7 +73,7 @@ export const EXTENSION_CHECKS: Check<ExtensionContext>[] = [
     async run(context) {
       const { hello } = context.connected();
       verify(hello.limits, 'hello carries no limits: the backend assumes 32 MiB, 64 calls and 10 minutes');
-      return `maxMessageBytes ${hello.limits.maxMessageBytes}, maxInFlight ${hello.limits.maxInFlight}, replayWindowMs ${hello.limits.replayWindowMs}`;
+      return `maxMessageBytes ${hello.limits.maxMessageBytes}, maxInFlight ${hello.limits.maxInFlight}, replayWindowMs ${hello.limits.replayWindowMs}${hello.limits.maxJsonBytes !== undefined ? `, maxJsonBytes ${hello.limits.maxJsonBytes}` : ''}`;
     },
   },
   {

@@ -19,7 +19,7 @@ import { CodedError, ErrorCode, type ContentItem } from '../../protocol';
 import type { McpLaunch, McpServerConfig } from './config';
 import type { McpToolInfo } from './group';
 import { LinearOutputValidator } from './outputValidator';
-import { useLineBuffer } from './lineBuffer';
+import { LINE_TOO_LONG, useLineBuffer } from './lineBuffer';
 import { mapCallResult } from './results';
 import { StderrLines } from './stderrLines';
 
@@ -51,8 +51,12 @@ export interface SupervisorOptions {
 
 /** More tools than this from one server are not listed (the protocol allows 512 per group). */
 export const MAX_LISTED_TOOLS = 512;
-/** The stdio transport's buffer for one message from the server. */
-export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+/**
+ * The longest message a stdio server may send (lineBuffer.ts): the SDK reads, parses and checks a
+ * message in one turn of the extension host's event loop, so this bounds that turn. An image in a
+ * result is then at most 3 MiB; a longer answer fails its call with RESULT_TOO_LARGE.
+ */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export class McpServerSupervisor {
   private readonly stateEmitter = new Emitter<McpServerState>();
@@ -113,6 +117,7 @@ export class McpServerSupervisor {
       result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: this.options.callTimeoutMs, resetTimeoutOnProgress: true });
     } catch (e) {
       if (signal.aborted) throw new CodedError(ErrorCode.Cancelled, `the call to ${name} was cancelled`);
+      if (e instanceof McpError && e.code === LINE_TOO_LONG) throw new CodedError(ErrorCode.ResultTooLarge, `MCP server ${this.config.name}: ${e.message.replace(/^MCP error -?\d+: /, '')}`);
       // An HTTP server that went away is noticed only by the next request (there is no process to
       // watch): anything but the server's own JSON-RPC error means connect again, with the backoff.
       if (this.config.launch.type === 'http' && !(e instanceof McpError) && this.client === client) {

@@ -7,7 +7,8 @@
  * case ends with a call that must be answered (the barrier) and the chat rendered (`flush`).
  */
 import { WireMessages } from '../../../src/protocol/schemas';
-import { DEFAULT_LIMITS, type ClientToolInvokeResponse } from '../../../src/protocol';
+import { MAX_JSON_BYTES } from '../../../src/core/clientCore';
+import type { ClientToolInvokeResponse } from '../../../src/protocol';
 import { BACKEND_TOKEN, HostileBackend, validWelcome } from '../support/hostileBackend';
 import { planCases, type MessagePlan, type PlannedCase } from '../support/plan';
 import type { EntryDriver } from '../support/runner';
@@ -106,7 +107,8 @@ export function backendToCore(): EntryDriver {
       const plans: MessagePlan[] = messageShapes(WireMessages.byDirection.serverToClient).map(({ type, shape }) => ({
         message: type,
         shape,
-        limit: DEFAULT_LIMITS.maxMessageBytes,
+        // Values fill a message up to the JSON the extension announces it takes (a larger one is refused unread).
+        limit: MAX_JSON_BYTES,
       }));
       const invoke = plans.find((p) => p.message === 'clientToolInvokeRequest');
       const tools = (target.info.tools ?? []) as { name: string; parameters: JsonSchema }[];

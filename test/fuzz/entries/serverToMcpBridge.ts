@@ -19,13 +19,15 @@ import {
   ServerRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import { MAX_MESSAGE_BYTES } from '../../../src/tools/mcpClient/supervisor';
 import { planCases, type MessagePlan, type PlannedCase } from '../support/plan';
 import type { EntryDriver } from '../support/runner';
 import type { Json, Position, Shape } from '../support/shape';
 import { Target } from '../support/target';
 import { zodShape } from '../support/zodShapes';
 
-const MESSAGE_LIMIT = 32 * 1024 * 1024;
+/** Values fill a message up to the longest a server's line may be; a longer one is skipped unread (lineBuffer.ts). */
+const MESSAGE_LIMIT = MAX_MESSAGE_BYTES;
 export const TOOL = 'mcp_fuzz_echo';
 const VALID_TOOLS = { tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } }] };
 const VALID_RESULT = { content: [{ type: 'text', text: 'echo' }] };

@@ -46,7 +46,7 @@ describe('conformance kit: backend mode', function () {
 
     it('covers handshake, auth refusals, expansion, binary both ways, errors, cancel, resume and limits', () => {
       const ids = report.results.map((r) => r.id);
-      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'auth.order', 'handshake.welcome', 'handshake.decode-before-hello', 'handshake.protocol-mismatch', 'registration.error-ids', 'decode.invalid-message', 'decode.bad-base64', 'decode.invalid-utf8', 'decode.binary-utf8', 'decode.attachment-not-integer', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'tools.refused', 'steer.tool-boundary', 'context.compact-now', 'session.resume', 'limits.message-too-large', 'limits.hello-max-message', 'limits.tools', 'limits.groups', 'schema.every-message']) {
+      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'auth.order', 'handshake.welcome', 'handshake.decode-before-hello', 'handshake.protocol-mismatch', 'registration.error-ids', 'decode.invalid-message', 'decode.bad-base64', 'decode.invalid-utf8', 'decode.binary-utf8', 'decode.attachment-not-integer', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'tools.refused', 'steer.tool-boundary', 'context.compact-now', 'session.resume', 'limits.message-too-large', 'limits.hello-max-message', 'limits.hello-max-json', 'limits.tools', 'limits.groups', 'schema.every-message']) {
         assert.ok(ids.includes(id), `missing ${id}`);
       }
       assert.match(report.results.find((r) => r.id === 'schema.every-message')!.actual, /[1-9]\d* of them binary frames/);
@@ -109,11 +109,13 @@ describe('conformance kit: backend mode', function () {
         const report = await checkBackend({ url: broken.url, token: broken.token, originCheck: false, prompt: 'read conformance.png', waitMs: 3_000, checks });
         return (id: string) => report.results.find((r) => r.id === id)!;
       };
-      const reads = await run({ readsFile: true }, ['tools.expansion', 'tools.refused', 'limits.hello-max-message']);
+      const reads = await run({ readsFile: true }, ['tools.expansion', 'tools.refused', 'limits.hello-max-message', 'limits.hello-max-json']);
       assert.deepEqual(['tools.expansion', 'tools.refused'].map((id) => reads(id).status), ['pass', 'pass']);
       assert.match(reads('tools.refused').actual, /sent \(executor client\) and refused by the kit/);
       assert.equal(reads('limits.hello-max-message').status, 'fail', 'it echoes a 100,000-character result to a hello that announced 65,536 bytes');
       assert.match(reads('limits.hello-max-message').actual, /a message of \d+ bytes came \(toolCallEnded\)/);
+      assert.equal(reads('limits.hello-max-json').status, 'fail', 'it echoes a 100,000-character result to a hello that announced 65,536 bytes of JSON');
+      assert.match(reads('limits.hello-max-json').actual, /a message with \d+ bytes of JSON came \(toolCallEnded\)/);
 
       const refuses = await run({ readsFile: true, refusesAsClient: true }, ['tools.refused']);
       assert.equal(refuses('tools.refused').status, 'fail');
@@ -138,7 +140,7 @@ describe('conformance kit: backend mode', function () {
 
     it('fails the new decoding checks of a backend that answers with the wrong codes, and skips the new model checks when the model calls no tool', () => {
       for (const id of ['handshake.decode-before-hello', 'decode.binary-utf8', 'decode.attachment-not-integer', 'registration.error-ids']) assert.equal(statusOf(careless, id), 'fail', id);
-      for (const id of ['tools.refused', 'limits.hello-max-message']) assert.equal(statusOf(careless, id), 'skip', id);
+      for (const id of ['tools.refused', 'limits.hello-max-message', 'limits.hello-max-json']) assert.equal(statusOf(careless, id), 'skip', id);
     });
 
     it('fails the subprotocol check of a backend that selects none', () => {

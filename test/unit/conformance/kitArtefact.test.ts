@@ -66,7 +66,7 @@ describe('conformance kit: the packaged artefact, run from an empty folder', fun
 
   it('the docs name the artefacts as they are made and never send people to the npm registry for the kit', () => {
     const names = [path.basename(artefacts.tarball), path.basename(artefacts.single)];
-    for (const doc of ['README.md', 'docs/CONFORMANCE.md', 'docs/PROTOCOL.md']) {
+    for (const doc of ['docs/USING.md', 'docs/CONFORMANCE.md', 'docs/PROTOCOL.md']) {
       const text = readFileSync(path.join(ROOT, doc), 'utf8');
       const named = [...text.matchAll(/client-tools-conformance-[\d.]+\.(?:tgz|cjs)/g)].map((m) => m[0]);
       assert.ok(named.length > 0, `${doc} names the kit's files`);

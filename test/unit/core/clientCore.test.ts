@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { CodedError, DEFAULT_LIMITS, ErrorCode, type BinaryContent, type ClientToolProgress, type RunEvent, type ToolGroupState, type UpdateToolGroups } from '../../../src/protocol';
-import { ClientCore, type ClientCoreOptions } from '../../../src/core/clientCore';
+import { ClientCore, MAX_JSON_BYTES, type ClientCoreOptions } from '../../../src/core/clientCore';
 import type { ConnectionState } from '../../../src/core/connection';
 import { defineTool, textResult } from '../../../src/core/tool';
 import { ideToolGroup } from '../../../src/tools/ide/group';
@@ -77,13 +77,14 @@ describe('ClientCore end to end (real sockets, IDE tools, fake host)', () => {
     assert.equal(core.state.kind, 'connected');
   });
 
-  it('announces in hello.limits the limits it enforces: its message size, its in-flight cap, its replay window', async () => {
+  it('announces in hello.limits the limits it enforces: its message size, its in-flight cap, its replay window, the JSON of a message (4 MiB, at most the message size)', async () => {
     await connected();
-    assert.deepEqual(b.hellos[0].limits, { maxMessageBytes: DEFAULT_LIMITS.maxMessageBytes, maxInFlight: DEFAULT_LIMITS.maxInFlight, replayWindowMs: DEFAULT_LIMITS.replayWindowMs });
+    assert.deepEqual(b.hellos[0].limits, { maxMessageBytes: DEFAULT_LIMITS.maxMessageBytes, maxInFlight: DEFAULT_LIMITS.maxInFlight, replayWindowMs: DEFAULT_LIMITS.replayWindowMs, maxJsonBytes: MAX_JSON_BYTES });
+    assert.equal(MAX_JSON_BYTES, 4 * 1024 * 1024);
     core.dispose();
     core = makeCore(b.url, { limits: { maxMessageBytes: 100_000.7, maxInFlight: 3, replayWindowMs: 60_000 } });
     await connected();
-    assert.deepEqual(b.hellos[1].limits, { maxMessageBytes: 100_000, maxInFlight: 3, replayWindowMs: 60_000 });
+    assert.deepEqual(b.hellos[1].limits, { maxMessageBytes: 100_000, maxInFlight: 3, replayWindowMs: 60_000, maxJsonBytes: 100_000 });
   });
 
   it('ReadFile of a PNG travels as a binary frame and arrives with image/png and the same bytes', async () => {

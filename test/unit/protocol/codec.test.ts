@@ -330,6 +330,24 @@ describe('protocol codec', () => {
       expectError(decodeFromClient(Buffer.alloc(DEFAULT_LIMITS.maxMessageBytes + 1, 0x20), false), ErrorCode.MessageTooLarge);
     });
 
+    it('JSON text over maxJsonBytes → MESSAGE_TOO_LARGE before it is decoded: a text frame (string or bytes), or a binary frame\'s JSON part; attachments do not count', () => {
+      const text = JSON.stringify({ type: 'textDelta', threadId: 't', runId: 'r', text: 'a'.repeat(1000) });
+      const size = Buffer.byteLength(text);
+      const limit = { maxJsonBytes: size - 1 };
+      expectError(decodeFromServer(text, false, limit), ErrorCode.MessageTooLarge, `the JSON of the message is ${size} bytes, more than the limit of ${size - 1} bytes`);
+      expectError(decodeFromServer(Buffer.from(text), false, limit), ErrorCode.MessageTooLarge, `is ${size} bytes`);
+      assert.ok(decodeFromServer(Buffer.from(text), false, { maxJsonBytes: size }).ok, 'exactly the limit is accepted');
+      // Invalid UTF-8 past the limit: refused for its size, so it was never decoded.
+      expectError(decodeFromServer(Buffer.concat([Buffer.from(text), Buffer.from([0xff])]), false, { maxJsonBytes: size }), ErrorCode.MessageTooLarge);
+      const binary = encode(SERVER_FIXTURES.toolCallEnded);
+      assert.equal(binary.binary, true);
+      const bytes = binary.data as Buffer;
+      const jsonPart = bytes.readUInt32BE(0);
+      assert.ok(jsonPart < bytes.length - 4, 'the fixture carries attachments');
+      assert.ok(decodeFromServer(bytes, true, { maxJsonBytes: jsonPart }).ok, 'the attachments are not counted');
+      expectError(decodeFromServer(bytes, true, { maxJsonBytes: jsonPart - 1 }), ErrorCode.MessageTooLarge, `is ${jsonPart} bytes`);
+    });
+
     it('bad base64 → BAD_BASE64, with the request id', () => {
       const bad: [string, number][] = [
         ['not base64!', 8],

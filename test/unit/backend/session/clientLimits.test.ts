@@ -80,6 +80,23 @@ describe('backend: the limits the extension announces in hello', () => {
     assert.ok(Math.max(...sizes) <= SMALL, `largest frame ${Math.max(...sizes)}`);
   });
 
+  it('maxJsonBytes binds the JSON of every message under a larger maxMessageBytes: a result echo is shortened, a long answer split, each within it', async () => {
+    await start({ maxMessageBytes: 33_554_432, maxInFlight: 64, replayWindowMs: 600_000, maxJsonBytes: SMALL });
+    const sizes = frameSizes(h!.client);
+    const answer = 'z'.repeat(150_000);
+    h!.fake.enqueue({ toolCalls: [{ name: 'ReadFile', id: 'c1', arguments: { path: 'big.txt' } }] }, { text: answer, pieces: 1 });
+    h!.client.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: 'x'.repeat(100_000) }] }));
+    const { runId, finished } = await h!.client.run('t1', 'read big.txt');
+    assert.equal(finished.reason, 'completed');
+    const ended = h!.client.all('toolCallEnded')[0];
+    assert.equal(ended.outcome, 'succeeded');
+    assert.match(ended.content[0].type === 'text' ? ended.content[0].text : '', /^\[result not shown here: this message would have been \d+ bytes, more than the editor accepts \(65536\)\]$/);
+    assert.ok(lastToolText(h!, 1).startsWith('x'.repeat(1000)), 'the model received the result, not the note');
+    assert.equal(h!.client.text(runId), answer);
+    assert.ok(h!.client.all('textDelta').length > 1);
+    assert.ok(Math.max(...sizes) <= SMALL, `largest frame ${Math.max(...sizes)}`);
+  });
+
   it('without limits (an older extension) nothing is shortened: the default of 32 MiB applies', async () => {
     await start(undefined);
     const big = 'x'.repeat(100_000);
