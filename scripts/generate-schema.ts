@@ -81,6 +81,10 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
     title: 'Compact thread',
     description: `${TO_SERVER} Compact the thread's history now (Compact now): a run of its own (\`runStarted\`, \`contextCompacted\` when anything was compacted, \`contextUsage\`, \`runFinished\`), without a model answer. \`RUN_BUSY\` while the thread has a run.`,
   },
+  truncateThread: {
+    title: 'Truncate thread',
+    description: `${TO_SERVER} Rewind to here: drop the user message that started run \`runId\` and everything after it from the thread's history, saved, so the model's next request no longer carries them. Answered with \`threadTruncated\`; \`RUN_BUSY\` while the thread has a run, \`NOT_FOUND\` for a thread or run the history does not hold. Optional: send it only to a backend whose \`welcome.capabilities\` lists \`truncateThread\`.`,
+  },
   withdrawSteer: {
     title: 'Withdraw steer',
     description: `${TO_SERVER} Takes back a steer that has not been delivered (\`steerUpdated\` \`withdrawn\`); one already delivered or returned stays so.`,
@@ -140,6 +144,10 @@ const MESSAGE_DOCS: Record<MessageType, Doc> = {
   contextCompacted: {
     title: 'Context compacted',
     description: `${TO_CLIENT} Older turns of the thread were summarised by the model (\`summarized\`) or replaced by a marker (\`elided\`), or an oversized turn was shortened, so the next model request fits the model's context window (\`contextWindow\` tokens). \`messages\` history messages were compacted; \`tokensBefore\`/\`tokensAfter\` are the request's tokens before and after.`,
+  },
+  threadTruncated: {
+    title: 'Thread truncated',
+    description: `${TO_CLIENT} The answer to \`truncateThread\`: the thread's history now ends just before run \`runId\`'s user message; \`messages\` history messages were dropped.`,
   },
   runFinished: {
     title: 'Run finished',

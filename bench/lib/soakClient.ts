@@ -152,6 +152,7 @@ export class SoakClient {
       case 'steerUpdated':
       case 'contextUsage':
       case 'modelRetry':
+      case 'threadTruncated':
       case 'toolGroupState':
         // Nothing to count.
         break;

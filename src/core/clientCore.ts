@@ -39,6 +39,7 @@ import type { PromptPresenter } from './consent/presenter';
 import { ToolRegistry } from './registry';
 import { systemTimers, type Timers } from './timers';
 import { UserRuns } from './consent/userRuns';
+import { TruncationRequests } from './threadTruncation';
 
 export interface ClientInfo {
   name: string;
@@ -125,6 +126,9 @@ export class ClientCore implements Disposable {
   private readonly userRuns = new UserRuns();
   /** The backend session that carries the calls it sent (src/core/consent/callerLifetime.ts). */
   private sessionLifetime = new CallerLifetime();
+  private readonly truncations: TruncationRequests;
+  /** What the backend's last `welcome` listed in `capabilities` (optional requests it answers). */
+  private capabilities: ReadonlySet<string> = new Set();
   /** Set while the connection is down: ends the session's lifetime when the resume window passes. */
   private resumeWindowTimer: unknown;
 
@@ -156,6 +160,7 @@ export class ClientCore implements Disposable {
     this.token = options.token;
     this.logger = options.logger ?? silentLogger;
     const timers = options.timers ?? systemTimers;
+    this.truncations = new TruncationRequests(timers);
     this.consent = new Consent({
       presenter: options.presenter ?? DISMISS_EVERY_PROMPT,
       backgroundCalls: options.permissions?.backgroundCalls,
@@ -285,6 +290,19 @@ export class ClientCore implements Disposable {
     this.sendChecked({ type: 'compactThread', threadId });
     // The compaction's run is the user's, like a message's.
     this.userRuns.userMessageSent(threadId);
+  }
+
+  /** Whether the connected backend answers `request` (a message type its `welcome.capabilities` lists). */
+  backendCan(request: 'truncateThread'): boolean {
+    return this.state.kind === 'connected' && this.capabilities.has(request);
+  }
+
+  /**
+   * Rewind: the backend drops the user message that started `runId` and everything after it.
+   * Resolves with the messages dropped; rejects with a CodedError (RUN_BUSY, NOT_FOUND, DISCONNECTED, TIMEOUT).
+   */
+  truncateThread(threadId: string, runId: string): Promise<number> {
+    return this.truncations.request(threadId, runId, () => this.sendChecked({ type: 'truncateThread', threadId, runId }));
   }
 
   /** The remembered grants, the tool policies, the prompt barrage and the queue of prompts. */
@@ -445,6 +463,7 @@ export class ClientCore implements Disposable {
 
   private onConnectionState(state: ConnectionState): void {
     if (state.kind === 'stopped') this.dispatcher.abortAll(ErrorCode.Disconnected, `the backend connection stopped: ${state.reason}`);
+    if (state.kind !== 'connected') this.truncations.failAll('The connection to the backend dropped before it answered the rewind.');
     // Only a connection that is up again (or given up on) ends the window; attempts in between do not.
     if (state.kind === 'reconnecting') this.startResumeWindow();
     else if (state.kind !== 'connecting') this.stopResumeWindow();
@@ -473,6 +492,7 @@ export class ClientCore implements Disposable {
     const state = this.connection?.state;
     const resumed = state?.kind === 'connected' && state.resumed;
     this.dispatcher.setPeerMaxMessageBytes(welcome.limits.maxMessageBytes);
+    this.capabilities = new Set(welcome.capabilities ?? []);
     if (resumed) {
       this.dispatcher.onSessionResumed();
     } else {
@@ -507,7 +527,11 @@ export class ClientCore implements Disposable {
         return;
       case 'error':
         this.logger.warn('error from the backend', { code: message.code, relatedId: message.relatedId });
+        if (this.truncations.error(message)) return;
         this.serverErrorEmitter.fire(message);
+        return;
+      case 'threadTruncated':
+        this.truncations.truncated(message);
         return;
       default:
         assertNever(message, 'message from the backend');

@@ -219,6 +219,12 @@ export class RunChangeLog {
     this.runs = this.runs.filter((r) => !(r.runId === ref.runId && r.threadId === ref.threadId));
   }
 
+  /** Forgets some of a thread's runs (Rewind restored what they changed). */
+  forgetRuns(threadId: string, runIds: readonly string[]): void {
+    const gone = new Set(runIds);
+    this.runs = this.runs.filter((r) => r.threadId !== threadId || !gone.has(r.runId));
+  }
+
   /** Forgets a thread's runs (the thread was deleted). */
   forgetThread(threadId: string): void {
     this.runs = this.runs.filter((r) => r.threadId !== threadId);
@@ -249,7 +255,7 @@ function requireUnchanged(change: FileChange, current: string | null): void {
   throw new CodedError(ErrorCode.TargetChanged, `${change.path} is not as the run left it (${now}); nothing was written. Open the diff to compare.`);
 }
 
-function sameText(a: string | null, b: string | null): boolean {
+export function sameText(a: string | null, b: string | null): boolean {
   return a === null || b === null ? a === b : toLf(a) === toLf(b);
 }
 

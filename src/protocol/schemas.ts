@@ -205,6 +205,8 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
   const Steer = z.object({ type: z.literal('steer'), ...threadRef, steerId: id, text: z.string().min(1).max(100_000) });
   /** Compact the thread's history now, as a run of its own (Compact now). */
   const CompactThread = z.object({ type: z.literal('compactThread'), threadId: id });
+  /** Rewind: drops the user message that started run `runId` and everything after it from the thread's history (optional: a backend that announces `truncateThread` in `welcome.capabilities`). */
+  const TruncateThread = z.object({ type: z.literal('truncateThread'), ...threadRef });
   /** Takes back a steer that has not been delivered. */
   const WithdrawSteer = z.object({ type: z.literal('withdrawSteer'), ...threadRef, steerId: id });
   const UpdateToolGroups = z.object({
@@ -230,6 +232,7 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
       maxInFlight: z.number().int().positive(),
       invokeTimeoutMs: z.number().int().positive(),
     }),
+    capabilities: z.array(z.string().max(64)).max(64).optional().describe('Optional requests this backend answers, by message type (`truncateThread`); absent: none. Unknown names are ignored.'),
   });
   const ClientToolInvokeRequest = z.object({
     type: z.literal('clientToolInvokeRequest'),
@@ -320,6 +323,8 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
     code: z.string().max(64),
     message: shortText,
   });
+  /** The answer to `truncateThread`: the thread's history now ends before run `runId`'s user message. */
+  const ThreadTruncated = z.object({ type: z.literal('threadTruncated'), ...threadRef, messages: z.number().int().nonnegative().describe('Messages dropped from the history') });
   const ToolGroupStateMessage = z.object({
     type: z.literal('toolGroupState'),
     threadId: id.optional(),
@@ -339,11 +344,11 @@ function buildMessages<C extends z.ZodType>(contentItem: C) {
   // Each direction's messages by name: the one place a message joins the protocol. The unions, the
   // type lists and the aliases are derived from these records, and every switch over message types
   // ends in assertNever, so a message added here fails the typecheck wherever it is not handled.
-  const clientToServer = { Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups, Steer, WithdrawSteer, CompactThread };
+  const clientToServer = { Hello, ClientToolInvokeResponse, ClientToolProgress, UserMessage, Cancel, ResetThread, UpdateToolGroups, Steer, WithdrawSteer, CompactThread, TruncateThread };
   /** The backend → extension messages that narrate a run; the chat view renders them. */
   const runEvents = { RunStarted, TextDelta, ToolCallStarted, ToolCallUpdated, ToolCallEnded, GroupExpanded, RunFinished, RunError, ContextCompacted, SteerUpdated, ContextUsage, ModelRetry };
   const serverToClient = {
-    Welcome, ClientToolInvokeRequest, ClientToolCancel, ...runEvents, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage,
+    Welcome, ClientToolInvokeRequest, ClientToolCancel, ...runEvents, ToolGroupState: ToolGroupStateMessage, Error: ErrorMessage, ThreadTruncated,
   };
   return {
     ...clientToServer, ...serverToClient,

@@ -279,6 +279,8 @@ export const ChatRunChanges = z.object({
   untracked: z.number().int().nonnegative(),
 });
 /** Every run's change list, sent again whenever one changes and on every `ready`. */
+/** Rewind to here was done: the view drops the user message that started `runId` and everything after it. */
+export const HostRewound = z.object({ type: z.literal('rewound'), ...changeRef });
 export const HostRunChanges = z.object({ type: z.literal('runChanges'), runs: z.array(ChatRunChanges).max(MAX_CHANGE_RUNS) });
 
 /** The chat's own backend in the agent picker. */
@@ -340,6 +342,7 @@ const hostToWebview = hostMessages({
   focusInput: { schema: HostFocusInput, replay: 'queued' },
   attachSelection: { schema: HostAttachSelection, replay: 'queued' },
   showHistory: { schema: HostShowHistory, replay: 'queued' },
+  rewound: { schema: HostRewound, replay: 'queued' },
   sync: { schema: HostSync, replay: 'atReady' },
 });
 type HostSchemas = { [T in keyof typeof hostToWebview]: (typeof hostToWebview)[T]['schema'] };
@@ -440,6 +443,14 @@ export const WebviewRunChange = z.object({
   action: z.enum(['keep', 'undo', 'open']),
 });
 
+/** Runs one Rewind to here may drop (the view keeps far fewer messages). */
+export const MAX_REWIND_RUNS = 500;
+/**
+ * Rewind to here on the user message that started `runId`: `runIds` are that run and every later
+ * one the view shows, in order. The extension checks them against its own record before acting.
+ */
+export const WebviewRewind = z.object({ type: z.literal('rewind'), ...changeRef, runIds: z.array(z.string().min(1).max(200)).min(1).max(MAX_REWIND_RUNS) });
+
 /** The view could not parse a message from the host and dropped it; the host logs the coded error. */
 export const WebviewRefusedMessage = z.object({
   type: z.literal('refusedMessage'),
@@ -475,6 +486,7 @@ const webviewToHost = webviewMessages({
   withdrawSteer: WebviewWithdrawSteer,
   compact: WebviewCompact,
   runChange: WebviewRunChange,
+  rewind: WebviewRewind,
   refusedMessage: WebviewRefusedMessage,
 });
 

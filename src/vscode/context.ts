@@ -30,6 +30,7 @@ import { ToolGroupsView } from './toolGroups/toolGroupsView';
 import { keepSwitchedOffTools, ToolPolicyStore } from './toolGroups/toolPolicies';
 import { tellAgentWhatIsOff } from './toolGroups/switchedOffContext';
 import { RunChangeList } from './reviews/runChangeList';
+import { Rewinder } from './reviews/rewind';
 import * as ui from './ui';
 
 /** Where versions before the history list kept the one thread id; adopted as the first thread. */
@@ -196,6 +197,16 @@ export class ClientToolsContext implements vscode.Disposable {
     });
     // Disposed before the chat prompts too: every agent process stops and its prompts close first.
     this.disposables.push(this.agents);
+    const rewinder = new Rewinder({
+      chat: this.chat,
+      changes: this.runChanges,
+      currentThread: () => this.threads.currentId,
+      canTruncate: (threadId) => !this.agents.handles(threadId) && this.core.backendCan('truncateThread'),
+      agentName: (threadId) => (this.agents.handles(threadId) ? this.agents.agentName(threadId) : 'The backend'),
+      truncate: (threadId, runId) => this.core.truncateThread(threadId, runId),
+      log: this.log,
+    });
+    this.disposables.push(this.chat.onDidRewind((request) => void rewinder.rewind(request)));
   }
 
   get api(): ClientToolsApi {

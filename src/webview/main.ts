@@ -9,6 +9,7 @@ import { MAX_USER_TEXT, receiveFromHost, type WebviewToHost } from '../protocol/
 import { leftoverText, newSteerId } from './steers';
 import { ChatView } from './render';
 import { RunChangeListView } from './runChangeList';
+import { runIdsFrom } from './rewind';
 import { initialState, reduce, transcriptOf, type ChatAction, type ChatState } from './state';
 
 interface VsCodeApi {
@@ -134,6 +135,10 @@ const view = new ChatView(root, {
     post({ type: 'steer', steerId, text });
   },
   compact: () => post({ type: 'compact' }),
+  rewind: (runId) => {
+    const runIds = runIdsFrom(state, runId);
+    if (state.threadId !== null && runIds.length > 0) post({ type: 'rewind', threadId: state.threadId, runId, runIds });
+  },
   withdrawSteer: (steerId) => {
     dispatch({ type: 'steerWithdrawn', steerId });
     post({ type: 'withdrawSteer', steerId });
@@ -168,7 +173,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   // pagehide handler, and a message it posts then may not reach the host).
   // So is the moment something starts waiting on the user (a permission prompt, a question): the
   // user may well switch away from the chat then, and a hidden view's page is thrown away at once.
-  const finished = message.type === 'runEvent' && (message.event.type === 'runFinished' || message.event.type === 'runError');
+  const finished = (message.type === 'runEvent' && (message.event.type === 'runFinished' || message.event.type === 'runError')) || message.type === 'rewound';
   const waiting = (message.type === 'approval' && message.prompt !== null) || (message.type === 'awaitingInput' && message.open);
   if (finished || waiting) {
     saveNow();

@@ -23,6 +23,7 @@ import { ThreadList } from './threadList';
 import { foldedAway, foldNote } from './expansionFold';
 import { SteerStrip } from './steerStrip';
 import { ContextMeter } from './contextMeter';
+import { rewindControl } from './rewindButton';
 import { MAX_PENDING_STEERS } from './steers';
 import { DEFERRED_ATTR, defersResult, EAGER_TAIL_ITEMS, isLargePart, LazyMarkdown, virtualisationOn, VIRTUALISED_CLASS } from './virtualise';
 
@@ -56,6 +57,8 @@ export interface ChatActions {
   withdrawSteer(steerId: string): void;
   /** Compact now: summarise the conversation before its newest turn. */
   compact(): void;
+  /** Rewind to here on the message that started run `runId`. */
+  rewind(runId: string): void;
 }
 
 type Child = Node | string | null | undefined | false;
@@ -230,6 +233,7 @@ export class ChatView {
         this.actions.openPath(target.dataset.path, target.dataset.line ? Number(target.dataset.line) : undefined);
       }
       if (target.classList.contains('copy-answer')) this.copyAnswer(target);
+      if (target.classList.contains('rewind-here') && target.dataset.runId) this.actions.rewind(target.dataset.runId);
       if (target.classList.contains('connect-backend')) this.actions.runAction('connect');
       const action = target.classList.contains('error-action') ? ChatAction.safeParse(target.dataset.action) : undefined;
       if (action?.success) this.actions.runAction(action.data);
@@ -449,7 +453,7 @@ export class ChatView {
   private create(item: ChatItem): HTMLElement {
     switch (item.kind) {
       case 'user':
-        return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), ...(item.attachment ? [sentAttachment(item.attachment)] : []), userText(item.text));
+        return h('div', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), ...(item.attachment ? [sentAttachment(item.attachment)] : []), userText(item.text), rewindControl(item.runId));
       case 'answer': {
         const el = h('div', { class: 'msg answer', 'data-item-id': item.id }, h('div', { class: 'who' }, 'Agent'), h('div', { class: 'markdown' }),
           h('div', { class: 'answer-actions' }, h('button', { type: 'button', class: 'copy-answer secondary', 'aria-label': 'Copy this answer' }, 'Copy')));

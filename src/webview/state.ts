@@ -15,6 +15,7 @@ import { MAX_ANSWER_CHARS, MAX_TRANSCRIPT_CHARS, type ChatRunEvent } from '../pr
 import { append, appendCard, bound, clip, endStreaming, mapItem, remember, summarizeArguments, toResultPart, withOptional } from './stateItems';
 import { ChatState, initialState, isTerminal, MAX_DETAIL_CHARS, type CardStatus, type ChatAction, type TokenCounts } from './stateSchema';
 import { closeStaleCalls, findCard, onCallRecord, onReview, updateCard } from './toolCards';
+import { rewoundTo, stampUserMessage } from './rewind';
 
 // What the rest of the view imports from here: the state's types and the texts it shows.
 export * from './stateSchema';
@@ -69,6 +70,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'showHistory':
       // Opening the list is the renderer's business; the state does not change.
       return state;
+    case 'rewound':
+      return rewoundTo(state, action.threadId, action.runId);
     case 'diffReview':
       return onReview(state, action.review);
     case 'focusInput':
@@ -151,7 +154,7 @@ function onRunEvent(state: ChatState, ev: ChatRunEvent): ChatState {
   if (ev.type === 'runStarted') {
     if (state.run?.runId === ev.runId) return state;
     const base = state.run ? closeRun(state, 'interrupted') : state;
-    return { ...base, run: { runId: ev.runId, threadId: ev.threadId, model: ev.model, stopRequested: false } };
+    return stampUserMessage({ ...base, run: { runId: ev.runId, threadId: ev.threadId, model: ev.model, stopRequested: false } }, ev.runId);
   }
   if (state.run?.runId !== ev.runId) {
     // An error for a run this view never saw start (e.g. refused at once) is still worth showing.

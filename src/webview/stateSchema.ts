@@ -47,6 +47,8 @@ const UserItem = z.object({
   text: z.string(),
   /** The editor text sent with it (Ask About Selection), by its label; kept in the thread's history. */
   attachment: z.string().max(300).optional(),
+  /** The run this message started (Rewind to here names it); absent for a steer or before the run started. */
+  runId: z.string().max(200).optional(),
 });
 const AnswerItem = z.object({
   kind: z.literal('answer'),

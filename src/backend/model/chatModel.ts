@@ -17,7 +17,8 @@ export interface ToolCallRequest {
 
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  /** `runId`: the run this message started (Rewind drops it and what follows); steers and summaries have none. Never sent to a model. */
+  | { role: 'user'; content: string; runId?: string }
   | { role: 'assistant'; content: string; toolCalls?: ToolCallRequest[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: ContentItem[]; errorCode?: string };
 

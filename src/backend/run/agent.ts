@@ -33,6 +33,7 @@ import { ToolCalls, withUniqueIds } from './toolCalls';
 import type { ActiveRun, CollectOutcome, Thread, ThreadsConfig } from './threads';
 import { describe, Threads } from './threads';
 import { MAX_STEERS_PER_RUN, SteerQueue } from './steering';
+import { rewindPoint } from './truncation';
 
 export type { CollectOutcome } from './threads';
 
@@ -259,7 +260,7 @@ export class Agent {
       if (rerun === false) return;
     } else {
       if (!(await threads.leased(thread, run))) return;
-      const user: ChatMessage = { role: 'user', content: text };
+      const user: ChatMessage = { role: 'user', content: text, runId: run.id };
       // The client hears of the run only once its message is saved.
       const saved = await threads.saved(thread, [{ kind: 'run', run: { runId: run.id, status: 'started' } }, { kind: 'message', message: user }]);
       host.send({ type: 'runStarted', ...ref, model: config.model.name });
@@ -431,6 +432,56 @@ export class Agent {
       this.host.send({ type: 'runError', ...ref, code: failed.code, message: `The thread was not compacted: ${failed.message}`.slice(0, 10_000), retryable: failed.retryable });
       this.finish(thread, run, 'error');
     }
+  }
+
+  /**
+   * Rewind: drops the user message that started run `runId` and everything after it, saved as a
+   * historyReset like a compaction (a restart, or another replica, loads the shorter history), then
+   * answers `threadTruncated`. RUN_BUSY while the thread has a run; NOT_FOUND for a thread or run
+   * the history does not hold. The thread is held meanwhile, so a message sent during it gets RUN_BUSY.
+   */
+  truncateThread(threadId: string, runId: string): void {
+    const existing = this.threads.get(threadId);
+    if (existing?.run) {
+      this.host.send({ type: 'error', code: ErrorCode.RunBusy, message: `Thread "${threadId}" has a run in progress (${existing.run.id}); rewind it once the run is over.`, relatedId: threadId });
+      return;
+    }
+    const thread = this.threads.open(threadId);
+    const hold: ActiveRun = { id: `truncate_${randomUUID()}`, controller: new AbortController() };
+    thread.run = hold;
+    this.track(thread, hold, this.truncate(thread, runId));
+  }
+
+  private async truncate(thread: Thread, runId: string): Promise<void> {
+    await thread.restored;
+    const threadId = thread.id;
+    if (thread.loadError !== undefined) {
+      thread.loadError = undefined;
+      if (this.config.store) thread.restored = this.threads.restore(thread, this.config.store);
+      this.host.send({ type: 'error', code: ErrorCode.StateUnavailable, message: `Thread "${threadId}" could not be loaded, so it was not rewound; try again.`, relatedId: threadId });
+      return;
+    }
+    if (thread.history.length === 0) {
+      this.host.send({ type: 'error', code: ErrorCode.NotFound, message: `Thread "${threadId}" is unknown (or empty); nothing was rewound.`, relatedId: threadId });
+      return;
+    }
+    const at = rewindPoint(thread.history, runId);
+    if (at < 0) {
+      this.host.send({ type: 'error', code: ErrorCode.NotFound, message: `Run ${runId} did not start a message in thread "${threadId}"'s history (unknown, or compacted into a summary); nothing was rewound.`, relatedId: runId });
+      return;
+    }
+    const kept = thread.history.slice(0, at);
+    try {
+      await this.threads.saveWholeHistory(thread, kept);
+    } catch (e) {
+      this.host.log.error(`thread ${threadId} could not be rewound: ${describe(e)}`);
+      this.host.send({ type: 'error', code: ErrorCode.Internal, message: `Thread "${threadId}" was not rewound: its history could not be saved (${describe(e)}).`.slice(0, 10_000), relatedId: runId });
+      return;
+    }
+    const dropped = thread.history.length - at;
+    thread.history = kept;
+    thread.unanswered = undefined;
+    this.host.send({ type: 'threadTruncated', threadId, runId, messages: dropped });
   }
 
   /** A server tool by name: the session's, else the budget's result pager for this thread. */

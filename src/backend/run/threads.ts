@@ -398,7 +398,7 @@ export class Threads {
   }
 
   /** Loads a thread the store holds; a store that fails leaves the thread empty, with a warning. */
-  private async restore(thread: Thread, store: ConversationStore): Promise<void> {
+  async restore(thread: Thread, store: ConversationStore): Promise<void> {
     let stored;
     try {
       stored = await store.load(thread.id);
@@ -433,8 +433,8 @@ export class Threads {
   }
 
   /** Saves the history as it now is in place of what the store holds (after a compaction, so a reload does not bring back what was compacted). */
-  saveWholeHistory(thread: Thread): Promise<void> {
-    return this.save(thread, [{ kind: 'historyReset' }, ...thread.history.map((message): StoredRecord => ({ kind: 'message', message }))]);
+  saveWholeHistory(thread: Thread, history: readonly ChatMessage[] = thread.history): Promise<void> {
+    return this.save(thread, [{ kind: 'historyReset' }, ...history.map((message): StoredRecord => ({ kind: 'message', message }))]);
   }
 
   /** `save` after the stored history is loaded, never throwing: what went wrong comes back. */

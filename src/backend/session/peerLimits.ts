@@ -73,6 +73,7 @@ export function fitted(message: ServerToClient, maxBytes: number, maxJsonBytes =
     case 'steerUpdated':
     case 'contextUsage':
     case 'modelRetry':
+    case 'threadTruncated':
     case 'runFinished':
     case 'runError':
     case 'error':

@@ -313,6 +313,7 @@ export class Session implements ClientLink {
       resumed: how === 'resumed' || how === 'adopted',
       server: { name: SERVER_NAME, version: SERVER_VERSION, model: { name: model.name, offline: model.offline } },
       limits: { maxMessageBytes: Math.floor(options.maxMessageBytes), maxInFlight: Math.floor(options.maxInFlight), invokeTimeoutMs: Math.ceil(options.invokeTimeoutMs) },
+      capabilities: ['truncateThread'],
     });
     if (how === 'unknownSession') {
       // Also the answer to a wrong or missing secret, worded the same so it tells a guesser nothing.
@@ -406,6 +407,9 @@ export class Session implements ClientLink {
         return;
       case 'compactThread':
         this.agent.compactThread(msg.threadId);
+        return;
+      case 'truncateThread':
+        this.agent.truncateThread(msg.threadId, msg.runId);
         return;
       default:
         assertNever(msg, 'message from the client');

@@ -67,14 +67,21 @@ export interface ThreadLease {
   release(): Promise<void>;
 }
 
-/** Folds records, oldest first, into a thread's state. */
+/**
+ * Folds records, oldest first, into a thread's state. A user message saved right after its run's
+ * `started` record (by a backend that did not yet mark messages with their run) gets that run's id.
+ */
 export function foldRecords(threadId: string, records: Iterable<StoredRecord>): StoredThread {
   const thread: StoredThread = { threadId, messages: [], toolState: undefined, lastRun: undefined };
+  let justStarted: string | undefined;
   for (const r of records) {
-    if (r.kind === 'message') thread.messages.push(r.message);
-    else if (r.kind === 'toolState') thread.toolState = r.state;
+    if (r.kind === 'message') {
+      const m = r.message;
+      thread.messages.push(m.role === 'user' && m.runId === undefined && justStarted !== undefined ? { ...m, runId: justStarted } : m);
+    } else if (r.kind === 'toolState') thread.toolState = r.state;
     else if (r.kind === 'historyReset') thread.messages = [];
     else thread.lastRun = r.run;
+    justStarted = r.kind === 'run' && r.run.status === 'started' ? r.run.runId : undefined;
   }
   return thread;
 }

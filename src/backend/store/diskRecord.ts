@@ -23,7 +23,7 @@ type DiskContent = z.infer<typeof DiskContent>;
 const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const DiskMessage = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string(), runId: z.string().max(200).optional() }),
   z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCall).optional() }),
   z.object({ role: z.literal('tool'), toolCallId: z.string(), toolName: z.string(), content: z.array(DiskContent), errorCode: z.string().optional() }),
 ]);

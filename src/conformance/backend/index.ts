@@ -18,6 +18,7 @@ import { REGISTRATION_CHECKS } from './registrationChecks';
 import { SESSION_CHECKS } from './sessionChecks';
 import { STEER_CHECKS } from './steerChecks';
 import { TOOL_CHECKS } from './toolChecks';
+import { TRUNCATE_CHECKS } from './truncateChecks';
 
 export type { BackendTarget } from './context';
 
@@ -33,7 +34,7 @@ const SCHEMA_CHECK: Check<BackendContext> = {
   },
 };
 
-export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...REGISTRATION_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...STEER_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
+export const BACKEND_CHECKS: readonly Check<BackendContext>[] = [...AUTH_CHECKS, ...HANDSHAKE_CHECKS, ...REGISTRATION_CHECKS, ...DECODING_CHECKS, ...TOOL_CHECKS, ...STEER_CHECKS, ...TRUNCATE_CHECKS, ...SESSION_CHECKS, ...LIMIT_CHECKS, SCHEMA_CHECK];
 
 export async function checkBackend(target: BackendTarget): Promise<Report> {
   const context = new BackendContext(target);

@@ -84,6 +84,11 @@ export class AgentsHost implements vscode.Disposable {
     return this.choice.agentOf(threadId) !== BACKEND;
   }
 
+  /** The name of the thread's agent, as the chat shows it. */
+  agentName(threadId: string): string {
+    return this.choice.agentOf(threadId);
+  }
+
   /** The chat's own backend got a message on the thread: it stays the backend's. */
   noteBackendMessage(threadId: string): void {
     this.bindings.bind(threadId, BACKEND);

@@ -93,9 +93,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   readonly onDidChangeVisibility = this.visibilityEmitter.event;
 
   private readonly runChangeEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'runChange' }>>();
+  private readonly rewindEmitter = new vscode.EventEmitter<Extract<WebviewToHost, { type: 'rewind' }>>();
+  /** Rewind to here on a user message (src/vscode/reviews/rewind.ts). */
+  readonly onDidRewind = this.rewindEmitter.event;
   /** Keep, Undo or Open on a run's change list (src/vscode/reviews/runChangeList.ts). */
   readonly onDidRunChangeRequest = this.runChangeEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.runChangeEmitter, this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
+  private readonly disposables: vscode.Disposable[] = [this.rewindEmitter, this.runChangeEmitter, this.sendEmitter, this.stopEmitter, this.newChatEmitter, this.retryEmitter, this.threadEmitter, this.approvalEmitter, this.visibilityEmitter, this.answerEmitter, this.pickAgentEmitter, this.steerEmitter, this.compactEmitter];
   private viewDisposables: vscode.Disposable[] = [];
   private view: vscode.WebviewView | undefined;
   private ready = false;
@@ -233,6 +236,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'runChanges', runs });
   }
 
+  /** A line in the transcript (at most 1,000 characters). */
+  postNotice(text: string): void {
+    this.post({ type: 'notice', text: text.slice(0, 1000) });
+  }
+
+  /** Rewind to here was done: the view drops run `runId`'s message and what followed it. */
+  postRewound(threadId: string, runId: string): void {
+    this.post({ type: 'rewound', threadId, runId });
+  }
+
   postReview(review: ChatReview): void {
     this.post({ type: 'diffReview', review });
   }
@@ -314,6 +327,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'runChange':
         this.runChangeEmitter.fire(message);
+        break;
+      case 'rewind':
+        this.rewindEmitter.fire(message);
         break;
       case 'action':
         void vscode.commands.executeCommand(ACTION_COMMANDS[message.action]);

@@ -14,7 +14,7 @@ import { readProtectedPatterns } from '../settings/config';
 import { fileWorkspaceFolders } from '../host/workspaceHost';
 import { MAX_CHANGE_FILES, MAX_REVIEW_HUNKS, type ChatRunChanges, type WebviewToHost } from '../../protocol/webview';
 import type { RecordedWrite } from '../../core/recordingHost';
-import { checkRecordedFile, MAX_LOG_CHARS, RunChangeLog, type PlannedWrite, type RunRef } from '../../core/runChanges';
+import { checkRecordedFile, MAX_LOG_CHARS, RunChangeLog, type PlannedWrite, type RunChangeSet, type RunRef } from '../../core/runChanges';
 import { safe, uiText } from '../../core/uiText';
 import type { ChatViewProvider } from '../chat/chatView';
 import { currentText, writeIfUnchanged } from './guardedWrite';
@@ -70,6 +70,27 @@ export class RunChangeList implements vscode.Disposable {
     if (write.before === undefined || write.after === undefined) this.log.untracked(ref);
     else this.log.record(ref, write.file, vscode.workspace.asRelativePath(write.file), write.before, write.after);
     this.changed();
+  }
+
+  /** Whether the thread has a run in progress. */
+  running(threadId: string): boolean {
+    return this.activeRuns.has(threadId);
+  }
+
+  /** The thread's recorded runs, oldest first (Rewind's checkpoints, src/vscode/reviews/rewind.ts). */
+  threadRuns(threadId: string): readonly RunChangeSet[] {
+    return this.log.runsOf(threadId);
+  }
+
+  /** Rewind restored what these runs changed: their lists go. */
+  forgetRuns(threadId: string, runIds: readonly string[]): void {
+    this.log.forgetRuns(threadId, runIds);
+    this.changed();
+  }
+
+  /** The check a recorded file passes before it is read or written (inside the workspace, not protected). */
+  checkFile(file: string): Promise<void> {
+    return actionableFile(file);
   }
 
   /** The thread was deleted: its runs' lists go with it. */

@@ -168,6 +168,19 @@ export function editorToBackend(): EntryDriver {
       const first = await peer.next(isType('runFinished', 'runError', 'error'));
       return `${said(first)}; ${await barrier(peer)}`;
     },
+    async truncateThread(c, open) {
+      // Two runs, so a hostile truncate that lands (the run id kept) cuts a real history; the thread id is the fuzzed one's.
+      const peer = await open();
+      peer.send({ type: 'userMessage', threadId: 't1', text: 'Hello' });
+      const started = (await peer.next(isType('runStarted'))) as Extract<ServerToClient, { type: 'runStarted' }> | string;
+      await peer.next(isType('runFinished', 'runError'));
+      peer.send({ type: 'userMessage', threadId: 't1', text: 'Hello again' });
+      await peer.next(isType('runFinished', 'runError'));
+      const runId = typeof started === 'string' ? 'r' : started.runId;
+      peer.sendText(c.text((s) => ({ ...(s as object), threadId: 't1', runId })));
+      const first = await peer.next(isType('threadTruncated', 'error'));
+      return `${said(first)}; ${await barrier(peer)}`;
+    },
     async updateToolGroups(c, open) {
       const peer = await open();
       peer.sendText(c.text());

@@ -46,7 +46,7 @@ describe('conformance kit: backend mode', function () {
 
     it('covers handshake, auth refusals, expansion, binary both ways, errors, cancel, resume and limits', () => {
       const ids = report.results.map((r) => r.id);
-      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'auth.order', 'handshake.welcome', 'handshake.decode-before-hello', 'handshake.protocol-mismatch', 'registration.error-ids', 'decode.invalid-message', 'decode.bad-base64', 'decode.invalid-utf8', 'decode.binary-utf8', 'decode.attachment-not-integer', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'tools.refused', 'steer.tool-boundary', 'context.compact-now', 'session.resume', 'limits.message-too-large', 'limits.hello-max-message', 'limits.hello-max-json', 'limits.tools', 'limits.groups', 'schema.every-message']) {
+      for (const id of ['auth.subprotocol', 'auth.no-token', 'auth.wrong-token', 'auth.origin', 'auth.host', 'auth.order', 'handshake.welcome', 'handshake.decode-before-hello', 'handshake.protocol-mismatch', 'registration.error-ids', 'decode.invalid-message', 'decode.bad-base64', 'decode.invalid-utf8', 'decode.binary-utf8', 'decode.attachment-not-integer', 'tools.expansion', 'tools.binary-frame', 'tools.inline-base64', 'tools.cancel', 'tools.resume-pending', 'tools.refused', 'steer.tool-boundary', 'context.compact-now', 'thread.truncate', 'session.resume', 'limits.message-too-large', 'limits.hello-max-message', 'limits.hello-max-json', 'limits.tools', 'limits.groups', 'schema.every-message']) {
         assert.ok(ids.includes(id), `missing ${id}`);
       }
       assert.match(report.results.find((r) => r.id === 'schema.every-message')!.actual, /[1-9]\d* of them binary frames/);
@@ -55,6 +55,8 @@ describe('conformance kit: backend mode', function () {
       assert.match(steer.actual, /delivered after the call's toolCallEnded; a steer for the finished run: NOT_RUNNING/);
       const compact = report.results.find((r) => r.id === 'context.compact-now')!;
       assert.equal(compact.status, 'pass', compact.actual);
+      const truncate = report.results.find((r) => r.id === 'thread.truncate')!;
+      assert.equal(truncate.status, 'pass', truncate.actual);
     });
   });
 
@@ -100,6 +102,11 @@ describe('conformance kit: backend mode', function () {
       }
       assert.match(careless.results.find((r) => r.id === 'tools.expansion')!.actual, /made no tool call for "read conformance.png" \(it said: "I do not use tools\."\)/);
       assert.match(careless.results.find((r) => r.id === 'tools.cancel')!.actual, /made no tool call/);
+    });
+
+    it('skips the optional truncateThread check of a backend that does not announce it', () => {
+      assert.equal(statusOf(careless, 'thread.truncate'), 'skip');
+      assert.match(careless.results.find((r) => r.id === 'thread.truncate')!.actual, /does not list truncateThread in welcome.capabilities/);
     });
 
     it('fails each rule the protocol pinned in round 3 on a backend that breaks just that rule, and passes the others', async () => {

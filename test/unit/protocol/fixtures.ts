@@ -119,6 +119,7 @@ export const CLIENT_FIXTURES: ByType<ClientToServer> = {
   steer: { type: 'steer', ...THREAD, steerId: 'steer-1', text: 'Use the staging database, not production.' },
   withdrawSteer: { type: 'withdrawSteer', ...THREAD, steerId: 'steer-1' },
   compactThread: { type: 'compactThread', threadId: 'thread-7f3a' },
+  truncateThread: { type: 'truncateThread', ...THREAD },
   updateToolGroups: {
     type: 'updateToolGroups',
     augmentation: { removeGroups: ['Files'], collapseGroups: ['Editor'], hideTools: ['OpenFile'] },
@@ -134,7 +135,9 @@ export const SERVER_FIXTURES: ByType<ServerToClient> = {
     resumed: true,
     server: { name: 'client-tools-backend', version: '0.1.0', model: { name: 'gpt-4.1-mini', offline: false } },
     limits: { maxMessageBytes: 33554432, maxInFlight: 64, invokeTimeoutMs: 30000 },
+    capabilities: ['truncateThread'],
   },
+  threadTruncated: { type: 'threadTruncated', ...THREAD, messages: 6 },
   clientToolInvokeRequest: {
     type: 'clientToolInvokeRequest',
     requestId: 'req-000041',

@@ -12,7 +12,7 @@ describe('message registry: every list derives from the direction records in sch
     assert.deepEqual([...SERVER_TO_CLIENT_TYPES], typesOfUnion(Messages.ServerToClient));
     assert.deepEqual(typesOfUnion(WireMessages.ClientToServer), typesOfUnion(Messages.ClientToServer));
     assert.deepEqual(typesOfUnion(WireMessages.ServerToClient), typesOfUnion(Messages.ServerToClient));
-    assert.deepEqual([...CLIENT_TO_SERVER_TYPES], ['hello', 'clientToolInvokeResponse', 'clientToolProgress', 'userMessage', 'cancel', 'resetThread', 'updateToolGroups', 'steer', 'withdrawSteer', 'compactThread']);
+    assert.deepEqual([...CLIENT_TO_SERVER_TYPES], ['hello', 'clientToolInvokeResponse', 'clientToolProgress', 'userMessage', 'cancel', 'resetThread', 'updateToolGroups', 'steer', 'withdrawSteer', 'compactThread', 'truncateThread']);
   });
 
   it('the run events are the twelve narrating messages, all backend → extension, and the chat view accepts exactly these', () => {
