@@ -14,6 +14,7 @@ import { splitLines, unifiedDiff } from '../core/lineDiff';
 import { resolveWorkspacePath } from '../core/paths';
 import { grantTargetOf } from '../core/tool';
 import { toolKey } from '../core/consent/toolIdentity';
+import { codeSpan } from '../tools/support/commandText';
 import type { AgentToolCall } from './agentCallbacks';
 
 export interface AgentPrompt {
@@ -69,7 +70,7 @@ export async function describePermission(agent: string, call: AgentToolCall, wor
     const inline = !shown.includes('\n') && shown.length <= INLINE_COMMAND_CHARS;
     return {
       ...base,
-      message: inline ? `Let ${agent} run \`${shown}\` in ${where}?` : `Let ${agent} run this command in ${where}?`,
+      message: inline ? `Let ${agent} run ${codeSpan(shown)} in ${where}?` : `Let ${agent} run this command in ${where}?`,
       // The command is one value: its line breaks show as ⏎, so no line of it can pass for the folder.
       detail: join([command !== undefined ? consent`Command: ${command}` : consent`The agent did not say which command; its description follows.`, consent`Folder: ${where}`, said, ...warnings, inputOf(call)]),
       rememberable: false,

@@ -134,6 +134,8 @@ export const HostUserMessage = z.object({
   text: z.string().min(1).max(MAX_USER_TEXT),
   /** What editor text was sent with it (Ask About Selection), as its chip read: `src/a.ts:3-7`. */
   attachment: z.string().min(1).max(300).optional(),
+  /** The editor context sent with it, for Retry to send again. */
+  context: EditorContext.optional(),
 });
 /** A permission prompt is open (or closed again) in the editor; the composer waits meanwhile. */
 export const HostAwaitingInput = z.object({ type: z.literal('awaitingInput'), open: z.boolean() });
@@ -374,8 +376,8 @@ export const WebviewCompact = z.object({ type: z.literal('compact') });
 /** Take back a queued message that has not been delivered. */
 export const WebviewWithdrawSteer = z.object({ type: z.literal('withdrawSteer'), steerId: z.string().min(1).max(100) });
 export const WebviewNewChat = z.object({ type: z.literal('newChat') });
-/** Re-send the last user message the view shows (it survives a window reload, unlike host memory). */
-export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string().trim().min(1).max(MAX_USER_TEXT) });
+/** Re-send the last user message the view shows, with the editor context it was sent with (it survives a window reload, unlike host memory). */
+export const WebviewRetry = z.object({ type: z.literal('retry'), text: z.string().trim().min(1).max(MAX_USER_TEXT), context: EditorContext.optional() });
 /** Copy a code block to the clipboard. */
 export const WebviewCopy = z.object({ type: z.literal('copy'), text: z.string().max(MAX_COPY_TEXT) });
 /**

@@ -149,7 +149,7 @@ export class ClientToolsContext implements vscode.Disposable {
       this.core.permissions.onDidChangeActivity((a) => this.chat.setAwaitingInput(a.open > 0)),
       this.prompts.onDidChangePrompt((p) => (p.open ? this.statusBar.permissionPromptOpened() : this.statusBar.permissionPromptClosed())),
       this.chat.onDidSend(({ text, context }) => this.send(text, context, false)),
-      this.chat.onDidRetry((text) => this.send(text, undefined, false)),
+      this.chat.onDidRetry(({ text, context }) => this.send(text, context, false)),
       this.chat.onDidStop(() => this.stopRun()),
       this.chat.onDidSteer((request) => this.steer(request)),
       this.chat.onDidCompact(() => this.compact()),

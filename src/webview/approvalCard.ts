@@ -16,6 +16,7 @@
 import type { ChatApproval } from '../protocol/webview';
 import { approvalDigestInput, MAX_APPROVAL_REASON } from '../protocol/webview';
 import { ApprovalEditField } from './approvalEdit';
+import { inlineCodePieces } from './inlineCode';
 
 type Answer = 'allow' | 'deny' | ChatApproval['choices'][number]['answer'];
 
@@ -100,15 +101,18 @@ export class ApprovalCard {
     for (const c of prompt.choices) if (DENYING.has(c.answer)) denyRow.append(button(c.answer, c.label, 'secondary'));
 
     const tool = head.querySelector('.approval-tool')!;
-    const message = el('p', 'approval-message', prompt.message);
+    // The title's `code` shows as code (text nodes only); the digest reads back the text as sent.
+    const message = el('p', 'approval-message');
+    appendInlineCode(message, prompt.message);
     const detail = el('pre', 'approval-detail', prompt.detail);
+    detail.tabIndex = 0;
     this.root.append(head, message, detail, allowRow, ...(editField ? [editField.root] : []), denyRow);
     // What is on screen, read back from the card itself, is what the answer vouches for.
     const labels = new Map(buttons.map((b) => [b.dataset.answer, b.textContent ?? '']));
     const onScreen = approvalDigestInput({
       toolName: tool.textContent ?? '',
       groupName: prompt.groupName,
-      message: message.textContent ?? '',
+      message: inlineCodeSource(message),
       detail: detail.textContent ?? '',
       choices: prompt.choices.map((c) => ({ answer: c.answer, label: labels.get(c.answer) ?? '' })),
     });
@@ -120,6 +124,26 @@ export class ApprovalCard {
       for (const b of buttons) b.disabled = false;
     });
   }
+}
+
+/** Appends `text` with its code spans as <code> elements (text nodes only), each keeping its source. */
+function appendInlineCode(parent: HTMLElement, text: string): void {
+  for (const piece of inlineCodePieces(text)) {
+    if (piece.source === undefined) {
+      parent.append(piece.text);
+      continue;
+    }
+    const code = el('code', 'inline-code', piece.text);
+    code.dataset.source = piece.source;
+    parent.append(code);
+  }
+}
+
+/** The text `appendInlineCode` was given, read back from `parent`'s nodes. */
+function inlineCodeSource(parent: HTMLElement): string {
+  let text = '';
+  for (const node of parent.childNodes) text += node instanceof HTMLElement && node.dataset.source !== undefined ? node.dataset.source : (node.textContent ?? '');
+  return text;
 }
 
 async function sha256Hex(text: string): Promise<string> {

@@ -40,7 +40,7 @@ function heading(review: ChatReview): string {
 
 /** The kept hunks as diff lines: "- " for what went, "+ " for what came. */
 function diffOf(review: ChatReview): HTMLElement {
-  const pre = el('pre', { class: 'kept-diff' });
+  const pre = el('pre', { class: 'kept-diff', tabindex: '0' });
   for (const hunk of review.hunks) {
     if (hunk.state === 'rejected') continue;
     pre.append(el('span', { class: 'kept-hunk' }, `${hunk.header}${hunk.state === 'edited' ? ' (edited by you)' : ''}\n`));

@@ -118,7 +118,7 @@ const view = new ChatView(root, {
     post({ type: 'deleteThread', threadId });
   },
   retry: () => {
-    if (state.lastUserText) post({ type: 'retry', text: state.lastUserText });
+    if (state.lastUserText) post({ type: 'retry', text: state.lastUserText, ...(state.lastUserContext ? { context: state.lastUserContext } : {}) });
   },
   copy: (text) => post({ type: 'copy', text }),
   decideReview: (reviewId, accept, reason) => post({ type: 'decideReview', reviewId, accept, ...(reason !== undefined ? { reason } : {}) }),

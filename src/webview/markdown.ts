@@ -56,11 +56,12 @@ export function createMarkdown(): MarkdownIt {
     return `<button type="button" class="file-link" data-path="${esc(file.path)}"${line} title="Open ${esc(file.path)}">${code}</button>`;
   };
 
-  // Code blocks get a Copy button; the view handles its click (it posts `copy` to the host).
+  // Code blocks get a Copy button; the view handles its click (it posts `copy` to the host). A block
+  // scrolls sideways: it takes the keyboard (tabindex) so its hidden part can be scrolled to.
   const renderFence = md.renderer.rules.fence
     ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
   md.renderer.rules.fence = (tokens, idx, options, env, self) =>
-    `<div class="code-block"><button type="button" class="copy-code" aria-label="Copy code">Copy</button>${renderFence(tokens, idx, options, env, self)}</div>\n`;
+    `<div class="code-block"><button type="button" class="copy-code" aria-label="Copy code">Copy</button>${renderFence(tokens, idx, options, env, self).replace(/^<pre>/, '<pre tabindex="0">')}</div>\n`;
   return md;
 }
 

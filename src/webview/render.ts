@@ -584,7 +584,7 @@ export class ChatView {
     if (item.target) nodes.push(h('p', { class: 'card-target' }, h('span', { class: 'section-label' }, 'Target: '), item.target));
     if (item.details) nodes.push(h('p', { class: 'card-details' }, item.details));
     nodes.push(h('div', { class: 'section-label' }, 'Arguments'));
-    nodes.push(h('pre', {}, h('code', { class: 'language-json' }, item.argsJson)));
+    nodes.push(h('pre', { tabindex: '0' }, h('code', { class: 'language-json' }, item.argsJson)));
     // The kept change says what the result's JSON would (the decision, the hunks), as a diff.
     if (kept) return nodes;
     if (item.result.length > 0) {
@@ -600,9 +600,9 @@ export class ChatView {
   private resultPart(part: ResultPart): Node {
     switch (part.kind) {
       case 'text':
-        return h('pre', { class: 'result-text' }, part.text);
+        return h('pre', { class: 'result-text', tabindex: '0' }, part.text);
       case 'json':
-        return h('pre', {}, h('code', { class: 'language-json' }, part.text));
+        return h('pre', { tabindex: '0' }, h('code', { class: 'language-json' }, part.text));
       case 'image': {
         if (part.data === null || !isInlineImageType(part.mimeType)) {
           return h('p', { class: 'muted' }, `${describeBinary(part.byteLength, part.mimeType)} (image no longer kept)`);

@@ -63,7 +63,7 @@ function hunkList(review: ChatReview, actions: ReviewActions): HTMLElement {
       ? undefined
       : el('button', { type: 'button', class: 'hunk-toggle secondary' }, hunk.state === 'kept' ? `Reject hunk ${i + 1}` : `Keep hunk ${i + 1}`);
     toggle?.addEventListener('click', () => actions.reviewHunk(review.reviewId, i, hunk.state !== 'kept'));
-    const lines = el('pre', { class: 'hunk-lines' });
+    const lines = el('pre', { class: 'hunk-lines', tabindex: '0' });
     for (const line of splitPreview(hunk.removed)) lines.append(el('span', { class: 'hunk-del' }, `- ${line}\n`));
     for (const line of splitPreview(hunk.added)) lines.append(el('span', { class: 'hunk-ins' }, `+ ${line}\n`));
     list.append(el('li', { class: `hunk hunk-${hunk.state}` },

@@ -50,7 +50,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'status':
       return withStaleModelErrors({ ...state, connection: action.status }, state.connection.model);
     case 'userMessage':
-      return bound(append({ ...state, lastUserText: action.text }, { kind: 'user', text: action.text, ...(action.attachment ? { attachment: action.attachment } : {}) }));
+      return bound(append({ ...state, lastUserText: action.text, lastUserContext: action.context ?? null }, { kind: 'user', text: action.text, ...(action.attachment ? { attachment: action.attachment } : {}) }));
     case 'awaitingInput':
       return state.awaitingInput === action.open ? state : { ...state, awaitingInput: action.open };
     case 'approval':

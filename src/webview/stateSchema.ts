@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MAX_PENDING_STEERS, PendingSteer } from './steers';
 import { ChatApproval, ChatAttachment, ChatReview, ChatStatus, ChatThreadSummary, type HostToWebview } from '../protocol/webview';
+import { EditorContext } from '../protocol/schemas';
 
 /**
  * Transcript items kept; older ones are dropped. Enough for a thread of 500 turns with 200 tool cards
@@ -162,8 +163,9 @@ export const ChatState = z.object({
    * Live only: never restored from a saved state (the host sends the open one on `ready`).
    */
   approval: ChatApproval.nullable().default(null),
-  /** What Retry re-sends. */
+  /** What Retry re-sends: the text, and the editor context (a selection) sent with it. */
   lastUserText: z.string().nullable(),
+  lastUserContext: EditorContext.nullable().default(null),
   nextId: z.number().int().nonnegative(),
   closedRunIds: z.array(z.string()),
   /** The conversation's token totals as its last finished run reported them; null until one did. */
@@ -211,6 +213,7 @@ export function initialState(): ChatState {
     awaitingInput: false,
     approval: null,
     lastUserText: null,
+    lastUserContext: null,
     nextId: 1,
     closedRunIds: [],
     threadUsage: null,

@@ -2,8 +2,9 @@
  * The chat's history list: search by title, New Chat, and per thread open, rename and delete (with
  * a confirmation in the row). Its open/closed state, the search text and the row being renamed or
  * confirmed are the panel's own; the list itself comes from the reducer's state. Titles are set as
- * text, never as HTML. Every control is a button or an input, so it works from the keyboard; Escape
- * backs out one step (rename or confirmation first, then the panel).
+ * text, never as HTML. Every control is a button or an input, so it works from the keyboard; F2 and
+ * Delete on a row rename and delete it; Escape backs out one step (rename or confirmation first,
+ * then the panel).
  */
 import type { ChatThreadSummary } from '../protocol/webview';
 import { formatThreadDate } from './format';
@@ -139,6 +140,7 @@ export class ThreadList {
     }
     const open = button('thread-open', '');
     if (current) open.setAttribute('aria-current', 'true');
+    open.setAttribute('aria-keyshortcuts', 'F2 Delete');
     const date = formatThreadDate(t.updatedAt, now);
     open.title = `${t.title}\nStarted ${new Date(t.createdAt).toLocaleString()}, last message ${new Date(t.updatedAt).toLocaleString()}`;
     open.append(el('span', 'thread-title', t.title), el('span', 'thread-date', date));
@@ -210,6 +212,14 @@ export class ThreadList {
       e.preventDefault();
       const id = e.target.closest<HTMLElement>('.thread-row')?.dataset.id;
       if (id) this.saveRename(id);
+    } else if ((e.key === 'F2' || e.key === 'Delete') && e.target instanceof HTMLElement && e.target.classList.contains('thread-open')) {
+      // The row's Rename and Delete from the keyboard, as in VS Code's lists.
+      const row = e.target.closest<HTMLElement>('.thread-row');
+      const id = row?.dataset.id;
+      const del = row?.querySelector<HTMLButtonElement>('.thread-delete');
+      if (!id || (e.key === 'Delete' && del?.disabled)) return;
+      e.preventDefault();
+      this.startEdit(id, e.key === 'F2' ? 'rename' : 'delete');
     } else if (e.key === 'Escape') {
       e.preventDefault();
       e.stopPropagation();

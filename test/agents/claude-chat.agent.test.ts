@@ -77,18 +77,18 @@ describe('real agent in the chat: Claude Code (claude-code-acp) in a real VS Cod
 
     // The denied command: the agent's permission request names it exactly; allowed, the editor's
     // RunInTerminal asks again with the exact command line, and is denied with a reason.
-    assert.match(await ui.promptMatching(/Let Claude Code run `echo denied-run`/), /Command: echo denied-run/);
+    assert.match(await ui.promptMatching(/Let Claude Code run echo denied-run/), /Command: echo denied-run/);
     await chat.approvalButton('Allow').click();
-    assert.match(await ui.promptMatching(/Run `echo denied-run` in the workspace folder\?/), /Asked for by Claude Code, the agent of this conversation\./);
+    assert.match(await ui.promptMatching(/Run echo denied-run in the workspace folder\?/), /Asked for by Claude Code, the agent of this conversation\./);
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await ui.screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
     assert.match((await model.requests.waitForStep(3)).toolResults.at(-1) ?? '', new RegExp(REASON));
 
     // The allowed command runs in the editor's terminal and its output reaches the model.
-    await ui.promptMatching(/Let Claude Code run `echo allowed-run`/);
+    await ui.promptMatching(/Let Claude Code run echo allowed-run/);
     await chat.approvalButton('Allow').click();
-    await ui.promptMatching(/Run `echo allowed-run` in the workspace folder\?/);
+    await ui.promptMatching(/Run echo allowed-run in the workspace folder\?/);
     await chat.approvalButton('Allow').click();
     assert.match((await model.requests.waitForStep(4)).toolResults.at(-1) ?? '', /allowed-run/);
 

@@ -73,7 +73,7 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
 
     // The write is a command: Codex asks with the exact command line; allowed, it writes the whole
     // change itself (no fs/write_text_file, so no per-hunk review).
-    await ui.promptMatching(/Let Codex run `\/bin\/bash -lc printf/);
+    await ui.promptMatching(/Let Codex run \/bin\/bash -lc printf/);
     await ui.screenshot('1-write-asked');
     await chat.approvalButton('Allow').click();
     await model.requests.waitForStep(2);
@@ -82,7 +82,7 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
 
     // The denied command: Codex's only way to decline aborts its turn, its model told only "aborted
     // by user"; the chat sends the reason as the next prompt at once, shown as a card, not as the user's.
-    await ui.promptMatching(/Let Codex run `\/bin\/bash -lc touch denied-run`/);
+    await ui.promptMatching(/Let Codex run \/bin\/bash -lc touch denied-run/);
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await ui.screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
@@ -96,7 +96,7 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
     assert.equal(fs.existsSync(path.join(ui.workspace, 'denied-run')), false);
 
     // The allowed command runs in Codex's own shell (no editor terminal).
-    await ui.promptMatching(/Let Codex run `\/bin\/bash -lc touch allowed-run`/);
+    await ui.promptMatching(/Let Codex run \/bin\/bash -lc touch allowed-run/);
     await chat.approvalButton('Allow').click();
     await model.requests.waitForStep(4);
     assert.equal(fs.existsSync(path.join(ui.workspace, 'allowed-run')), true);
@@ -117,7 +117,7 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
     const { chat, model } = ui;
     const before = model.requests.main.length;
     await chat.send('Make a file.', []);
-    await ui.promptMatching(/Let Codex run `\/bin\/bash -lc touch never-run`/);
+    await ui.promptMatching(/Let Codex run \/bin\/bash -lc touch never-run/);
     await ui.screenshot('5-before-stop');
     await chat.stopButton.click();
     await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });

@@ -79,7 +79,7 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
 
     // The denied command: Gemini's permission request names it exactly; denied with a reason, its
     // model learns in its tool result that the user cancelled the call, not why, and goes on.
-    await ui.promptMatching(/Let Gemini CLI run `echo denied-run`/);
+    await ui.promptMatching(/Let Gemini CLI run echo denied-run/);
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await ui.screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
@@ -88,7 +88,7 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
     assert.doesNotMatch(denied, new RegExp(REASON));
 
     // The allowed command runs in Gemini's own shell (no editor prompt or terminal); its output reaches the model.
-    await ui.promptMatching(/Let Gemini CLI run `echo allowed-run`/);
+    await ui.promptMatching(/Let Gemini CLI run echo allowed-run/);
     await chat.approvalButton('Allow').click();
     assert.match((await model.requests.waitForStep(4)).toolResults.at(-1) ?? '', /allowed-run/);
 

@@ -104,7 +104,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     // The denied command: opencode ends its turn at a denial, its tool result without the reason;
     // the chat sends the reason as the next prompt at once, and shows it as what it is (a card, not
     // a message of the user's).
-    await ui.promptMatching(/Let opencode run `echo denied-run`/);
+    await ui.promptMatching(/Let opencode run echo denied-run/);
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await ui.screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
@@ -119,7 +119,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     await ui.screenshot('3-reason-sent');
 
     // The allowed command runs in opencode's own shell (no editor terminal); its output reaches the model.
-    await ui.promptMatching(/Let opencode run `echo allowed-run`/);
+    await ui.promptMatching(/Let opencode run echo allowed-run/);
     await chat.approvalButton('Allow').click();
     assert.match((await model.requests.waitForStep(4)).toolResults.at(-1) ?? '', /allowed-run/);
 
@@ -130,7 +130,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     const { chat, model } = ui;
     const before = model.requests.main.length;
     await chat.send('Make a file.', []);
-    await ui.promptMatching(/Let opencode run `touch never-run`/);
+    await ui.promptMatching(/Let opencode run touch never-run/);
     await ui.screenshot('5-before-stop');
     await chat.stopButton.click();
     await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });

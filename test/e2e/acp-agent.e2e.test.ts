@@ -136,7 +136,9 @@ describe('An ACP agent in the chat, in a real VS Code', function () {
 
     // The command is asked in the chat with the exact command line; Deny with a reason.
     await chat.approval.waitFor({ timeout: 30_000 });
-    assert.match(await chat.approval.innerText(), /Run `rm -rf build`/);
+    // The title's `code` shows as code: its text without the backticks.
+    assert.match(await chat.approval.innerText(), /Run rm -rf build/);
+    assert.equal(await chat.approval.locator('.approval-message code').first().innerText(), 'rm -rf build');
     assert.match(await chat.approval.innerText(), new RegExp(`Asked for by ${AGENT}, the agent of this conversation\\.`));
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await screenshot('3-command-asked');

@@ -105,7 +105,8 @@ describe('A daily driver in the chat (edit before allow, steering, context meter
     const before = fake.requests.length;
     const turn = await chat.send('write ran.txt', ['RunInTerminal']);
     await chat.approval.waitFor({ state: 'visible', timeout: 30_000 });
-    assert.equal(await chat.approval.locator('.approval-message').innerText(), `Run \`${PROPOSED}\` in the ${folder} folder?`);
+    assert.equal(await chat.approval.locator('.approval-message').innerText(), `Run ${PROPOSED} in the ${folder} folder?`);
+    assert.equal(await chat.approval.locator('.approval-message code').innerText(), PROPOSED);
 
     // Edit… opens the field with the agent's command; sending it allows nothing yet.
     const editButton = chat.approvalButton('Edit…');
@@ -124,7 +125,7 @@ describe('A daily driver in the chat (edit before allow, steering, context meter
       timeoutMs: 15_000,
       describe: async () => `the card shows ${JSON.stringify(await message.innerText())}`,
     });
-    assert.equal(await message.innerText(), `Your edit: Run \`${EDITED}\` in the ${folder} folder?`);
+    assert.equal(await message.innerText(), `Your edit: Run ${EDITED} in the ${folder} folder?`);
     const detail = await chat.approval.locator('.approval-detail').innerText();
     assert.match(detail, new RegExp(`The agent proposed: ${PROPOSED.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     assert.equal(await chat.approvalButton('Edit…').count(), 0, 'the edited call offers Edit again');

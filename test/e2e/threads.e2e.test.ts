@@ -142,6 +142,8 @@ describe('Chat history list in a real VS Code', function () {
 
   it('renames a thread from the keyboard', async () => {
     await openHistory();
+    // Rename and Delete show on the row under the pointer (or holding the keyboard), as a user finds them.
+    await row('list the files').hover();
     await row('list the files').locator('.thread-rename').click();
     const input = history().locator('input.thread-title-input');
     await input.waitFor({ timeout: 10_000 });
@@ -154,6 +156,7 @@ describe('Chat history list in a real VS Code', function () {
 
   it('deletes a thread only after the confirmation', async () => {
     await openHistory();
+    await row('Files overview').hover();
     await row('Files overview').locator('.thread-delete').click();
     const confirming = history().locator('.thread-row.confirming');
     await confirming.waitFor({ timeout: 10_000 });
@@ -162,6 +165,7 @@ describe('Chat history list in a real VS Code', function () {
     await confirming.locator('.thread-delete-cancel').click();
     await waitForTitles(['open notes.md', 'Files overview']);
 
+    await row('Files overview').hover();
     await row('Files overview').locator('.thread-delete').click();
     await history().locator('.thread-row.confirming .thread-delete-confirm').click();
     await waitForTitles(['open notes.md']);

@@ -41,12 +41,30 @@ export const EXAMPLES = [
   'replace line 1 of notes.md with # Notes',
   'save notes.md',
   'close hello.txt',
-  'run `ls`',
+  // Not "run `ls`": the chat draws the backticks as code, and "run ls" as a user reads it is not understood.
+  'run ls in the terminal',
   'find usages of greet',
   'search for TODO',
   'what changed?',
   'what tasks are there?',
 ];
+
+/**
+ * The help answer's examples once `deleted` (the conversation's deleted files) are gone: none that
+ * needs one of them, so the help never suggests deleting, opening or closing a file already deleted.
+ * A proposal for one stays: it creates the file again.
+ */
+export function examplesFor(deleted: ReadonlySet<string>): string[] {
+  return EXAMPLES.filter((example) => {
+    const intent = parseIntent(example);
+    return intent.kind === 'diff' || !('path' in intent) || intent.path === undefined || !deleted.has(normalPath(intent.path));
+  });
+}
+
+/** A workspace path as examples and tool arguments both write it: no leading `./`, forward slashes. */
+export function normalPath(p: string): string {
+  return p.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+}
 
 /** Globs for "find all <language> files"; a bare extension ("md files") works too. */
 const LANGUAGE_GLOBS: Record<string, string> = {

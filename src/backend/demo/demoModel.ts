@@ -11,7 +11,7 @@
 import type { ContentItem } from '../../protocol';
 import { count as thousands, ErrorCode, measureText } from '../../protocol';
 import { EDITOR_CONTEXT_MARK } from '../run/agent';
-import { EXAMPLES, MAX_REQUEST_CHARS, parseIntent, type Intent } from './demoIntents';
+import { examplesFor, MAX_REQUEST_CHARS, normalPath, parseIntent, type Intent } from './demoIntents';
 import { code, count, fenced, firstString, listed, strings, type Json } from './demoText';
 import { describeGitChanges, describeReferences, describeSearch, describeTasks } from './ideAnswers';
 import type { ChatMessage, ChatModel, ModelChunk, ModelRequest } from '../model/chatModel';
@@ -110,7 +110,7 @@ function decide(request: ModelRequest): Step {
   const past = pastCalls(request.messages.slice(lastUser + 1));
   if (words.length > MAX_REQUEST_CHARS) return { kind: 'answer', text: tooLong(words) };
   const intent = parseIntent(words);
-  if (intent.kind === 'unknown') return { kind: 'answer', text: editorContext ? aboutContext(words, editorContext) : help(words) };
+  if (intent.kind === 'unknown') return { kind: 'answer', text: editorContext ? aboutContext(words, editorContext) : help(words, deletedFiles(request.messages)) };
 
   // Walk the plan: each step is done by the latest call of a fitting tool after the previous step's call.
   const done: DoneCall[] = [];
@@ -540,9 +540,21 @@ function describeAnswer(question: string, json: unknown): string {
   return typeof chosen === 'string' ? `I asked "${question}" and you answered "${chosen}".` : `I asked "${question}" and you gave no answer.`;
 }
 
-function help(words: string): string {
+function help(words: string, deleted: ReadonlySet<string> = new Set()): string {
   const heard = words ? `I did not understand "${words.length > 80 ? `${words.slice(0, 80)}…` : words}". ` : '';
-  return `${heard}As the offline demo model I understand only simple requests like these:\n${EXAMPLES.map((e) => `- "${e}"`).join('\n')}\n\n${CONFIGURE}`;
+  return `${heard}As the offline demo model I understand only simple requests like these:\n${examplesFor(deleted).map((e) => `- "${e}"`).join('\n')}\n\n${CONFIGURE}`;
+}
+
+/** The files this conversation deleted and did not write again since (a successful delete, then a successful proposal or edit). */
+function deletedFiles(messages: ChatMessage[]): Set<string> {
+  const deleted = new Set<string>();
+  for (const call of pastCalls(messages)) {
+    const target = ['path', 'file', 'filePath', 'uri'].map((k) => call.args[k]).find((v): v is string => typeof v === 'string');
+    if (!target || !call.result || call.result.errorCode) continue;
+    if (TOOL_PATTERNS.delete.some((p) => p.test(call.name))) deleted.add(normalPath(target));
+    else if ([...TOOL_PATTERNS.diff, ...TOOL_PATTERNS.applyEdit].some((p) => p.test(call.name))) deleted.delete(normalPath(target));
+  }
+  return deleted;
 }
 
 /** A request longer than the parser reads: say so rather than act on part of it. */

@@ -5,6 +5,18 @@ import { consent, consentLines, type ConsentText } from '../../core/consent/cons
 /** Characters that can make a command look like something else: bidi controls, invisible marks, C0 controls including CR (tab and newline allowed). */
 const DECEPTIVE = /[\u0000-\u0008\u000b-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
+/**
+ * The command as a code span for a prompt's title (CommonMark's rule, which the chat renders: the
+ * fence one backtick longer than the longest run in it, padded when it starts or ends with one), so
+ * a command holding backticks shows whole: "Run `` echo `date` `` in app?".
+ */
+export function codeSpan(command: string): string {
+  const longest = Math.max(0, ...(command.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = longest > 0 ? ' ' : '';
+  return `${fence}${pad}${command}${pad}${fence}`;
+}
+
 /** Refuses a command holding characters that could hide what it does. */
 export function assertPlainCommand(command: string, what: string): void {
   if (DECEPTIVE.test(command)) {

@@ -8,7 +8,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { commandOutcome } from './terminalOutput';
-import { assertPlainCommand, commandConsent } from '../support/commandText';
+import { assertPlainCommand, codeSpan, commandConsent } from '../support/commandText';
 import { defineTerminalTool } from '../support/toolGroup';
 import { pathParameter } from '../support/parameters';
 import { BOOLEAN, objectOutput, STRING } from '../support/outputSchemas';
@@ -68,7 +68,7 @@ export const RunInTerminal = defineTerminalTool<RunInTerminalArgs, RunPreparatio
     return {
       cwd,
       timeoutSeconds,
-      prompt: inline ? `Run \`${command}\` in ${where}?` : `Run this ${lineCount > 1 ? `${lineCount}-line ` : ''}command in ${where}?`,
+      prompt: inline ? `Run ${codeSpan(command)} in ${where}?` : `Run this ${lineCount > 1 ? `${lineCount}-line ` : ''}command in ${where}?`,
       detail: commandConsent(command, cwd.relative, timeoutSeconds),
       // Every command is asked about: allowing one never allows the next.
       forcePrompt: true,

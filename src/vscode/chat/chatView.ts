@@ -55,7 +55,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly sendEmitter = new vscode.EventEmitter<{ text: string; context: EditorContext | undefined }>();
   private readonly stopEmitter = new vscode.EventEmitter<void>();
   private readonly newChatEmitter = new vscode.EventEmitter<void>();
-  private readonly retryEmitter = new vscode.EventEmitter<string>();
+  private readonly retryEmitter = new vscode.EventEmitter<{ text: string; context: EditorContext | undefined }>();
   private readonly answerEmitter = new vscode.EventEmitter<{ recordId: string; index: number | null }>();
   private readonly steerEmitter = new vscode.EventEmitter<SteerRequest>();
   private readonly compactEmitter = new vscode.EventEmitter<void>();
@@ -69,7 +69,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   readonly onDidStop = this.stopEmitter.event;
   /** The user pressed New Chat (the view already cleared itself): reset the thread. */
   readonly onDidNewChat = this.newChatEmitter.event;
-  /** The user pressed Retry on an error: re-send this text, the last user message the view shows. */
+  /** The user pressed Retry on an error: re-send the last user message the view shows, with the selection it was sent with. */
   readonly onDidRetry = this.retryEmitter.event;
   /** The user answered (or gave up) a ShowMessage question in the chat. */
   readonly onDidAnswerQuestion = this.answerEmitter.event;
@@ -182,7 +182,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Shows a user message that was sent on the user's behalf (e.g. Ask About Selection), naming the selection sent with it. */
   showUserMessage(text: string, context?: EditorContext): void {
     const attachment = selectionLabel(context);
-    if (text.trim()) this.post({ type: 'userMessage', text: text.slice(0, MAX_USER_TEXT), ...(attachment ? { attachment } : {}) });
+    if (text.trim()) this.post({ type: 'userMessage', text: text.slice(0, MAX_USER_TEXT), ...(attachment ? { attachment } : {}), ...(context ? { context } : {}) });
   }
 
   setStatus(status: ChatStatus): void {
@@ -295,7 +295,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.newChatEmitter.fire();
         break;
       case 'retry':
-        this.retryEmitter.fire(message.text);
+        this.retryEmitter.fire({ text: message.text, context: message.context });
         break;
       case 'copy':
         void vscode.env.clipboard.writeText(message.text);

@@ -29,6 +29,10 @@ const RESOLVE_ACTIONS = 50;
 const LOADING = '(loading...)';
 /** Languages that have no diagnostics to wait for. */
 const NO_DIAGNOSTICS = new Set(['plaintext', 'log']);
+/** Source files whose language servers answer for the whole project once one file of it is loaded. */
+const SOURCE_EXTENSIONS = ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'py', 'go', 'rs', 'java', 'cs', 'rb', 'php'];
+const SOURCE_FILES = `**/*.{${SOURCE_EXTENSIONS.join(',')}}`;
+const SOURCE_PATH = new RegExp(`\\.(${SOURCE_EXTENSIONS.join('|')})$`);
 
 export class LanguageHost implements vscode.Disposable {
   /** When each open document was last opened or changed. */
@@ -86,15 +90,28 @@ export class LanguageHost implements vscode.Disposable {
   }
 
   async workspaceSymbols(query: string): Promise<SymbolInfo[]> {
+    let found = await this.workspaceSymbolsNow(query);
+    // No source file loaded yet, so no language server runs ("find usages of greet" on a workspace
+    // just opened found nothing): load one, which starts its server for the project, and ask again.
+    if (found.length === 0 && !vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && SOURCE_PATH.test(d.uri.path))) {
+      const [source] = await vscode.workspace.findFiles(SOURCE_FILES, '**/node_modules/**', 1);
+      if (source) {
+        await this.loaded(source.fsPath);
+        found = await this.workspaceSymbolsNow(query);
+      }
+    }
+    return found.map((s) => ({ name: s.name, kind: vscode.SymbolKind[s.kind], ...(s.containerName ? { container: s.containerName } : {}), location: location(s.location.uri, s.location.range) }));
+  }
+
+  private async workspaceSymbolsNow(query: string): Promise<vscode.SymbolInformation[]> {
     const latest = Math.max(0, ...this.changed.values());
     const recent = [...this.changed].find(([, at]) => at === latest)?.[0];
     if (recent) await this.serverReady(vscode.Uri.parse(recent));
-    const found = await settledAnswer(
+    return settledAnswer(
       async () => (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [],
       (s) => s.length === 0,
       latest > 0 ? latest : undefined,
     );
-    return found.map((s) => ({ name: s.name, kind: vscode.SymbolKind[s.kind], ...(s.containerName ? { container: s.containerName } : {}), location: location(s.location.uri, s.location.range) }));
   }
 
   async callHierarchy(absPath: string, position: SourcePosition, direction: 'incoming' | 'outgoing'): Promise<{ symbol: SymbolInfo; calls: CallInfo[] } | undefined> {

@@ -78,7 +78,7 @@ export class AgentChat {
     const { chat, model } = this;
     const before = model.requests.main.length;
     await chat.send('Make a file.', []);
-    await this.promptMatching(new RegExp(`Let ${this.options.label} run \`touch never-run\``));
+    await this.promptMatching(new RegExp(`Let ${this.options.label} run touch never-run`));
     await this.screenshot('5-before-stop');
     await chat.stopButton.click();
     await chat.approval.waitFor({ state: 'hidden', timeout: 30_000 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EXAMPLES, parseIntent } from '../../../src/backend/demo/demoIntents';
 import { EXAMPLE_PROMPTS } from '../../../src/webview/examplePrompts';
+import { renderMarkdown } from '../../../src/webview/markdown';
 
 /** npm start copies this folder as its sample workspace (scripts/start.mjs). */
 const SAMPLE_WORKSPACE = path.resolve(__dirname, '../../fixtures/workspace');
@@ -10,6 +11,14 @@ const SAMPLE_WORKSPACE = path.resolve(__dirname, '../../fixtures/workspace');
 describe('chat empty state examples', () => {
   it('every example is a request the offline demo model understands', () => {
     for (const prompt of EXAMPLE_PROMPTS) assert.notEqual(parseIntent(prompt).kind, 'unknown', prompt);
+  });
+
+  it("every example of the demo model's help answer, read as the chat shows it (markdown), is a request it understands", () => {
+    for (const example of EXAMPLES) {
+      const shown = renderMarkdown(`- "${example}"`).replace(/<[^>]*>/g, '').replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').trim();
+      const read = /^"(.*)"$/.exec(shown)?.[1] ?? shown;
+      assert.notEqual(parseIntent(read).kind, 'unknown', `the help shows "${read}" for "${example}", and that is not understood`);
+    }
   });
 
   for (const [list, prompts] of [['the empty state', EXAMPLE_PROMPTS], ["the demo model's help answer", EXAMPLES]] as const) {

@@ -50,9 +50,9 @@ describe('chat markdown', () => {
     assert.deepEqual(links(renderMarkdown('see example.com or a@example.com')), []);
   });
 
-  it('gives code blocks their language class and escapes their content', () => {
+  it('gives code blocks their language class, escapes their content, and lets the keyboard scroll them (tabindex)', () => {
     const html = renderMarkdown('```ts\nconst a: Array<string> = [];\n```');
-    assert.match(html, /<pre><code class="language-ts">const a: Array&lt;string&gt; = \[\];\n<\/code><\/pre>/);
+    assert.match(html, /<pre tabindex="0"><code class="language-ts">const a: Array&lt;string&gt; = \[\];\n<\/code><\/pre>/);
     assert.match(html, /<button type="button" class="copy-code"/);
   });
 

@@ -185,6 +185,18 @@ describe('chat state: answers, expansions, input and errors', () => {
     assert.deepEqual(s.items[2], { kind: 'error', id: s.items[2].id, message: 'Not connected to a backend.', code: 'DISCONNECTED', retryable: true });
   });
 
+  it('remembers the selection the last message was sent with, for Retry; a later message without one forgets it; a state saved before it restores', () => {
+    const context = { file: 'hello.txt', selection: { startLine: 1, startCharacter: 0, endLine: 1, endCharacter: 6 }, selectedText: 'second' };
+    let s = play([{ type: 'userMessage', text: 'what is this?', attachment: 'hello.txt:2', context }]);
+    assert.deepEqual(s.lastUserContext, context);
+    assert.deepEqual(restoreState(JSON.parse(JSON.stringify(s))).lastUserContext, context);
+    s = reduce(s, { type: 'userMessage', text: 'and now?' });
+    assert.equal(s.lastUserContext, null);
+    const { lastUserContext: _dropped, ...older } = play([user('from before')]);
+    assert.equal(restoreState(older).lastUserContext, null);
+    assert.equal(restoreState(older).lastUserText, 'from before');
+  });
+
   it('ends the run on runError, shows the error, and ignores later events of that run', () => {
     const s = play([
       ev.started(), ev.text('partial'), ev.toolStarted('c', 'OpenFile', {}),

@@ -169,13 +169,32 @@ describe('backend offline demo model', () => {
   it('answers an unknown request with the list of what it understands and how to configure a real model', async () => {
     const r = await ask('write me a sonnet');
     assert.deepEqual(r.called, []);
-    const examples = ['open notes.md', 'what did I select?', 'show a warning saying hi', 'ask me whether to continue', 'read logo.png', 'delete hello.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run `ls`', 'find usages of greet', 'search for TODO', 'what changed?', 'what tasks are there?'];
+    const examples = ['open notes.md', 'what did I select?', 'show a warning saying hi', 'ask me whether to continue', 'read logo.png', 'delete hello.txt', 'find all TypeScript files', 'which files are open?', 'any errors?', 'which folders are open?', 'propose changing hello.txt to', 'replace line 1 of notes.md with', 'save notes.md', 'close hello.txt', 'run ls in the terminal', 'find usages of greet', 'search for TODO', 'what changed?', 'what tasks are there?'];
     for (const example of examples) assert.ok(r.answer.includes(example), example);
     assert.match(r.answer, /clientTools\.model\.baseUrl/);
     assert.match(r.answer, /clientTools\.model\.name/);
     assert.match(r.answer, /Client Tools: Set API Key/);
     assert.match(r.answer, /OPENAI_BASE_URL, CLIENT_TOOLS_MODEL and OPENAI_API_KEY/);
   });
+  it('after the conversation deleted a file, the help no longer suggests deleting, opening or closing it; a proposal, which creates it again, stays; once written again it is back', async () => {
+    const helpIn = async (threadId: string, text: string) => {
+      const { runId } = await client.run(threadId, text);
+      return client.text(runId);
+    };
+    await client.run('gone', 'delete hello.txt');
+    let help = await helpIn('gone', 'write me a sonnet');
+    assert.ok(!help.includes('"delete hello.txt"') && !help.includes('"close hello.txt"'), help);
+    assert.ok(help.includes('propose changing hello.txt to Hello!') && help.includes('"open notes.md"'), help);
+    // Declined: the file is still there, and so is the example.
+    answers.DeleteFile = () => denied('DeleteFile');
+    await client.run('kept', 'delete hello.txt');
+    assert.ok((await helpIn('kept', 'write me a sonnet')).includes('"delete hello.txt"'));
+    answers.OpenDiff = () => json({ decision: 'accepted' });
+    await client.run('gone', 'propose changing hello.txt to Hello!');
+    help = await helpIn('gone', 'write me a sonnet');
+    assert.ok(help.includes('"delete hello.txt"') && help.includes('"close hello.txt"'), help);
+  });
+
   it('"ask me whether to continue": ShowMessage with Yes and No, and the answer names the button the user chose', async () => {
     answers.ShowMessage = () => json({ chosen: 'No' });
     const r = await ask('ask me whether to continue');
