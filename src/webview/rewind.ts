@@ -25,10 +25,13 @@ export function runIdsFrom(state: ChatState, runId: string): string[] {
   return ids.slice(0, MAX_REWIND_RUNS);
 }
 
-/** The transcript without run `runId`'s message and what followed it (another thread's rewind changes nothing). */
+/**
+ * The transcript without run `runId`'s message and what followed it (another thread's rewind changes
+ * nothing). Retry forgets what it would send: the last message is one the rewind took away.
+ */
 export function rewoundTo(state: ChatState, threadId: string, runId: string): ChatState {
   if (state.threadId !== threadId) return state;
   const at = state.items.findIndex((it) => it.kind === 'user' && it.runId === runId);
   if (at < 0) return state;
-  return { ...state, items: state.items.slice(0, at) };
+  return { ...state, items: state.items.slice(0, at), lastUserText: null, lastUserContext: null };
 }

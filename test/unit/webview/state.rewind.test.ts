@@ -29,4 +29,15 @@ describe('chat state: Rewind to here', () => {
     assert.deepEqual(shown(s), ['user:one:r1', 'answer:answer to one']);
     assert.equal(reduce(base(), { type: 'rewound', threadId: 'another-thread', runId: 'r2' }).items.length, base().items.length);
   });
+
+  it('Retry does not re-send a message the rewind took away, nor its selection', () => {
+    const context = { file: 'hello.txt', selection: { startLine: 1, startCharacter: 0, endLine: 1, endCharacter: 5 }, selectedText: 'Hello' };
+    const before = play([{ type: 'userMessage', text: 'four', context } as ChatAction, ev.started('r4'), ev.finished('completed', 'r4')], base());
+    assert.equal(before.lastUserText, 'four');
+    const s = reduce(before, { type: 'rewound', threadId: THREAD, runId: 'r4' });
+    assert.equal(s.lastUserText, null);
+    assert.equal(s.lastUserContext, null);
+    // Another thread's rewind leaves Retry as it was.
+    assert.equal(reduce(before, { type: 'rewound', threadId: 'another-thread', runId: 'r4' }).lastUserText, 'four');
+  });
 });
