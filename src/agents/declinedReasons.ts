@@ -65,7 +65,7 @@ export class DeclinedReasons {
 
 /** The message: the editor's words around each request's kind and the user's reason, one line each. */
 export function declinedMessage(declined: readonly DeclinedRequest[], earlier = 0): string {
-  const lines = declined.map((d) => `The user declined your request to ${REQUEST_OF_KIND[d.kind] ?? REQUEST_OF_KIND.other}, with this reason: "${d.reason}"`);
+  const lines = declined.map((d) => `The user declined your request to ${Object.hasOwn(REQUEST_OF_KIND, d.kind) ? REQUEST_OF_KIND[d.kind] : REQUEST_OF_KIND.other}, with this reason: "${d.reason}"`);
   if (earlier > 0) lines.unshift(`(The user declined ${earlier} earlier ${earlier === 1 ? 'request' : 'requests'} with reasons not repeated here.)`);
   return `Sent by the editor, not typed by the user: the user denied ${declined.length + earlier === 1 ? 'a permission request' : 'permission requests'} of yours with a reason, which your tool result did not carry.\n${lines.join('\n')}`;
 }

@@ -34,6 +34,12 @@ describe('declined reasons: the user\'s reason for a Deny reaches the agent', ()
       assert.equal(d.take(), undefined);
     });
 
+    it('names a kind the agent made up after an object\'s own keys as "use a tool", never with the key\'s value', () => {
+      for (const kind of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+        assert.equal(declinedMessage([{ kind, reason: 'no' }]).split('\n')[1], 'The user declined your request to use a tool, with this reason: "no"', kind);
+      }
+    });
+
     it('says what kind of request was declined in the editor\'s words and quotes the reason on one line, then is forgotten', () => {
       const d = new DeclinedReasons();
       d.add('execute', 'use the\nclean script');
