@@ -52,7 +52,7 @@ interface PlacedPath {
 }
 
 export async function describePermission(agent: string, call: AgentToolCall, workspace: PromptWorkspace): Promise<AgentPrompt> {
-  const kind = KIND_NAMES[call.kind] ?? 'Tool';
+  const kind = Object.hasOwn(KIND_NAMES, call.kind) ? KIND_NAMES[call.kind] : 'Tool';
   const toolName = `${agent} ${kind}`;
   const diffs = call.content.filter((c) => c.type === 'diff');
   const paths = unique([...diffs.map((d) => d.path), ...call.locations]);

@@ -286,7 +286,7 @@ function findPattern(text: string): string | undefined {
   const kind = FIND_KIND.exec(text);
   if (kind) {
     const word = kind[1].toLowerCase();
-    const known = LANGUAGE_GLOBS[word] ?? Object.values(LANGUAGE_GLOBS).find((g) => g === `**/*.${word}` || g.includes(`,${word},`) || g.includes(`{${word},`) || g.endsWith(`,${word}}`));
+    const known = (Object.hasOwn(LANGUAGE_GLOBS, word) ? LANGUAGE_GLOBS[word] : undefined) ?? Object.values(LANGUAGE_GLOBS).find((g) => g === `**/*.${word}` || g.includes(`,${word},`) || g.includes(`{${word},`) || g.endsWith(`,${word}}`));
     if (known) return known;
   }
   const bare = FIND_BARE.exec(text);

@@ -131,4 +131,9 @@ describe('demo model intent parsing: what it understands', () => {
   for (const [ask, intent] of asks) {
     it(`${JSON.stringify(ask)} → ${JSON.stringify(intent)}`, () => assert.deepEqual(parseIntent(ask), intent));
   }
+  it('a kind of file named after an object\'s own keys ("constructor", "__proto__") is read as an unknown kind, never as the key\'s inherited value', () => {
+    for (const word of ['constructor', '__proto__', 'hasownproperty']) {
+      assert.deepEqual(parseIntent(`find all ${word} files`), parseIntent('find all nosuchkind files'), word);
+    }
+  });
 });
