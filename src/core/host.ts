@@ -16,6 +16,7 @@
  */
 import type { HunkReview } from './hunkReview';
 import type { UnrenderedLine } from './renderLimit';
+import type { CommandWrites } from './commandWrites';
 import type { LanguageToolsHost, SearchToolsHost, SourceControlToolsHost, TasksToolsHost } from './intelligenceHost';
 
 /** The Search, Language, SourceControl and Tasks groups' parts live in their own file. */
@@ -307,6 +308,11 @@ export interface EditorToolsHost extends ToolHost {
 export interface TerminalToolsHost extends ToolHost {
   /** Runs a shell command the user approved, ending it at the time limit or when `signal` aborts. */
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult>;
+  /**
+   * Starts watching the workspace folders for the files a command writes (src/core/commandWrites.ts);
+   * `stop` ends the watch once the command ended. Absent: a command's writes are not detected.
+   */
+  watchCommandWrites?(): { stop(): Promise<CommandWrites> };
 }
 
 /**

@@ -2,10 +2,12 @@
  * A tool call's view of the host that reports every file the call writes, creates or deletes, with
  * its text before and after, to the run's change list (src/core/runChanges.ts). It wraps the host's
  * writing methods only (ApplyEdit, OpenDiff's write, a rename's or code action's files, DeleteFile);
- * everything else reaches the host unchanged. A text it cannot read (a folder, a file over the
- * tracked size, a binary) is reported as untracked, never guessed.
+ * everything else reaches the host unchanged. A terminal command's writes (RunInTerminal, RunTask)
+ * are reported too where the host can watch for them (`watchCommandWrites`), marked `byCommand`, with
+ * the text before only where it was known (src/core/commandWrites.ts). A text it cannot read (a folder,
+ * a file over the tracked size, a binary) is reported as untracked, never guessed.
  */
-import type { DeleteOptions, IdeHost, TextEditSpec } from './host';
+import type { DeleteOptions, IdeHost, RunCommandRequest, TextEditSpec } from './host';
 import { MAX_TRACKED_CHARS } from './runChanges';
 
 export interface RecordedWrite {
@@ -14,6 +16,10 @@ export interface RecordedWrite {
   /** Null: the file did not exist. Undefined: not tracked (a folder, too large, unreadable). */
   before: string | null | undefined;
   after: string | null | undefined;
+  /** A terminal command wrote it; `before` undefined then means no earlier copy was kept (not untracked). */
+  byCommand?: true;
+  /** Files the command wrote past the bound: counted, not listed (`file` is empty then). */
+  untracked?: number;
 }
 
 export type WriteSink = (write: RecordedWrite) => void;
@@ -24,6 +30,7 @@ export function recordingHost(host: IdeHost, sink: WriteSink): IdeHost {
     writeDocument: (absPath: string, text: string) => recorded(host, sink, [absPath], () => host.writeDocument(absPath, text)),
     writeDocuments: (files: readonly { path: string; text: string }[]) => recorded(host, sink, files.map((f) => f.path), () => host.writeDocuments(files)),
     deleteFile: (absPath: string, options: DeleteOptions) => recorded(host, sink, [absPath], () => host.deleteFile(absPath, options)),
+    runCommand: (request: RunCommandRequest, signal: AbortSignal) => commandRecorded(host, sink, () => host.runCommand(request, signal)),
   };
   return new Proxy(host, {
     get(target, property) {
@@ -40,6 +47,18 @@ async function recorded<T>(host: IdeHost, sink: WriteSink, files: readonly strin
   const after = await Promise.all(files.map((f) => textOf(host, f)));
   files.forEach((file, i) => sink({ file, before: before[i], after: after[i] }));
   return result;
+}
+
+async function commandRecorded<T>(host: IdeHost, sink: WriteSink, run: () => Promise<T>): Promise<T> {
+  const watch = host.watchCommandWrites?.();
+  if (!watch) return run();
+  try {
+    return await run();
+  } finally {
+    const { files, dropped } = await watch.stop();
+    for (const { file, before } of files) sink({ file, before, after: await textOf(host, file), byCommand: true });
+    if (dropped > 0) sink({ file: '', before: undefined, after: undefined, byCommand: true, untracked: dropped });
+  }
 }
 
 /** The file's text (the editor's buffer when open); null when absent; undefined when not tracked. */

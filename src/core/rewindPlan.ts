@@ -4,7 +4,9 @@
  * run from the chosen one on changed: the text before the first of those runs (null: absent) is
  * what is written back, and the text the last of them left is what the file must still hold; a file
  * that holds something else was edited since, and is a conflict that is named and, unless the user
- * chooses otherwise, left alone. Pure data: the editor side reads and writes (src/vscode/reviews/rewind.ts).
+ * chooses otherwise, left alone. A file whose text before is not known (a terminal command of the
+ * first of those runs to touch it changed or deleted it, no earlier copy kept) is not restored: the
+ * plan names it as not restorable. Pure data: the editor side reads and writes (src/vscode/reviews/rewind.ts).
  */
 import type { RunChangeSet } from './runChanges';
 import { sameText } from './runChanges';
@@ -28,12 +30,22 @@ export interface RewindPlan {
   steps: RewindStep[];
   /** Writes of these runs the record could not keep (a file too large, a folder): not restored. */
   untracked: number;
+  /** Files a terminal command changed with no earlier copy kept (workspace-relative): named, not restored. */
+  notRestorable: string[];
+}
+
+interface RewindTarget {
+  path: string;
+  before: string | null;
+  after: string | null;
+  /** The text before the first of the runs is not known. */
+  noEarlierCopy: boolean;
 }
 
 /** The files the runs `runIds` (of one thread, in the record's order) changed: each one's text before the first and after the last. */
-export function rewindTargets(runs: readonly RunChangeSet[], runIds: readonly string[]): { targets: Map<string, { path: string; before: string | null; after: string | null }>; untracked: number } {
+export function rewindTargets(runs: readonly RunChangeSet[], runIds: readonly string[]): { targets: Map<string, RewindTarget>; untracked: number } {
   const wanted = new Set(runIds);
-  const targets = new Map<string, { path: string; before: string | null; after: string | null }>();
+  const targets = new Map<string, RewindTarget>();
   let untracked = 0;
   for (const run of runs) {
     if (!wanted.has(run.runId)) continue;
@@ -41,7 +53,7 @@ export function rewindTargets(runs: readonly RunChangeSet[], runIds: readonly st
     for (const f of run.files) {
       const known = targets.get(f.file);
       if (known) known.after = f.after;
-      else targets.set(f.file, { path: f.path, before: f.before, after: f.after });
+      else targets.set(f.file, { path: f.path, before: f.before, after: f.after, noEarlierCopy: f.noEarlierCopy === true });
     }
   }
   return { targets, untracked };
@@ -51,13 +63,18 @@ export function rewindTargets(runs: readonly RunChangeSet[], runIds: readonly st
 export function planRewind(runs: readonly RunChangeSet[], runIds: readonly string[], current: ReadonlyMap<string, string | null>): RewindPlan {
   const { targets, untracked } = rewindTargets(runs, runIds);
   const steps: RewindStep[] = [];
+  const notRestorable: string[] = [];
   for (const [file, t] of targets) {
+    if (t.noEarlierCopy) {
+      notRestorable.push(t.path);
+      continue;
+    }
     const now = current.get(file) ?? null;
     if (sameText(now, t.before)) continue;
     const action = t.before === null ? 'delete' : now === null ? 'recreate' : 'restore';
     steps.push({ file, path: t.path, action, text: t.before, expected: t.after, conflict: !sameText(now, t.after) });
   }
-  return { steps, untracked };
+  return { steps, untracked, notRestorable };
 }
 
 /** The preview's lines: one per file, conflicts marked. */

@@ -13,6 +13,7 @@ import * as nodePath from 'node:path';
 import { resolveWorkspacePath } from './paths';
 import type { WorkspaceFolder } from './host';
 import type { ChatReview } from '../protocol/webview';
+import type { RecordedWrite } from './recordingHost';
 
 /** Runs kept (the oldest go first), files per run, and characters of each side of a file. */
 export const MAX_RUNS = 20;
@@ -35,6 +36,10 @@ const FileChange = z.object({
   before: Text,
   /** The text the run's last write left, as reviewed so far; null: the run deleted the file. */
   after: Text,
+  /** A terminal command of the run wrote it (src/core/commandWrites.ts). */
+  byCommand: z.literal(true).optional(),
+  /** The text before the run is not known (a command changed or deleted it): listed, never undone or diffed; `before` is null. */
+  noEarlierCopy: z.literal(true).optional(),
 });
 const RunChangeSet = z.object({
   runId: z.string().min(1).max(200),
@@ -65,6 +70,14 @@ export interface FileChangeView {
   path: string;
   kind: 'created' | 'changed' | 'deleted';
   hunks: ChatReview['hunks'];
+  byCommand?: true;
+  noEarlierCopy?: true;
+}
+
+/** How a write came: a terminal command's, and whether its text before is unknown (`before` is then ignored). */
+export interface WriteOrigin {
+  byCommand?: boolean;
+  noEarlierCopy?: boolean;
 }
 
 export class RunChangeLog {
@@ -99,7 +112,7 @@ export class RunChangeLog {
    * A write of the run: `before` is the file's text before this write (null: absent), `after` what the
    * write left (null: deleted). The first write of a file in a run fixes its `before`.
    */
-  record(ref: RunRef, file: string, path: string, before: string | null, after: string | null): void {
+  record(ref: RunRef, file: string, path: string, before: string | null, after: string | null, origin: WriteOrigin = {}): void {
     const run = this.runFor(ref);
     if (tooLarge(before) || tooLarge(after)) {
       run.untracked++;
@@ -109,9 +122,23 @@ export class RunChangeLog {
     if (!known && run.files.length >= MAX_FILES_PER_RUN) return void run.untracked++;
     const adds = known ? (after?.length ?? 0) - (known.after?.length ?? 0) : (before?.length ?? 0) + (after?.length ?? 0);
     if (!this.trimToBudget(adds, run)) return void run.untracked++;
-    if (known) known.after = after;
-    else run.files.push({ file, path, before, after });
+    const marks = { ...(origin.byCommand ? { byCommand: true as const } : {}) };
+    // An earlier write of the run fixed the text before; a command's write then only moves `after`.
+    if (known) Object.assign(known, { after }, marks);
+    else run.files.push({ file, path, before: origin.noEarlierCopy ? null : before, after, ...marks, ...(origin.noEarlierCopy ? { noEarlierCopy: true as const } : {}) });
     this.dropIfUnchanged(run, file);
+  }
+
+  /**
+   * A write as the recording host reported it (src/core/recordingHost.ts): a text it could not read is
+   * counted as untracked; a terminal command's file without a known text before is listed all the
+   * same, marked: no diff, no Undo (unless an earlier write of the run already fixed its text before).
+   */
+  recordWrite(ref: RunRef, write: RecordedWrite, path: string): void {
+    const noEarlierCopy = write.byCommand === true && write.before === undefined;
+    if (write.untracked !== undefined) this.untracked(ref, write.untracked);
+    else if (write.after === undefined || (write.before === undefined && !noEarlierCopy)) this.untracked(ref);
+    else this.record(ref, write.file, path, write.before ?? null, write.after, { byCommand: write.byCommand, noEarlierCopy });
   }
 
   /**
@@ -147,8 +174,8 @@ export class RunChangeLog {
   }
 
   /** A writing call of the run that could not be tracked (a folder, a file too large). */
-  untracked(ref: RunRef): void {
-    this.runFor(ref).untracked++;
+  untracked(ref: RunRef, count = 1): void {
+    this.runFor(ref).untracked += count;
   }
 
   /** The thread's runs that still have changes to review, oldest first. */
@@ -160,11 +187,12 @@ export class RunChangeLog {
   view(change: FileChange): FileChangeView {
     const cached = this.views.get(change);
     if (cached && cached.before === change.before && cached.after === change.after) return cached.view;
-    const kind = change.before === null ? 'created' : change.after === null ? 'deleted' : 'changed';
-    let view: FileChangeView = { path: change.path, kind, hunks: [] };
-    if (change.after !== null) {
+    const kind = change.after === null ? 'deleted' : change.before === null && !change.noEarlierCopy ? 'created' : 'changed';
+    const marks = { ...(change.byCommand ? { byCommand: true as const } : {}), ...(change.noEarlierCopy ? { noEarlierCopy: true as const } : {}) };
+    let view: FileChangeView = { path: change.path, kind, hunks: [], ...marks };
+    if (change.after !== null && !change.noEarlierCopy) {
       const review = hunkReview(change.before ?? '', change.after);
-      view = { path: change.path, kind, hunks: cardHunks(review, change.after, (i) => headerOf(review, i)) };
+      view = { path: change.path, kind, hunks: cardHunks(review, change.after, (i) => headerOf(review, i)), ...marks };
     }
     this.views.set(change, { before: change.before, after: change.after, view });
     return view;
@@ -173,6 +201,7 @@ export class RunChangeLog {
   /** Undo of the whole file: the text before (or a delete), only while the file holds exactly what the run left. */
   planUndoFile(ref: RunRef, file: string, current: string | null): PlannedWrite {
     const change = this.change(ref, file);
+    requireEarlierCopy(change);
     requireUnchanged(change, current);
     return { file, text: change.before };
   }
@@ -180,6 +209,7 @@ export class RunChangeLog {
   /** Undo of hunk `index`: the file with that hunk as it was before, only while the file holds exactly what the run left. */
   planUndoHunk(ref: RunRef, file: string, index: number, current: string | null): PlannedWrite {
     const change = this.change(ref, file);
+    requireEarlierCopy(change);
     if (change.after === null) throw new CodedError(ErrorCode.InvalidArguments, `${change.path} was deleted by the run: undo the whole file`);
     requireUnchanged(change, current);
     const text = withHunk(hunkReview(change.before ?? '', change.after), change.after, index, false);
@@ -206,6 +236,7 @@ export class RunChangeLog {
   /** Keep hunk `index`: the text before takes it, so it leaves the list. */
   keepHunk(ref: RunRef, file: string, index: number): void {
     const change = this.change(ref, file);
+    requireEarlierCopy(change);
     if (change.after === null) throw new CodedError(ErrorCode.InvalidArguments, `${change.path} was deleted by the run: keep the whole file`);
     const review = hunkReview(change.before ?? '', change.after);
     const before = withHunk(review, change.before ?? '', index, true);
@@ -244,8 +275,13 @@ export class RunChangeLog {
 
   private dropIfUnchanged(run: RunChangeSet, file: string): void {
     const change = run.files.find((f) => f.file === file);
-    if (change && sameText(change.before, change.after)) run.files = run.files.filter((f) => f !== change);
+    if (change && !change.noEarlierCopy && sameText(change.before, change.after)) run.files = run.files.filter((f) => f !== change);
   }
+}
+
+/** INVALID_ARGUMENTS for a file whose text before the run is not known: nothing could restore it exactly. */
+function requireEarlierCopy(change: FileChange): void {
+  if (change.noEarlierCopy) throw new CodedError(ErrorCode.InvalidArguments, `${change.path} was written by a terminal command and no earlier copy was kept: it cannot be undone here`);
 }
 
 /** TARGET_CHANGED unless the file holds exactly what the run left (line endings aside). */

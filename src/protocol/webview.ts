@@ -274,6 +274,10 @@ export const ChatRunChanges = z.object({
     kind: z.enum(['created', 'changed', 'deleted']),
     hunks: ChatReview.shape.hunks,
     moreHunks: z.number().int().nonnegative(),
+    /** A terminal command of the run wrote it. */
+    byCommand: z.boolean().optional(),
+    /** Its text before the run is not known: no diff and no Undo. */
+    noEarlierCopy: z.boolean().optional(),
   })).max(MAX_CHANGE_FILES),
   /** Writes of the run the list does not hold (a folder, a file too large to keep). */
   untracked: z.number().int().nonnegative(),

@@ -57,7 +57,14 @@ export class RunChangeListView {
   private fileBlock(file: ChatRunChanges['files'][number], act: (file: string | undefined, hunk: number | undefined, action: RunChangeAction) => () => void): HTMLElement {
     const verb = file.kind === 'created' ? 'Created' : file.kind === 'deleted' ? 'Deleted' : 'Changed';
     const block = el('div', { class: 'run-change-file', 'data-path': file.path });
-    const line = el('div', { class: 'run-change-file-head' }, el('span', { class: 'run-change-path', title: file.path }, `${verb} ${file.path}`));
+    const origin = `${file.byCommand ? ' (written by a terminal command)' : ''}${file.noEarlierCopy ? ': no earlier copy kept, so it cannot be undone here' : ''}`;
+    const line = el('div', { class: 'run-change-file-head' }, el('span', { class: 'run-change-path', title: file.path }, `${verb} ${file.path}${origin}`));
+    if (file.noEarlierCopy) {
+      if (file.kind !== 'deleted') line.append(button('run-open secondary', 'Open', `Open ${file.path} as it is now`, act(file.file, undefined, 'open')));
+      line.append(button('run-keep secondary', 'Keep', `Take ${file.path} off the list`, act(file.file, undefined, 'keep')));
+      block.append(line);
+      return block;
+    }
     line.append(
       button('run-open secondary', 'Open Diff', `Open ${file.path}: the text before the run on the left, the file now on the right`, act(file.file, undefined, 'open')),
       button('run-keep secondary', 'Keep', `Keep ${file.path} as the run left it`, act(file.file, undefined, 'keep')),

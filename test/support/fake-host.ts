@@ -47,6 +47,7 @@ import type {
 import type { ConsentSurface } from '../../src/core/consent/consentText';
 import type { PermissionAnswer, PermissionPrompt, PermissionReply, PromptPresenter } from '../../src/core/consent/presenter';
 import { FakeCatalog } from './fake-catalog';
+import type { CommandWrites } from '../../src/core/commandWrites';
 import { FakeGit } from './fake-git';
 import { FakeLanguage } from './fake-language';
 import { FakeSearch } from './fake-search';
@@ -285,6 +286,9 @@ export class FakeHost implements IdeHost, PromptPresenter {
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     return this.catalog.runCommand(request, signal);
   }
+
+  /** Set by a test to watch a command's writes (the editor's file watcher); unset, none are detected. */
+  watchCommandWrites?: () => { stop(): Promise<CommandWrites> };
 
   // ── Search group: fake-search.ts (the real ripgrep runner) ──
 

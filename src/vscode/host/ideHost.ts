@@ -13,6 +13,7 @@ import * as editorHost from './editorHost';
 import * as gitHost from './gitHost';
 import { LanguageHost } from './languageHost';
 import { TerminalRunner } from './terminalRunner';
+import { watchCommandWrites } from './commandWriteWatch';
 import * as ui from '../ui';
 import * as searchHost from './searchHost';
 import * as tasksHost from './tasksHost';
@@ -192,6 +193,8 @@ export class VsCodeIdeHost implements IdeHost, vscode.Disposable {
   runCommand(request: RunCommandRequest, signal: AbortSignal): Promise<RunCommandResult> {
     return this.terminals.run(request, signal);
   }
+
+  readonly watchCommandWrites = watchCommandWrites;
 
   dispose(): void {
     this.diffs.dispose();

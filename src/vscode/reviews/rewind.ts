@@ -4,7 +4,8 @@
  * runChangeList.ts), the backend drops the message and what followed it from the thread
  * (`truncateThread`: the model forgets them), and the view drops them from the transcript. A modal
  * preview names every file (restored, deleted, re-created) and the turns dropped first; a file the
- * user changed since is named as a conflict and left as it is unless the user chooses to overwrite.
+ * user changed since is named as a conflict and left as it is unless the user chooses to overwrite;
+ * a file a terminal command changed with no earlier copy kept is named as not restorable.
  * Nothing is written before the backend has truncated, so a refused rewind changes nothing. A thread
  * whose agent cannot truncate (an ACP agent, an older backend) gets its files restored only, and the
  * dialog says that the agent keeps its memory of the turns.
@@ -144,11 +145,21 @@ function fitted(plan: RewindPlan, runs: number, truncates: boolean, agent: strin
           plan.steps.length === 0 ? consent`No file changes of these runs are recorded (files you kept are not restored).` : consentLines([consent`Files (${plan.steps.length}):`, ...lines, more > 0 ? consent`… and ${more} more` : undefined]),
           conflicts.length > 0 ? consent`${conflicts.length} of them you changed since: Keep My Edits leaves them as they are.` : undefined,
           plan.untracked > 0 ? consent`${plan.untracked} writes were too large to record and are not restored.` : undefined,
+          notRestorableLine(plan),
         ], '\n\n'),
       }, 'modal');
     } catch {
       // Fewer names next time.
     }
   }
-  return fitConsent({ message: consent`Rewind to this message?`, detail: consentLines([memory, consent`${plan.steps.length} files change (${conflicts.length} you changed since).`], '\n\n') }, 'modal');
+  return fitConsent({ message: consent`Rewind to this message?`, detail: consentLines([memory, consent`${plan.steps.length} files change (${conflicts.length} you changed since).`, notRestorableLine(plan, 0)], '\n\n') }, 'modal');
+}
+
+/** The files a terminal command changed with no earlier copy kept: named (as many as fit), not restored. */
+function notRestorableLine(plan: RewindPlan, shown = 8): ConsentText | undefined {
+  const names = plan.notRestorable;
+  if (names.length === 0) return undefined;
+  const listed = names.slice(0, shown).join(', ');
+  const more = names.length - Math.min(shown, names.length);
+  return consent`Not restorable (a terminal command changed them and no earlier copy was kept): ${listed === '' ? `${names.length} files` : listed}${more > 0 && listed !== '' ? ` and ${more} more` : ''}.`;
 }

@@ -1,6 +1,7 @@
 /**
  * The chat's change list of each run: every file a call of the run wrote, created or deleted (told by
- * the dispatchers, src/core/recordingHost.ts), with Keep, Undo and Open Diff per run, file and hunk.
+ * the dispatchers, src/core/recordingHost.ts, a terminal command's too where the watcher saw them),
+ * with Keep, Undo and Open Diff per run, file and hunk (a file without an earlier copy: Keep and Open).
  * The record (src/core/runChanges.ts) is kept in the extension's storage, so the list comes back
  * after a window reload. Undo goes through the one guarded write (guardedWrite.ts): nothing is
  * written unless the file still holds what the run left; otherwise the user is told, with the code.
@@ -67,8 +68,7 @@ export class RunChangeList implements vscode.Disposable {
     const runId = call.threadId === undefined ? undefined : this.activeRuns.get(call.threadId);
     if (runId === undefined || call.threadId === undefined) return;
     const ref = { runId, threadId: call.threadId };
-    if (write.before === undefined || write.after === undefined) this.log.untracked(ref);
-    else this.log.record(ref, write.file, vscode.workspace.asRelativePath(write.file), write.before, write.after);
+    this.log.recordWrite(ref, write, vscode.workspace.asRelativePath(write.file));
     this.changed();
   }
 
@@ -132,7 +132,8 @@ export class RunChangeList implements vscode.Disposable {
   /** Undo of a run (every file), a file or a hunk; each file written only while it holds what the run left. */
   private async undo(ref: RunRef, file: string | undefined, hunk: number | undefined): Promise<void> {
     const run = this.log.runsOf(ref.threadId).find((r) => r.runId === ref.runId);
-    const files = file !== undefined ? [file] : (run?.files.map((f) => f.file) ?? []);
+    // Undo all leaves out what has no earlier copy (the list says so on its row).
+    const files = file !== undefined ? [file] : (run?.files.filter((f) => !f.noEarlierCopy).map((f) => f.file) ?? []);
     if (files.length === 0) throw new CodedError(ErrorCode.NotFound, `no changes are recorded for run ${ref.runId}`);
     const refused: string[] = [];
     for (const f of files) {
@@ -165,6 +166,7 @@ export class RunChangeList implements vscode.Disposable {
     const change = this.log.runsOf(ref.threadId).find((r) => r.runId === ref.runId)?.files.find((f) => f.file === file);
     if (!change) throw new CodedError(ErrorCode.NotFound, `the run's changes name no such file`);
     const uri = vscode.Uri.file(change.file);
+    if (change.noEarlierCopy && change.after === null) throw new CodedError(ErrorCode.NotFound, `${change.path} was deleted by a terminal command and no earlier copy was kept: there is nothing to show`);
     if (change.before === null) {
       await vscode.window.showTextDocument(uri, { preview: true });
       return;
@@ -193,7 +195,8 @@ export class RunChangeList implements vscode.Disposable {
           const listed = Math.max(0, Math.min(view.hunks.length, MAX_REVIEW_HUNKS, hunkBudget));
           hunkBudget -= listed;
           // The label is worked out from the file acted on, never taken from the saved record.
-          return { file: f.file, path: vscode.workspace.asRelativePath(f.file), kind: view.kind, hunks: view.hunks.slice(0, listed), moreHunks: view.hunks.length - listed };
+          const marks = { ...(view.byCommand ? { byCommand: true } : {}), ...(view.noEarlierCopy ? { noEarlierCopy: true } : {}) };
+          return { file: f.file, path: vscode.workspace.asRelativePath(f.file), kind: view.kind, hunks: view.hunks.slice(0, listed), moreHunks: view.hunks.length - listed, ...marks };
         });
         runs.push({ threadId, runId: run.runId, files, untracked: run.untracked });
       }

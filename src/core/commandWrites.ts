@@ -1,0 +1,62 @@
+/**
+ * The files a terminal command (RunInTerminal, RunTask) created, changed or deleted, as the editor's
+ * file watcher reports them while the command runs: only inside the workspace folders, never a
+ * protected file (secrets, `.git/`, code-running configuration: a write there is not something the
+ * list could undo), at most MAX_COMMAND_PATHS a command (the rest are counted). A file's text before
+ * the command is known only when the editor held it unchanged in an open document when the command
+ * started; a file the command created has none; any other is listed without an earlier copy. Pure
+ * data: src/vscode/host/commandWriteWatch.ts feeds it the watcher's events.
+ */
+import * as nodePath from 'node:path';
+import type { WorkspaceFolder } from './host';
+import { isInside, isProtectedPath } from './paths';
+
+/** Files one command's writes list at most; the rest are counted as untracked. */
+export const MAX_COMMAND_PATHS = 200;
+
+export type WatchedChange = 'created' | 'changed' | 'deleted';
+
+export interface CommandWrite {
+  /** Absolute path. */
+  file: string;
+  /** The text before the command: a string (an open document held it), null (the command created it), undefined (no earlier copy kept). */
+  before: string | null | undefined;
+}
+
+export interface CommandWrites {
+  files: CommandWrite[];
+  /** Files past MAX_COMMAND_PATHS: written, not listed. */
+  dropped: number;
+}
+
+export class CommandWriteCollector {
+  private readonly first = new Map<string, WatchedChange>();
+  private dropped = 0;
+
+  /** `openTexts`: the texts of files the editor held unchanged in open documents when the command started. */
+  constructor(
+    private readonly folders: readonly WorkspaceFolder[],
+    private readonly protectedPatterns: readonly string[],
+    private readonly openTexts: ReadonlyMap<string, string>,
+  ) {}
+
+  /** A watcher event; only the first event of a file says what it was before the command. */
+  note(change: WatchedChange, file: string): void {
+    if (!nodePath.isAbsolute(file)) return;
+    const absolute = nodePath.resolve(file);
+    if (this.first.has(absolute)) return;
+    const folder = this.folders.find((f) => isInside(absolute, f.path));
+    if (!folder || absolute === nodePath.resolve(folder.path)) return;
+    if (isProtectedPath(nodePath.relative(folder.path, absolute), this.protectedPatterns)) return;
+    if (this.first.size >= MAX_COMMAND_PATHS) return void this.dropped++;
+    this.first.set(absolute, change);
+  }
+
+  result(): CommandWrites {
+    const files = [...this.first].map(([file, change]): CommandWrite => ({
+      file,
+      before: change === 'created' ? null : this.openTexts.get(file),
+    }));
+    return { files, dropped: this.dropped };
+  }
+}

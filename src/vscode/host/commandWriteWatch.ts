@@ -1,0 +1,49 @@
+/**
+ * Watches the workspace folders while a terminal command runs (RunInTerminal, RunTask) and tells the
+ * run's change list which files it created, changed or deleted (bounds and rules:
+ * src/core/commandWrites.ts). The text before is taken from documents the editor held open and
+ * unchanged when the command started; nothing else is read up front, so a file the command changed
+ * that was not open is listed without an earlier copy. VS Code's watcher reports a little after the
+ * fact, so the watch ends only once its events have settled; it skips what `files.watcherExclude`
+ * names (node_modules, .git objects), so writes there are not detected.
+ */
+import * as vscode from 'vscode';
+import { CommandWriteCollector, type CommandWrites, type WatchedChange } from '../../core/commandWrites';
+import { isInside } from '../../core/paths';
+import { MAX_LOG_CHARS, MAX_TRACKED_CHARS } from '../../core/runChanges';
+import { readProtectedPatterns } from '../settings/config';
+import { fileWorkspaceFolders } from './workspaceHost';
+
+/** Quiet time after the command that ends the watch, and the longest it waits for that. */
+const SETTLE_MS = 300;
+const SETTLE_MAX_MS = 2000;
+
+export function watchCommandWrites(): { stop(): Promise<CommandWrites> } {
+  const folders = fileWorkspaceFolders();
+  const openTexts = new Map<string, string>();
+  let budget = MAX_LOG_CHARS;
+  for (const doc of vscode.workspace.textDocuments) {
+    if (doc.uri.scheme !== 'file' || doc.isDirty || !folders.some((f) => isInside(doc.uri.fsPath, f.path))) continue;
+    const text = doc.getText();
+    if (text.length > MAX_TRACKED_CHARS || text.length > budget) continue;
+    budget -= text.length;
+    openTexts.set(doc.uri.fsPath, text);
+  }
+  const collector = new CommandWriteCollector(folders, readProtectedPatterns(), openTexts);
+  let lastEvent = Date.now();
+  const watchers = folders.map((f) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(f.path), '**/*')));
+  const on = (change: WatchedChange) => (uri: vscode.Uri) => {
+    lastEvent = Date.now();
+    if (uri.scheme === 'file') collector.note(change, uri.fsPath);
+  };
+  const subscriptions = watchers.flatMap((w) => [w.onDidCreate(on('created')), w.onDidChange(on('changed')), w.onDidDelete(on('deleted'))]);
+  return {
+    async stop(): Promise<CommandWrites> {
+      const ended = Date.now();
+      lastEvent = Math.max(lastEvent, ended);
+      while (Date.now() - lastEvent < SETTLE_MS && Date.now() - ended < SETTLE_MAX_MS) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const d of [...subscriptions, ...watchers]) d.dispose();
+      return collector.result();
+    },
+  };
+}
