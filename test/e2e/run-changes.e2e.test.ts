@@ -5,7 +5,8 @@
  * list names the three files with their hunks; the user undoes one hunk of notes.md, undoes the
  * delete (hello.txt comes back), keeps src/sample.ts, opens a diff; after a window reload the list
  * is still there; an Undo of a file the user edited since is refused (TARGET_CHANGED) and writes
- * nothing.
+ * nothing. A later run's RunInTerminal command creates one file and appends to another: both are
+ * listed as written by the command; the appended one (not open, so no earlier copy) offers no Undo.
  *
  * Screenshots go to test-results/run-changes-*.png.
  *
@@ -164,5 +165,43 @@ describe('The changes of a run in a real VS Code: listed under the conversation,
     assert.equal(read('notes.md'), saved);
     assert.deepEqual(await list().locator('.run-change-path').allInnerTexts(), ['Changed notes.md'], 'still listed');
     await screenshot('3-refused-after-reload');
+  });
+
+  it('a run whose RunInTerminal command writes files: they are listed, marked as written by the command; one with no earlier copy offers no Undo', async () => {
+    const mainBefore = read('app/main.ts');
+    const command = "echo made > made-by-command.txt && echo '// appended' >> app/main.ts";
+    fake.enqueue(
+      { toolCalls: [{ name: 'Terminal', arguments: {} }] },
+      { toolCalls: [{ name: 'RunInTerminal', arguments: { command } }] },
+      { text: 'Ran it.' },
+    );
+    const turn = await chat.send('run the generator', ['RunInTerminal']);
+    await chat.approval.waitFor({ state: 'visible', timeout: 30_000 });
+    const allow = chat.approvalButton('Allow');
+    await waitUntil(async () => allow.isEnabled(), { timeoutMs: 10_000, describe: () => 'Allow never armed' });
+    await allow.click();
+    await chat.waitForCardStatus(turn.card('RunInTerminal'), 'succeeded', 60_000);
+    await chat.waitForAnswer(turn.answer(), 60_000);
+    await chat.waitForIdle();
+    assert.equal(read('made-by-command.txt'), 'made\n');
+    assert.equal(read('app/main.ts'), `${mainBefore}// appended\n`);
+
+    const last = list().last();
+    await waitUntil(async () => (await last.locator('.run-change-path').allInnerTexts()).length === 2, {
+      timeoutMs: 30_000,
+      describe: async () => `the last run lists ${JSON.stringify(await last.locator('.run-change-path').allInnerTexts())}`,
+    });
+    const rows = await last.locator('.run-change-path').allInnerTexts();
+    assert.deepEqual([...rows].sort(), [
+      'Changed app/main.ts (written by a terminal command): no earlier copy kept, so it cannot be undone here',
+      'Created made-by-command.txt (written by a terminal command)',
+    ]);
+    const created = last.locator('.run-change-file[data-path="made-by-command.txt"]');
+    const appended = last.locator('.run-change-file[data-path="app/main.ts"]');
+    assert.equal(await appended.locator('button.run-undo').count(), 0, 'no Undo without an earlier copy');
+    await screenshot('4-command-writes');
+    // The created file has a known text before (none): its Undo deletes it.
+    await created.locator('button.run-undo').click();
+    await waitUntil(() => !fs.existsSync(path.join(workspace, 'made-by-command.txt')), { timeoutMs: 30_000, describe: () => 'made-by-command.txt is still there' });
   });
 });

@@ -14,9 +14,13 @@ import { MAX_LOG_CHARS, MAX_TRACKED_CHARS } from '../../core/runChanges';
 import { readProtectedPatterns } from '../settings/config';
 import { fileWorkspaceFolders } from './workspaceHost';
 
-/** Quiet time after the command that ends the watch, and the longest it waits for that. */
-const SETTLE_MS = 300;
-const SETTLE_MAX_MS = 2000;
+/**
+ * The watch ends once the command has ended this long ago and no event came for SETTLE_QUIET_MS, or
+ * at SETTLE_MAX_MS: VS Code's disk watcher batches its events before they reach the extension.
+ */
+const SETTLE_MIN_MS = 1000;
+const SETTLE_QUIET_MS = 300;
+const SETTLE_MAX_MS = 3000;
 
 export function watchCommandWrites(): { stop(): Promise<CommandWrites> } {
   const folders = fileWorkspaceFolders();
@@ -40,8 +44,8 @@ export function watchCommandWrites(): { stop(): Promise<CommandWrites> } {
   return {
     async stop(): Promise<CommandWrites> {
       const ended = Date.now();
-      lastEvent = Math.max(lastEvent, ended);
-      while (Date.now() - lastEvent < SETTLE_MS && Date.now() - ended < SETTLE_MAX_MS) await new Promise((resolve) => setTimeout(resolve, 50));
+      const settled = () => Date.now() - ended >= SETTLE_MAX_MS || (Date.now() - ended >= SETTLE_MIN_MS && Date.now() - lastEvent >= SETTLE_QUIET_MS);
+      while (!settled()) await new Promise((resolve) => setTimeout(resolve, 50));
       for (const d of [...subscriptions, ...watchers]) d.dispose();
       return collector.result();
     },
