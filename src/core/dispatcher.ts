@@ -435,7 +435,8 @@ export class Dispatcher implements Disposable {
 
   private createContext(call: Call, threadId: string | undefined): { context: ToolContext; grant: () => void } {
     const onWrite = this.options.onFileWritten;
-    const host = onWrite ? recordingHost(this.options.host, (write) => onWrite(write, { recordId: call.recordId, threadId })) : this.options.host;
+    // A command's writes are watched only for a call of a thread: nothing else has a run's change list.
+    const host = onWrite ? recordingHost(this.options.host, (write) => onWrite(write, { recordId: call.recordId, threadId }), { watchCommands: threadId !== undefined }) : this.options.host;
     const resolved = new Map<string, Promise<ResolvedPath>>();
     let granted = false;
     const context: ToolContext = {

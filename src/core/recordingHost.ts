@@ -24,13 +24,13 @@ export interface RecordedWrite {
 
 export type WriteSink = (write: RecordedWrite) => void;
 
-export function recordingHost(host: IdeHost, sink: WriteSink): IdeHost {
+export function recordingHost(host: IdeHost, sink: WriteSink, options: { watchCommands?: boolean } = {}): IdeHost {
   const overrides: Partial<IdeHost> = {
     applyEdits: (absPath: string, edits: readonly TextEditSpec[]) => recorded(host, sink, [absPath], () => host.applyEdits(absPath, edits)),
     writeDocument: (absPath: string, text: string) => recorded(host, sink, [absPath], () => host.writeDocument(absPath, text)),
     writeDocuments: (files: readonly { path: string; text: string }[]) => recorded(host, sink, files.map((f) => f.path), () => host.writeDocuments(files)),
     deleteFile: (absPath: string, options: DeleteOptions) => recorded(host, sink, [absPath], () => host.deleteFile(absPath, options)),
-    runCommand: (request: RunCommandRequest, signal: AbortSignal) => commandRecorded(host, sink, () => host.runCommand(request, signal)),
+    runCommand: (request: RunCommandRequest, signal: AbortSignal) => (options.watchCommands ? commandRecorded(host, sink, () => host.runCommand(request, signal)) : host.runCommand(request, signal)),
   };
   return new Proxy(host, {
     get(target, property) {

@@ -82,7 +82,7 @@ export interface WriteOrigin {
 
 export class RunChangeLog {
   private runs: RunChangeSet[];
-  private readonly views = new WeakMap<FileChange, { before: string | null; after: string | null; view: FileChangeView }>();
+  private readonly views = new WeakMap<FileChange, { before: string | null; after: string | null; byCommand: boolean; view: FileChangeView }>();
 
   constructor(data?: RunChangeLogData) {
     this.runs = data ? structuredClone(data.runs) : [];
@@ -186,7 +186,7 @@ export class RunChangeLog {
   /** The file as listed; its hunks are worked out again only when its texts changed since the last time (the list is sent after every write). */
   view(change: FileChange): FileChangeView {
     const cached = this.views.get(change);
-    if (cached && cached.before === change.before && cached.after === change.after) return cached.view;
+    if (cached && cached.before === change.before && cached.after === change.after && cached.byCommand === (change.byCommand === true)) return cached.view;
     const kind = change.after === null ? 'deleted' : change.before === null && !change.noEarlierCopy ? 'created' : 'changed';
     const marks = { ...(change.byCommand ? { byCommand: true as const } : {}), ...(change.noEarlierCopy ? { noEarlierCopy: true as const } : {}) };
     let view: FileChangeView = { path: change.path, kind, hunks: [], ...marks };
@@ -194,7 +194,7 @@ export class RunChangeLog {
       const review = hunkReview(change.before ?? '', change.after);
       view = { path: change.path, kind, hunks: cardHunks(review, change.after, (i) => headerOf(review, i)), ...marks };
     }
-    this.views.set(change, { before: change.before, after: change.after, view });
+    this.views.set(change, { before: change.before, after: change.after, byCommand: change.byCommand === true, view });
     return view;
   }
 

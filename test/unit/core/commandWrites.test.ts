@@ -98,6 +98,13 @@ describe('a run\'s change list with a command\'s writes (RunChangeLog.recordWrit
   });
 });
 
+/** A call as a thread's run makes it (the harness's own calls name no thread). */
+function callOfThread(h: DispatchHarness, toolName: string, args: Record<string, unknown>) {
+  const requestId = `t${Math.random().toString(36).slice(2)}`;
+  h.dispatcher.handleInvoke({ type: 'clientToolInvokeRequest', requestId, toolName, callId: `c-${requestId}`, arguments: args, threadId: RUN.threadId }, { kind: 'backend', userRun: true });
+  return h.response(requestId);
+}
+
 describe('recording a terminal command\'s writes (recordingHost through the dispatcher)', () => {
   let ws: TempWorkspace;
   let h: DispatchHarness;
@@ -120,6 +127,9 @@ describe('recording a terminal command\'s writes (recordingHost through the disp
       const watching = collector;
       return { stop: async () => watching.result() };
     };
+    // A call of no thread (an MCP client's) has no change list: its command is not watched.
+    assert.equal((await h.call('RunInTerminal', { command: 'true' })).success, true);
+    assert.equal(collector, undefined);
     ws.host.catalog.commandHandler = async () => {
       // What the shell wrote, and what the editor's watcher reported of it.
       for (const [rel, text] of [['new.txt', 'x\n'], ['open.txt', 'open after\n'], ['closed.txt', 'closed after\n']]) {
@@ -131,7 +141,7 @@ describe('recording a terminal command\'s writes (recordingHost through the disp
       collector?.note('changed', path.join(ws.root, 'outside.txt'));
       return { exitCode: 0, output: '', truncated: false, timedOut: false, via: 'terminal' };
     };
-    const r = await h.call('RunInTerminal', { command: 'echo x > new.txt' });
+    const r = await callOfThread(h, 'RunInTerminal', { command: 'echo x > new.txt' });
     assert.equal(r.success, true, r.errorMessage);
     assert.deepEqual(writes, [
       { file: ws.file('new.txt'), before: null, after: 'x\n', byCommand: true },
@@ -146,7 +156,7 @@ describe('recording a terminal command\'s writes (recordingHost through the disp
       await writeFile(ws.file('new.txt'), 'x\n');
       return { exitCode: 0, output: '', truncated: false, timedOut: false, via: 'terminal' };
     };
-    assert.equal((await h.call('RunInTerminal', { command: 'echo x > new.txt' })).success, true);
+    assert.equal((await callOfThread(h, 'RunInTerminal', { command: 'echo x > new.txt' })).success, true);
     assert.deepEqual(writes, []);
   });
 });
