@@ -60,3 +60,37 @@ export class CommandWriteCollector {
     return { files, dropped: this.dropped };
   }
 }
+
+/** Runs remembered per thread for attributing late reports; older ones are forgotten. */
+const MAX_SPANS_PER_THREAD = 8;
+
+/**
+ * Which run of a thread was in progress at a moment: a command's writes are reported after the call
+ * answered (the watcher is late), when that run may have ended or a newer one begun; they belong to
+ * the run the call was made in, found by the call's start time.
+ */
+export class RunSpans {
+  private readonly spans = new Map<string, { runId: string; start: number; end?: number }[]>();
+
+  started(threadId: string, runId: string, at: number): void {
+    const list = this.spans.get(threadId) ?? [];
+    list.push({ runId, start: at });
+    if (list.length > MAX_SPANS_PER_THREAD) list.shift();
+    this.spans.set(threadId, list);
+  }
+
+  ended(threadId: string, runId: string, at: number): void {
+    const span = this.spans.get(threadId)?.find((s) => s.runId === runId && s.end === undefined);
+    if (span) span.end = at;
+  }
+
+  /** The run of the thread in progress at `at`, if any (the newest when spans touch). */
+  runAt(threadId: string, at: number): string | undefined {
+    const list = this.spans.get(threadId) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const s = list[i];
+      if (s.start <= at && (s.end === undefined || at <= s.end)) return s.runId;
+    }
+    return undefined;
+  }
+}

@@ -82,7 +82,7 @@ export interface DispatcherOptions {
   /** Bytes sent but not yet taken by the backend (the socket's `bufferedAmount`); 0 when unknown. */
   backlog?: () => number;
   /** Told of every file a call writes, creates or deletes (the run's change list, src/core/recordingHost.ts). */
-  onFileWritten?: (write: RecordedWrite, call: { recordId: string; threadId: string | undefined }) => void;
+  onFileWritten?: (write: RecordedWrite, call: { recordId: string; threadId: string | undefined; startedAt: number }) => void;
 }
 
 /**
@@ -436,7 +436,9 @@ export class Dispatcher implements Disposable {
   private createContext(call: Call, threadId: string | undefined): { context: ToolContext; grant: () => void } {
     const onWrite = this.options.onFileWritten;
     // A command's writes are watched only for a call of a thread: nothing else has a run's change list.
-    const host = onWrite ? recordingHost(this.options.host, (write) => onWrite(write, { recordId: call.recordId, threadId }), { watchCommands: threadId !== undefined }) : this.options.host;
+    // When the call started: a command's writes are reported after it answered, to the run it was made in.
+    const startedAt = Date.now();
+    const host = onWrite ? recordingHost(this.options.host, (write) => onWrite(write, { recordId: call.recordId, threadId, startedAt }), { watchCommands: threadId !== undefined }) : this.options.host;
     const resolved = new Map<string, Promise<ResolvedPath>>();
     let granted = false;
     const context: ToolContext = {

@@ -7,6 +7,7 @@
  * the text before only where it was known (src/core/commandWrites.ts). A text it cannot read (a folder,
  * a file over the tracked size, a binary) is reported as untracked, never guessed.
  */
+import type { CommandWrites } from './commandWrites';
 import type { DeleteOptions, IdeHost, RunCommandRequest, TextEditSpec } from './host';
 import { MAX_TRACKED_CHARS } from './runChanges';
 
@@ -49,15 +50,28 @@ async function recorded<T>(host: IdeHost, sink: WriteSink, files: readonly strin
   return result;
 }
 
+/**
+ * The command's result is not held for the watch: the watcher's events come late and in batches (a
+ * real VS Code needs about a second), so the files are reported after the call has answered, to the
+ * run the call was made in (the sink's caller took note of it when the call started).
+ */
 async function commandRecorded<T>(host: IdeHost, sink: WriteSink, run: () => Promise<T>): Promise<T> {
   const watch = host.watchCommandWrites?.();
   if (!watch) return run();
   try {
     return await run();
   } finally {
+    void reportCommandWrites(host, sink, watch);
+  }
+}
+
+async function reportCommandWrites(host: IdeHost, sink: WriteSink, watch: { stop(): Promise<CommandWrites> }): Promise<void> {
+  try {
     const { files, dropped } = await watch.stop();
     for (const { file, before } of files) sink({ file, before, after: await textOf(host, file), byCommand: true });
     if (dropped > 0) sink({ file: '', before: undefined, after: undefined, byCommand: true, untracked: dropped });
+  } catch {
+    // The watch failed (its folder went away): the command's writes are not listed.
   }
 }
 

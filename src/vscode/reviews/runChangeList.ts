@@ -15,6 +15,7 @@ import { readProtectedPatterns } from '../settings/config';
 import { fileWorkspaceFolders } from '../host/workspaceHost';
 import { MAX_CHANGE_FILES, MAX_REVIEW_HUNKS, type ChatRunChanges, type WebviewToHost } from '../../protocol/webview';
 import type { RecordedWrite } from '../../core/recordingHost';
+import { RunSpans } from '../../core/commandWrites';
 import { checkRecordedFile, MAX_LOG_CHARS, RunChangeLog, type PlannedWrite, type RunChangeSet, type RunRef } from '../../core/runChanges';
 import { safe, uiText } from '../../core/uiText';
 import type { ChatViewProvider } from '../chat/chatView';
@@ -35,6 +36,8 @@ export class RunChangeList implements vscode.Disposable {
   private readonly log: RunChangeLog;
   /** The run each thread has in progress (from the run events). */
   private readonly activeRuns = new Map<string, string>();
+  /** When each recent run of a thread started and ended, for a command's late report. */
+  private readonly spans = new RunSpans();
   private readonly befores = new ProposalFileSystem();
   private readonly disposables: vscode.Disposable[] = [];
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -59,13 +62,22 @@ export class RunChangeList implements vscode.Disposable {
 
   /** Follows which run each thread has in progress: a write is the run's only while it runs. */
   noteRunEvent(event: RunEvent): void {
-    if (event.type === 'runStarted') this.activeRuns.set(event.threadId, event.runId);
-    else if ((event.type === 'runFinished' || event.type === 'runError') && this.activeRuns.get(event.threadId) === event.runId) this.activeRuns.delete(event.threadId);
+    if (event.type === 'runStarted') {
+      this.activeRuns.set(event.threadId, event.runId);
+      this.spans.started(event.threadId, event.runId, Date.now());
+    } else if (event.type === 'runFinished' || event.type === 'runError') {
+      this.spans.ended(event.threadId, event.runId, Date.now());
+      if (this.activeRuns.get(event.threadId) === event.runId) this.activeRuns.delete(event.threadId);
+    }
   }
 
-  /** A call wrote a file (src/core/dispatcher.ts `onFileWritten`); kept when the call belongs to a run in progress. */
-  fileWritten(write: RecordedWrite, call: { threadId: string | undefined }): void {
-    const runId = call.threadId === undefined ? undefined : this.activeRuns.get(call.threadId);
+  /**
+   * A call wrote a file (src/core/dispatcher.ts `onFileWritten`); kept when the call belongs to a run
+   * in progress. A terminal command's writes arrive after the call answered: they go to the run that
+   * was in progress when the call started, even if it has ended since.
+   */
+  fileWritten(write: RecordedWrite, call: { threadId: string | undefined; startedAt?: number }): void {
+    const runId = call.threadId === undefined ? undefined : write.byCommand && call.startedAt !== undefined ? this.spans.runAt(call.threadId, call.startedAt) : this.activeRuns.get(call.threadId);
     if (runId === undefined || call.threadId === undefined) return;
     const ref = { runId, threadId: call.threadId };
     this.log.recordWrite(ref, write, vscode.workspace.asRelativePath(write.file));

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { writeFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { CodedError, ErrorCode } from '../../../src/protocol';
-import { CommandWriteCollector, MAX_COMMAND_PATHS } from '../../../src/core/commandWrites';
+import { CommandWriteCollector, MAX_COMMAND_PATHS, RunSpans } from '../../../src/core/commandWrites';
 import type { RecordedWrite } from '../../../src/core/recordingHost';
 import { RunChangeLog } from '../../../src/core/runChanges';
 import { describeSteps, planRewind } from '../../../src/core/rewindPlan';
@@ -143,12 +143,28 @@ describe('recording a terminal command\'s writes (recordingHost through the disp
     };
     const r = await callOfThread(h, 'RunInTerminal', { command: 'echo x > new.txt' });
     assert.equal(r.success, true, r.errorMessage);
+    await until(() => writes.length >= 4);
     assert.deepEqual(writes, [
       { file: ws.file('new.txt'), before: null, after: 'x\n', byCommand: true },
       { file: ws.file('open.txt'), before: 'open before\n', after: 'open after\n', byCommand: true },
       { file: ws.file('closed.txt'), before: undefined, after: 'closed after\n', byCommand: true },
       { file: ws.file('gone.txt'), before: undefined, after: null, byCommand: true },
     ]);
+  });
+
+  it("the command's answer does not wait for the watch: its files are reported once the watch stops", async () => {
+    let stopped: (w: ReturnType<CommandWriteCollector['result']>) => void = () => undefined;
+    ws.host.watchCommandWrites = () => ({ stop: () => new Promise((resolve) => (stopped = resolve)) });
+    ws.host.catalog.commandHandler = async () => {
+      await writeFile(ws.file('late.txt'), 'late\n');
+      return { exitCode: 0, output: '', truncated: false, timedOut: false, via: 'terminal' };
+    };
+    const r = await callOfThread(h, 'RunInTerminal', { command: 'echo late > late.txt' });
+    assert.equal(r.success, true, r.errorMessage);
+    assert.deepEqual(writes, []);
+    stopped({ files: [{ file: ws.file('late.txt'), before: null }], dropped: 0 });
+    await until(() => writes.length >= 1);
+    assert.deepEqual(writes, [{ file: ws.file('late.txt'), before: null, after: 'late\n', byCommand: true }]);
   });
 
   it('a host that cannot watch reports nothing for a command', async () => {
@@ -160,3 +176,35 @@ describe('recording a terminal command\'s writes (recordingHost through the disp
     assert.deepEqual(writes, []);
   });
 });
+
+describe("a command's late report goes to the run the call was made in (RunSpans)", () => {
+  it('finds the run in progress when the call started, after it ended and after a newer run began', () => {
+    const spans = new RunSpans();
+    spans.started('t', 'r1', 100);
+    assert.equal(spans.runAt('t', 150), 'r1');
+    spans.ended('t', 'r1', 200);
+    spans.started('t', 'r2', 250);
+    assert.equal(spans.runAt('t', 150), 'r1', 'the ended run the call was made in');
+    assert.equal(spans.runAt('t', 260), 'r2');
+    assert.equal(spans.runAt('t', 220), undefined, 'between runs: no run');
+    assert.equal(spans.runAt('other', 150), undefined, 'another thread');
+  });
+
+  it('remembers a few runs a thread, the oldest forgotten', () => {
+    const spans = new RunSpans();
+    for (let i = 0; i < 20; i++) {
+      spans.started('t', `r${i}`, i * 10);
+      spans.ended('t', `r${i}`, i * 10 + 5);
+    }
+    assert.equal(spans.runAt('t', 192), 'r19');
+    assert.equal(spans.runAt('t', 2), undefined);
+  });
+});
+
+async function until(done: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
