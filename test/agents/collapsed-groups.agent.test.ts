@@ -71,7 +71,7 @@ describe('collapsed tool groups with real agents: who re-lists on list_changed, 
       if (honours) {
         for (const tool of WORKSPACE_TOOLS) assert.ok(offers(after, tool), `${tool} offered after the expansion: ${after.join(', ')}`);
         const call = run.h.records.find((r) => r.toolName === 'GetWorkspaceFolders' && r.status === 'succeeded');
-        assert.ok(call, `the expanded tool ran: ${runErrors(run)}`);
+        assert.ok(call, `the expanded tool ran: ${runErrors(run)}; the gate's records: ${JSON.stringify(run.h.records.map((r) => [r.toolName, r.status]))}; the model's last request: ${JSON.stringify(requests.at(-1)).slice(-1500)}`);
         figures.push(`${name}: flat ${flat.tools} tools, ${flat.tokens} tokens; collapsed ${collapsed.tools} containers, ${collapsed.tokens} tokens; after expanding Workspace ${expanded.tools} tools, ${expanded.tokens} tokens`);
       } else {
         assert.ok(!offers(after, 'GetWorkspaceFolders'), `${name} picked up the expansion after all: ${after.join(', ')}`);
