@@ -10,14 +10,7 @@
  * one's place); malformed text throws a SyntaxError, as `JSON.parse` does.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
+import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './jsonStructure';
 
 /** A container being walked: its value so far, where its next member starts, the index of its closing bracket. */
 interface Walk {
@@ -170,18 +163,6 @@ function valueEnd(text: string, at: number, limit: number): number {
     i++;
   }
   return i;
-}
-
-/** The index of the quote that closes the string opening at `start`, or -1 when there is none. */
-function closingQuote(text: string, start: number): number {
-  let at = text.indexOf('"', start + 1);
-  while (at > 0) {
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
-    at = text.indexOf('"', at + 1);
-  }
-  return -1;
 }
 
 function isSpace(c: number): boolean {

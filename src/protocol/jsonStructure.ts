@@ -20,14 +20,15 @@ export const JSON_STRUCTURE_LIMITS: JsonStructureLimits = { maxValues: 1_000_000
 /** An MCP message, either way (the editor's MCP server, the bridge to the user's servers): a tool list of 512 tools with rich schemas is some 50,000 values. */
 export const MCP_STRUCTURE_LIMITS: JsonStructureLimits = { maxValues: 250_000, maxMembers: 10_000 };
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
+/** The JSON characters both scans (this one and src/protocol/jsonPieces.ts) look for, as char codes. */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_OBJECT = 0x7d;
+export const OPEN_ARRAY = 0x5b;
+export const CLOSE_ARRAY = 0x5d;
 /** On the stack of open containers: an array (its items are not members). */
 const ARRAY = -1;
 
@@ -55,7 +56,7 @@ export function jsonStructureProblem(text: string, limits: JsonStructureLimits =
 }
 
 /** The index of the quote that closes the string opening at `start`, or -1 when there is none. */
-function closingQuote(text: string, start: number): number {
+export function closingQuote(text: string, start: number): number {
   let at = text.indexOf('"', start + 1);
   while (at > 0) {
     let backslashes = 0;
