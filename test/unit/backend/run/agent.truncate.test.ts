@@ -1,60 +1,27 @@
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import type { Backend } from '../../../../src/backend';
 import { createBackend } from '../../../../src/backend';
 import { foldRecords } from '../../../../src/backend/store/conversationStore';
 import { ErrorCode } from '../../../../src/protocol';
 import { TestClient } from '../../../support/backend-client';
-import type { FakeOpenAI } from '../../../support/fake-openai';
-import { startFakeOpenAI } from '../../../support/fake-openai';
+import { restartableBackend } from '../../../support/restartable-backend';
 
 const TOKEN = 'truncate-token-0123456789abcdef';
 const userTexts = (body: { messages: { role: string; content?: unknown }[] }) => body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
 
 describe('backend agent: Rewind (truncateThread) drops a run\'s user message and everything after it', () => {
-  let dir: string;
-  let fake: FakeOpenAI;
-  const open: { backend: Backend; client: TestClient }[] = [];
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-truncate-'));
-    fake = await startFakeOpenAI();
-  });
-  afterEach(async () => {
-    for (const o of open.splice(0)) {
-      await o.client.drop();
-      await o.backend.close();
-    }
-    await fake.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function start(): Promise<TestClient> {
-    const backend = await createBackend({ token: TOKEN, dataDir: path.join(dir, 'conversations'), model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: 'sk-test', maxRetries: 0 } });
-    const { client } = await TestClient.open(backend.url, TOKEN);
-    open.push({ backend, client });
-    return client;
-  }
-
-  async function restart(): Promise<TestClient> {
-    const o = open.pop()!;
-    await o.client.drop();
-    await o.backend.close();
-    return start();
-  }
+  const b = restartableBackend('ct-truncate-', TOKEN);
 
   it('announces the capability in welcome', async () => {
-    const backend = await createBackend({ token: TOKEN, model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: 'sk-test', maxRetries: 0 } });
+    const backend = await createBackend({ token: TOKEN, model: { baseURL: b.fake.baseURL, model: 'gpt-test', apiKey: 'sk-test', maxRetries: 0 } });
     const { client, welcome } = await TestClient.open(backend.url, TOKEN);
-    open.push({ backend, client });
+    b.open.push({ backend, client });
     assert.deepEqual(welcome.capabilities, ['truncateThread']);
   });
 
   it('the next request no longer carries the dropped turns, also after a restart', async function () {
     this.timeout(30_000);
-    fake.enqueue({ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' }, { text: 'After the rewind.' }, { text: 'After the restart.' });
-    let client = await start();
+    b.fake.enqueue({ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' }, { text: 'After the rewind.' }, { text: 'After the restart.' });
+    let client = await b.start();
     await client.run('t', 'first');
     const second = await client.run('t', 'second');
     await client.run('t', 'third');
@@ -62,20 +29,20 @@ describe('backend agent: Rewind (truncateThread) drops a run\'s user message and
     const truncated = await client.next('threadTruncated', (m) => m.threadId === 't');
     assert.deepEqual(truncated, { type: 'threadTruncated', threadId: 't', runId: second.runId, messages: 4 });
     await client.run('t', 'second again');
-    assert.deepEqual(userTexts(fake.requests.at(-1)!.body), ['first', 'second again']);
-    assert.ok(!JSON.stringify(fake.requests.at(-1)!.body).includes('Two.'), 'the dropped answer is still sent');
-    assert.ok(!JSON.stringify(fake.requests.at(-1)!.body).includes(second.runId), 'a run id reached the model');
+    assert.deepEqual(userTexts(b.fake.requests.at(-1)!.body), ['first', 'second again']);
+    assert.ok(!JSON.stringify(b.fake.requests.at(-1)!.body).includes('Two.'), 'the dropped answer is still sent');
+    assert.ok(!JSON.stringify(b.fake.requests.at(-1)!.body).includes(second.runId), 'a run id reached the model');
 
-    client = await restart();
+    client = await b.restart();
     await client.run('t', 'after restart');
-    assert.deepEqual(userTexts(fake.requests.at(-1)!.body), ['first', 'second again', 'after restart']);
-    assert.equal(fake.requests.at(-1)!.body.messages.filter((m) => m.role === 'assistant').length, 2);
+    assert.deepEqual(userTexts(b.fake.requests.at(-1)!.body), ['first', 'second again', 'after restart']);
+    assert.equal(b.fake.requests.at(-1)!.body.messages.filter((m) => m.role === 'assistant').length, 2);
   });
 
   it('RUN_BUSY while the thread has a run; the history is untouched', async function () {
     this.timeout(30_000);
-    fake.enqueue({ text: 'One.' }, { hang: true });
-    const client = await start();
+    b.fake.enqueue({ text: 'One.' }, { hang: true });
+    const client = await b.start();
     const first = await client.run('t', 'first');
     client.send({ type: 'userMessage', threadId: 't', text: 'second' });
     const running = await client.next('runStarted', (m) => m.runId !== first.runId);
@@ -85,15 +52,15 @@ describe('backend agent: Rewind (truncateThread) drops a run\'s user message and
     client.send({ type: 'cancel', threadId: 't', runId: running.runId });
     await client.next('runFinished', (m) => m.runId === running.runId);
     assert.equal(client.all('threadTruncated').length, 0);
-    fake.enqueue({ text: 'Three.' });
+    b.fake.enqueue({ text: 'Three.' });
     await client.run('t', 'third');
-    assert.deepEqual(userTexts(fake.requests.at(-1)!.body), ['first', 'second', 'third']);
+    assert.deepEqual(userTexts(b.fake.requests.at(-1)!.body), ['first', 'second', 'third']);
   });
 
   it('NOT_FOUND for an unknown thread and for a run the thread did not start', async function () {
     this.timeout(30_000);
-    fake.enqueue({ text: 'One.' }, { text: 'Two.' });
-    const client = await start();
+    b.fake.enqueue({ text: 'One.' }, { text: 'Two.' });
+    const client = await b.start();
     client.send({ type: 'truncateThread', threadId: 'nobody', runId: 'run_x' });
     const unknownThread = await client.next('error', (m) => m.code === ErrorCode.NotFound);
     assert.equal(unknownThread.relatedId, 'nobody');
@@ -102,7 +69,7 @@ describe('backend agent: Rewind (truncateThread) drops a run\'s user message and
     const unknownRun = await client.next('error', (m) => m.code === ErrorCode.NotFound);
     assert.equal(unknownRun.relatedId, 'run_not_here');
     await client.run('t', 'second');
-    assert.deepEqual(userTexts(fake.requests.at(-1)!.body), ['first', 'second']);
+    assert.deepEqual(userTexts(b.fake.requests.at(-1)!.body), ['first', 'second']);
   });
 
   it('a user message saved without its run id (an older backend) gets it from the run record before it', () => {
