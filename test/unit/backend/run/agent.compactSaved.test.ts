@@ -1,61 +1,34 @@
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import type { Backend } from '../../../../src/backend';
-import { createBackend } from '../../../../src/backend';
 import { SUMMARY_MARK } from '../../../../src/backend/context/budget';
 import { foldRecords } from '../../../../src/backend/store/conversationStore';
-import { TestClient } from '../../../support/backend-client';
-import type { ChatRequestBody, FakeOpenAI, Script } from '../../../support/fake-openai';
-import { startFakeOpenAI } from '../../../support/fake-openai';
+import type { ChatRequestBody, Script } from '../../../support/fake-openai';
+import { restartableBackend } from '../../../support/restartable-backend';
 
 const TOKEN = 'compact-token-0123456789abcdef';
 const SUMMARY = 'Days 1 to 3: every build passed.';
 const isSummaryRequest = (body: ChatRequestBody) => String(body.messages[0].content).startsWith('Summarise');
 
 describe('backend agent: a compaction is saved with the thread, so a restart does not bring back what was compacted', () => {
-  let dir: string;
-  let fake: FakeOpenAI;
-  const open: { backend: Backend; client: TestClient }[] = [];
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-compact-saved-'));
-    fake = await startFakeOpenAI();
-  });
-  afterEach(async () => {
-    for (const o of open.splice(0)) {
-      await o.client.drop();
-      await o.backend.close();
-    }
-    await fake.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function start(): Promise<TestClient> {
-    const backend = await createBackend({ token: TOKEN, dataDir: path.join(dir, 'conversations'), contextWindow: 32_000, model: { baseURL: fake.baseURL, model: 'gpt-test', apiKey: 'sk-test', maxRetries: 0 } });
-    const { client } = await TestClient.open(backend.url, TOKEN);
-    open.push({ backend, client });
-    return client;
-  }
+  const b = restartableBackend('ct-compact-saved-', TOKEN, { contextWindow: 32_000 });
 
   it('Compact now, then a restart: the next request carries the summary and the newest turn, not the compacted turns', async function () {
     this.timeout(60_000);
     const script: Script = (request) => (isSummaryRequest(request.body) ? { text: SUMMARY } : { text: 'Answer.' });
-    fake.enqueue(...Array.from({ length: 10 }, () => script));
-    let client = await start();
+    b.fake.enqueue(...Array.from({ length: 10 }, () => script));
+    let client = await b.start();
     for (let day = 1; day <= 3; day++) await client.run('t', `What happened on day ${day}?`);
     client.send({ type: 'compactThread', threadId: 't' });
     const started = await client.next('runStarted', (m) => m.threadId === 't');
     await client.next('contextCompacted', (m) => m.runId === started.runId);
     await client.next('runFinished', (m) => m.runId === started.runId);
-    const o = open.pop()!;
+    const o = b.open.pop()!;
     await o.client.drop();
     await o.backend.close();
 
-    client = await start();
+    client = await b.start();
     const next = await client.run('t', 'And day 4?');
     assert.equal(next.finished.reason, 'completed');
-    const body = fake.requests.at(-1)!.body;
+    const body = b.fake.requests.at(-1)!.body;
     assert.ok(String(body.messages[1].content).startsWith(SUMMARY_MARK) && String(body.messages[1].content).includes(SUMMARY), JSON.stringify(body.messages[1]));
     assert.deepEqual(body.messages.filter((m) => m.role === 'user').map((m) => String(m.content)).slice(1), ['What happened on day 3?', 'And day 4?']);
   });
