@@ -112,7 +112,7 @@ export class SessionJournal implements InvokeJournal {
       void (async () => {
         const record = await this.shared.getSession(this.sessionId);
         if (record && record.replica !== this.shared.replica) return this.onTakenOver();
-        const l = await this.shared.acquireLease(this.storeKey(threadId), leaseMs);
+        const l = await this.shared.acquireLease(this.storeKey(threadId), leaseMs, held);
         if (l) held = l;
         else this.log.warn(`run ${runId}: another replica took over its thread; its writes are fenced off from now on`);
       })().catch((e: unknown) => this.log.warn(`run ${runId}: the thread's lease could not be renewed: ${describe(e)}`));

@@ -113,13 +113,15 @@ export class MemorySharedState implements SharedState {
     return this.run(() => void this.core.calls.delete(requestId));
   }
 
-  acquireLease(threadId: string, ttlMs: number): Promise<Lease | undefined> {
+  acquireLease(threadId: string, ttlMs: number, renewing?: Lease): Promise<Lease | undefined> {
     return this.run(() => {
       const now = Date.now();
       const current = this.core.leases.get(threadId);
       const live = current && current.expiresAt > now ? current : undefined;
       if (live && live.holder !== this.replica) return undefined;
-      const fence = live ? live.fence : ++this.core.lastFence;
+      // A late renewal keeps its fence while it is still the thread's newest (see ACQUIRE_LEASE).
+      const keeps = !live && renewing !== undefined && renewing.holder === this.replica && renewing.fence > 0 && this.core.fences.get(threadId) === renewing.fence;
+      const fence = live ? live.fence : keeps ? renewing.fence : ++this.core.lastFence;
       const lease: Lease = { threadId, holder: this.replica, fence, expiresAt: now + ttlMs };
       this.core.leases.set(threadId, lease);
       this.core.fences.set(threadId, Math.max(fence, this.core.fences.get(threadId) ?? 0));

@@ -41,9 +41,12 @@ return 1
 `;
 
 /**
- * KEYS: lease, the fence counter, the thread's fence. ARGV: holder, ttl ms, the fence key's ttl ms.
+ * KEYS: lease, the fence counter, the thread's fence. ARGV: holder, ttl ms, the fence key's ttl ms,
+ * and (0: none) the fence the holder renews.
  * A live lease of another holder: nil. Else {fence, expiresAt}: the same fence when the holder
- * renews, a new one from the counter when it takes the lease.
+ * renews, a new one from the counter when it takes the lease. A renewal that comes after its lease
+ * ran out (a replica starved of CPU for a moment) keeps its fence while it is still the thread's
+ * newest: nobody took the thread in between, so nothing it has in flight is stale.
  */
 export const ACQUIRE_LEASE = `
 local now = redis.call('TIME')
@@ -51,8 +54,12 @@ now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local holder = redis.call('HGET', KEYS[1], 'holder')
 if holder and holder ~= ARGV[1] then return nil end
 local fence
+local renewing = tonumber(ARGV[4])
 if holder then
   fence = tonumber(redis.call('HGET', KEYS[1], 'fence'))
+elseif renewing > 0 and tonumber(redis.call('GET', KEYS[3])) == renewing then
+  fence = renewing
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
 else
   fence = redis.call('INCR', KEYS[2])
   redis.call('SET', KEYS[3], fence, 'PX', ARGV[3])

@@ -135,10 +135,10 @@ export class RedisSharedState implements SharedState {
     });
   }
 
-  acquireLease(threadId: string, ttlMs: number): Promise<Lease | undefined> {
+  acquireLease(threadId: string, ttlMs: number, renewing?: Lease): Promise<Lease | undefined> {
     return this.op(async () => {
       const k = this.store.keys(threadId);
-      const granted = await this.redis.ctAcquireLease(k.lease, this.key('fences'), k.fence, this.replica, wholeMs(ttlMs), this.store.threadTtl);
+      const granted = await this.redis.ctAcquireLease(k.lease, this.key('fences'), k.fence, this.replica, wholeMs(ttlMs), this.store.threadTtl, renewing?.holder === this.replica ? renewing.fence : 0);
       if (!granted) return undefined;
       return { threadId, holder: this.replica, fence: Number(granted[0]), expiresAt: Number(granted[1]) };
     });

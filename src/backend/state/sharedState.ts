@@ -61,8 +61,13 @@ export interface SharedState {
   callsOf(sessionId: string): Promise<CallRecord[]>;
   deleteCall(requestId: string): Promise<void>;
 
-  /** Takes or renews the thread's lease for this replica; undefined when another holder's lease has not expired. */
-  acquireLease(threadId: string, ttlMs: number): Promise<Lease | undefined>;
+  /**
+   * Takes or renews the thread's lease for this replica; undefined when another holder's lease has not
+   * expired. `renewing`: the lease this replica renews; if it ran out before the renewal came (a late
+   * timer on a loaded machine) and nobody took the thread since, it is renewed under the same fence, so
+   * appends under it that are already in flight are not refused as stale.
+   */
+  acquireLease(threadId: string, ttlMs: number, renewing?: Lease): Promise<Lease | undefined>;
   /** Releases the lease if this replica still holds it under `fence`. */
   releaseLease(lease: Lease): Promise<void>;
 

@@ -136,6 +136,35 @@ export function stateContract(name: string, open: () => Promise<{ a: SharedState
       assert.equal(await a.acquireLease('t1', LONG), undefined);
     });
 
+    it('a renewal that comes after its lease ran out keeps the fence while nobody took the thread: appends under it go on; once another replica took it, the renewal is refused', async () => {
+      // A replica starved of CPU renews late: its lease ran out, nobody else wanted the thread. The old
+      // renewal minted a new fence, and the run's own append still in flight under the old one was refused
+      // as if another replica had superseded it (the failover test under load: "fence 3 superseded").
+      const old = await a.acquireLease('t1', SHORT);
+      assert.ok(old);
+      await sleep(WAIT_OUT);
+      const renewed = await a.acquireLease('t1', LONG, old);
+      assert.equal(renewed?.fence, old.fence, 'the late renewal keeps its fence');
+      await a.appendFenced(old, [{ kind: 'message', message: { role: 'user', content: 'in flight' } }]);
+      assert.equal(await b.acquireLease('t1', LONG), undefined, 'the renewed lease is live');
+
+      const short = await a.acquireLease('t2', SHORT);
+      assert.ok(short);
+      await sleep(WAIT_OUT);
+      const taken = await b.acquireLease('t2', SHORT);
+      assert.ok(taken && taken.fence > short.fence);
+      await b.releaseLease(taken);
+      const late = await a.acquireLease('t2', LONG, short);
+      assert.ok(late && late.fence > taken.fence, 'a renewal after another holder had the thread gets a new fence');
+      await rejectsWith(a.appendFenced(short, [{ kind: 'message', message: { role: 'user', content: 'stale' } }]), 'STORE_FENCED');
+
+      const other = await a.acquireLease('t3', SHORT);
+      assert.ok(other);
+      await sleep(WAIT_OUT);
+      const borrowed = await b.acquireLease('t3', LONG, other);
+      assert.ok(borrowed && borrowed.fence > other.fence, "another replica cannot renew under a's fence");
+    });
+
     it('grants exactly one lease when replicas race for a free thread', async () => {
       const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).acquireLease('race', LONG)));
       const holders = new Set(grants.filter((g) => g !== undefined).map((g) => g.holder));
