@@ -1,10 +1,12 @@
 /**
  * 12. Backend memory: the reference backend in its own process (backend-child.ts, offline demo
  *     model, threads kept in a data folder, sessions ending 1 s after their client leaves), measured after a full garbage
- *     collection: with no session (the baseline, taken after one session came and went), with 100 idle sessions that registered the
+ *     collection: with no session (the baseline, taken after as many sessions as are measured came
+ *     and went, so that V8's compiled code for their paths is in it), with 100 idle sessions that registered the
  *     built-in tool groups as the extension does, with one chat thread each after a turn that
  *     called a tool, and after every client left and the sessions ended (what must come back).
- *     The same again with a context window set, which makes the backend count tokens: the
+ *     Each phase also reports V8's compiled code and bytecode, which grows as code gets hot
+ *     whatever holds data. The same again with a context window set, which makes the backend count tokens: the
  *     tokenizer's tables are loaded then, and only then. And the size of the CLI bundle.
  */
 import * as fs from 'node:fs';
@@ -20,10 +22,15 @@ import type { ChildStats } from './backend-child';
 export interface MemoryPhase {
   rssMB: number;
   heapMB: number;
+  /** Of the heap: V8's compiled code and bytecode with their metadata. */
+  codeMB: number;
 }
 
 export interface MemoryRun {
   sessions: number;
+  /** After one session came and went: base − first is what the first `sessions` left (V8 compiling their paths, mostly). */
+  first: MemoryPhase;
+  /** After the first `sessions` came and went: the baseline of the phases below (the same sessions again). */
   base: MemoryPhase;
   idle: MemoryPhase;
   active: MemoryPhase;
@@ -55,50 +62,46 @@ async function measure(extra: BackendOptions, sessions: number): Promise<MemoryR
   // memory for the life of the process by design (so an ended session's thread can be continued).
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-bench-memory-'));
   const backend = await BackendProcess.start({ token: TOKEN, sessionGraceMs: 1_000, maxConnections: sessions + 16, dataDir, ...extra });
-  const clients: TestClient[] = [];
   const groups = builtinGroups();
   try {
-    // One session first, so that what is made once per process (compiled validators, the first
-    // turn's code paths) is in the baseline and what is held afterwards is what sessions left.
-    await runSessions(backend, groups, 1, 'warm-up');
-    const base = phase(await backend.statsAfterGc());
-    for (let i = 0; i < sessions; i++) {
+    // The same sessions first, come and gone, so that what is made once per process (compiled
+    // validators, and V8's optimised code for the paths a turn takes, which it compiles only after
+    // they ran many times) is in the baseline and what is held afterwards is what sessions left.
+    const first = (await sessionsComeAndGo(backend, groups, 1, 'first')).ended;
+    const base = (await sessionsComeAndGo(backend, groups, sessions, 'warm-up')).ended;
+    const { idle, active, ended } = await sessionsComeAndGo(backend, groups, sessions, 'thread');
+    const per = (a: MemoryPhase, b: MemoryPhase) => ({ rss: ((a.rssMB - b.rssMB) * 1024) / sessions, heap: ((a.heapMB - b.heapMB) * 1024) / sessions });
+    return { sessions, first, base, idle, active, ended, perIdleSessionKB: per(idle, base), perActiveThreadKB: per(active, idle) };
+  } finally {
+    await backend.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `count` clients connect, each runs one turn that calls a tool, then all leave; the phases after a full GC. */
+async function sessionsComeAndGo(backend: BackendProcess, groups: ReturnType<typeof builtinGroups>, count: number, label: string): Promise<{ idle: MemoryPhase; active: MemoryPhase; ended: MemoryPhase }> {
+  const clients: TestClient[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
       const client = await TestClient.connect(backend.url, TOKEN);
       await client.hello({ toolGroups: groups }).catch((e: unknown) => {
-        throw new Error(`session ${i}: ${JSON.stringify(client.received[0]).slice(0, 300)} (${String(e)})`);
+        throw new Error(`${label} session ${i}: ${JSON.stringify(client.received[0]).slice(0, 300)} (${String(e)})`);
       });
       client.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: 'export const a = 1;\n'.repeat(50) }] }));
       clients.push(client);
     }
     const idle = phase(await backend.statsAfterGc());
     for (const [i, client] of clients.entries()) {
-      const { finished } = await client.run(`thread-${i}`, 'read src/sample.ts', 30_000);
-      if (finished.reason !== 'completed') throw new Error(`a turn ended ${finished.reason}`);
+      const { finished } = await client.run(`${label}-${i}`, 'read src/sample.ts', 30_000);
+      if (finished.reason !== 'completed') throw new Error(`a ${label} turn ended ${finished.reason}`);
     }
     const active = phase(await backend.statsAfterGc());
     await Promise.all(clients.splice(0).map((c) => c.close()));
     await allEnded(backend);
-    const ended = phase(await backend.statsAfterGc());
-    const per = (a: MemoryPhase, b: MemoryPhase) => ({ rss: ((a.rssMB - b.rssMB) * 1024) / sessions, heap: ((a.heapMB - b.heapMB) * 1024) / sessions });
-    return { sessions, base, idle, active, ended, perIdleSessionKB: per(idle, base), perActiveThreadKB: per(active, idle) };
+    return { idle, active, ended: phase(await backend.statsAfterGc()) };
   } finally {
     await Promise.all(clients.map((c) => c.drop()));
-    await backend.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/** Connects `count` clients that each run one turn, then leave; resolves when their sessions ended. */
-async function runSessions(backend: BackendProcess, groups: ReturnType<typeof builtinGroups>, count: number, label: string): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const client = await TestClient.connect(backend.url, TOKEN);
-    await client.hello({ toolGroups: groups });
-    client.autoAnswer(() => ({ success: true, content: [{ type: 'text', text: 'export const a = 1;\n' }] }));
-    const { finished } = await client.run(`${label}-${i}`, 'read src/sample.ts', 30_000);
-    if (finished.reason !== 'completed') throw new Error(`a ${label} turn ended ${finished.reason}`);
-    await client.close();
-  }
-  await allEnded(backend);
 }
 
 async function allEnded(backend: BackendProcess): Promise<void> {
@@ -113,5 +116,5 @@ async function allEnded(backend: BackendProcess): Promise<void> {
 
 function phase(stats: ChildStats | undefined): MemoryPhase {
   if (!stats) throw new Error('the backend did not report its memory');
-  return { rssMB: stats.rss / MB, heapMB: stats.heapUsed / MB };
+  return { rssMB: stats.rss / MB, heapMB: stats.heapUsed / MB, codeMB: stats.codeBytes / MB };
 }

@@ -2,7 +2,7 @@
  * The sections that measure what users feel (issue 33), run after the transport sections: their
  * runs, their lines in the table and their targets. Each is its own `--section` name.
  */
-import { benchBackendMemory, type BackendMemoryResult, type MemoryRun } from './backendMemory';
+import { benchBackendMemory, type BackendMemoryResult, type MemoryPhase, type MemoryRun } from './backendMemory';
 import { benchLongThreads, OPEN_TARGET_MS, STREAM_TASK_TARGET_MS, type LongThreadsResult } from './longThreads';
 import { benchHostBlocking, HOST_BLOCK_TARGET_MS, HOST_SCENARIOS, type HostBlockingResult } from './hostBlocking';
 import { benchStartToReady, READY_TARGET_MS, type StartToReadyResult } from './startToReady';
@@ -109,7 +109,8 @@ export function feltLines(r: FeltResults): string[] {
     out.push(`12. Backend memory after a full GC (its own process; ${memory.demo.sessions} sessions with the built-in groups, then a thread each, then all ended), RSS / heap`);
     const row = (label: string, run: MemoryRun) => {
       out.push(`    ${pad(label, 30)} none ${mb(run.base.rssMB)} / ${mb(run.base.heapMB)}; idle ${mb(run.idle.rssMB)} / ${mb(run.idle.heapMB)}; threads ${mb(run.active.rssMB)} / ${mb(run.active.heapMB)}; ended ${mb(run.ended.rssMB)} / ${mb(run.ended.heapMB)}`);
-      out.push(`    ${pad('', 30)} per idle session ${run.perIdleSessionKB.rss.toFixed(0)} KB RSS / ${run.perIdleSessionKB.heap.toFixed(0)} KB heap; per thread ${run.perActiveThreadKB.rss.toFixed(0)} / ${run.perActiveThreadKB.heap.toFixed(0)} KB; heap held after the end ${mb(run.ended.heapMB - run.base.heapMB)}`);
+      out.push(`    ${pad('', 30)} per idle session ${run.perIdleSessionKB.rss.toFixed(0)} KB RSS / ${run.perIdleSessionKB.heap.toFixed(0)} KB heap; per thread ${run.perActiveThreadKB.rss.toFixed(0)} / ${run.perActiveThreadKB.heap.toFixed(0)} KB; heap held after the end ${heldKB(run.base, run.ended)}`);
+      out.push(`    ${pad('', 30)} the first ${run.sessions} sessions (the warm-up) left ${heldKB(run.first, run.base)}`);
     };
     row('offline demo (no counting)', memory.demo);
     row('with a context window', memory.counting);
@@ -146,6 +147,11 @@ export function feltLines(r: FeltResults): string[] {
     out.push(`14. Long threads: skipped (${threads.skipped})`, '');
   }
   return out;
+}
+
+/** Heap held between two phases, with how much of it is V8's compiled code. */
+function heldKB(from: MemoryPhase, to: MemoryPhase): string {
+  return `${((to.heapMB - from.heapMB) * 1024).toFixed(0)} KB (V8's compiled code ${((to.codeMB - from.codeMB) * 1024).toFixed(0)} KB of it)`;
 }
 
 function taskMs(r: { longestTaskMs: number }): string {

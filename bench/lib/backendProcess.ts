@@ -45,6 +45,13 @@ export class BackendProcess {
     return this.reply<ChildStats>('stats', { type: 'statsAfterGc' }, timeoutMs);
   }
 
+  /** Writes a heap snapshot (after a full collection) to `file`; resolves with its path. */
+  async heapSnapshot(file: string, timeoutMs = 120_000): Promise<string> {
+    const written = await this.reply<{ file: string }>('heapSnapshot', { type: 'heapSnapshot', file } as { type: string }, timeoutMs);
+    if (!written) throw new Error('the backend did not write its heap snapshot');
+    return written.file;
+  }
+
   /** Asks it to close; kills it when it does not exit within 5 s (or at once, for a frozen one). */
   async stop(kill = false): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;

@@ -1,16 +1,16 @@
 /**
  * The work of the host-blocking benchmark's scenarios, shared by the parent (hostBlocking.ts) and
- * the extension host's process (host-child.ts): the 5 MB file and the proposal for OpenDiff, and a
+ * the extension host's process (host-child.ts): the 3.9 MB file and the proposal for OpenDiff, and a
  * saved-threads folder of 100 threads at the store's caps.
  */
 import { ThreadIndex } from '../../src/vscode/chat/threadIndex';
 
 export const BLOB_BYTES = 16 * 1024 * 1024;
 export const DIFF_FILE = 'src/big.ts';
-const DIFF_BYTES = 5_000_000;
+const DIFF_BYTES = 3_900_000;
 export const SAVED_THREADS = 100;
 
-/** Just under 5 MB of source lines (OpenDiff's cap on a proposal), the proposal changing every 50th line. */
+/** 3.9 MB of source lines, the proposal changing every 50th line: as a request, just under the 4 MiB of JSON the extension accepts in one message (MAX_JSON_BYTES). */
 export function diffTexts(): { before: string; after: string } {
   const before: string[] = [];
   const after: string[] = [];

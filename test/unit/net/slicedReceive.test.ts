@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { coalesceWrites, holdForTurn } from '../../../src/net/coalesce';
-import { MAX_MESSAGES_PER_TURN, receiveSliced } from '../../../src/net/slicedReceive';
+import { MAX_MESSAGES_PER_TURN, MAX_MS_PER_TURN, nextSlice, receiveSliced } from '../../../src/net/slicedReceive';
 
 interface Receiver {
   handled: string[];
@@ -13,7 +13,7 @@ interface Receiver {
 }
 
 /** A real ws pair on loopback; the server's burst leaves in one write (coalesced), the client receives sliced. */
-async function pair(): Promise<{ sender: WebSocket; receiver: Receiver; client: WebSocket; close: () => Promise<void> }> {
+async function pair(onHandled: (data: string) => void = () => {}): Promise<{ sender: WebSocket; receiver: Receiver; client: WebSocket; close: () => Promise<void> }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const accepted = new Promise<{ ws: WebSocket; socket: Socket }>((resolve) => wss.once('connection', (ws, req) => resolve({ ws, socket: req.socket })));
@@ -25,6 +25,7 @@ async function pair(): Promise<{ sender: WebSocket; receiver: Receiver; client: 
       if (receiver.handled.length === 0) setImmediate(() => (receiver.handledAtFirstBoundary = receiver.handled.length));
       receiver.pausedSeen ||= client.isPaused;
       receiver.handled.push(String(data));
+      onHandled(String(data));
     },
     () => (receiver.closedAfter = receiver.handled.length),
   );
@@ -95,5 +96,47 @@ describe('sliced receiving', () => {
     } finally {
       await p.close();
     }
+  });
+
+  it('counts what the handled messages set off in promise jobs: a turn admits only what fits the budget, continuations included', async () => {
+    // Each message's continuation (as a tool call's is) busies the loop 1 ms after the slice that
+    // handled it. Event-loop iterations are told apart by a setImmediate ticker.
+    const CONTINUATION_MS = 1;
+    let iteration = 0;
+    let ticking = true;
+    const tick = (): void => {
+      iteration++;
+      if (ticking) setImmediate(tick);
+    };
+    tick();
+    const continuationsPerIteration = new Map<number, number>();
+    const p = await pair(() => {
+      void Promise.resolve().then(() => {
+        const until = performance.now() + CONTINUATION_MS;
+        while (performance.now() < until);
+        continuationsPerIteration.set(iteration, (continuationsPerIteration.get(iteration) ?? 0) + 1);
+      });
+    });
+    try {
+      sendBurst(p.sender, 300);
+      await until(() => p.receiver.handled.length === 300);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(p.receiver.handled, inOrder(300));
+      const most = Math.max(...continuationsPerIteration.values());
+      // The budget is MAX_MS_PER_TURN ms a turn; at most two turns share an iteration (one in the
+      // poll phase, one in the check phase), and a slice's size comes from the turn before it.
+      assert.ok(most <= (2 * MAX_MS_PER_TURN) / CONTINUATION_MS, `${most} continuations of ${CONTINUATION_MS} ms ran in one event-loop iteration (budget ${MAX_MS_PER_TURN} ms a turn)`);
+    } finally {
+      ticking = false;
+      await p.close();
+    }
+  });
+
+  it('sizes the next slice from the last turn: what fits the budget at its cost per message, doubling while turns stay well under it', () => {
+    assert.equal(nextSlice(64, 64, 64), MAX_MS_PER_TURN, '1 ms a message: as many as the budget has ms');
+    assert.equal(nextSlice(8, 8, 1), 16, 'a full, quick turn doubles the slice');
+    assert.equal(nextSlice(8, 3, 0.5), 8, 'a turn that did not fill its slice does not grow it');
+    assert.equal(nextSlice(MAX_MESSAGES_PER_TURN, MAX_MESSAGES_PER_TURN, 0.1), MAX_MESSAGES_PER_TURN, 'never past the cap');
+    assert.equal(nextSlice(8, 1, 500), 1, 'one message over the budget: still one a turn, so the queue moves');
   });
 });
