@@ -10,6 +10,7 @@
 import * as nodePath from 'node:path';
 import type { WorkspaceFolder } from './host';
 import { isInside, isProtectedPath } from './paths';
+import { MAX_LOG_CHARS, MAX_TRACKED_CHARS } from './runChanges';
 
 /** Files one command's writes list at most; the rest are counted as untracked. */
 export const MAX_COMMAND_PATHS = 200;
@@ -27,6 +28,30 @@ export interface CommandWrites {
   files: CommandWrite[];
   /** Files past MAX_COMMAND_PATHS: written, not listed. */
   dropped: number;
+}
+
+/** A document the editor holds open when a command starts; `text` is read only for one that may be kept. */
+export interface OpenDocument {
+  file: string;
+  dirty: boolean;
+  text(): string;
+}
+
+/**
+ * The texts kept as the files' texts before a command: open, unchanged documents inside the
+ * workspace folders, each at most MAX_TRACKED_CHARS, MAX_LOG_CHARS in all (the rest have no earlier copy).
+ */
+export function keptOpenTexts(documents: Iterable<OpenDocument>, folders: readonly WorkspaceFolder[]): Map<string, string> {
+  const openTexts = new Map<string, string>();
+  let budget = MAX_LOG_CHARS;
+  for (const doc of documents) {
+    if (doc.dirty || !folders.some((f) => isInside(doc.file, f.path))) continue;
+    const text = doc.text();
+    if (text.length > MAX_TRACKED_CHARS || text.length > budget) continue;
+    budget -= text.length;
+    openTexts.set(doc.file, text);
+  }
+  return openTexts;
 }
 
 export class CommandWriteCollector {

@@ -22,7 +22,7 @@ export const MAX_TRACKED_CHARS = 1_000_000;
 /**
  * Characters of every text the log holds; past it the oldest runs go, and a write that would not fit
  * even then is counted as untracked. Saved as JSON, a character takes at most 6 bytes (`\u` escapes),
- * so the saved file stays under the editor's read limit (runChangeList.ts MAX_SAVED_BYTES).
+ * so the saved file stays under the editor's read limit (runChangesSaved.ts MAX_SAVED_BYTES).
  */
 export const MAX_LOG_CHARS = 8_000_000;
 

@@ -10,10 +10,11 @@ import { clientToMcpServer } from './entries/clientToMcpServer';
 import { editorToBackend } from './entries/editorToBackend';
 import { modelToBackend } from './entries/modelToBackend';
 import { serverToMcpBridge } from './entries/serverToMcpBridge';
+import { savedRunChanges } from './entries/savedRunChanges';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, savedRunChanges];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];
