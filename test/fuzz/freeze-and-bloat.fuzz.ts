@@ -15,7 +15,7 @@ import { savedRunChanges } from './entries/savedRunChanges';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, savedRunChanges, commandWrites];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites()];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];

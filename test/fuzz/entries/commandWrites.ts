@@ -13,6 +13,7 @@
 import type { WatchedChange } from '../../../src/core/commandWrites';
 import type { CommandCase } from '../hosts/commandWritesHost';
 import { planCases } from '../support/plan';
+import type { Plant } from '../support/planted';
 import type { EntryDriver } from '../support/runner';
 import { shapeOf, type Json, type JsonSchema } from '../support/shape';
 import { Target } from '../support/target';
@@ -43,10 +44,11 @@ const SAMPLE: CommandCase = {
   files: [{ path: 'a', text: 'line one\nline 2\n' }],
 };
 
-export function commandWrites(): EntryDriver {
+/** `plant`: a defect planted in the process under test (planted.fuzz.ts). */
+export function commandWrites(plant: Plant = 'none'): EntryDriver {
   return {
     name: 'extension from a terminal command\'s writes',
-    start: () => Target.start('commandWritesHost.ts', {}),
+    start: () => Target.start('commandWritesHost.ts', { plant }),
     cases: () => planCases('extension from a terminal command\'s writes', [{ message: 'command', shape: shapeOf(SCHEMA), limit: LIMIT, fixed: () => SAMPLE as unknown as Json }]),
     async run(c, target) {
       // What VS Code hands on is strings (a document's text, a Uri's path): a structure where one goes cannot arrive.

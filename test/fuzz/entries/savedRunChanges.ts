@@ -10,15 +10,17 @@
 import { RunChangeLogData } from '../../../src/core/runChanges';
 import { MAX_SAVED_BYTES } from '../../../src/core/runChangesSaved';
 import { planCases } from '../support/plan';
+import type { Plant } from '../support/planted';
 import type { EntryDriver } from '../support/runner';
 import type { Json } from '../support/shape';
 import { Target } from '../support/target';
 import { zodShape } from '../support/zodShapes';
 
-export function savedRunChanges(): EntryDriver {
+/** `plant`: a defect planted in the process under test (planted.fuzz.ts). */
+export function savedRunChanges(plant: Plant = 'none'): EntryDriver {
   return {
     name: 'extension from its saved run change record',
-    start: () => Target.start('runChangesHost.ts', {}),
+    start: () => Target.start('runChangesHost.ts', { plant }),
     cases(target) {
       const file = `${String(target.info.folder)}/a`;
       const fixed = (sample: Json): Json => {

@@ -8,7 +8,7 @@
  * from the case (a hostile name cannot exist on disk); every other host call reaches the fake host
  * on a real temporary workspace.
  *
- *   argv: {}
+ *   argv: {"plant"?: "freeze" | "leak"} (a planted defect on the watcher's events, for planted.fuzz.ts)
  *   documents {batch}: documents the editor holds (already in its memory when a command starts);
  *   begin: the command starts; events {batch}: watcher events; files {batch}: what files hold
  *   afterwards; end: the command ended; resolves once the run's list has every write.
@@ -23,6 +23,7 @@ import { listedRunChanges } from '../../../src/core/runChangesSaved';
 import { HostToWebview } from '../../../src/protocol/webview';
 import { DoorHost, workspace } from '../support/doorHost';
 import { onRequest, ready, serveHealth } from '../support/hostAgent';
+import { planted, type Plant } from '../support/planted';
 
 export interface CommandCase {
   documents: { path: string; text: string; dirty: boolean }[];
@@ -52,6 +53,7 @@ class CommandHost extends DoorHost {
 }
 
 async function main(): Promise<void> {
+  const { plant } = JSON.parse(process.argv[2] ?? '{}') as { plant?: Plant };
   const { host: door, folder } = await workspace();
   const host = new CommandHost(door.folders, door.trashDir);
   const log = new RunChangeLog();
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
   // The watcher's `onDidCreate`/`onDidChange`/`onDidDelete` as commandWriteWatch.ts handles them.
   onRequest('events', (payload) => {
     const { batch } = payload as { batch: CommandCase['events'] };
+    planted(plant, batch);
     for (const e of batch) command?.collector.note(e.change, absolute(e.path));
     return batch.length;
   });

@@ -6,7 +6,7 @@
  * checked as an Undo checks it, its text read) and the record saved again as JSON. The file lives in a
  * temporary folder beside a real temporary workspace whose files the record's sample names.
  *
- *   argv: {}
+ *   argv: {"plant"?: "freeze" | "leak"} (a planted defect on the text read, for planted.fuzz.ts)
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -17,8 +17,10 @@ import { describeSteps, planRewind, rewindTargets } from '../../../src/core/rewi
 import { HostToWebview } from '../../../src/protocol/webview';
 import { workspace } from '../support/doorHost';
 import { onRequest, ready, serveHealth } from '../support/hostAgent';
+import { planted, type Plant } from '../support/planted';
 
 async function main(): Promise<void> {
+  const { plant } = JSON.parse(process.argv[2] ?? '{}') as { plant?: Plant };
   const { host, folder } = await workspace();
   const saved = path.join(path.dirname(folder), 'run-changes.json');
   // As `vscode.workspace.asRelativePath`: relative inside the folder, else the path as given.
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
   onRequest('load', async (payload) => {
     await writeFile(saved, payload as string);
     const { log, ignored } = readSavedRunChanges(saved);
+    planted(plant, payload);
     const runs = listedRunChanges(log, relative);
     if (!HostToWebview.safeParse({ type: 'runChanges', runs }).success) return 'the protocol refuses the list the view would get';
     const record = log.toJSON().runs;
