@@ -2,7 +2,7 @@
  * The files a terminal command (RunInTerminal, RunTask) created, changed or deleted, as the editor's
  * file watcher reports them while the command runs: only inside the workspace folders, never a
  * protected file (secrets, `.git/`, code-running configuration: a write there is not something the
- * list could undo), at most MAX_COMMAND_PATHS a command (the rest are counted). A file's text before
+ * list could undo), at most MAX_COMMAND_PATHS a command, each path at most MAX_PATH_CHARS (the rest are counted). A file's text before
  * the command is known only when the editor held it unchanged in an open document when the command
  * started; a file the command created has none; any other is listed without an earlier copy. Pure
  * data: src/vscode/host/commandWriteWatch.ts feeds it the watcher's events.
@@ -10,6 +10,7 @@
 import * as nodePath from 'node:path';
 import type { WorkspaceFolder } from './host';
 import { isInside, isProtectedPath } from './paths';
+import { MAX_LOG_CHARS, MAX_PATH_CHARS, MAX_TRACKED_CHARS } from './runChanges';
 
 /** Files one command's writes list at most; the rest are counted as untracked. */
 export const MAX_COMMAND_PATHS = 200;
@@ -25,8 +26,32 @@ export interface CommandWrite {
 
 export interface CommandWrites {
   files: CommandWrite[];
-  /** Files past MAX_COMMAND_PATHS: written, not listed. */
+  /** Files past MAX_COMMAND_PATHS, and events of paths over MAX_PATH_CHARS: written, not listed. */
   dropped: number;
+}
+
+/** A document the editor holds open when a command starts; `text` is read only for one that may be kept. */
+export interface OpenDocument {
+  file: string;
+  dirty: boolean;
+  text(): string;
+}
+
+/**
+ * The texts kept as the files' texts before a command: open, unchanged documents inside the
+ * workspace folders, each at most MAX_TRACKED_CHARS, MAX_LOG_CHARS in all (the rest have no earlier copy).
+ */
+export function keptOpenTexts(documents: Iterable<OpenDocument>, folders: readonly WorkspaceFolder[]): Map<string, string> {
+  const openTexts = new Map<string, string>();
+  let budget = MAX_LOG_CHARS;
+  for (const doc of documents) {
+    if (doc.dirty || !folders.some((f) => isInside(doc.file, f.path))) continue;
+    const text = doc.text();
+    if (text.length > MAX_TRACKED_CHARS || text.length > budget) continue;
+    budget -= text.length;
+    openTexts.set(doc.file, text);
+  }
+  return openTexts;
 }
 
 export class CommandWriteCollector {
@@ -40,8 +65,9 @@ export class CommandWriteCollector {
     private readonly openTexts: ReadonlyMap<string, string>,
   ) {}
 
-  /** A watcher event; only the first event of a file says what it was before the command. */
+  /** A watcher event; only the first event of a file says what it was before the command. A path the record cannot hold (over MAX_PATH_CHARS) is counted, each time, before any work on it. */
   note(change: WatchedChange, file: string): void {
+    if (file.length > MAX_PATH_CHARS) return void this.dropped++;
     if (!nodePath.isAbsolute(file)) return;
     const absolute = nodePath.resolve(file);
     if (this.first.has(absolute)) return;

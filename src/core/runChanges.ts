@@ -19,19 +19,21 @@ import type { RecordedWrite } from './recordingHost';
 export const MAX_RUNS = 20;
 export const MAX_FILES_PER_RUN = 200;
 export const MAX_TRACKED_CHARS = 1_000_000;
+/** Characters of a file's path and its label; a longer one (a command can make one) is counted as untracked, so the record and the list stay valid. */
+export const MAX_PATH_CHARS = 4096;
 /**
  * Characters of every text the log holds; past it the oldest runs go, and a write that would not fit
  * even then is counted as untracked. Saved as JSON, a character takes at most 6 bytes (`\u` escapes),
- * so the saved file stays under the editor's read limit (runChangeList.ts MAX_SAVED_BYTES).
+ * so the saved file stays under the editor's read limit (runChangesSaved.ts MAX_SAVED_BYTES).
  */
 export const MAX_LOG_CHARS = 8_000_000;
 
 const Text = z.string().max(MAX_TRACKED_CHARS).nullable();
 const FileChange = z.object({
   /** Absolute path: the key, and what is read and written. */
-  file: z.string().min(1).max(4096),
+  file: z.string().min(1).max(MAX_PATH_CHARS),
   /** What the user sees (workspace-relative). */
-  path: z.string().min(1).max(4096),
+  path: z.string().min(1).max(MAX_PATH_CHARS),
   /** The text before the run's first write; null: the run created the file. */
   before: Text,
   /** The text the run's last write left, as reviewed so far; null: the run deleted the file. */
@@ -45,7 +47,7 @@ const RunChangeSet = z.object({
   runId: z.string().min(1).max(200),
   threadId: z.string().min(1).max(200),
   files: z.array(FileChange).max(MAX_FILES_PER_RUN),
-  /** Writes not tracked: a file over MAX_TRACKED_CHARS, a folder, a run past MAX_FILES_PER_RUN. */
+  /** Writes not tracked: a file over MAX_TRACKED_CHARS, a path over MAX_PATH_CHARS, a folder, a run past MAX_FILES_PER_RUN. */
   untracked: z.number().int().nonnegative(),
 });
 export const RunChangeLogData = z.object({ version: z.literal(1), runs: z.array(RunChangeSet).max(MAX_RUNS) });
@@ -114,7 +116,7 @@ export class RunChangeLog {
    */
   record(ref: RunRef, file: string, path: string, before: string | null, after: string | null, origin: WriteOrigin = {}): void {
     const run = this.runFor(ref);
-    if (tooLarge(before) || tooLarge(after)) {
+    if (tooLarge(before) || tooLarge(after) || file.length > MAX_PATH_CHARS || path.length > MAX_PATH_CHARS) {
       run.untracked++;
       return;
     }

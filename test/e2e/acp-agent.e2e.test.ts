@@ -15,84 +15,47 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { scriptedProgram, type LogEntry } from '../support/agents/acp-harness';
-import { ChatDriver, RESULTS_DIR, waitUntil } from './support/chat-driver';
+import { ChatDriver, useChatSession, waitUntil } from './support/chat-driver';
 
-const ROOT = path.resolve(__dirname, '../..');
 /** Long on purpose: its caller badge must still fit a 300 px chat. */
 const AGENT = 'Scripted Agent with a long configured name';
 const REASON = 'run the tests instead';
 
-interface Harness {
-  page: Page | null;
-  logTail(lines?: number): string;
-  stop(): Promise<void>;
-}
-
 describe('An ACP agent in the chat, in a real VS Code', function () {
   this.timeout(300_000);
-  let harness: Harness | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
-  let workspace: string;
-  let logDir: string;
-  let page: Page;
+  let logDir: string | undefined;
+  const session = useChatSession('acp-agent', {
+    built: ['dist/extension.js', 'media/chat.js'],
+    settings(workspace) {
+      fs.writeFileSync(path.join(workspace, 'notes.txt'), 'alpha\nbeta\ngamma\ndelta\nepsilon\n');
+      logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-acp-e2e-'));
+      const program = scriptedProgram({
+        turns: [[
+          { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Reading your notes. ' } } },
+          { update: { sessionUpdate: 'usage_update', used: 50_000, size: 200_000, cost: { amount: 0.034, currency: 'USD' } } },
+          { update: { sessionUpdate: 'tool_call', toolCallId: 'read-1', title: 'Read notes.txt', kind: 'read', status: 'in_progress', locations: [{ path: '__CWD__/notes.txt' }] } },
+          { call: 'fs/read_text_file', params: { path: '__CWD__/notes.txt' }, as: 'read' },
+          { update: { sessionUpdate: 'tool_call_update', toolCallId: 'read-1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'read 5 lines' } }] } },
+          { call: 'fs/write_text_file', params: { path: '__CWD__/notes.txt', content: 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n' }, as: 'write' },
+          { call: 'terminal/create', params: { command: 'rm', args: ['-rf', 'build'] }, as: 'terminal' },
+          { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Done with the notes.' } } },
+        ]],
+      }, path.join(logDir, 'agent.jsonl'));
+      return { 'clientTools.agents': [{ name: AGENT, command: program.command, args: program.args, env: program.env }] };
+    },
+  });
   let chat: ChatDriver;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `acp-agent-${name}.png`) });
+  let workspace: string;
+  before(() => ({ chat, workspace } = session));
+  const screenshot = (name: string) => session.screenshot(name);
   const agentLog = (): LogEntry[] => {
-    const file = path.join(logDir, 'agent.jsonl');
+    const file = path.join(logDir!, 'agent.jsonl');
     return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LogEntry) : [];
   };
   const answerOf = (as: string) => agentLog().find((e) => e.as === as);
 
-  before(async function () {
-    for (const built of ['dist/extension.js', 'media/chat.js']) {
-      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`node esbuild.mjs\` first`);
-    }
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    // @ts-expect-error plain ESM script without types
-    const { copyFixtureWorkspace } = (await import('../../scripts/test-workspace.mjs')) as {
-      copyFixtureWorkspace(): { workspace: string; cleanup: () => void };
-    };
-    // @ts-expect-error plain ESM script without types
-    const { startVSCode } = (await import('../../scripts/vscode-harness.mjs')) as {
-      startVSCode(options: { workspace: string; settings: Record<string, unknown> }): Promise<Harness>;
-    };
-    const copy = copyFixtureWorkspace();
-    workspace = copy.workspace;
-    cleanupWorkspace = copy.cleanup;
-    fs.writeFileSync(path.join(workspace, 'notes.txt'), 'alpha\nbeta\ngamma\ndelta\nepsilon\n');
-    logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-tools-acp-e2e-'));
-    const program = scriptedProgram({
-      turns: [[
-        { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Reading your notes. ' } } },
-        { update: { sessionUpdate: 'usage_update', used: 50_000, size: 200_000, cost: { amount: 0.034, currency: 'USD' } } },
-        { update: { sessionUpdate: 'tool_call', toolCallId: 'read-1', title: 'Read notes.txt', kind: 'read', status: 'in_progress', locations: [{ path: '__CWD__/notes.txt' }] } },
-        { call: 'fs/read_text_file', params: { path: '__CWD__/notes.txt' }, as: 'read' },
-        { update: { sessionUpdate: 'tool_call_update', toolCallId: 'read-1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'read 5 lines' } }] } },
-        { call: 'fs/write_text_file', params: { path: '__CWD__/notes.txt', content: 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n' }, as: 'write' },
-        { call: 'terminal/create', params: { command: 'rm', args: ['-rf', 'build'] }, as: 'terminal' },
-        { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Done with the notes.' } } },
-      ]],
-    }, path.join(logDir, 'agent.jsonl'));
-    harness = await startVSCode({
-      workspace,
-      settings: { 'clientTools.agents': [{ name: AGENT, command: program.command, args: program.args, env: program.env }] },
-    });
-    assert.ok(harness.page, 'the harness opened no page');
-    page = harness.page;
-    chat = new ChatDriver(page);
-    try {
-      await chat.open();
-    } catch (e) {
-      await screenshot('failed-open').catch(() => undefined);
-      throw new Error(`the chat did not open: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
-    }
-  });
-
-  after(async () => {
-    await harness?.stop();
-    cleanupWorkspace?.();
+  after(() => {
     if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
   });
 

@@ -21,19 +21,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { startFakeOpenAI, type ChatRequestMessage, type FakeOpenAI } from '../support/fake-openai';
-import { ChatDriver, RESULTS_DIR, waitUntil } from './support/chat-driver';
+import type { ChatRequestMessage, FakeOpenAI } from '../support/fake-openai';
+import { ChatDriver, useFakeModelChatSession, waitUntil } from './support/chat-driver';
 
-const ROOT = path.resolve(__dirname, '../..');
 const PROPOSED = 'echo proposed > ran.txt';
 const EDITED = 'echo edited-by-the-user > ran.txt';
-
-interface Harness {
-  page: Page | null;
-  logTail(lines?: number): string;
-  stop(): Promise<void>;
-}
 
 function textOf(m: ChatRequestMessage): string {
   if (typeof m.content === 'string') return m.content;
@@ -43,57 +35,12 @@ function textOf(m: ChatRequestMessage): string {
 
 describe('A daily driver in the chat (edit before allow, steering, context meter), in a real VS Code with the bundled backend and the fake endpoint', function () {
   this.timeout(300_000);
-  let harness: Harness | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
-  let workspace: string;
-  let fake: FakeOpenAI;
-  let page: Page;
+  const session = useFakeModelChatSession('daily-driver');
   let chat: ChatDriver;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `daily-driver-${name}.png`) });
-
-  before(async function () {
-    for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
-      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`npm run build\` first`);
-    }
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    fake = await startFakeOpenAI();
-    // @ts-expect-error plain ESM script without types
-    const { copyFixtureWorkspace } = (await import('../../scripts/test-workspace.mjs')) as {
-      copyFixtureWorkspace(): { workspace: string; cleanup: () => void };
-    };
-    // @ts-expect-error plain ESM script without types
-    const { startVSCode } = (await import('../../scripts/vscode-harness.mjs')) as {
-      startVSCode(options: { workspace: string; settings: Record<string, unknown> }): Promise<Harness>;
-    };
-    const copy = copyFixtureWorkspace();
-    workspace = copy.workspace;
-    cleanupWorkspace = copy.cleanup;
-    harness = await startVSCode({
-      workspace,
-      settings: { 'clientTools.model.baseUrl': fake.baseURL, 'clientTools.model.name': 'fake-model' },
-    });
-    assert.ok(harness.page, 'the harness opened no page');
-    page = harness.page;
-    chat = new ChatDriver(page);
-    try {
-      await chat.open();
-    } catch (e) {
-      await screenshot('failed-open').catch(() => undefined);
-      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
-    }
-  });
-
-  after(async () => {
-    await harness?.stop();
-    cleanupWorkspace?.();
-    await fake?.close();
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !harness?.page) return;
-    await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    console.error(`code-server log:\n${harness.logTail(30)}`);
-  });
+  let fake: FakeOpenAI;
+  let workspace: string;
+  before(() => ({ chat, fake, workspace } = session));
+  const screenshot = (name: string) => session.screenshot(name);
 
   it('the user edits the proposed command on the card, allows the edited call as shown again, and exactly that runs; card and model see both', async () => {
     const folder = path.basename(workspace);

@@ -15,17 +15,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { startFakeOpenAI, type ChatRequestMessage, type FakeOpenAI } from '../support/fake-openai';
-import { ChatDriver, modalDialog, quickOpen, RESULTS_DIR, waitUntil } from './support/chat-driver';
+import type { ChatRequestMessage, FakeOpenAI } from '../support/fake-openai';
+import { ChatDriver, modalDialog, quickOpen, useFakeModelChatSession, waitUntil } from './support/chat-driver';
 
-const ROOT = path.resolve(__dirname, '../..');
 const REASON = 'I still need hello.txt for the demo';
-
-interface Harness {
-  page: Page | null;
-  logTail(lines?: number): string;
-  stop(): Promise<void>;
-}
 
 function textOf(m: ChatRequestMessage): string {
   if (typeof m.content === 'string') return m.content;
@@ -35,62 +28,16 @@ function textOf(m: ChatRequestMessage): string {
 
 describe('Permission prompts in the chat, in a real VS Code with the bundled backend and the fake endpoint', function () {
   this.timeout(300_000);
-  let harness: Harness | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
-  let workspace: string;
-  let fake: FakeOpenAI;
+  const session = useFakeModelChatSession('permission-chat', {
+    // The shortest allowed: the second case lets a prompt run out while the chat is hidden.
+    'clientTools.permissions.promptTimeoutSeconds': 10,
+  });
   let page: Page;
   let chat: ChatDriver;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `permission-chat-${name}.png`) });
-
-  before(async function () {
-    for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
-      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`node esbuild.mjs\` first`);
-    }
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    fake = await startFakeOpenAI();
-    // @ts-expect-error plain ESM script without types
-    const { copyFixtureWorkspace } = (await import('../../scripts/test-workspace.mjs')) as {
-      copyFixtureWorkspace(): { workspace: string; cleanup: () => void };
-    };
-    // @ts-expect-error plain ESM script without types
-    const { startVSCode } = (await import('../../scripts/vscode-harness.mjs')) as {
-      startVSCode(options: { workspace: string; settings: Record<string, unknown> }): Promise<Harness>;
-    };
-    const copy = copyFixtureWorkspace();
-    workspace = copy.workspace;
-    cleanupWorkspace = copy.cleanup;
-    harness = await startVSCode({
-      workspace,
-      settings: {
-        'clientTools.model.baseUrl': fake.baseURL,
-        'clientTools.model.name': 'fake-model',
-        // The shortest allowed: the second case lets a prompt run out while the chat is hidden.
-        'clientTools.permissions.promptTimeoutSeconds': 10,
-      },
-    });
-    assert.ok(harness.page, 'the harness opened no page');
-    page = harness.page;
-    chat = new ChatDriver(page);
-    try {
-      await chat.open();
-    } catch (e) {
-      await screenshot('failed-open').catch(() => undefined);
-      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
-    }
-  });
-
-  after(async () => {
-    await harness?.stop();
-    cleanupWorkspace?.();
-    await fake?.close();
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !harness?.page) return;
-    await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    console.error(`code-server log:\n${harness.logTail(30)}`);
-  });
+  let fake: FakeOpenAI;
+  let workspace: string;
+  before(() => ({ page, chat, fake, workspace } = session));
+  const screenshot = (name: string) => session.screenshot(name);
 
   it('Deny with a reason typed in the chat keeps the file, and the model reads the reason in the tool result', async () => {
     const file = path.join(workspace, 'hello.txt');

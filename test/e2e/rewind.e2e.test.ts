@@ -15,73 +15,23 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
-import { ChatDriver, modalDialog, quickOpen, RESULTS_DIR, waitUntil, type Turn } from './support/chat-driver';
+import type { FakeOpenAI } from '../support/fake-openai';
+import { ChatDriver, modalDialog, quickOpen, useFakeModelChatSession, waitUntil, type Turn } from './support/chat-driver';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-interface Harness {
-  page: Page | null;
-  logTail(lines?: number): string;
-  stop(): Promise<void>;
-}
-
 describe('Rewind to here in a real VS Code: files restored to before the run, the conversation cut, a hand edit kept as a conflict, across a reload', function () {
   this.timeout(300_000);
-  let harness: Harness | undefined;
-  let cleanupWorkspace: (() => void) | undefined;
-  let workspace: string;
-  let fake: FakeOpenAI;
+  const session = useFakeModelChatSession('rewind');
   let page: Page;
   let chat: ChatDriver;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(RESULTS_DIR, `rewind-${name}.png`) });
+  let fake: FakeOpenAI;
+  let workspace: string;
+  before(() => ({ page, chat, fake, workspace } = session));
+  const screenshot = (name: string) => session.screenshot(name);
   const read = (rel: string) => fs.readFileSync(path.join(workspace, rel), 'utf8');
   const userMessages = () => chat.frame.locator('.msg.user');
   const userTexts = () => fake.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
-
-  before(async function () {
-    for (const built of ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
-      assert.ok(fs.existsSync(path.join(ROOT, built)), `${built} is missing: run \`npm run build\` first`);
-    }
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    fake = await startFakeOpenAI();
-    // @ts-expect-error plain ESM script without types
-    const { copyFixtureWorkspace } = (await import('../../scripts/test-workspace.mjs')) as {
-      copyFixtureWorkspace(): { workspace: string; cleanup: () => void };
-    };
-    // @ts-expect-error plain ESM script without types
-    const { startVSCode } = (await import('../../scripts/vscode-harness.mjs')) as {
-      startVSCode(options: { workspace: string; settings: Record<string, unknown> }): Promise<Harness>;
-    };
-    const copy = copyFixtureWorkspace();
-    workspace = copy.workspace;
-    cleanupWorkspace = copy.cleanup;
-    harness = await startVSCode({
-      workspace,
-      settings: { 'clientTools.model.baseUrl': fake.baseURL, 'clientTools.model.name': 'fake-model' },
-    });
-    assert.ok(harness.page, 'the harness opened no page');
-    page = harness.page;
-    chat = new ChatDriver(page);
-    try {
-      await chat.open();
-    } catch (e) {
-      await screenshot('failed-open').catch(() => undefined);
-      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
-    }
-  });
-
-  after(async () => {
-    await harness?.stop();
-    cleanupWorkspace?.();
-    await fake?.close();
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !harness?.page) return;
-    await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    console.error(`code-server log:\n${harness.logTail(30)}`);
-  });
 
   /** Allows every prompt the turn raises until its answer has finished. */
   async function allowUntilAnswered(turn: Turn, prompts: number): Promise<void> {

@@ -7,13 +7,15 @@
 import * as assert from 'node:assert/strict';
 import { backendToCore } from './entries/backendToCore';
 import { clientToMcpServer } from './entries/clientToMcpServer';
+import { commandWrites } from './entries/commandWrites';
 import { editorToBackend } from './entries/editorToBackend';
 import { modelToBackend } from './entries/modelToBackend';
 import { serverToMcpBridge } from './entries/serverToMcpBridge';
+import { savedRunChanges } from './entries/savedRunChanges';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites()];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];

@@ -4,9 +4,14 @@
  * fail as a stall, with the larger values of its ladder skipped; a message kept after it was read
  * must fail as heap growth; the same process with nothing planted must pass every case. Each is a
  * handful of cases of the ordinary plan (plan.ts, hostile.ts), run by `runEntry` as the entries are.
+ * The entry points of the run change list (its saved record, a command's writes) are checked the same
+ * way through their own drivers and processes, with the defect planted where each reads its input.
  */
 import * as assert from 'node:assert/strict';
+import { commandWrites } from './entries/commandWrites';
+import { savedRunChanges } from './entries/savedRunChanges';
 import { planCases } from './support/plan';
+import type { Plant } from './support/planted';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 import { shapeOf } from './support/shape';
 import { Target } from './support/target';
@@ -15,7 +20,7 @@ import { Target } from './support/target';
 const SCHEMA = { type: 'object', properties: { text: { type: 'string', maxLength: 64 * 1024 }, note: { type: 'string' } } };
 const KEPT = /^(text|note) · run 'a' (1 KiB|64 KiB|1 MiB|at the limit|past the limit|filling the message)/;
 
-function planted(plant: 'none' | 'freeze' | 'leak'): EntryDriver {
+function planted(plant: Plant): EntryDriver {
   return {
     name: `planted ${plant}`,
     start: () => Target.start('plantedHost.ts', { plant }),
@@ -47,5 +52,34 @@ describe('freeze-and-bloat fuzzer, on planted defects', () => {
     const report = await runEntry(planted('leak'));
     const failed = failures(report);
     assert.ok(failed.some((f) => /^note · run 'a' filling the message.*heap after GC grew/.test(f)), failed.join('\n'));
+  });
+});
+
+/** The entry's cases whose position and value match `only`, against its process with `plant`. */
+function plantedEntry(make: (plant: Plant) => EntryDriver, plant: Plant, only: RegExp): EntryDriver {
+  const driver = make(plant);
+  return { ...driver, name: `${driver.name}, planted ${plant}`, cases: async (t) => (await driver.cases(t)).filter((c) => only.test(`${c.position.label} · ${c.value.label}`)) };
+}
+
+describe('freeze-and-bloat fuzzer, on defects planted in the entry points of the run change list', () => {
+  const RECORD_TEXTS = /^runs\[\]\.files\[\]\.(before|after) \(string\) · run 'a' (1 KiB|64 KiB)$/;
+  const EVENT_PATHS = /^events\[\]\.path · run 'a' (1 KiB|64 KiB|filling the message)/;
+
+  it('the saved run change record: passes those cases clean, fails a quadratic scan of what it reads as a stall and a kept record as heap growth', async () => {
+    assert.deepEqual(failures(await runEntry(plantedEntry(savedRunChanges, 'none', RECORD_TEXTS))), []);
+    const frozen = failures(await runEntry(plantedEntry(savedRunChanges, 'freeze', RECORD_TEXTS)));
+    assert.ok(frozen.some((f) => /^runs\[\]\.files\[\]\.(before|after) \(string\) · run 'a' 64 KiB: (stalled|frozen)/.test(f)), frozen.join('\n'));
+    assert.ok(!frozen.some((f) => f.includes("run 'a' 1 KiB")), frozen.join('\n'));
+    const leaked = failures(await runEntry(plantedEntry(savedRunChanges, 'leak', /filling the message/)));
+    assert.ok(leaked.some((f) => /filling the message.*heap after GC grew/.test(f)), leaked.join('\n'));
+  });
+
+  it("a terminal command's writes: passes those cases clean, fails a quadratic scan of the watcher's events as a stall and kept events as heap growth", async () => {
+    assert.deepEqual(failures(await runEntry(plantedEntry(commandWrites, 'none', EVENT_PATHS))), []);
+    const frozen = failures(await runEntry(plantedEntry(commandWrites, 'freeze', EVENT_PATHS)));
+    assert.ok(frozen.some((f) => /^events\[\]\.path · run 'a' 64 KiB: (stalled|frozen)/.test(f)), frozen.join('\n'));
+    assert.ok(!frozen.some((f) => f.includes("run 'a' 1 KiB")), frozen.join('\n'));
+    const leaked = failures(await runEntry(plantedEntry(commandWrites, 'leak', EVENT_PATHS)));
+    assert.ok(leaked.some((f) => /^events\[\]\.path · run 'a' filling the message.*heap after GC grew/.test(f)), leaked.join('\n'));
   });
 });

@@ -19,6 +19,8 @@ export interface RestartableBackend {
   readonly open: { backend: Backend; client: TestClient }[];
   /** A backend on the test's data folder, and a client connected to it. */
   start(): Promise<TestClient>;
+  /** Closes the newest backend (its client first). */
+  stop(): Promise<void>;
   /** Closes the newest backend and starts another on the same folder. */
   restart(): Promise<TestClient>;
 }
@@ -45,6 +47,12 @@ export function restartableBackend(prefix: string, token: string, options: Parti
     open.push({ backend, client });
     return client;
   };
+  const stop = async (): Promise<void> => {
+    const o = open.pop();
+    if (!o) throw new Error('no backend is running');
+    await o.client.drop();
+    await o.backend.close();
+  };
   return {
     get fake() {
       return fake;
@@ -54,10 +62,9 @@ export function restartableBackend(prefix: string, token: string, options: Parti
     },
     open,
     start,
+    stop,
     async restart() {
-      const o = open.pop()!;
-      await o.client.drop();
-      await o.backend.close();
+      await stop();
       return start();
     },
   };

@@ -8,9 +8,7 @@
  * names (node_modules, .git objects), so writes there are not detected.
  */
 import * as vscode from 'vscode';
-import { CommandWriteCollector, type CommandWrites, type WatchedChange } from '../../core/commandWrites';
-import { isInside } from '../../core/paths';
-import { MAX_LOG_CHARS, MAX_TRACKED_CHARS } from '../../core/runChanges';
+import { CommandWriteCollector, keptOpenTexts, type CommandWrites, type WatchedChange } from '../../core/commandWrites';
 import { readProtectedPatterns } from '../settings/config';
 import { fileWorkspaceFolders } from './workspaceHost';
 
@@ -24,15 +22,8 @@ const SETTLE_MAX_MS = 3000;
 
 export function watchCommandWrites(): { stop(): Promise<CommandWrites> } {
   const folders = fileWorkspaceFolders();
-  const openTexts = new Map<string, string>();
-  let budget = MAX_LOG_CHARS;
-  for (const doc of vscode.workspace.textDocuments) {
-    if (doc.uri.scheme !== 'file' || doc.isDirty || !folders.some((f) => isInside(doc.uri.fsPath, f.path))) continue;
-    const text = doc.getText();
-    if (text.length > MAX_TRACKED_CHARS || text.length > budget) continue;
-    budget -= text.length;
-    openTexts.set(doc.uri.fsPath, text);
-  }
+  const documents = vscode.workspace.textDocuments.filter((doc) => doc.uri.scheme === 'file').map((doc) => ({ file: doc.uri.fsPath, dirty: doc.isDirty, text: () => doc.getText() }));
+  const openTexts = keptOpenTexts(documents, folders);
   const collector = new CommandWriteCollector(folders, readProtectedPatterns(), openTexts);
   let lastEvent = Date.now();
   const watchers = folders.map((f) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(f.path), '**/*')));

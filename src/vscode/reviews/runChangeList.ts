@@ -13,10 +13,11 @@ import * as vscode from 'vscode';
 import { CodedError, ErrorCode, type RunEvent } from '../../protocol';
 import { readProtectedPatterns } from '../settings/config';
 import { fileWorkspaceFolders } from '../host/workspaceHost';
-import { MAX_CHANGE_FILES, MAX_REVIEW_HUNKS, type ChatRunChanges, type WebviewToHost } from '../../protocol/webview';
+import type { WebviewToHost } from '../../protocol/webview';
 import type { RecordedWrite } from '../../core/recordingHost';
 import { RunSpans } from '../../core/commandWrites';
-import { checkRecordedFile, MAX_LOG_CHARS, RunChangeLog, type PlannedWrite, type RunChangeSet, type RunRef } from '../../core/runChanges';
+import { checkRecordedFile, type RunChangeLog, type PlannedWrite, type RunChangeSet, type RunRef } from '../../core/runChanges';
+import { listedRunChanges, readSavedRunChanges } from '../../core/runChangesSaved';
 import { safe, uiText } from '../../core/uiText';
 import type { ChatViewProvider } from '../chat/chatView';
 import { currentText, writeIfUnchanged } from './guardedWrite';
@@ -24,10 +25,6 @@ import { ProposalFileSystem } from './proposalFileSystem';
 import * as ui from '../ui';
 
 export const RUN_BEFORE_SCHEME = 'client-tools-run-before';
-/** A saved record larger than this is not read: MAX_LOG_CHARS at 6 bytes a character (`\u` escapes) and the structure fit. */
-const MAX_SAVED_BYTES = 6 * MAX_LOG_CHARS + 4 * 1024 * 1024;
-/** Hunks listed in one message across all runs; the rest are counted (Open Diff shows them). */
-const MAX_LISTED_HUNKS = 1000;
 const SAVE_DELAY_MS = 300;
 
 type RunChangeRequest = Extract<WebviewToHost, { type: 'runChange' }>;
@@ -48,7 +45,9 @@ export class RunChangeList implements vscode.Disposable {
     private readonly chat: ChatViewProvider,
     private readonly logger: Pick<vscode.LogOutputChannel, 'warn'>,
   ) {
-    this.log = RunChangeLog.parse(readSaved(file, logger));
+    const saved = readSavedRunChanges(file);
+    if (saved.ignored !== undefined) logger.warn(`Run changes: ignored ${file}: ${saved.ignored}`);
+    this.log = saved.log;
     this.disposables.push(
       this.befores,
       vscode.workspace.registerFileSystemProvider(RUN_BEFORE_SCHEME, this.befores, { isCaseSensitive: true, isReadonly: true }),
@@ -197,23 +196,7 @@ export class RunChangeList implements vscode.Disposable {
   }
 
   private publish(): void {
-    let hunkBudget = MAX_LISTED_HUNKS;
-    const runs: ChatRunChanges[] = [];
-    const threads = new Set(this.log.toJSON().runs.map((r) => r.threadId));
-    for (const threadId of threads) {
-      for (const run of this.log.runsOf(threadId)) {
-        const files = run.files.slice(0, MAX_CHANGE_FILES).map((f) => {
-          const view = this.log.view(f);
-          const listed = Math.max(0, Math.min(view.hunks.length, MAX_REVIEW_HUNKS, hunkBudget));
-          hunkBudget -= listed;
-          // The label is worked out from the file acted on, never taken from the saved record.
-          const marks = { ...(view.byCommand ? { byCommand: true } : {}), ...(view.noEarlierCopy ? { noEarlierCopy: true } : {}) };
-          return { file: f.file, path: vscode.workspace.asRelativePath(f.file), kind: view.kind, hunks: view.hunks.slice(0, listed), moreHunks: view.hunks.length - listed, ...marks };
-        });
-        runs.push({ threadId, runId: run.runId, files, untracked: run.untracked });
-      }
-    }
-    this.chat.postRunChanges(runs);
+    this.chat.postRunChanges(listedRunChanges(this.log, (file) => vscode.workspace.asRelativePath(file)));
   }
 
   private saveNow(): void {
@@ -232,16 +215,4 @@ export class RunChangeList implements vscode.Disposable {
 /** The record's file, checked where the user acts on it (src/core/runChanges.ts checkRecordedFile). */
 async function actionableFile(file: string): Promise<void> {
   await checkRecordedFile(file, fileWorkspaceFolders(), readProtectedPatterns());
-}
-
-function readSaved(file: string, logger: Pick<vscode.LogOutputChannel, 'warn'>): unknown {
-  try {
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stat) return undefined;
-    if (!stat.isFile() || stat.size > MAX_SAVED_BYTES) throw new Error('not a file of this extension');
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    logger.warn(`Run changes: ignored ${file}: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
-  }
 }

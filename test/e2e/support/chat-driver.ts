@@ -3,9 +3,12 @@
  * modal dialog, editor tabs) the way a user does: clicks and keys in a real page. Every wait is for
  * a condition on the page or the disk, never a fixed sleep.
  */
-import { mkdirSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai';
+import { startVSCode, workspaceScripts, type Harness } from './vscode';
 
 export const RESULTS_DIR = path.resolve(__dirname, '../../../test-results');
 
@@ -219,4 +222,95 @@ export async function waitForCursor(page: Page, text: string): Promise<void> {
 
 export function activeTab(page: Page, fileName: string): Locator {
   return page.locator(`.tabs-container div.tab.active[data-resource-name="${fileName}"]`);
+}
+
+/** What a UI test's chat set-up (`useChatSession`) gives its tests, filled in once `before` has run. */
+export interface ChatSession {
+  harness: Harness;
+  page: Page;
+  chat: ChatDriver;
+  /** The copy of the fixture workspace VS Code has open. */
+  workspace: string;
+  /** Saves test-results/<prefix>-<name>.png. */
+  screenshot(name: string): Promise<void>;
+}
+
+export interface ChatSessionOptions {
+  /** The settings VS Code starts with; given the workspace copy, which the test may write into first. */
+  settings(workspace: string): Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** What must be built first (default: the extension, the bundled backend and the chat). */
+  built?: readonly string[];
+  startTimeoutMs?: number;
+  /** Waited for once the chat is open (the demo model's name, say). */
+  ready?(chat: ChatDriver): Promise<unknown>;
+}
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/**
+ * The set-up UI tests of the chat share: a copy of the fixture workspace, a real VS Code
+ * (code-server) with the extension and `options.settings`, the chat open and connected. Registers
+ * mocha's before/after/afterEach hooks (a failed test leaves a screenshot and the code-server log).
+ */
+export function useChatSession(prefix: string, options: ChatSessionOptions): ChatSession {
+  const session = {} as ChatSession;
+  let harness: Harness | undefined;
+  let cleanupWorkspace: (() => void) | undefined;
+  session.screenshot = async (name) => {
+    await session.page.screenshot({ path: path.join(RESULTS_DIR, `${prefix}-${name}.png`) });
+  };
+
+  before(async function () {
+    this.timeout(300_000);
+    for (const built of options.built ?? ['dist/extension.js', 'dist/backend/cli.js', 'media/chat.js']) {
+      assert.ok(existsSync(path.join(ROOT, built)), `${built} is missing: run \`npm run build\` first`);
+    }
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const copy = (await workspaceScripts()).copyFixtureWorkspace();
+    cleanupWorkspace = copy.cleanup;
+    session.workspace = copy.workspace;
+    harness = await startVSCode({ workspace: copy.workspace, startTimeoutMs: options.startTimeoutMs, settings: await options.settings(copy.workspace) });
+    session.harness = harness;
+    session.page = harness.page;
+    session.chat = new ChatDriver(harness.page);
+    try {
+      await session.chat.open();
+      await options.ready?.(session.chat);
+    } catch (e) {
+      // Mocha runs no afterEach for a failed `before`: leave the evidence here.
+      await session.screenshot('failed-open').catch(() => undefined);
+      throw new Error(`the chat did not connect: ${(e as Error).message}\ncode-server log:\n${harness.logTail(30)}`);
+    }
+  });
+
+  after(async () => {
+    await harness?.stop();
+    cleanupWorkspace?.();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !harness) return;
+    await session.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    console.error(`code-server log:\n${harness.logTail(30)}`);
+  });
+
+  return session;
+}
+
+/**
+ * The chat's set-up with the bundled backend's model at the fake OpenAI endpoint
+ * (test/support/fake-openai.ts), started before VS Code and closed after it; `settings` are added.
+ */
+export function useFakeModelChatSession(prefix: string, settings: Record<string, unknown> = {}): ChatSession & { fake: FakeOpenAI } {
+  let fake: FakeOpenAI | undefined;
+  const session = useChatSession(prefix, {
+    settings: async () => {
+      fake = await startFakeOpenAI();
+      return { 'clientTools.model.baseUrl': fake.baseURL, 'clientTools.model.name': 'fake-model', ...settings };
+    },
+  });
+  after(async () => {
+    await fake?.close();
+  });
+  return Object.defineProperty(session, 'fake', { get: () => fake, enumerable: true }) as ChatSession & { fake: FakeOpenAI };
 }

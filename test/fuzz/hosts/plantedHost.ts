@@ -7,30 +7,9 @@
  *   argv: {"plant": "none" | "freeze" | "leak"}
  */
 import { onRequest, ready, serveHealth } from '../support/hostAgent';
-
-type Plant = 'none' | 'freeze' | 'leak';
+import { longestRunSlowly, strings, type Plant } from '../support/planted';
 
 const kept: unknown[] = [];
-
-/** The longest run of one character, found the quadratic way (from every fourth character: a 64 KiB run is about half a second, 1 KiB nothing). */
-function longestRunSlowly(s: string): number {
-  let longest = 0;
-  for (let i = 0; i < s.length; i += 4) {
-    let j = i;
-    while (j < s.length && s.charCodeAt(j) === s.charCodeAt(i)) j++;
-    longest = Math.max(longest, j - i);
-  }
-  return longest;
-}
-
-function strings(value: unknown, visit: (s: string) => void): void {
-  const stack = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === 'string') visit(v);
-    else if (v !== null && typeof v === 'object') stack.push(...Object.values(v));
-  }
-}
 
 async function main(): Promise<void> {
   const { plant } = JSON.parse(process.argv[2]) as { plant: Plant };

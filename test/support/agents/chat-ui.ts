@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ChatDriver, RESULTS_DIR, waitUntil } from '../../e2e/support/chat-driver';
 import { launchAgent, type AgentLaunch, type AgentName } from './agent-launch';
-import type { AgentStep } from './script';
+import type { AgentStep, ModelRequest } from './script';
 
 const ROOT = path.resolve(__dirname, '../../..');
 export const NOTES = 'alpha\nbeta\ngamma\ndelta\nepsilon\n';
@@ -151,6 +151,23 @@ export class AgentChat {
       describe: async () => `after the reload the transcript shows ${JSON.stringify(await this.chat.frame.locator('.msg.user .user-text').allInnerTexts())}`,
     });
     await this.chat.answers().filter({ hasText: lastAnswer }).last().waitFor({ timeout: 30_000 });
+  }
+
+  /**
+   * After the first turns (`Tidy up my notes.`, `Make a file.`): reloads the window, finds the
+   * conversation listed, says `Carry on.` and waits for the agent's `Carrying on where we left off.`;
+   * no new session was announced. Returns the model's requests of that last turn.
+   */
+  async reloadAndContinue(): Promise<ModelRequest[]> {
+    const { chat, model } = this;
+    const before = model.requests.main.length;
+    await this.reloadAndListHistory('Tidy up my notes.', ['Tidy up my notes.', 'Make a file.'], 'All done with the notes.');
+    const turn = await chat.send('Carry on.', []);
+    assert.match(await chat.waitForAnswer(turn.answer(), 90_000), /Carrying on where we left off\./);
+    await chat.waitForIdle();
+    assert.equal(await chat.frame.locator('.tool-card, .event.notice').filter({ hasText: 'Started a new session' }).count(), 0);
+    await this.screenshot('8-continued');
+    return model.requests.main.slice(before);
   }
 }
 

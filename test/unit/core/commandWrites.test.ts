@@ -38,6 +38,14 @@ describe('the files a terminal command wrote (CommandWriteCollector)', () => {
     assert.equal(dropped, 50);
   });
 
+  it('counts a path longer than the record takes (a command can make one) without working on it, and lists the rest', () => {
+    const c = new CommandWriteCollector(FOLDERS, [], new Map());
+    c.note('created', `/w/ws/${'d/'.repeat(2100)}f.txt`);
+    c.note('created', `/w/ws/${'a'.repeat(8 * 1024 * 1024)}`);
+    c.note('created', '/w/ws/ok.txt');
+    assert.deepEqual(c.result(), { files: [{ file: '/w/ws/ok.txt', before: null }], dropped: 2 });
+  });
+
   it('the text before: null when the first event is a create, an open document\'s text, else unknown', () => {
     const c = new CommandWriteCollector(FOLDERS, [], new Map([['/w/ws/open.txt', 'was open\n']]));
     c.note('created', '/w/ws/new.txt');

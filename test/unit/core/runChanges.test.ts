@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { CodedError, ErrorCode } from '../../../src/protocol';
 import type { RecordedWrite } from '../../../src/core/recordingHost';
-import { MAX_RUNS, MAX_TRACKED_CHARS, RunChangeLog } from '../../../src/core/runChanges';
+import { MAX_RUNS, MAX_TRACKED_CHARS, RunChangeLog, RunChangeLogData } from '../../../src/core/runChanges';
+import { listedRunChanges } from '../../../src/core/runChangesSaved';
+import { HostToWebview } from '../../../src/protocol/webview';
 import { EDITOR_GROUP, EDITOR_TOOLS } from '../../../src/tools/editor/group';
 import { IDE_GROUP, IDE_TOOLS } from '../../../src/tools/ide/group';
 import { DispatchHarness } from '../../support/dispatch-harness';
@@ -88,6 +90,19 @@ describe('the changes of a run (RunChangeLog)', () => {
     log.record(RUN, '/w/big', 'big', 'x'.repeat(MAX_TRACKED_CHARS + 1), 'y');
     assert.equal(log.runsOf('thread-1')[0].untracked, 1);
     assert.deepEqual(log.runsOf('thread-1')[0].files, []);
+  });
+
+  it('counts a file whose path or label is longer than the record and the list take as untracked, so both stay valid (a command can write one)', () => {
+    const log = new RunChangeLog();
+    const deep = `/w/${'d/'.repeat(2100)}f.txt`;
+    log.record(RUN, '/w/a.txt', 'a.txt', BEFORE, AFTER);
+    log.record(RUN, deep, deep.slice(3), 'x', 'y');
+    log.recordWrite(RUN, { file: deep, before: undefined, after: 'y', byCommand: true }, deep.slice(3));
+    assert.equal(log.runsOf('thread-1')[0].untracked, 2);
+    assert.deepEqual(log.runsOf('thread-1')[0].files.map((f) => f.path), ['a.txt']);
+    assert.ok(RunChangeLogData.safeParse(log.toJSON()).success, 'the record as saved passes its own schema');
+    const listed = listedRunChanges(log, (file) => file.slice(3));
+    assert.ok(HostToWebview.safeParse({ type: 'runChanges', runs: listed }).success, 'the list passes the view\'s schema');
   });
 
   it('works a file\'s hunks out again only when its texts changed (the list is sent after every write), never stale', () => {
