@@ -4,7 +4,7 @@
  * end of file and SIGHUP, starts a grandchild that ignores SIGTERM and SIGHUP, echoes every byte of
  * stdin to stdout unchanged, and writes `{ agent, grandchild, controlPipe, runAsNode }` to the file named by
  * STUBBORN_PIDS (controlPipe: whether its file descriptor 3 is a pipe or socket; runAsNode: its ELECTRON_RUN_AS_NODE). STUBBORN_IGNORE_TERM=1 makes the
- * agent ignore SIGTERM too; STUBBORN_EXIT=<code> makes it exit with that code after 300 ms.
+ * agent ignore SIGTERM too; STUBBORN_EXIT=<code> makes it exit with that code once the grandchild has written.
  */
 export const STUBBORN_AGENT = `
 const { spawn } = require('node:child_process');
@@ -15,7 +15,7 @@ let controlPipe = false;
 try { controlPipe = fs.fstatSync(3).isSocket() || fs.fstatSync(3).isFIFO(); } catch {}
 // The grandchild writes the pids once its own handlers are in place (a SIGTERM before that would end it).
 spawn(process.execPath, ['-e', GRANDCHILD], { stdio: 'ignore', env: { ...process.env, STUBBORN_CONTROL: String(controlPipe) } });
-if (process.env.STUBBORN_EXIT) setTimeout(() => process.exit(Number(process.env.STUBBORN_EXIT)), 300);
+if (process.env.STUBBORN_EXIT) setInterval(() => fs.existsSync(process.env.STUBBORN_PIDS) && process.exit(Number(process.env.STUBBORN_EXIT)), 20);
 process.stdin.on('data', (chunk) => process.stdout.write(chunk));
 process.stdin.on('end', () => undefined);
 setInterval(() => undefined, 1000);
