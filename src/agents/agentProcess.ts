@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { Readable as NodeReadable, Writable as NodeWritable } from 'node:stream';
@@ -149,7 +150,8 @@ export function launcherEntry(): { file: string; execArgv: string[] } {
   if (existsSync(bundled)) return { file: bundled, execArgv: [] };
   const source = path.join(__dirname, 'agentLauncher.ts');
   // tsx by absolute path: the launcher runs in the agent's folder, where `tsx` does not resolve.
-  if (path.extname(__filename) === '.ts' && existsSync(source)) return { file: source, execArgv: ['--require', require.resolve('tsx/cjs')] };
+  // (createRequire: the bundle must not try to resolve tsx, which it never needs.)
+  if (path.extname(__filename) === '.ts' && existsSync(source)) return { file: source, execArgv: ['--require', createRequire(__filename).resolve('tsx/cjs')] };
   return { file: bundled, execArgv: [] };
 }
 
