@@ -1,5 +1,6 @@
 // Builds every bundle the project ships or tests:
 //   dist/extension.js        the VS Code extension (CJS, Node, `vscode` external)
+//   dist/agentLauncher.js    the launcher each ACP agent is started through (found beside extension.js)
 //   dist/backend/cli.js      the backend CLI (`client-tools-backend`)
 //   dist/backend/index.js    the backend library API for other Node agents
 //   dist/backend/imageWorker.js  the worker thread that downscales images (found beside cli.js/index.js)
@@ -31,7 +32,8 @@ const common = {
 const nodeTargets = [
   {
     ...common,
-    entryPoints: { extension: 'src/vscode/extension.ts' },
+    // agentProcess.ts starts the launcher by path from __dirname: it must sit beside extension.js.
+    entryPoints: { extension: 'src/vscode/extension.ts', agentLauncher: 'src/agents/agentLauncher.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',

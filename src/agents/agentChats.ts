@@ -1,7 +1,8 @@
 /**
  * The chat's ACP agents: one process per agent (started on the first message that needs it, never
  * before), one session per chat thread on it with the editor's MCP server of its own, the thread's
- * session resumed or loaded after a reload where the agent offers that. Run events, call records
+ * session resumed or loaded after a reload where the agent offers that (with the user's reasons for
+ * a Deny it had not received yet, kept in the binding). Run events, call records
  * and the agent's status go to the chat through the options. An agent that goes away ends its
  * threads' runs with AGENT_EXITED and is started again by the next message.
  */
@@ -123,7 +124,8 @@ export class AgentChats implements Disposable {
     const caller = { agent: spec.name, threadId, isRunning: () => running() };
     const mcp = await startAgentMcp(core, caller, { serverVersion: this.options.clientInfo.version, logger, onRecord: this.options.onRecord, listing: launch.mcpTools });
     const callbacksFor = gateCallbacks(core, this.options.workspace, logger, this.options.onRecord, mcp.name);
-    const previous = bindings.get(threadId);
+    const binding = bindings.get(threadId);
+    const previous = binding?.agent === spec.name ? binding : undefined;
     let opened: { session: AgentSession; continuation: Continuation };
     try {
       opened = await AgentSession.open({
@@ -138,7 +140,9 @@ export class AgentChats implements Disposable {
         onStatus: (change) => this.options.onStatus?.(spec.name, change, threadId),
         logger,
         ...(this.options.cancelGraceMs !== undefined ? { cancelGraceMs: this.options.cancelGraceMs } : {}),
-      }, previous?.agent === spec.name ? previous.sessionId : undefined);
+        ...(previous?.sessionId !== undefined && previous.declined ? { savedDeclined: previous.declined } : {}),
+        onDeclined: (saved) => bindings.setDeclined(threadId, spec.name, saved),
+      }, previous?.sessionId);
     } catch (e) {
       mcp.dispose();
       throw e;

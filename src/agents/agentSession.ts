@@ -8,6 +8,8 @@
  * The reasons the user gives when denying the agent's own permission requests reach it at the turn's
  * boundary (declinedReasons.ts): a turn of their own, sent by the chat when the agent ends its turn,
  * or, after Stop or a failed turn, a block before the user's next message; each shown as a card.
+ * Those not yet delivered are saved with the thread (`onDeclined`) and, after a reload, delivered
+ * with the next message where the agent resumed or loaded the session, else shown as not sent.
  */
 import { randomUUID } from 'node:crypto';
 import type * as acp from '@agentclientprotocol/sdk';
@@ -16,7 +18,7 @@ import type { Disposable } from '../base/events';
 import { silentLogger, type Logger } from '../base/logger';
 import type { AgentCallbacks, AgentPermissionOutcome } from './agentCallbacks';
 import type { AgentConnection, SessionHandlers } from './agentConnection';
-import { DeclinedReasons } from './declinedReasons';
+import { DeclinedReasons, notDeliveredMessage, type SavedDeclined } from './declinedReasons';
 import { SessionUpdates, type AgentStatusChange } from './sessionUpdates';
 import { ToolCallTable } from './toolCalls';
 import { TurnEvents } from './turnEvents';
@@ -40,6 +42,10 @@ export interface AgentSessionOptions {
   logger?: Logger;
   cancelGraceMs?: number;
   flushMs?: number;
+  /** Reasons for a Deny the thread's saved state kept from before a reload (for `previous`'s session). */
+  savedDeclined?: SavedDeclined;
+  /** What to save with the thread after each change of the reasons not yet delivered (undefined: none). */
+  onDeclined?: (saved: SavedDeclined | undefined) => void;
 }
 
 /** How an earlier session came back: resumed or loaded (the agent remembers), or a new one (it does not). */
@@ -57,13 +63,16 @@ export class AgentSession implements Disposable {
   private turnAbort = new AbortController();
   private run: { runId: string; cancelled: boolean; finished: boolean; failed?: boolean; graceTimer?: ReturnType<typeof setTimeout> } | undefined;
   /** The user's reasons for denying the agent's permission requests, not yet delivered. */
-  private readonly declined = new DeclinedReasons();
+  private readonly declined: DeclinedReasons;
+  /** Saved reasons this new session cannot take: shown as not sent at the next run's start, after how the session opened. */
+  private notSent: SavedDeclined | undefined;
   private threadUsage: TokenCounts = { inputTokens: 0, outputTokens: 0 };
   private disposed = false;
 
   private constructor(private readonly options: AgentSessionOptions, sessionId: string, pending: PendingSession) {
     this.sessionId = sessionId;
     this.logger = options.logger ?? silentLogger;
+    this.declined = new DeclinedReasons(options.onDeclined);
     this.events = new TurnEvents(options.emit, options.flushMs);
     this.callbacks = pending.callbacks;
     this.updates = new SessionUpdates({
@@ -94,6 +103,7 @@ export class AgentSession implements Disposable {
           const r = await connection.request('session/resume', { sessionId: previous, ...base });
           const session = new AgentSession(options, previous, pending);
           session.noteModes(r.modes);
+          session.restoreDeclined(true);
           return { session, continuation: 'resumed' };
         } catch (e) {
           pending.discard();
@@ -106,6 +116,7 @@ export class AgentSession implements Disposable {
           const r = await connection.request('session/load', { sessionId: previous, ...base });
           const session = new AgentSession(options, previous, pending);
           session.noteModes(r?.modes);
+          session.restoreDeclined(true);
           return { session, continuation: 'loaded' };
         } catch (e) {
           pending.discard();
@@ -116,6 +127,7 @@ export class AgentSession implements Disposable {
     const created = await connection.request('session/new', base);
     const session = new AgentSession(options, created.sessionId, new PendingSession(options, created.sessionId));
     session.noteModes(created.modes);
+    session.restoreDeclined(false);
     return { session, continuation: previous === undefined ? 'new' : 'fresh' };
   }
 
@@ -136,6 +148,8 @@ export class AgentSession implements Disposable {
   async prompt(text: string): Promise<void> {
     if (this.disposed) throw new CodedError(ErrorCode.AgentExited, `${this.options.agent} is no longer running`);
     if (this.running) throw new CodedError(ErrorCode.RunBusy, `${this.options.agent} is still working on the previous message; stop it or wait`);
+    if (this.notSent) this.updates.announce(`Not sent to ${this.options.agent}: your reason`, notDeliveredMessage(this.notSent), 32_000);
+    this.notSent = undefined;
     // Reasons kept from a turn that was stopped or failed go first, in a block of their own.
     const earlier = this.takeDeclined();
     let run = await this.turn(earlier !== undefined ? [earlier, text] : [text]);
@@ -279,6 +293,21 @@ export class AgentSession implements Disposable {
   }
 
   // ── inside ─────────────────────────────────────────────────────────
+
+  /**
+   * The reasons saved from before a reload: kept for the next message when the agent continues the
+   * session, else shown as not sent at the next run's start (a new session would not know the requests).
+   */
+  private restoreDeclined(continues: boolean): void {
+    const saved = this.options.savedDeclined;
+    if (!saved) return;
+    if (continues) {
+      this.declined.restore(saved);
+      return;
+    }
+    this.notSent = saved;
+    this.options.onDeclined?.(undefined);
+  }
 
   private noteModes(modes: acp.SessionModeState | null | undefined): void {
     if (!modes) return;

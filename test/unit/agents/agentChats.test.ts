@@ -1,8 +1,9 @@
 /**
  * The chat's agents in plain Node (src/agents/agentChats.ts) with scripted agent processes: the
  * first message starts the agent and opens the thread's session, later ones reuse it, a reload
- * resumes or loads it where the agent offers that, an agent that died is started again, Stop
- * cancels, a deleted thread's session ends, and a missing command is AGENT_UNAVAILABLE.
+ * resumes or loads it where the agent offers that (and delivers a Deny's reason kept from before it),
+ * an agent that died is started again, Stop cancels, a deleted thread's session ends, and a missing
+ * command is AGENT_UNAVAILABLE.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -175,6 +176,63 @@ describe('agent chats: agents and sessions behind the chat\'s threads', () => {
     await c.send(THREAD, s, 'one');
     c.forgetThread(THREAD);
     assert.equal(new ThreadAgents(store).get(THREAD), undefined);
+  });
+
+  describe('a Deny\'s reason not yet delivered when the window reloads', () => {
+    const OPTIONS = [{ optionId: 'once', name: 'Allow', kind: 'allow_once' }, { optionId: 'no', name: 'Reject', kind: 'reject_once' }];
+    /** A command asked for and denied with a reason, then a turn that goes on until the reload ends it. */
+    const deniedThenReload = [
+      { update: { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Run npm test', kind: 'execute', status: 'pending', rawInput: { command: 'npm test' } } },
+      { call: 'session/request_permission', params: { toolCall: { toolCallId: 't1' }, options: OPTIONS }, as: 't1' },
+      { hang: true as const, untilCancel: true },
+    ];
+    const promptTexts = () => log().filter((e) => e.method === 'session/prompt').map((e) => ((e.params?.prompt ?? []) as { text?: string }[]).map((b) => b.text ?? ''));
+    const cards = () => events.filter((e) => e.event.type === 'toolCallStarted').map((e) => e.event as { toolName: string; callId: string });
+    const cardText = (callId: string) => {
+      const ended = events.find((e) => e.event.type === 'toolCallEnded' && (e.event as { callId: string }).callId === callId)?.event as { content: { type: string; text?: string }[] } | undefined;
+      return ended?.content[0]?.text ?? '';
+    };
+
+    /** The first window: the reason is given, saved with the thread, and the window goes before the turn ends. */
+    const denyAndReload = async (s: AgentSpec) => {
+      ws.host.answerPrompts({ answer: 'deny', reason: 'use the\nclean script' });
+      const first = chats();
+      const turn = first.send(THREAD, s, 'one');
+      const deadline = Date.now() + 15_000;
+      while (new ThreadAgents(store).get(THREAD)?.declined === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      first.dispose();
+      await turn;
+      assert.deepEqual(new ThreadAgents(store).get(THREAD)?.declined, { reasons: [{ kind: 'execute', reason: 'use the clean script' }], earlier: 0 }, 'saved with the thread');
+      events = [];
+    };
+
+    it('delivered with the next message when the agent loads the thread\'s session: the same words, the same card; then no longer saved', async () => {
+      const s = spec({ capabilities: { loadSession: true }, turns: [deniedThenReload, [chunk('ok')]] });
+      await denyAndReload(s);
+      await chats().send(THREAD, s, 'two');
+      assert.equal(log().filter((e) => e.method === 'session/load').length, 1);
+      assert.deepEqual(promptTexts()[1], [
+        'Sent by the editor, not typed by the user: the user denied a permission request of yours with a reason, which your tool result did not carry.\nThe user declined your request to run a command, with this reason: "use the clean script"',
+        'two',
+      ]);
+      const card = cards()[0];
+      assert.equal(card?.toolName, 'Your reason, sent to Scripted');
+      assert.match(cardText(card?.callId ?? ''), /with this reason: "use the clean script"$/);
+      assert.equal(new ThreadAgents(store).get(THREAD)?.declined, undefined, 'delivered: nothing left to save');
+      assert.equal(new ThreadAgents(store).get(THREAD)?.sessionId, 'session-1');
+    });
+
+    it('shown as not sent when the agent cannot continue the thread (a new session would not know the request), and not sent to it', async () => {
+      const s = spec({ turns: [deniedThenReload, [chunk('ok')]] });
+      await denyAndReload(s);
+      await chats().send(THREAD, s, 'two');
+      assert.deepEqual(promptTexts()[1], ['two']);
+      assert.deepEqual(cards().map((c) => c.toolName), ['Started a new session', 'Not sent to Scripted: your reason']);
+      const text = cardText(cards()[1]?.callId ?? '');
+      assert.match(text, /were not sent/);
+      assert.match(text, /- to run a command: "use the clean script"$/);
+      assert.equal(new ThreadAgents(store).get(THREAD)?.declined, undefined);
+    });
   });
 
   it('a command that is not there: AGENT_UNAVAILABLE, naming it', async () => {

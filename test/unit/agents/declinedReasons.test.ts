@@ -5,7 +5,8 @@
  * carries it; nothing is sent without a reason, and the chat shows what was sent as a card of its own.
  */
 import assert from 'node:assert/strict';
-import { DeclinedReasons, declinedMessage, MAX_DECLINED_PER_MESSAGE, MAX_DECLINED_REASON_CHARS } from '../../../src/agents/declinedReasons';
+import { DeclinedReasons, declinedMessage, MAX_DECLINED_PER_MESSAGE, MAX_DECLINED_REASON_CHARS, MAX_DECLINED_SAVED, notDeliveredMessage, parseSavedDeclined, type SavedDeclined } from '../../../src/agents/declinedReasons';
+import { ThreadAgents } from '../../../src/agents/threadAgents';
 import type { RunEvent } from '../../../src/protocol';
 import { AGENT_NAME, startAcpHarness, type AcpHarness, type LogEntry } from '../../support/agents/acp-harness';
 import type { ScriptStep } from '../../support/agents/scripted-agent';
@@ -64,6 +65,80 @@ describe('declined reasons: the user\'s reason for a Deny reaches the agent', ()
       assert.match(lines[1] ?? '', /^\(The user declined 5 earlier requests/);
       assert.match(lines.at(-1) ?? '', /"reason 23"$/);
       assert.ok(declinedMessage([{ kind: 'execute', reason: 'x'.repeat(MAX_DECLINED_REASON_CHARS) }]).length < 2 * MAX_DECLINED_REASON_CHARS);
+    });
+  });
+
+  describe('kept with the thread across a reload', () => {
+    it('what is saved follows each change: a reason kept, then nothing once taken', () => {
+      const changes: (SavedDeclined | undefined)[] = [];
+      const d = new DeclinedReasons((saved) => changes.push(saved));
+      d.add('execute', undefined);
+      d.add('execute', 'not now');
+      d.take();
+      assert.deepEqual(changes, [{ reasons: [{ kind: 'execute', reason: 'not now' }], earlier: 0 }, undefined]);
+    });
+
+    it('is bounded: the latest few reasons, the others counted; restored, the message is the one the agent would have had', () => {
+      const before = new DeclinedReasons();
+      for (let i = 0; i < MAX_DECLINED_SAVED + 3; i++) before.add('read', `reason ${i}`);
+      const saved = before.saved();
+      assert.equal(saved?.reasons.length, MAX_DECLINED_SAVED);
+      assert.equal(saved?.earlier, 3);
+      const after = new DeclinedReasons();
+      after.restore(parseSavedDeclined(JSON.parse(JSON.stringify(saved))) as SavedDeclined);
+      const lines = (after.take() ?? '').split('\n');
+      assert.equal(lines[1], '(The user declined 3 earlier requests with reasons not repeated here.)');
+      assert.deepEqual(lines.slice(2), Array.from({ length: MAX_DECLINED_SAVED }, (_, i) => `The user declined your request to read a file, with this reason: "reason ${i + 3}"`));
+    });
+
+    it('a saved value is read back checked: junk is nothing, a reason is one line and capped again, a kind cut, counts bounded', () => {
+      for (const junk of [undefined, null, 'x', 7, [], {}, { reasons: 'x' }, { reasons: [] }, { reasons: [{ kind: 1, reason: 'a' }, { kind: 'read' }, null, { kind: 'read', reason: ' \n ' }] }]) {
+        assert.equal(parseSavedDeclined(junk), undefined, JSON.stringify(junk));
+      }
+      const parsed = parseSavedDeclined({
+        reasons: [{ kind: 'k'.repeat(500), reason: 'line one\nline two\u202e' }, { kind: 'execute', reason: 'y'.repeat(2 * MAX_DECLINED_REASON_CHARS) }, { kind: 'execute', reason: 'z'.repeat(100 * MAX_DECLINED_REASON_CHARS) }],
+        earlier: -4,
+      });
+      assert.equal(parsed?.reasons.length, 2, 'a reason far past the cap is not read at all');
+      assert.equal(parsed?.reasons[0]?.reason, 'line one line two');
+      assert.equal(parsed?.reasons[0]?.kind.length, 40);
+      assert.equal(Array.from(parsed?.reasons[1]?.reason ?? '').length, MAX_DECLINED_REASON_CHARS);
+      assert.equal(parsed?.earlier, 0);
+      const many = parseSavedDeclined({ reasons: Array.from({ length: 100_000 }, (_, i) => ({ kind: 'read', reason: `r${i}` })), earlier: Number.MAX_SAFE_INTEGER });
+      assert.deepEqual(many?.reasons.map((r) => r.reason), ['r99995', 'r99996', 'r99997', 'r99998', 'r99999']);
+      assert.equal(many?.earlier, 1_000_000 + 99_995);
+    });
+
+    it('shown as not sent: the editor\'s words for each request and the user\'s reason', () => {
+      assert.equal(notDeliveredMessage({ reasons: [{ kind: 'execute', reason: 'no' }, { kind: 'toString', reason: 'later' }], earlier: 1 }), [
+        'The agent started a new session after the window reloaded, so the reasons you gave when denying its requests were not sent (it would not know the requests):',
+        '- to run a command: "no"',
+        '- to use a tool: "later"',
+        '(and 1 earlier reason)',
+      ].join('\n'));
+    });
+
+    it('the thread\'s binding keeps them across a new store reader, for its own agent and session only', () => {
+      let value: unknown;
+      const store = { get: () => value, set: (v: unknown) => (value = JSON.parse(JSON.stringify(v))) };
+      const saved = { reasons: [{ kind: 'execute', reason: 'no' }], earlier: 0 };
+      const t = new ThreadAgents(store);
+      t.bind('th', 'A');
+      t.setSession('th', 'A', 's1');
+      t.setDeclined('th', 'B', saved);
+      assert.equal(new ThreadAgents(store).get('th')?.declined, undefined, 'another agent\'s reasons are not this thread\'s');
+      t.setDeclined('th', 'A', saved);
+      assert.deepEqual(new ThreadAgents(store).get('th'), { agent: 'A', sessionId: 's1', declined: saved });
+      t.setSession('th', 'A', 's1');
+      assert.deepEqual(new ThreadAgents(store).get('th')?.declined, saved, 'the same session reopened keeps them');
+      t.setSession('th', 'A', 's2');
+      assert.equal(new ThreadAgents(store).get('th')?.declined, undefined, 'a new session does not');
+      t.setDeclined('th', 'A', saved);
+      t.setDeclined('th', 'A', undefined);
+      assert.deepEqual(new ThreadAgents(store).get('th'), { agent: 'A', sessionId: 's2' });
+      value = { th: { agent: 'A', sessionId: 's2', declined: { reasons: [{ kind: 'read', reason: 'a\nb' }] } }, other: { agent: 'A', declined: saved } };
+      assert.deepEqual(new ThreadAgents(store).get('th')?.declined, { reasons: [{ kind: 'read', reason: 'a b' }], earlier: 0 });
+      assert.equal(new ThreadAgents(store).get('other')?.declined, undefined, 'no session, nothing to deliver to');
     });
   });
 
