@@ -7,13 +7,21 @@
  * a failed turn, a block before the user's next message. The message is the editor's fixed words, the
  * kind of request in the editor's words and the user's reason: nothing the agent or its model wrote
  * (a title, a command, an id) is in it, so an agent cannot make the chat say anything of its own.
+ * An edit the user kept only part of in its permission request (editReview.ts) is told the same way:
+ * which hunks of which file (as the editor resolved it) the editor wrote and which it left out.
  */
+import type { PartialWrite } from './agentCallbacks';
 
 /** One Deny with a reason: the kind of request (ACP's tool kind) and what the user wrote. */
 export interface DeclinedRequest {
   kind: string;
   reason: string;
 }
+
+/** Most characters of a file's name in the message. */
+const MAX_PATH_CHARS = 500;
+/** Most hunk numbers named in a list; the rest are counted. */
+const MAX_HUNKS_NAMED = 50;
 
 /** Most characters of one reason (the prompt's own cap is 1,000). */
 export const MAX_DECLINED_REASON_CHARS = 1_000;
@@ -35,14 +43,24 @@ const REQUEST_OF_KIND: Record<string, string> = {
 
 /** The reasons not yet delivered, oldest first. */
 export class DeclinedReasons {
-  private readonly pending: DeclinedRequest[] = [];
+  private readonly pending: (DeclinedRequest | PartialWrite)[] = [];
   private dropped = 0;
 
   /** Keeps a Deny's reason; one that is empty once made one line is not kept (nothing to deliver). */
   add(kind: string, reason: string | undefined): void {
     const text = oneLine(reason ?? '');
     if (text === '') return;
-    this.pending.push({ kind, reason: text });
+    this.keep({ kind, reason: text });
+  }
+
+  /** Keeps what the editor wrote of an edit the user kept only part of (always told, with or without a reason). */
+  addPartialWrite(write: PartialWrite): void {
+    const reason = oneLine(write.reason ?? '');
+    this.keep({ path: oneLine(write.path, MAX_PATH_CHARS), kept: [...write.kept], rejected: [...write.rejected], editedByUser: write.editedByUser, ...(reason !== '' ? { reason } : {}) });
+  }
+
+  private keep(entry: DeclinedRequest | PartialWrite): void {
+    this.pending.push(entry);
     if (this.pending.length > MAX_DECLINED_PER_MESSAGE) {
       this.pending.shift();
       this.dropped++;
@@ -63,15 +81,29 @@ export class DeclinedReasons {
   }
 }
 
-/** The message: the editor's words around each request's kind and the user's reason, one line each. */
-export function declinedMessage(declined: readonly DeclinedRequest[], earlier = 0): string {
-  const lines = declined.map((d) => `The user declined your request to ${Object.hasOwn(REQUEST_OF_KIND, d.kind) ? REQUEST_OF_KIND[d.kind] : REQUEST_OF_KIND.other}, with this reason: "${d.reason}"`);
+/** The message: the editor's words around each request's kind and the user's reason (or the hunks written), one line each. */
+export function declinedMessage(declined: readonly (DeclinedRequest | PartialWrite)[], earlier = 0): string {
+  const lines = declined.map((d) => ('path' in d ? partialLine(d) : `The user declined your request to ${Object.hasOwn(REQUEST_OF_KIND, d.kind) ? REQUEST_OF_KIND[d.kind] : REQUEST_OF_KIND.other}, with this reason: "${d.reason}"`));
   if (earlier > 0) lines.unshift(`(The user declined ${earlier} earlier ${earlier === 1 ? 'request' : 'requests'} with reasons not repeated here.)`);
+  if (declined.some((d) => 'path' in d)) return `Sent by the editor, not typed by the user: what the user decided on your requests, which your tool results did not carry.\n${lines.join('\n')}`;
   return `Sent by the editor, not typed by the user: the user denied ${declined.length + earlier === 1 ? 'a permission request' : 'permission requests'} of yours with a reason, which your tool result did not carry.\n${lines.join('\n')}`;
 }
 
+function partialLine(w: PartialWrite): string {
+  const edited = w.editedByUser ? ', as the user edited it' : '';
+  const why = w.reason !== undefined ? `, with this reason: "${w.reason}"` : '';
+  return `The user reviewed your change to ${w.path} hunk by hunk, so your own write did not happen: the editor wrote ${hunksNamed(w.kept)} and not ${hunksNamed(w.rejected)}${edited}${why}. The file now holds only what the user kept; read it again before changing it further.`;
+}
+
+function hunksNamed(numbers: readonly number[]): string {
+  if (numbers.length === 0) return 'no hunk';
+  const named = numbers.slice(0, MAX_HUNKS_NAMED).join(', ');
+  const more = numbers.length > MAX_HUNKS_NAMED ? ` and ${numbers.length - MAX_HUNKS_NAMED} more` : '';
+  return `${numbers.length === 1 ? 'hunk' : 'hunks'} ${named}${more}`;
+}
+
 /** The reason as one line: control, line and bidi characters become spaces, runs of spaces one, capped. */
-function oneLine(text: string): string {
+function oneLine(text: string, max = MAX_DECLINED_REASON_CHARS): string {
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length <= MAX_DECLINED_REASON_CHARS ? flat : `${Array.from(flat).slice(0, MAX_DECLINED_REASON_CHARS - 1).join('')}…`;
+  return flat.length <= max ? flat : `${Array.from(flat).slice(0, max - 1).join('')}…`;
 }

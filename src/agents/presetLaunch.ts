@@ -20,6 +20,8 @@ export interface AgentLaunch {
   sessionMeta?: Readonly<Record<string, unknown>>;
   /** How the editor's tools are listed to the agent over MCP (docs/AGENTS.md, "The editor's tools"). */
   mcpTools: McpListingMode;
+  /** The agent writes on its own once its edit is allowed: the edit's permission request is the per-hunk review (editReview.ts). */
+  reviewEditPermissions?: boolean;
 }
 
 /** An agent the extension knows nothing about: its command as configured, the editor's tools flat. */
@@ -99,6 +101,7 @@ export const PRESET_LAUNCHES: Readonly<Record<string, AgentLaunch>> = {
     env: { OPENCODE_PERMISSION: JSON.stringify(OPENCODE_PERMISSION) },
     files: {},
     mcpTools: 'collapsed',
+    reviewEditPermissions: true,
   },
 };
 

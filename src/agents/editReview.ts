@@ -1,0 +1,144 @@
+/**
+ * For an agent that writes on its own once its edit is allowed (opencode), the edit's permission
+ * request is the per-hunk review itself: one decision, bound to the exact diff the request shows.
+ * Before the review, the diff's base must be what the file holds (else TARGET_CHANGED, nothing asked
+ * or written); the review is the editor's OpenDiff (path rules, protected files, its TOCTOU checks).
+ * Every hunk kept: the review wrote the proposal, the agent is allowed (its own write is that same
+ * text), and the `fs/write_text_file` it sends alongside is answered from this decision, never
+ * reviewed again: it must carry exactly the approved text and the disk must hold it. No hunk kept:
+ * reject, with the user's reason. Some kept: the review wrote the kept hunks, the agent is rejected
+ * (so it writes nothing) and told which hunks of which file were written (`PartialWrite`).
+ */
+import { CodedError, ErrorCode, type ClientToolInvokeResponse } from '../protocol';
+import { readFile } from 'node:fs/promises';
+import { resolveWorkspacePath } from '../core/paths';
+import { sameText } from '../tools/support/format';
+import type { AgentPermissionOutcome, AgentPermissionRequest, AgentToolContent, AgentWriteRequest, PartialWrite } from './agentCallbacks';
+import type { PromptWorkspace } from './permissionPrompt';
+import { TOOL_CALL_LIMITS } from './toolCalls';
+
+/** Longest side of a diff the review takes from a permission request: the session clips a side at this length. */
+export const MAX_REVIEWED_CHARS = TOOL_CALL_LIMITS.maxTextChars;
+
+/** Approved edits kept for the agent's `fs/write_text_file`, at most (the oldest is dropped). */
+const MAX_APPROVALS = 16;
+
+type Diff = Extract<AgentToolContent, { type: 'diff' }>;
+
+/** Runs one of the editor's tools for the agent; a failed call becomes its CodedError. */
+export type RunTool = (toolName: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ClientToolInvokeResponse>;
+
+interface Approval {
+  absolute: string;
+  relative: string;
+  content: string;
+}
+
+interface ReviewResult {
+  decision?: string;
+  unchanged?: boolean;
+  keptHunks?: number[];
+  rejectedHunks?: number[];
+  editedByUser?: boolean;
+  reason?: string;
+  path?: string;
+}
+
+export class EditReview {
+  private readonly approvals: Approval[] = [];
+
+  constructor(private readonly workspace: () => PromptWorkspace, private readonly runTool: RunTool) {}
+
+  /** The one diff of an edit request this review decides; undefined when it is not one (the ordinary prompt then asks). */
+  static diffOf(request: AgentPermissionRequest): Diff | undefined {
+    if (request.toolCall.kind !== 'edit') return undefined;
+    const diffs = request.toolCall.content.filter((c): c is Diff => c.type === 'diff');
+    return diffs.length === 1 ? diffs[0] : undefined;
+  }
+
+  /** The per-hunk review of the request's diff, answered as the agent's option; throws a CodedError when nothing was asked. */
+  async decide(request: AgentPermissionRequest, diff: Diff, signal: AbortSignal): Promise<AgentPermissionOutcome> {
+    const allow = request.options.find((o) => o.kind === 'allow_once');
+    const reject = request.options.find((o) => o.kind === 'reject_once') ?? request.options.find((o) => o.kind === 'reject_always');
+    if (!allow || !reject) throw new CodedError(ErrorCode.InvalidArguments, 'the edit\'s permission request offers no "allow once" or no "reject" option; the review cannot answer it');
+    const base = diff.oldText ?? '';
+    // A side as long as the session keeps may have been clipped (toolCalls.ts): the review shows a proposal whole or not at all.
+    if (base.length >= MAX_REVIEWED_CHARS || diff.newText.length >= MAX_REVIEWED_CHARS) {
+      throw new CodedError(ErrorCode.ChangeTooLarge, `the proposed change is larger than a permission request's review holds (${(MAX_REVIEWED_CHARS - 1).toLocaleString('en-US')} characters a side); nothing was asked or written`);
+    }
+    const { folders, protectedPatterns } = this.workspace();
+    const target = await resolveWorkspacePath(diff.path, folders, { protectedPatterns });
+    const onDisk = await readText(target.absolute);
+    if (diff.oldText === null ? onDisk !== undefined : onDisk === undefined || !sameText(onDisk, diff.oldText)) {
+      throw new CodedError(ErrorCode.TargetChanged, `${target.relative} does not hold the text the proposed change was made against (${onDisk === undefined ? 'it does not exist' : diff.oldText === null ? 'the change would create it, but it exists' : 'it changed since'}); nothing was asked or written`);
+    }
+    const response = await this.runTool('OpenDiff', { path: target.absolute, newContent: diff.newText }, signal);
+    const result = jsonOf(response) as ReviewResult;
+    const relative = result.path ?? target.relative;
+    if (result.unchanged === true || (result.decision === 'accepted' && result.editedByUser !== true)) {
+      this.approve({ absolute: target.absolute, relative, content: diff.newText });
+      return { outcome: 'selected', optionId: allow.optionId, note: `You kept every hunk of ${relative}` };
+    }
+    if (result.decision === 'rejected' && !(result.keptHunks?.length || result.editedByUser)) {
+      const reason = result.reason;
+      return { outcome: 'selected', optionId: reject.optionId, ...(reason ? { reason, userReason: reason } : {}), note: `You rejected the change to ${relative}${reason ? `: ${reason}` : ''}` };
+    }
+    const written: PartialWrite = {
+      path: relative,
+      kept: result.keptHunks ?? [],
+      rejected: result.rejectedHunks ?? [],
+      editedByUser: result.editedByUser === true,
+      ...(result.reason ? { reason: result.reason } : {}),
+    };
+    return { outcome: 'selected', optionId: reject.optionId, partialWrite: written, note: `You kept hunks ${written.kept.join(', ') || 'none'} of ${relative}; the editor wrote them` };
+  }
+
+  /**
+   * The agent's write of an approved edit, answered from that decision (never a second review):
+   * true once the disk holds the approved text; undefined when no approval is for this path (the
+   * write is reviewed as any other). A write that is not the approved text, or a disk that no
+   * longer holds it, is a coded error and writes nothing.
+   */
+  async answerWrite(request: AgentWriteRequest): Promise<true | undefined> {
+    if (this.approvals.length === 0) return undefined;
+    const { folders, protectedPatterns } = this.workspace();
+    let absolute: string;
+    try {
+      absolute = (await resolveWorkspacePath(request.path, folders, { protectedPatterns })).absolute;
+    } catch {
+      return undefined;
+    }
+    const index = this.approvals.findIndex((a) => a.absolute === absolute);
+    if (index < 0) return undefined;
+    const [approval] = this.approvals.splice(index, 1) as [Approval];
+    if (!sameText(request.content, approval.content)) {
+      throw new CodedError(ErrorCode.PermissionDenied, `the write to ${approval.relative} is not the change the user approved; nothing was written`);
+    }
+    const onDisk = await readText(absolute);
+    if (onDisk === undefined || !sameText(onDisk, approval.content)) {
+      throw new CodedError(ErrorCode.TargetChanged, `${approval.relative} no longer holds the change the user approved (it changed since); nothing was written`);
+    }
+    return true;
+  }
+
+  private approve(approval: Approval): void {
+    const same = this.approvals.findIndex((a) => a.absolute === approval.absolute);
+    if (same >= 0) this.approvals.splice(same, 1);
+    this.approvals.push(approval);
+    if (this.approvals.length > MAX_APPROVALS) this.approvals.shift();
+  }
+}
+
+async function readText(absolute: string): Promise<string | undefined> {
+  try {
+    return await readFile(absolute, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CodedError(ErrorCode.ToolFailed, `could not read the file the change is for: ${(e as Error).message}`);
+  }
+}
+
+function jsonOf(response: ClientToolInvokeResponse): Record<string, unknown> {
+  const item = response.content.find((c) => c.type === 'json');
+  return item && item.type === 'json' && typeof item.value === 'object' && item.value !== null ? item.value as Record<string, unknown> : {};
+}
