@@ -92,7 +92,8 @@ export function declinedMessage(declined: readonly (DeclinedRequest | PartialWri
 function partialLine(w: PartialWrite): string {
   const edited = w.editedByUser ? ', as the user edited it' : '';
   const why = w.reason !== undefined ? `, with this reason: "${w.reason}"` : '';
-  return `The user reviewed your change to ${w.path} hunk by hunk, so your own write did not happen: the editor wrote ${hunksNamed(w.kept)} and not ${hunksNamed(w.rejected)}${edited}${why}. The file now holds only what the user kept; read it again before changing it further.`;
+  const what = w.rejected.length === 0 ? `every hunk (${hunksNamed(w.kept)})` : `${hunksNamed(w.kept)} and not ${hunksNamed(w.rejected)}`;
+  return `The user reviewed your change to ${w.path} hunk by hunk, so your own write did not happen: the editor wrote ${what}${edited}${why}. The file now holds only what the user kept; read it again before changing it further.`;
 }
 
 function hunksNamed(numbers: readonly number[]): string {

@@ -22,7 +22,7 @@ import type { CallRecord } from '../core/callRecord';
 import type { WorkspaceInfo } from '../core/host';
 import type { BackgroundRefusal, Consent, ConsentDecision } from '../core/consent/consent';
 import type { AgentCallbacks, AgentCaller, AgentExitStatus, AgentPermissionOutcome, AgentPermissionRequest, AgentReadRequest, AgentTerminalOutput, AgentTerminalRequest, AgentWriteRequest } from './agentCallbacks';
-import { EditReview } from './editReview';
+import { EditReview, type EditReviewMode } from './editReview';
 import { editorToolRequestOf } from './editorToolRequest';
 import { describePermission, type PromptWorkspace } from './permissionPrompt';
 import { describesItself } from './toolCalls';
@@ -44,7 +44,7 @@ export interface DispatcherCallbacksOptions {
   /** The name of the session's editor MCP server (agentMcp.ts): requests for its tools are the gate's on the call. */
   editorServer?: string;
   /** An edit's permission request is the per-hunk review itself (the agent writes on its own once allowed: editReview.ts). */
-  reviewEditPermissions?: boolean;
+  reviewEditPermissions?: EditReviewMode;
 }
 
 /** The card's note on a request for an editor tool, answered without a prompt. */
@@ -71,7 +71,7 @@ export class DispatcherCallbacks implements AgentCallbacks {
   private readonly edits: EditReview | undefined;
 
   constructor(private readonly options: DispatcherCallbacksOptions) {
-    this.edits = options.reviewEditPermissions === true ? new EditReview(options.workspace, (name, args, signal) => this.run(name, args, signal)) : undefined;
+    this.edits = options.reviewEditPermissions !== undefined ? new EditReview(options.reviewEditPermissions, options.workspace, (name, args, signal) => this.run(name, args, signal)) : undefined;
   }
 
   async requestPermission(request: AgentPermissionRequest, signal: AbortSignal): Promise<AgentPermissionOutcome> {
@@ -294,7 +294,7 @@ export interface CallbackCore {
  * gate, host), its permission gate, the workspace's folders and protected patterns; every call's
  * record goes to `onRecord`, marked with the agent's name.
  */
-export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void, editorServer?: string, reviewEditPermissions = false): (caller: AgentCaller) => DispatcherCallbacks {
+export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void, editorServer?: string, reviewEditPermissions?: EditReviewMode): (caller: AgentCaller) => DispatcherCallbacks {
   return (caller) => {
     const runner = new ToolRunner((options) => core.createDispatcher(options), caller);
     runner.onCallRecord(onRecord);
@@ -305,7 +305,7 @@ export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logg
       workspace: () => ({ folders: workspace.workspaceFolders(), protectedPatterns: workspace.protectedPatterns?.() ?? [] }),
       logger,
       ...(editorServer !== undefined ? { editorServer } : {}),
-      reviewEditPermissions,
+      ...(reviewEditPermissions !== undefined ? { reviewEditPermissions } : {}),
     });
   };
 }

@@ -3,9 +3,11 @@
  * request is the per-hunk review itself: one decision, bound to the exact diff the request shows.
  * Before the review, the diff's base must be what the file holds (else TARGET_CHANGED, nothing asked
  * or written); the review is the editor's OpenDiff (path rules, protected files, its TOCTOU checks).
- * Every hunk kept: the review wrote the proposal, the agent is allowed (its own write is that same
- * text), and the `fs/write_text_file` it sends alongside is answered from this decision, never
- * reviewed again: it must carry exactly the approved text and the disk must hold it. No hunk kept:
+ * Every hunk kept: the review wrote the proposal; in `allow-whole` mode the agent is allowed (its own
+ * write is that same text: opencode), and the `fs/write_text_file` it sends alongside is answered
+ * from this decision, never reviewed again: it must carry exactly the approved text and the disk
+ * must hold it; in `editor-writes` mode (Codex, whose patch would not apply to the file the review
+ * already wrote) the agent is rejected and told, as for some hunks kept. No hunk kept:
  * reject, with the user's reason. Some kept: the review wrote the kept hunks, the agent is rejected
  * (so it writes nothing) and told which hunks of which file were written (`PartialWrite`).
  */
@@ -44,10 +46,13 @@ interface ReviewResult {
   path?: string;
 }
 
+/** Whether every hunk kept allows the agent's own write (`allow-whole`), or the editor always writes and tells it (`editor-writes`). */
+export type EditReviewMode = 'allow-whole' | 'editor-writes';
+
 export class EditReview {
   private readonly approvals: Approval[] = [];
 
-  constructor(private readonly workspace: () => PromptWorkspace, private readonly runTool: RunTool) {}
+  constructor(private readonly mode: EditReviewMode, private readonly workspace: () => PromptWorkspace, private readonly runTool: RunTool) {}
 
   /** The one diff of an edit request this review decides; undefined when it is not one (the ordinary prompt then asks). */
   static diffOf(request: AgentPermissionRequest): Diff | undefined {
@@ -75,7 +80,7 @@ export class EditReview {
     const response = await this.runTool('OpenDiff', { path: target.absolute, newContent: diff.newText }, signal);
     const result = jsonOf(response) as ReviewResult;
     const relative = result.path ?? target.relative;
-    if (result.unchanged === true || (result.decision === 'accepted' && result.editedByUser !== true)) {
+    if (result.unchanged === true || (this.mode === 'allow-whole' && result.decision === 'accepted' && result.editedByUser !== true)) {
       this.approve({ absolute: target.absolute, relative, content: diff.newText });
       return { outcome: 'selected', optionId: allow.optionId, note: `You kept every hunk of ${relative}` };
     }

@@ -26,7 +26,9 @@ export function editPermission(path: string, oldText: string | null, newText: st
   };
 }
 
-export const REVIEW_LAUNCH: AgentLaunch = { ...PLAIN_LAUNCH, reviewEditPermissions: true };
+export const REVIEW_LAUNCH: AgentLaunch = { ...PLAIN_LAUNCH, reviewEditPermissions: 'allow-whole' };
+/** Codex's: the editor writes what was kept, the agent is never allowed to. */
+export const EDITOR_WRITES_LAUNCH: AgentLaunch = { ...PLAIN_LAUNCH, reviewEditPermissions: 'editor-writes' };
 
 export function startReviewHarness(turn: ScriptStep[], files: Record<string, string> = { 'a.txt': 'one\ntwo\nthree\n' }, launch = REVIEW_LAUNCH): Promise<AcpHarness> {
   return startAcpHarness({ files, script: { turns: [turn] }, launch });

@@ -8,9 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { PLAIN_LAUNCH } from '../../../src/agents/presetLaunch';
+import { PLAIN_LAUNCH, PRESET_LAUNCHES } from '../../../src/agents/presetLaunch';
 import type { AcpHarness } from '../../support/agents/acp-harness';
-import { editPermission, promptsOf, startReviewHarness } from '../../support/agents/edit-review';
+import { EDITOR_WRITES_LAUNCH, editPermission, promptsOf, startReviewHarness } from '../../support/agents/edit-review';
 
 const BASE = 'one\ntwo\nthree\n';
 const PROPOSED = 'ONE\ntwo\nTHREE\n';
@@ -68,6 +68,22 @@ describe('agent edits decided in their permission request: the prompt is the per
     await turn;
     assert.equal(h.answer('perm')?.result && (h.answer('perm')?.result as { outcome: { optionId: string } }).outcome.optionId, 'once');
     assert.equal(await readFile(h.ws.file('new.txt'), 'utf8'), 'fresh\n');
+  });
+
+  it('editor-writes (Codex): every hunk kept, the editor writes it and the agent is still rejected (its patch would not apply to the written file), then told every hunk was written', async () => {
+    h = await startReviewHarness([editPermission('__CWD__/a.txt', BASE, PROPOSED)], { 'a.txt': BASE }, EDITOR_WRITES_LAUNCH);
+    const turn = h.prompt('edit');
+    (await h.ws.host.catalog.nextDiff()).accept();
+    await turn;
+    assert.deepEqual(h.answer('perm')?.result, { outcome: { outcome: 'selected', optionId: 'reject' } });
+    assert.equal(await readFile(h.ws.file('a.txt'), 'utf8'), PROPOSED);
+    assert.match(promptsOf(h)[1] ?? '', /The user reviewed your change to a\.txt hunk by hunk, so your own write did not happen: the editor wrote every hunk \(hunks 1, 2\)\. The file now holds only what the user kept/);
+  });
+
+  it('the presets: opencode\'s edit request allows its own write when whole, Codex\'s never; the others have no review in the request', () => {
+    assert.equal(PRESET_LAUNCHES['opencode-ai']?.reviewEditPermissions, 'allow-whole');
+    assert.equal(PRESET_LAUNCHES['@zed-industries/codex-acp']?.reviewEditPermissions, 'editor-writes');
+    for (const name of ['@zed-industries/claude-code-acp', '@agentclientprotocol/claude-agent-acp', '@google/gemini-cli']) assert.equal(PRESET_LAUNCHES[name]?.reviewEditPermissions, undefined, name);
   });
 
   it('an agent without the preset\'s option gets the ordinary permission prompt for its edit (no review in the request)', async () => {
