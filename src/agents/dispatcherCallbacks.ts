@@ -85,7 +85,7 @@ export class DispatcherCallbacks implements AgentCallbacks {
       this.options.logger.info('agent permission request for an editor tool: the gate decides the call itself', { agent: this.options.caller.agent, tool: forEditor.tool ?? '(unnamed)' });
       return { outcome: 'selected', optionId: once.optionId, note: EDITOR_DECIDES };
     }
-    const edit = this.edits !== undefined ? EditReview.diffOf(request) : undefined;
+    const edit = this.edits?.diffsOf(request);
     if (this.edits !== undefined && edit !== undefined) {
       const outcome = await this.withSignal(signal, (s) => (this.edits as EditReview).decide(request, edit, s));
       this.options.logger.info('agent edit decided in the per-hunk review', { agent: this.options.caller.agent, written: outcome.outcome === 'selected' && outcome.partialWrite !== undefined ? 'part' : 'as asked' });

@@ -54,34 +54,39 @@ export class EditReview {
 
   constructor(private readonly mode: EditReviewMode, private readonly workspace: () => PromptWorkspace, private readonly runTool: RunTool) {}
 
-  /** The one diff of an edit request this review decides; undefined when it is not one (the ordinary prompt then asks). */
-  static diffOf(request: AgentPermissionRequest): Diff | undefined {
+  /**
+   * The diffs of an edit request this review decides: one file's, one diff (`allow-whole`: the whole
+   * file, as opencode sends it) or one diff per hunk (`editor-writes`: fragments, as Codex sends a
+   * patch); undefined when it is not such a request (the ordinary prompt then asks, whole).
+   */
+  diffsOf(request: AgentPermissionRequest): Diff[] | undefined {
     if (request.toolCall.kind !== 'edit') return undefined;
     const diffs = request.toolCall.content.filter((c): c is Diff => c.type === 'diff');
-    return diffs.length === 1 ? diffs[0] : undefined;
+    if (diffs.length === 0 || diffs.some((d) => d.path !== diffs[0]?.path)) return undefined;
+    return diffs.length === 1 || this.mode === 'editor-writes' ? diffs : undefined;
   }
 
-  /** The per-hunk review of the request's diff, answered as the agent's option; throws a CodedError when nothing was asked. */
-  async decide(request: AgentPermissionRequest, diff: Diff, signal: AbortSignal): Promise<AgentPermissionOutcome> {
+  /** The per-hunk review of the request's diffs, answered as the agent's option; throws a CodedError when nothing was asked. */
+  async decide(request: AgentPermissionRequest, diffs: readonly Diff[], signal: AbortSignal): Promise<AgentPermissionOutcome> {
     const allow = request.options.find((o) => o.kind === 'allow_once');
     const reject = request.options.find((o) => o.kind === 'reject_once') ?? request.options.find((o) => o.kind === 'reject_always');
     if (!allow || !reject) throw new CodedError(ErrorCode.InvalidArguments, 'the edit\'s permission request offers no "allow once" or no "reject" option; the review cannot answer it');
-    const base = diff.oldText ?? '';
     // A side as long as the session keeps may have been clipped (toolCalls.ts): the review shows a proposal whole or not at all.
-    if (base.length >= MAX_REVIEWED_CHARS || diff.newText.length >= MAX_REVIEWED_CHARS) {
+    if (diffs.some((d) => (d.oldText ?? '').length >= MAX_REVIEWED_CHARS || d.newText.length >= MAX_REVIEWED_CHARS)) {
       throw new CodedError(ErrorCode.ChangeTooLarge, `the proposed change is larger than a permission request's review holds (${(MAX_REVIEWED_CHARS - 1).toLocaleString('en-US')} characters a side); nothing was asked or written`);
     }
     const { folders, protectedPatterns } = this.workspace();
-    const target = await resolveWorkspacePath(diff.path, folders, { protectedPatterns });
+    const target = await resolveWorkspacePath(diffs[0]?.path, folders, { protectedPatterns });
     const onDisk = await readText(target.absolute);
-    if (diff.oldText === null ? onDisk !== undefined : onDisk === undefined || !sameText(onDisk, diff.oldText)) {
-      throw new CodedError(ErrorCode.TargetChanged, `${target.relative} does not hold the text the proposed change was made against (${onDisk === undefined ? 'it does not exist' : diff.oldText === null ? 'the change would create it, but it exists' : 'it changed since'}); nothing was asked or written`);
+    const proposed = this.mode === 'allow-whole' ? wholeProposal(diffs[0] as Diff, onDisk) : patchedProposal(diffs, onDisk);
+    if (proposed === undefined) {
+      throw new CodedError(ErrorCode.TargetChanged, `${target.relative} does not hold the text the proposed change was made against (${onDisk === undefined ? 'it does not exist' : 'it changed since, or the change does not say where it goes'}); nothing was asked or written`);
     }
-    const response = await this.runTool('OpenDiff', { path: target.absolute, newContent: diff.newText }, signal);
+    const response = await this.runTool('OpenDiff', { path: target.absolute, newContent: proposed }, signal);
     const result = jsonOf(response) as ReviewResult;
     const relative = result.path ?? target.relative;
     if (result.unchanged === true || (this.mode === 'allow-whole' && result.decision === 'accepted' && result.editedByUser !== true)) {
-      this.approve({ absolute: target.absolute, relative, content: diff.newText });
+      this.approve({ absolute: target.absolute, relative, content: proposed });
       return { outcome: 'selected', optionId: allow.optionId, note: `You kept every hunk of ${relative}` };
     }
     if (result.decision === 'rejected' && !(result.keptHunks?.length || result.editedByUser)) {
@@ -132,6 +137,39 @@ export class EditReview {
     this.approvals.push(approval);
     if (this.approvals.length > MAX_APPROVALS) this.approvals.shift();
   }
+}
+
+/** The whole new text of a whole-file diff, when its base is what the disk holds (or it creates a file that does not exist). */
+function wholeProposal(diff: Diff, onDisk: string | undefined): string | undefined {
+  if (diff.oldText === null) return onDisk === undefined ? diff.newText : undefined;
+  return onDisk !== undefined && sameText(onDisk, diff.oldText) ? diff.newText : undefined;
+}
+
+/**
+ * The file's text with each fragment's old text replaced by its new text, when each old text occurs
+ * exactly once in the file and no two overlap; one diff creating a file that does not exist is its
+ * text. Anything else says nothing certain about where the change goes: undefined.
+ */
+function patchedProposal(diffs: readonly Diff[], onDisk: string | undefined): string | undefined {
+  if (diffs.length === 1 && diffs[0]?.oldText === null) return onDisk === undefined ? diffs[0].newText : undefined;
+  if (onDisk === undefined) return undefined;
+  const placed: { at: number; old: string; text: string }[] = [];
+  for (const d of diffs) {
+    const old = d.oldText;
+    if (old === null || old === '') return undefined;
+    const at = onDisk.indexOf(old);
+    if (at < 0 || onDisk.indexOf(old, at + 1) >= 0) return undefined;
+    placed.push({ at, old, text: d.newText });
+  }
+  placed.sort((a, b) => a.at - b.at);
+  let out = '';
+  let from = 0;
+  for (const p of placed) {
+    if (p.at < from) return undefined;
+    out += onDisk.slice(from, p.at) + p.text;
+    from = p.at + p.old.length;
+  }
+  return out + onDisk.slice(from);
 }
 
 async function readText(absolute: string): Promise<string | undefined> {

@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { MAX_REVIEWED_CHARS } from '../../src/agents/editReview';
 import type { AcpHarness } from '../support/agents/acp-harness';
-import { editPermission, promptsOf, startReviewHarness } from '../support/agents/edit-review';
+import { EDITOR_WRITES_LAUNCH, editPermission, patchPermission, promptsOf, startReviewHarness } from '../support/agents/edit-review';
 
 const BASE = 'one\ntwo\nthree\n';
 
@@ -99,5 +99,22 @@ describe('adversarial: an agent\'s edit decided in its permission request', () =
     const told = promptsOf(h)[1] ?? '';
     assert.equal(told.split('\n').length, 2, told);
     assert.match(told, /with this reason: "first line two"/);
+  });
+
+  it('T-ACPE-08: a patch whose hunk\'s old text occurs twice in the file (or not at all, or overlapping another) says nothing certain about where it goes: TARGET_CHANGED, nothing asked or written', async () => {
+    for (const hunks of [
+      [{ oldText: 'x\n', newText: 'EVIL\n' }],
+      [{ oldText: 'not in the file', newText: 'EVIL' }],
+      [{ oldText: 'x\ny', newText: 'X\nY' }, { oldText: 'y\nz', newText: 'Y\nZ' }],
+      [{ oldText: '', newText: 'EVIL' }],
+    ]) {
+      h = await startReviewHarness([patchPermission('__CWD__/a.txt', hunks)], { 'a.txt': 'x\ny\nz\nx\n' }, EDITOR_WRITES_LAUNCH);
+      await h.prompt('edit');
+      assert.equal(h.answer('perm')?.error?.data?.code, 'TARGET_CHANGED', JSON.stringify(hunks));
+      assert.equal(h.ws.host.catalog.diffs.length, 0);
+      assert.equal(await readFile(h.ws.file('a.txt'), 'utf8'), 'x\ny\nz\nx\n');
+      await h.close();
+      h = undefined;
+    }
   });
 });

@@ -26,6 +26,18 @@ export function editPermission(path: string, oldText: string | null, newText: st
   };
 }
 
+/** Codex's patch request: one diff per hunk, each the hunk's old and new lines only, and its two options. */
+export function patchPermission(path: string, hunks: readonly { oldText: string; newText: string }[]): ScriptStep {
+  return {
+    call: 'session/request_permission',
+    params: {
+      toolCall: { toolCallId: 'patch-1', title: `Edit ${path}`, kind: 'edit', status: 'pending', content: hunks.map((h) => ({ type: 'diff', path, ...h })), locations: [{ path }] },
+      options: [{ optionId: 'approved', kind: 'allow_once', name: 'Yes' }, { optionId: 'abort', kind: 'reject_once', name: 'No, provide feedback' }],
+    },
+    as: 'perm',
+  };
+}
+
 export const REVIEW_LAUNCH: AgentLaunch = { ...PLAIN_LAUNCH, reviewEditPermissions: 'allow-whole' };
 /** Codex's: the editor writes what was kept, the agent is never allowed to. */
 export const EDITOR_WRITES_LAUNCH: AgentLaunch = { ...PLAIN_LAUNCH, reviewEditPermissions: 'editor-writes' };

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { PLAIN_LAUNCH, PRESET_LAUNCHES } from '../../../src/agents/presetLaunch';
 import type { AcpHarness } from '../../support/agents/acp-harness';
-import { EDITOR_WRITES_LAUNCH, editPermission, promptsOf, startReviewHarness } from '../../support/agents/edit-review';
+import { EDITOR_WRITES_LAUNCH, editPermission, patchPermission, promptsOf, startReviewHarness } from '../../support/agents/edit-review';
 
 const BASE = 'one\ntwo\nthree\n';
 const PROPOSED = 'ONE\ntwo\nTHREE\n';
@@ -78,6 +78,20 @@ describe('agent edits decided in their permission request: the prompt is the per
     assert.deepEqual(h.answer('perm')?.result, { outcome: { outcome: 'selected', optionId: 'reject' } });
     assert.equal(await readFile(h.ws.file('a.txt'), 'utf8'), PROPOSED);
     assert.match(promptsOf(h)[1] ?? '', /The user reviewed your change to a\.txt hunk by hunk, so your own write did not happen: the editor wrote every hunk \(hunks 1, 2\)\. The file now holds only what the user kept/);
+  });
+
+  it('editor-writes (Codex): a patch sent as one diff per hunk (fragments) is reviewed as the whole file with the hunks in place; the kept hunk is written and the agent told', async () => {
+    const file = 'alpha\nbeta\ngamma\ndelta\nepsilon\n';
+    h = await startReviewHarness([patchPermission('__CWD__/notes.txt', [{ oldText: 'alpha\nbeta', newText: 'ALPHA\nbeta' }, { oldText: 'delta\nepsilon', newText: 'delta\nEPSILON' }])], { 'notes.txt': file }, EDITOR_WRITES_LAUNCH);
+    const turn = h.prompt('edit');
+    const diff = await h.ws.host.catalog.nextDiff();
+    assert.equal(diff.request.current, file);
+    assert.equal(diff.request.proposed, 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n');
+    diff.accept('ALPHA\nbeta\ngamma\ndelta\nepsilon\n', 'keep the last line');
+    await turn;
+    assert.deepEqual(h.answer('perm')?.result, { outcome: { outcome: 'selected', optionId: 'abort' } });
+    assert.equal(await readFile(h.ws.file('notes.txt'), 'utf8'), 'ALPHA\nbeta\ngamma\ndelta\nepsilon\n');
+    assert.match(promptsOf(h)[1] ?? '', /the editor wrote hunk 1 and not hunk 2, with this reason: "keep the last line"/);
   });
 
   it('the presets: opencode\'s edit request allows its own write when whole, Codex\'s never; the others have no review in the request', () => {
