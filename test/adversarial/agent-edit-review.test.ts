@@ -13,7 +13,7 @@ import { EDITOR_WRITES_LAUNCH, editPermission, patchPermission, promptsOf, start
 
 const BASE = 'one\ntwo\nthree\n';
 
-describe('adversarial: an agent\'s edit decided in its permission request', () => {
+describe('rogue agent: an edit decided in its permission request (opencode, Codex)', () => {
   let h: AcpHarness | undefined;
   afterEach(async () => {
     await h?.close();
