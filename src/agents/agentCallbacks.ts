@@ -68,9 +68,22 @@ export type AgentPermissionOutcome =
     userReason?: string;
     /** What the card says of the decision instead of "Allowed by you" (no prompt was shown). */
     note?: string;
+    /** The edit was reviewed per hunk in the request itself and the editor wrote part of it (editReview.ts): the session tells the agent. */
+    partialWrite?: PartialWrite;
   }
   /** `userReason`: the user denied with a reason, and the agent offered no option to reject with. */
   | { outcome: 'cancelled'; userReason?: string };
+
+/** What the editor wrote of an agent's edit after the user kept only some of its hunks. */
+export interface PartialWrite {
+  /** The file, workspace-relative as the editor resolved it. */
+  path: string;
+  kept: number[];
+  rejected: number[];
+  editedByUser: boolean;
+  /** What the user wrote in the review, if anything. */
+  reason?: string;
+}
 
 export interface AgentReadRequest {
   /** Absolute path, as ACP requires. */

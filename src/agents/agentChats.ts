@@ -123,7 +123,7 @@ export class AgentChats implements Disposable {
     let running = () => false;
     const caller = { agent: spec.name, threadId, isRunning: () => running() };
     const mcp = await startAgentMcp(core, caller, { serverVersion: this.options.clientInfo.version, logger, onRecord: this.options.onRecord, listing: launch.mcpTools });
-    const callbacksFor = gateCallbacks(core, this.options.workspace, logger, this.options.onRecord, mcp.name);
+    const callbacksFor = gateCallbacks(core, this.options.workspace, logger, this.options.onRecord, mcp.name, launch.reviewEditPermissions);
     const binding = bindings.get(threadId);
     const previous = binding?.agent === spec.name ? binding : undefined;
     let opened: { session: AgentSession; continuation: Continuation };

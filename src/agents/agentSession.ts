@@ -244,6 +244,7 @@ export class AgentSession implements Disposable {
       throw e;
     }
     if (outcome.userReason !== undefined) this.declined.add(call.kind, outcome.userReason);
+    if (outcome.outcome === 'selected' && outcome.partialWrite !== undefined) this.declined.addPartialWrite(outcome.partialWrite);
     if (outcome.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
     const chosen = params.options.find((o) => o.optionId === outcome.optionId);
     const allowed = chosen?.kind.startsWith('allow') === true;

@@ -22,6 +22,7 @@ import type { CallRecord } from '../core/callRecord';
 import type { WorkspaceInfo } from '../core/host';
 import type { BackgroundRefusal, Consent, ConsentDecision } from '../core/consent/consent';
 import type { AgentCallbacks, AgentCaller, AgentExitStatus, AgentPermissionOutcome, AgentPermissionRequest, AgentReadRequest, AgentTerminalOutput, AgentTerminalRequest, AgentWriteRequest } from './agentCallbacks';
+import { EditReview, type EditReviewMode } from './editReview';
 import { editorToolRequestOf } from './editorToolRequest';
 import { describePermission, type PromptWorkspace } from './permissionPrompt';
 import { describesItself } from './toolCalls';
@@ -42,6 +43,8 @@ export interface DispatcherCallbacksOptions {
   logger: Logger;
   /** The name of the session's editor MCP server (agentMcp.ts): requests for its tools are the gate's on the call. */
   editorServer?: string;
+  /** An edit's permission request is the per-hunk review itself (the agent writes on its own once allowed: editReview.ts). */
+  reviewEditPermissions?: EditReviewMode;
 }
 
 /** The card's note on a request for an editor tool, answered without a prompt. */
@@ -65,8 +68,11 @@ export class DispatcherCallbacks implements AgentCallbacks {
   private readonly terminals = new Map<string, Terminal>();
   private readonly inFlight = new Set<AbortController>();
   private disposed = false;
+  private readonly edits: EditReview | undefined;
 
-  constructor(private readonly options: DispatcherCallbacksOptions) {}
+  constructor(private readonly options: DispatcherCallbacksOptions) {
+    this.edits = options.reviewEditPermissions !== undefined ? new EditReview(options.reviewEditPermissions, options.workspace, (name, args, signal) => this.run(name, args, signal)) : undefined;
+  }
 
   async requestPermission(request: AgentPermissionRequest, signal: AbortSignal): Promise<AgentPermissionOutcome> {
     const { toolCall } = request;
@@ -78,6 +84,12 @@ export class DispatcherCallbacks implements AgentCallbacks {
     if (forEditor !== undefined && once !== undefined) {
       this.options.logger.info('agent permission request for an editor tool: the gate decides the call itself', { agent: this.options.caller.agent, tool: forEditor.tool ?? '(unnamed)' });
       return { outcome: 'selected', optionId: once.optionId, note: EDITOR_DECIDES };
+    }
+    const edit = this.edits?.diffsOf(request);
+    if (this.edits !== undefined && edit !== undefined) {
+      const outcome = await this.withSignal(signal, (s) => (this.edits as EditReview).decide(request, edit, s));
+      this.options.logger.info('agent edit decided in the per-hunk review', { agent: this.options.caller.agent, written: outcome.outcome === 'selected' && outcome.partialWrite !== undefined ? 'part' : 'as asked' });
+      return outcome;
     }
     const prompt = await describePermission(this.options.caller.agent, toolCall, this.options.workspace());
     const { caller } = this.options;
@@ -103,6 +115,8 @@ export class DispatcherCallbacks implements AgentCallbacks {
   }
 
   async writeTextFile(request: AgentWriteRequest, signal: AbortSignal): Promise<void> {
+    // The write of an edit the user already decided in its permission request: answered from that decision.
+    if (await this.edits?.answerWrite(request)) return;
     const response = await this.run('OpenDiff', { path: request.path, newContent: request.content }, signal);
     const result = jsonOf(response) as { decision?: string; unchanged?: boolean; keptHunks?: number[]; rejectedHunks?: number[]; editedByUser?: boolean; reason?: string; path?: string };
     if (result.decision === 'accepted' && result.editedByUser !== true) return;
@@ -280,7 +294,7 @@ export interface CallbackCore {
  * gate, host), its permission gate, the workspace's folders and protected patterns; every call's
  * record goes to `onRecord`, marked with the agent's name.
  */
-export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void, editorServer?: string): (caller: AgentCaller) => DispatcherCallbacks {
+export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logger: Logger, onRecord: (record: CallRecord) => void, editorServer?: string, reviewEditPermissions?: EditReviewMode): (caller: AgentCaller) => DispatcherCallbacks {
   return (caller) => {
     const runner = new ToolRunner((options) => core.createDispatcher(options), caller);
     runner.onCallRecord(onRecord);
@@ -291,6 +305,7 @@ export function gateCallbacks(core: CallbackCore, workspace: WorkspaceInfo, logg
       workspace: () => ({ folders: workspace.workspaceFolders(), protectedPatterns: workspace.protectedPatterns?.() ?? [] }),
       logger,
       ...(editorServer !== undefined ? { editorServer } : {}),
+      ...(reviewEditPermissions !== undefined ? { reviewEditPermissions } : {}),
     });
   };
 }

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { McpListingMode } from '../core/mcpServer/mcpGroups';
+import type { EditReviewMode } from './editReview';
 
 export interface AgentLaunch {
   /** Added after the command's own arguments. */
@@ -20,6 +21,13 @@ export interface AgentLaunch {
   sessionMeta?: Readonly<Record<string, unknown>>;
   /** How the editor's tools are listed to the agent over MCP (docs/AGENTS.md, "The editor's tools"). */
   mcpTools: McpListingMode;
+  /**
+   * The agent writes on its own once its edit is allowed, so the edit's permission request is the
+   * per-hunk review (editReview.ts). `allow-whole`: every hunk kept allows the agent (its own write is
+   * the whole proposal: opencode). `editor-writes`: the agent is never allowed; the editor writes what
+   * was kept and tells it (Codex, whose patch would no longer apply to the file the review wrote).
+   */
+  reviewEditPermissions?: EditReviewMode;
 }
 
 /** An agent the extension knows nothing about: its command as configured, the editor's tools flat. */
@@ -93,12 +101,14 @@ export const PRESET_LAUNCHES: Readonly<Record<string, AgentLaunch>> = {
     env: {},
     files: {},
     mcpTools: 'flat',
+    reviewEditPermissions: 'editor-writes',
   },
   'opencode-ai': {
     args: [],
     env: { OPENCODE_PERMISSION: JSON.stringify(OPENCODE_PERMISSION) },
     files: {},
     mcpTools: 'collapsed',
+    reviewEditPermissions: 'allow-whole',
   },
 };
 

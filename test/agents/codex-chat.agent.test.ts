@@ -6,10 +6,11 @@
  * every command it does not deem read-only), plus `sandbox_mode="danger-full-access"` in the entry's
  * own arguments: Codex's sandbox needs bubblewrap, which this machine lacks (every command would exit
  * 101), as a user without it would configure. What differs from Claude Code, asserted as it is (its
- * gaps, docs/AGENTS.md): nothing runs through the editor but its tools (no ReadFile card, no per-hunk
- * review, no editor terminal); a read-only command runs without asking; a write is a command that
- * writes the whole change once allowed; a denial aborts its turn (its model told only "aborted by
- * user"), and the chat sends the reason as its next prompt. Screenshots go to test-results/codex-chat-*.png.
+ * gaps, docs/AGENTS.md): its reads and commands run in Codex (no ReadFile card, no editor terminal);
+ * a read-only command runs without asking; a patch's permission request is the per-hunk review (the
+ * editor writes what was kept, Codex is rejected and told which hunks were written in its next
+ * prompt); a denial aborts its turn (its model told only "aborted by user"), and the chat sends the
+ * reason as its next prompt. Screenshots go to test-results/codex-chat-*.png.
  *
  * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 600000 --exit test/agents/codex-chat.agent.test.ts
  */
@@ -23,7 +24,10 @@ const AGENT = 'Codex';
 const REASON = 'not this one, say allowed-run';
 /** The reason as the chat sends it to the agent (src/agents/declinedReasons.ts), as it stands in a JSON request body. */
 const DELIVERED = JSON.stringify(`The user declined your request to run a command, with this reason: "${REASON}"`).slice(1, -1);
-const WRITTEN = 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n';
+/** Two hunks: line 1 and line 5 of notes.txt. */
+const PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n-alpha\n+ALPHA\n beta\n@@\n delta\n-epsilon\n+EPSILON\n*** End Patch\nEOF\n";
+/** What the chat tells Codex of its patch after the review kept hunk 1 only (declinedReasons.ts). */
+const TOLD = JSON.stringify('The user reviewed your change to notes.txt hunk by hunk, so your own write did not happen: the editor wrote hunk 1 and not hunk 2, with this reason: "keep the last line".').slice(1, -1);
 
 describe('real agent in the chat: Codex in a real VS Code, offline', function () {
   this.timeout(600_000);
@@ -50,7 +54,8 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
   function steps(): AgentStep[] {
     return [
       { tool: 'exec_command', args: { cmd: 'cat notes.txt' } },
-      { tool: 'exec_command', args: { cmd: `printf '${WRITTEN.replace(/\n/g, '\\n')}' > notes.txt` } },
+      // A patch (Codex runs apply_patch given as a command as its own patch tool, and asks with the diff).
+      { tool: 'exec_command', args: { cmd: PATCH } },
       { tool: 'exec_command', args: { cmd: 'touch denied-run' } },
       // The turn the chat sends with the reason, once Codex aborted its own at the denial.
       { tool: 'exec_command', args: { cmd: 'touch allowed-run' } },
@@ -63,7 +68,7 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
     ];
   }
 
-  it('picked in the chat: reads on its own (a read-only command, no prompt); writes the whole change with a command once allowed (no per-hunk review); a denied command aborts its turn and the chat sends the reason as its next prompt, where the next command is allowed (in Codex\'s own shell); an editor tool', async () => {
+  it('picked in the chat: reads on its own (a read-only command, no prompt); its patch\'s permission request is the per-hunk review: hunk 2 rejected, only the kept hunk on disk, and its model\'s next request says which hunks were written; a denied command aborts its turn and the chat sends the reason as its next prompt, where the next command is allowed (in Codex\'s own shell); an editor tool', async () => {
     const { chat, model } = ui;
     await ui.pick();
     const turn = await chat.send('Tidy up my notes.', ['GetWorkspaceFolders', 'OpenDiff']);
@@ -71,14 +76,18 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
     // The read: `cat` is read-only for Codex, so it runs without asking; its output reaches the model.
     assert.match((await model.requests.waitForStep(1)).toolResults.at(-1) ?? '', /alpha\nbeta/);
 
-    // The write is a command: Codex asks with the exact command line; allowed, it writes the whole
-    // change itself (no fs/write_text_file, so no per-hunk review).
-    await ui.promptMatching(/Let Codex run \/bin\/bash -lc printf/);
-    await ui.screenshot('1-write-asked');
-    await chat.approvalButton('Allow').click();
-    await model.requests.waitForStep(2);
-    assert.equal(fs.readFileSync(ui.notes, 'utf8'), WRITTEN);
-    assert.equal(await chat.frame.locator('section.review').count(), 0);
+    // The write is a patch: Codex's permission request with its diff is the editor's per-hunk review
+    // itself (src/agents/editReview.ts, no other prompt): hunk 2 rejected with a reason. Codex is
+    // rejected (its only way to decline aborts its turn), the editor writes the kept hunk, and the
+    // chat tells Codex which hunks it wrote as the next prompt: in its model's very next request.
+    const diffCard = turn.card('OpenDiff');
+    await diffCard.waitFor({ timeout: 60_000 });
+    assert.equal(await chat.approval.isVisible(), false, 'the review is the only question for the patch');
+    await ui.rejectSecondHunk(diffCard.locator('section.review'), 'keep the last line');
+    const written = await model.requests.waitForStep(2);
+    assert.match(written.toolResults.at(-1) ?? '', /aborted by user/);
+    assert.ok(JSON.stringify(written.body).includes(TOLD), JSON.stringify(written.body).slice(-1500));
+    assert.equal(fs.readFileSync(ui.notes, 'utf8'), 'ALPHA\nbeta\ngamma\ndelta\nepsilon\n', 'only the kept hunk reached the disk');
 
     // The denied command: Codex's only way to decline aborts its turn, its model told only "aborted
     // by user"; the chat sends the reason as the next prompt at once, shown as a card, not as the user's.
@@ -89,9 +98,9 @@ describe('real agent in the chat: Codex in a real VS Code, offline', function ()
     const told = await model.requests.waitForStep(3);
     assert.match(told.toolResults.at(-1) ?? '', /aborted by user/);
     assert.ok(JSON.stringify(told.body).includes(DELIVERED), JSON.stringify(told.body).slice(-1500));
-    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3], 'the reason is in the model\'s very next request');
+    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3], 'the hunks written and the reason are each in the model\'s very next request');
     assert.doesNotMatch(JSON.stringify(model.requests.main[2]?.body), new RegExp(REASON));
-    await chat.frame.locator('.tool-card', { hasText: 'Your reason, sent to Codex' }).waitFor({ timeout: 30_000 });
+    await chat.frame.locator('.tool-card', { hasText: 'Your reason, sent to Codex' }).nth(1).waitFor({ timeout: 30_000 });
     assert.deepEqual(await chat.frame.locator('.msg.user .user-text').allInnerTexts(), ['Tidy up my notes.']);
     assert.equal(fs.existsSync(path.join(ui.workspace, 'denied-run')), false);
 

@@ -4,12 +4,11 @@
  * (test/support/agents/chat-ui.ts) with the steps of claude-chat.agent.test.ts. Configured in
  * `clientTools.agents` as its package's `opencode acp`, so it gets its preset's launch (it asks
  * before every read, edit and command). What differs from Claude Code, asserted as it is: the read
- * and the commands run inside opencode once allowed (no ReadFile card, no editor terminal); it writes
- * with its own tool once its own prompt is allowed, and the fs/write_text_file it sends alongside
- * (without waiting for it) races that write and mostly finds it done, so there is no per-hunk review
- * (when the review does open, what it keeps is written after the fact, unknown to its model); a denial
- * ends its turn, and the chat then sends the reason as its next prompt (its own tool result carries
- * none); Stop leaves its waiting call "failed".
+ * and the commands run inside opencode once allowed (no ReadFile card, no editor terminal); its edit's
+ * permission request is the per-hunk review itself (src/agents/editReview.ts): with a hunk rejected,
+ * opencode is rejected, the editor writes the kept hunk and the chat tells opencode which hunks it
+ * wrote as its next prompt; a denial ends its turn, and the chat then sends the reason as its next
+ * prompt (its own tool result carries none); Stop leaves its waiting call "failed".
  * Screenshots go to test-results/opencode-chat-*.png.
  *
  * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 600000 --exit test/agents/opencode-chat.agent.test.ts
@@ -19,12 +18,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentStep } from '../support/agents/script';
 import { startAgentChat, type AgentChat } from '../support/agents/chat-ui';
-import { waitUntil } from '../e2e/support/chat-driver';
 
 const AGENT = 'opencode';
 const REASON = 'not this one, say allowed-run';
 /** The reason as the chat sends it to the agent (src/agents/declinedReasons.ts), as it stands in a JSON request body. */
 const DELIVERED = JSON.stringify(`The user declined your request to run a command, with this reason: "${REASON}"`).slice(1, -1);
+/** What the chat tells opencode of its write after the review kept hunk 1 only (declinedReasons.ts). */
+const WRITTEN = JSON.stringify('The user reviewed your change to notes.txt hunk by hunk, so your own write did not happen: the editor wrote hunk 1 and not hunk 2, with this reason: "keep the last line".').slice(1, -1);
 
 describe('real agent in the chat: opencode in a real VS Code, offline', function () {
   this.timeout(600_000);
@@ -58,7 +58,7 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     ];
   }
 
-  it('picked in the chat: reads (in opencode, once allowed); writes the whole change with its own tool after its own prompt (no per-hunk review as a rule: the editor\'s OpenDiff races that write and mostly finds it unchanged; when it opens, opencode\'s own write may still land after it and its model never hears what was kept); a denied command ends its turn and the chat sends the reason as its next prompt, shown as a card (its own tool result has none), so the next command is allowed in that turn (in opencode\'s shell); an editor tool', async () => {
+  it('picked in the chat: reads (in opencode, once allowed); its edit\'s permission request is the per-hunk review: hunk 2 rejected, only the kept hunk on disk, and its model\'s next request says which hunks were written; a denied command ends its turn and the chat sends the reason as its next prompt, shown as a card (its own tool result has none), so the next command is allowed in that turn (in opencode\'s shell); an editor tool', async () => {
     const { chat, model } = ui;
     await ui.pick();
     const turn = await chat.send('Tidy up my notes.', ['OpenDiff', 'bash', 'GetWorkspaceFolders']);
@@ -68,38 +68,19 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     await chat.approvalButton('Allow').click();
     assert.match((await model.requests.waitForStep(1)).toolResults.at(-1) ?? '', /alpha\s*\n?.*beta/s);
 
-    // The write: opencode's permission request with its diff (both hunks). Once allowed, opencode
-    // writes the whole change with its own tool and tells its model so; the fs/write_text_file it
-    // sends alongside (without waiting for it) races that write. Usually it finds the file already
-    // changed: the editor's OpenDiff is "Unchanged", no per-hunk review. When it reads the file
-    // first, the review opens after the fact; what it keeps is written, but opencode's own write may
-    // land after it (seen in CI), and its model never hears what was kept: the review does not
-    // decide what reaches the disk for opencode.
-    const asked = await ui.promptMatching(/Let opencode change notes\.txt\?/);
-    assert.match(asked, /\+ALPHA[\s\S]*\+EPSILON/);
-    await chat.approvalButton('Allow').click();
-    assert.match((await model.requests.waitForStep(2)).toolResults.at(-1) ?? '', /Wrote file successfully/);
+    // The write: opencode's permission request with its diff is the editor's per-hunk review itself
+    // (src/agents/editReview.ts; no other prompt): hunk 2 rejected with a reason. opencode is
+    // rejected, so its own tool writes nothing; the editor writes the kept hunk; opencode ends its
+    // turn at the rejection and the chat tells it which hunks it wrote as the next prompt, so its
+    // model's very next request says so.
     const diffCard = turn.card('OpenDiff');
-    await diffCard.waitFor({ timeout: 30_000 });
-    await waitUntil(async () => /status-succeeded|review-open/.test((await diffCard.getAttribute('class')) ?? ''), {
-      describe: async () => `the OpenDiff card is ${await diffCard.getAttribute('class')}`,
-    });
-    if (/review-open/.test((await diffCard.getAttribute('class')) ?? '')) {
-      await ui.rejectSecondHunk(diffCard.locator('section.review'), 'keep the last line', ['ALPHA\nbeta\ngamma\ndelta\nEPSILON\n']);
-      // What the review kept is written, unless opencode's own write landed while the review was
-      // open: then the editor's check finds the file changed since the review and writes nothing.
-      await waitUntil(async () => /status-(succeeded|failed)/.test((await diffCard.getAttribute('class')) ?? ''), {
-        describe: async () => `the OpenDiff card is ${await diffCard.getAttribute('class')}`,
-      });
-      if (/status-failed/.test((await diffCard.getAttribute('class')) ?? '')) {
-        assert.match(await diffCard.innerText(), /its content changed since you reviewed it; nothing was done/);
-        assert.equal(fs.readFileSync(ui.notes, 'utf8'), 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n');
-      }
-    } else {
-      assert.match(await diffCard.innerText(), /Unchanged/);
-      assert.equal(await chat.frame.locator('section.review').count(), 0);
-      assert.equal(fs.readFileSync(ui.notes, 'utf8'), 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n');
-    }
+    await diffCard.waitFor({ timeout: 60_000 });
+    assert.equal(await chat.approval.isVisible(), false, 'the review is the only question for the edit');
+    await ui.rejectSecondHunk(diffCard.locator('section.review'), 'keep the last line');
+    const told = await model.requests.waitForStep(2);
+    assert.equal(told.toolResults.at(-1), 'The user rejected permission to use this specific tool call.');
+    assert.ok(JSON.stringify(told.body).includes(WRITTEN), JSON.stringify(told.body).slice(-1500));
+    assert.equal(fs.readFileSync(ui.notes, 'utf8'), 'ALPHA\nbeta\ngamma\ndelta\nepsilon\n', 'only the kept hunk reached the disk');
 
     // The denied command: opencode ends its turn at a denial, its tool result without the reason;
     // the chat sends the reason as the next prompt at once, and shows it as what it is (a card, not
@@ -112,9 +93,10 @@ describe('real agent in the chat: opencode in a real VS Code, offline', function
     const again = await model.requests.waitForStep(3);
     assert.equal(again.toolResults.at(-1), 'The user rejected permission to use this specific tool call.');
     assert.ok(JSON.stringify(again.body).includes(DELIVERED), JSON.stringify(again.body).slice(-1500));
-    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3], 'the reason is in the model\'s very next request');
+    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3], 'the hunks written and the reason are each in the model\'s very next request');
     const sent = chat.frame.locator('.tool-card', { hasText: 'Your reason, sent to opencode' });
-    await sent.waitFor({ timeout: 30_000 });
+    await sent.nth(1).waitFor({ timeout: 30_000 });
+    assert.equal(await sent.count(), 2, 'one card for the hunks written, one for the reason');
     assert.deepEqual(await chat.frame.locator('.msg.user .user-text').allInnerTexts(), ['Tidy up my notes.']);
     await ui.screenshot('3-reason-sent');
 

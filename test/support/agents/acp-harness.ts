@@ -143,7 +143,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const mcp = await startAgentMcp(core, caller, { serverVersion: '0.0.0-test', logger, onRecord: (r) => records.push(r), listing: options.launch?.mcpTools ?? 'flat' });
-  const callbacksFor = gateCallbacks(core, ws.host, logger, (r) => records.push(r), mcp.name);
+  const callbacksFor = gateCallbacks(core, ws.host, logger, (r) => records.push(r), mcp.name, options.launch?.reviewEditPermissions);
   const { session, continuation } = await AgentSession.open({
     agent: AGENT_NAME,
     threadId,

@@ -101,12 +101,34 @@ describe('declined reasons: the user\'s reason for a Deny reaches the agent', ()
       });
       assert.equal(parsed?.reasons.length, 2, 'a reason far past the cap is not read at all');
       assert.equal(parsed?.reasons[0]?.reason, 'line one line two');
-      assert.equal(parsed?.reasons[0]?.kind.length, 40);
+      assert.equal((parsed?.reasons[0] as { kind: string } | undefined)?.kind.length, 40);
       assert.equal(Array.from(parsed?.reasons[1]?.reason ?? '').length, MAX_DECLINED_REASON_CHARS);
       assert.equal(parsed?.earlier, 0);
       const many = parseSavedDeclined({ reasons: Array.from({ length: 100_000 }, (_, i) => ({ kind: 'read', reason: `r${i}` })), earlier: Number.MAX_SAFE_INTEGER });
       assert.deepEqual(many?.reasons.map((r) => r.reason), ['r99995', 'r99996', 'r99997', 'r99998', 'r99999']);
       assert.equal(many?.earlier, 1_000_000 + 99_995);
+    });
+
+    it('keeps a partly kept edit (what the editor wrote of it) across a reload like a reason, checked when read back', () => {
+      let saved: SavedDeclined | undefined;
+      const reasons = new DeclinedReasons((s) => (saved = s));
+      reasons.addPartialWrite({ path: 'src/a.ts', kept: [1], rejected: [2], editedByUser: false, reason: 'not\nthat one' });
+      const back = parseSavedDeclined(JSON.parse(JSON.stringify(saved)));
+      assert.deepEqual(back?.reasons, [{ path: 'src/a.ts', kept: [1], rejected: [2], editedByUser: false, reason: 'not that one' }]);
+      const restored = new DeclinedReasons();
+      restored.restore(back!);
+      assert.match(restored.take() ?? '', /your change to src\/a\.ts hunk by hunk, so your own write did not happen: the editor wrote hunk 1 and not hunk 2, with this reason: "not that one"/);
+      assert.match(notDeliveredMessage(back!), /- your review of its change to src\/a\.ts: the editor wrote hunk 1 and not hunk 2: "not that one"/);
+      for (const junk of [
+        { path: 'a', kept: [1], rejected: 'x', editedByUser: false },
+        { path: 'a', kept: [0], rejected: [], editedByUser: false },
+        { path: 'a', kept: [1.5], rejected: [], editedByUser: false },
+        { path: 'a', kept: [1], rejected: [], editedByUser: 'yes' },
+        { path: 'a'.repeat(10_000), kept: [1], rejected: [], editedByUser: false },
+        { path: 'a', kept: Array.from({ length: 100_001 }, () => 1), rejected: [], editedByUser: false },
+      ]) {
+        assert.equal(parseSavedDeclined({ reasons: [junk], earlier: 0 }), undefined, JSON.stringify(junk).slice(0, 80));
+      }
     });
 
     it('shown as not sent: the editor\'s words for each request and the user\'s reason', () => {
