@@ -26,6 +26,8 @@ import { ContextMeter } from './contextMeter';
 import { rewindControl } from './rewindButton';
 import { MAX_PENDING_STEERS } from './steers';
 import { DEFERRED_ATTR, defersResult, EAGER_TAIL_ITEMS, isLargePart, LazyMarkdown, virtualisationOn, VIRTUALISED_CLASS } from './virtualise';
+import { ItemChunks } from './itemChunks';
+import { ITEMS_PER_CHUNK } from './chunkNames';
 
 export interface ChatActions {
   send(text: string): void;
@@ -192,8 +194,12 @@ export class ChatView {
   /** Items out of view are left to the browser (src/webview/virtualise.ts). */
   private readonly virtualised = virtualisationOn(document);
   private readonly lazyMarkdown = this.virtualised ? new LazyMarkdown(this.transcript) : undefined;
+  private readonly chunks = new ItemChunks(this.list, this.virtualised ? ITEMS_PER_CHUNK : 0);
   /** The item being built is far from the transcript's end: its answer may wait (LazyMarkdown). */
   private buildingFarFromEnd = false;
+  /** What the Retry buttons were last set to, and whether an error card (which may have one) was built since. */
+  private retryDisabled: boolean | undefined;
+  private retryAdded = false;
 
   constructor(root: HTMLElement, private readonly actions: ChatActions) {
     this.threadList = new ThreadList({
@@ -254,13 +260,13 @@ export class ChatView {
     const switched = prev !== undefined && prev.threadId !== state.threadId;
     if (switched) {
       // Another thread's transcript: build it afresh, and do not read it out as if it were new.
-      this.list.replaceChildren();
+      this.chunks.clear();
       this.rendered.clear();
       prev = undefined;
     }
     // Expansion steps shown or folded: rebuild, so cards and steps come and go together.
     if (prev !== undefined && prev.showExpansionSteps !== state.showExpansionSteps) {
-      this.list.replaceChildren();
+      this.chunks.clear();
       this.rendered.clear();
     }
     const stick = switched || this.nearBottom() || this.endsWithNewUserMessage(prev, state);
@@ -393,6 +399,10 @@ export class ChatView {
     this.transcript.setAttribute('aria-busy', String(running));
     this.renderAttachment(state);
     const retryDisabled = running || state.awaitingInput || !state.lastUserText;
+    // Looked for only when something changed: walking a long thread's DOM on every streamed delta adds up.
+    if (retryDisabled === this.retryDisabled && !this.retryAdded) return;
+    this.retryDisabled = retryDisabled;
+    this.retryAdded = false;
     for (const b of this.list.querySelectorAll<HTMLButtonElement>('button.retry')) b.disabled = retryDisabled;
   }
 
@@ -415,19 +425,19 @@ export class ChatView {
     const ids = new Set(shown.map((it) => it.id));
     for (const [id, r] of this.rendered) {
       if (!ids.has(id)) {
-        r.el.remove();
+        this.chunks.remove(r.el);
         this.rendered.delete(id);
       }
     }
-    let ref = this.list.firstElementChild;
+    let ref = this.chunks.first();
     for (const [index, item] of shown.entries()) {
       this.buildingFarFromEnd = index < shown.length - EAGER_TAIL_ITEMS;
       const before = this.rendered.get(item.id)?.el;
       const el = this.elementFor(item);
       // A replaced element leaves its new one in its place: when that place was `ref`, move past it
       // (inserting before the detached old element threw, and every later render threw with it).
-      if (el === ref || before === ref) ref = el.nextElementSibling;
-      else this.list.insertBefore(el, ref);
+      if (el === ref || before === ref) ref = this.chunks.next(el);
+      else this.chunks.insertBefore(el, ref);
     }
   }
 
@@ -474,6 +484,7 @@ export class ChatView {
           h('span', { 'aria-hidden': 'true' }, describeUsage(item)), h('span', { class: 'sr-only' }, words));
       }
       case 'error':
+        this.retryAdded = true;
         return renderError(item);
     }
   }
