@@ -42,7 +42,10 @@ describe('done when: a 10,000-request burst and 100 backend restarts', () => {
       });
     }
 
-    it('T-DONE-01 a burst of 10,000 requests: heap growth under 50 MB, every request answered (result or TOO_MANY_IN_FLIGHT), the next call works', async () => {
+    it('T-DONE-01 a burst of 10,000 requests: heap growth under 50 MB, every request answered (result or TOO_MANY_IN_FLIGHT), the next call works', async function () {
+      // An outcome test, not a timing one: on a loaded 2-core CI machine the child's start-up (tsx) and the
+      // drain of 10,000 answers took over the suite's 20 s; the bounds below are generous on purpose.
+      this.timeout(150_000);
       backend = await ScriptedBackend.start();
       child = fork(path.join(__dirname, 'support', 'flood-child.ts'), [backend.url, backend.token], {
         execArgv: ['--expose-gc', '-r', 'tsx/cjs'],
@@ -57,7 +60,7 @@ describe('done when: a 10,000-request burst and 100 backend restarts', () => {
       await until(() => {
         for (const m of backend!.received) if (m.type === 'clientToolInvokeResponse') answers.set(m.requestId, m);
         return answers.size === ids.length;
-      }, 'an answer to each of the 10,000 requests', 30_000);
+      }, 'an answer to each of the 10,000 requests', 120_000);
       const drainMs = Date.now() - started;
 
       const all = backend.received.filter((m): m is ClientToolInvokeResponse => m.type === 'clientToolInvokeResponse');

@@ -49,8 +49,14 @@ function bigJpeg(width: number, height: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(jpeg.encode({ width, height, data }, 75).data);
 }
 
-/** Generous: a tick or a handshake takes milliseconds; decoding the image on the event loop took seconds. */
+/**
+ * Generous: a tick or a handshake takes milliseconds; decoding the image on the event loop took seconds (the
+ * whole of the image's preparation, one stall). On a loaded machine (a fresh-clone CI at load 12 saw a 517 ms
+ * gap while the image took 5,174 ms) the bound grows with the preparation it is measured against: a quarter
+ * of it, never under 500 ms; the old code's stall was the decode itself, most of the preparation.
+ */
 const STALL_BOUND_MS = 500;
+const stallBound = (preparingMs: number): number => Math.max(STALL_BOUND_MS, preparingMs / 4);
 
 describe('rogue client: image bombs', () => {
   let h: Harness | undefined;
@@ -132,8 +138,8 @@ describe('rogue client: image bombs', () => {
     assert.equal(messages.find((m) => m.role === 'tool')?.content, `[photo.jpg: image/jpeg, ${big.length} bytes; image 1 below, downscaled from 4000x3000 to 1568x1176]`);
     assert.ok(preparingMs > STALL_BOUND_MS, `the image took ${preparingMs.toFixed(0)} ms to prepare: too fast to show a stall`);
     assert.ok(doneAt < finishedAt, 'the second handshake completed while the image was prepared');
-    assert.ok(handshakeMs < STALL_BOUND_MS, `the second client's handshake completed ${handshakeMs.toFixed(0)} ms after it was due`);
-    assert.ok(maxGap < STALL_BOUND_MS, `the event loop stalled for ${maxGap.toFixed(0)} ms while the image took ${preparingMs.toFixed(0)} ms`);
+    assert.ok(handshakeMs < stallBound(preparingMs), `the second client's handshake completed ${handshakeMs.toFixed(0)} ms after it was due`);
+    assert.ok(maxGap < stallBound(preparingMs), `the event loop stalled for ${maxGap.toFixed(0)} ms while the image took ${preparingMs.toFixed(0)} ms`);
     console.log(`      event loop max delay ${maxGap.toFixed(0)} ms; image prepared in ${preparingMs.toFixed(0)} ms; second handshake ${handshakeMs.toFixed(0)} ms`);
   });
 });
