@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { chromium, type Browser } from 'playwright-core';
 import { chatHtml } from '../src/vscode/chat/chatHtml';
+import { ITEM_SELECTOR } from '../src/webview/chunkNames';
 import { LONG_THREAD, LONG_THREAD_ID, longThread } from '../test/support/long-thread';
 import { BENCH_DIR } from './lib/paths';
 import { median } from './lib/stats';
@@ -99,7 +100,7 @@ const PAGE_SETUP = `(() => {
     window.postMessage({ type: 'showThread', threadId: ${JSON.stringify(LONG_THREAD_ID)}, transcript: window.__thread }, '*');
     for (;;) {
       await afterFrame();
-      if (document.querySelectorAll('.items > *').length >= expected) return performance.now() - t0;
+      if (document.querySelectorAll(${JSON.stringify(ITEM_SELECTOR)}).length >= expected) return performance.now() - t0;
       if (performance.now() - t0 > 30000) throw new Error('the thread did not open within 30 s');
     }
   };

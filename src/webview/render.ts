@@ -26,6 +26,9 @@ import { ContextMeter } from './contextMeter';
 import { rewindControl } from './rewindButton';
 import { MAX_PENDING_STEERS } from './steers';
 import { DEFERRED_ATTR, defersResult, EAGER_TAIL_ITEMS, isLargePart, LazyMarkdown, virtualisationOn, VIRTUALISED_CLASS } from './virtualise';
+import { ItemChunks } from './itemChunks';
+import { unchangedPrefix } from './stateItems';
+import { ITEMS_PER_CHUNK } from './chunkNames';
 
 export interface ChatActions {
   send(text: string): void;
@@ -192,8 +195,14 @@ export class ChatView {
   /** Items out of view are left to the browser (src/webview/virtualise.ts). */
   private readonly virtualised = virtualisationOn(document);
   private readonly lazyMarkdown = this.virtualised ? new LazyMarkdown(this.transcript) : undefined;
+  private readonly chunks = new ItemChunks(this.list, this.virtualised ? ITEMS_PER_CHUNK : 0);
+  /** The items the list shows now, as the state had them; undefined when the list was cleared. */
+  private renderedItems: readonly ChatItem[] | undefined;
   /** The item being built is far from the transcript's end: its answer may wait (LazyMarkdown). */
   private buildingFarFromEnd = false;
+  /** What the Retry buttons were last set to, and whether an error card (which may have one) was built since. */
+  private retryDisabled: boolean | undefined;
+  private retryAdded = false;
 
   constructor(root: HTMLElement, private readonly actions: ChatActions) {
     this.threadList = new ThreadList({
@@ -254,14 +263,16 @@ export class ChatView {
     const switched = prev !== undefined && prev.threadId !== state.threadId;
     if (switched) {
       // Another thread's transcript: build it afresh, and do not read it out as if it were new.
-      this.list.replaceChildren();
+      this.chunks.clear();
       this.rendered.clear();
+      this.renderedItems = undefined;
       prev = undefined;
     }
     // Expansion steps shown or folded: rebuild, so cards and steps come and go together.
     if (prev !== undefined && prev.showExpansionSteps !== state.showExpansionSteps) {
-      this.list.replaceChildren();
+      this.chunks.clear();
       this.rendered.clear();
+      this.renderedItems = undefined;
     }
     const stick = switched || this.nearBottom() || this.endsWithNewUserMessage(prev, state);
     this.renderStatus(state);
@@ -393,6 +404,10 @@ export class ChatView {
     this.transcript.setAttribute('aria-busy', String(running));
     this.renderAttachment(state);
     const retryDisabled = running || state.awaitingInput || !state.lastUserText;
+    // Looked for only when something changed: walking a long thread's DOM on every streamed delta adds up.
+    if (retryDisabled === this.retryDisabled && !this.retryAdded) return;
+    this.retryDisabled = retryDisabled;
+    this.retryAdded = false;
     for (const b of this.list.querySelectorAll<HTMLButtonElement>('button.retry')) b.disabled = retryDisabled;
   }
 
@@ -411,24 +426,38 @@ export class ChatView {
   private renderItems(state: ChatState): void {
     this.emptyState.update(state);
     this.question.update(state);
-    const shown = state.items.filter((it) => !foldedAway(it, state));
+    // The items at the start that are the very objects shown now are in place: a streamed delta
+    // changes the last item, and the walk starts after the others (it took a long thread's length).
+    const from = this.renderedItems ? unchangedPrefix(this.renderedItems, state.items) : 0;
+    const shown = state.items.slice(from).filter((it) => !foldedAway(it, state));
     const ids = new Set(shown.map((it) => it.id));
-    for (const [id, r] of this.rendered) {
-      if (!ids.has(id)) {
-        r.el.remove();
+    const maybeGone = this.renderedItems ? this.renderedItems.slice(from).map((it) => it.id) : [...this.rendered.keys()];
+    for (const id of maybeGone) {
+      const r = this.rendered.get(id);
+      if (r && !ids.has(id)) {
+        this.chunks.remove(r.el);
         this.rendered.delete(id);
       }
     }
-    let ref = this.list.firstElementChild;
+    let ref = this.chunks.first();
+    for (let i = from - 1; i >= 0; i--) {
+      const kept = this.rendered.get(state.items[i].id);
+      if (kept) {
+        ref = this.chunks.next(kept.el);
+        break;
+      }
+    }
+    this.renderedItems = undefined;
     for (const [index, item] of shown.entries()) {
       this.buildingFarFromEnd = index < shown.length - EAGER_TAIL_ITEMS;
       const before = this.rendered.get(item.id)?.el;
       const el = this.elementFor(item);
       // A replaced element leaves its new one in its place: when that place was `ref`, move past it
       // (inserting before the detached old element threw, and every later render threw with it).
-      if (el === ref || before === ref) ref = el.nextElementSibling;
-      else this.list.insertBefore(el, ref);
+      if (el === ref || before === ref) ref = this.chunks.next(el);
+      else this.chunks.insertBefore(el, ref);
     }
+    this.renderedItems = state.items;
   }
 
   private elementFor(item: ChatItem): HTMLElement {
@@ -474,6 +503,7 @@ export class ChatView {
           h('span', { 'aria-hidden': 'true' }, describeUsage(item)), h('span', { class: 'sr-only' }, words));
       }
       case 'error':
+        this.retryAdded = true;
         return renderError(item);
     }
   }
@@ -620,8 +650,10 @@ export class ChatView {
   // ── screen readers ──────────────────────────────────────────────────
   private announceChanges(prev: ChatState | undefined, state: ChatState): void {
     if (!prev) return; // A restored transcript is not read out again.
-    const before = new Map(prev.items.map((it) => [it.id, it]));
-    for (const item of state.items) {
+    // Only what follows the unchanged start can have changed.
+    const from = unchangedPrefix(prev.items, state.items);
+    const before = new Map(prev.items.slice(from).map((it) => [it.id, it]));
+    for (const item of state.items.slice(from)) {
       const old = before.get(item.id);
       if (item === old || foldedAway(item, state)) continue;
       if (item.kind === 'answer' && item.streaming) {

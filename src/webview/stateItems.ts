@@ -15,6 +15,14 @@ const SUMMARY_CHARS = 80;
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 export type NewItem = WithoutId<ChatItem>;
 
+/** How many items at the start of `next` are the very objects at the start of `prev` (unchanged since). */
+export function unchangedPrefix(prev: readonly ChatItem[], next: readonly ChatItem[]): number {
+  const n = Math.min(prev.length, next.length);
+  let i = 0;
+  while (i < n && prev[i] === next[i]) i++;
+  return i;
+}
+
 export function append(state: ChatState, item: NewItem): ChatState {
   const items = endStreaming(state.items);
   items.push({ ...item, id: `i${state.nextId}` } as ChatItem);

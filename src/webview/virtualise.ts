@@ -1,8 +1,9 @@
 /**
  * What the chat leaves undone until the user can see it, so a long thread opens and streams fast:
- * - every transcript item is `content-visibility: auto` (media/chat.css, under `.virtualised`):
- *   Chromium skips the layout and paint of items scrolled out of view, yet they stay in the DOM, so
- *   find in page, scrolling to a card and screen readers still reach them;
+ * - the transcript's items are `content-visibility: auto` a group at a time (media/chat.css, under
+ *   `.virtualised`; the groups: src/webview/itemChunks.ts): Chromium skips the layout and paint of
+ *   groups scrolled out of view, yet their items stay in the DOM, so find in page, scrolling to a
+ *   card and screen readers still reach them;
  * - a long result part of a closed tool card is not built until the card opens (a closed card shows
  *   no body anyway; a 20,000-character result was most of a thread's DOM).
  * The page's `<html data-chat-virtualise="off">` turns both off: the bench's baseline

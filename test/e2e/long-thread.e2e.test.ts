@@ -15,6 +15,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { chatHtml } from '../../src/vscode/chat/chatHtml';
 import type { ChatState, ToolItem } from '../../src/webview/state';
 import { LONG_THREAD_ID, longThread } from '../support/long-thread';
+import { ITEM_SELECTOR, ITEMS_PER_CHUNK } from '../../src/webview/chunkNames';
 
 // Browser globals used inside page callbacks (the root tsconfig has no DOM lib).
 interface StubWindow {
@@ -86,7 +87,8 @@ describe('a long thread in the chat webview (Chromium)', function () {
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      // Accessibility on, as when a screen reader runs (Chromium builds the full tree only then).
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--force-renderer-accessibility'],
     });
   });
 
@@ -109,7 +111,7 @@ describe('a long thread in the chat webview (Chromium)', function () {
     await page.goto(off ? `${baseUrl}/?off` : `${baseUrl}/`);
     await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
     await page.evaluate(([threadId, transcript]) => window.postMessage({ type: 'showThread', threadId, transcript }, '*'), [LONG_THREAD_ID, thread.transcript] as const);
-    await page.waitForFunction((n) => document.querySelectorAll('.items > *').length === n, thread.state.items.length);
+    await page.waitForFunction(([selector, n]) => document.querySelectorAll(selector).length === n, [ITEM_SELECTOR, thread.state.items.length] as const);
     await frame();
   }
 
@@ -134,23 +136,87 @@ describe('a long thread in the chat webview (Chromium)', function () {
     const first = thread.state.items[0];
     assert.equal(first.kind, 'user');
     const state = () => page.evaluate(() => {
-      const el = document.querySelector('.items > :first-child');
-      if (!el) throw new Error('no first item');
-      // The item's own box stays; what content-visibility skips is what is inside it.
-      const inside = el.querySelector('*');
-      if (!inside) throw new Error('an empty first item');
-      return { text: el.textContent ?? '', contentVisibility: getComputedStyle(el).contentVisibility, rendered: inside.checkVisibility({ contentVisibilityAuto: true }) };
+      const el = document.querySelector('.item-chunk:first-child > :first-child');
+      if (!el?.parentElement) throw new Error('no first item');
+      // The group's own box stays; what content-visibility skips is what is inside it.
+      return { text: el.textContent ?? '', contentVisibility: getComputedStyle(el.parentElement).contentVisibility, rendered: el.checkVisibility({ contentVisibilityAuto: true }) };
     });
     const before = await state();
     assert.equal(before.contentVisibility, 'auto');
     assert.equal(before.rendered, false, 'the first item, far above the view, is skipped by the browser');
     assert.match(before.text, new RegExp(first.text.slice(0, 20)), 'its text is in the DOM all the same');
-    const last = await page.evaluate(() => document.querySelector('.items > :last-child > *')?.checkVisibility({ contentVisibilityAuto: true }));
+    const last = await page.evaluate(() => document.querySelector('.item-chunk:last-child > :last-child > *')?.checkVisibility({ contentVisibilityAuto: true }));
     assert.equal(last, true, 'the thread opens at its end, which is rendered');
 
-    await page.evaluate(() => document.querySelector('.items > :first-child')?.scrollIntoView());
+    await page.evaluate(() => document.querySelector('.item-chunk:first-child > :first-child')?.scrollIntoView());
     await frame();
     assert.equal((await state()).rendered, true, 'scrolled to, it is rendered');
+  });
+
+  it('skips the thread a group of items at a time: a few dozen boxes for the browser to track, not one per item', async () => {
+    await openThread();
+    const boxes = await page.evaluate((selector) => {
+      const autos = [...document.querySelectorAll('*')].filter((el) => getComputedStyle(el).contentVisibility === 'auto');
+      const items = Array.from(document.querySelectorAll(selector));
+      return { autos: autos.length, inAuto: items.filter((it) => autos.includes(it.parentElement as never)).length };
+    }, ITEM_SELECTOR);
+    const items = thread.state.items.length;
+    // Every item but those of the last two groups (always laid out) is in a content-visibility: auto group.
+    assert.ok(boxes.autos <= Math.ceil(items / ITEMS_PER_CHUNK), `${boxes.autos} content-visibility: auto boxes for ${items} items`);
+    assert.ok(boxes.inAuto >= items - 2 * ITEMS_PER_CHUNK, `${boxes.inAuto} of ${items} items are in a skippable group`);
+  });
+
+  it('keeps the items it skips in the accessibility tree (a screen reader reaches them)', async () => {
+    await openThread();
+    assert.equal(await page.evaluate((selector) => document.querySelector(selector)?.checkVisibility({ contentVisibilityAuto: true }), ITEM_SELECTOR), false, 'the first turn is skipped');
+    const cdp = await context.newCDPSession(page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree') as { nodes: { ignored: boolean; name?: { value?: unknown } }[] };
+    const named = (text: RegExp) => nodes.some((n) => !n.ignored && typeof n.name?.value === 'string' && text.test(n.name.value));
+    assert.ok(named(/Question 1: what does parse1 do/), 'the first question, far above the view, is in the tree');
+    assert.ok(named(/Question 500: what does parse500 do/), 'so is the last one');
+  });
+
+  it('follows an answer streaming at the end while the user is at the bottom, and stays put once they scroll up', async () => {
+    await openThread();
+    const ref = { threadId: LONG_THREAD_ID, runId: 'run-live' };
+    const stream = async (words: number) => {
+      await page.evaluate(([r, n]) => {
+        for (let i = 0; i < n; i++) window.postMessage({ type: 'runEvent', event: { type: 'textDelta', ...r, text: i % 8 === 7 ? '.\n\n' : ` word${i}` } }, '*');
+      }, [ref, words] as const);
+      await frame();
+      await frame();
+    };
+    const view = () => page.evaluate(() => {
+      const t = document.querySelector('.transcript');
+      if (!t) throw new Error('no transcript');
+      return { top: t.scrollTop, fromBottom: t.scrollHeight - t.scrollTop - t.clientHeight };
+    });
+    await page.evaluate((r) => window.postMessage({ type: 'runEvent', event: { type: 'runStarted', ...r, model: 'test-model' } }, '*'), ref);
+    await stream(200);
+    assert.ok((await view()).fromBottom < 2, 'at the bottom, the view follows the answer');
+    const grown = (await view()).top;
+    await stream(200);
+    const followed = await view();
+    assert.ok(followed.top > grown && followed.fromBottom < 2, `it keeps following (${grown} → ${followed.top})`);
+
+    await page.evaluate(() => {
+      const t = document.querySelector('.transcript');
+      if (t) t.scrollTop -= 3000;
+    });
+    await frame();
+    const up = await view();
+    await stream(400);
+    const after = await view();
+    assert.equal(after.top, up.top, 'scrolled up, the view stays where the user put it');
+    assert.ok(after.fromBottom > up.fromBottom, 'while the answer grows below it');
+
+    await page.evaluate(() => {
+      const t = document.querySelector('.transcript');
+      if (t) t.scrollTop = t.scrollHeight;
+    });
+    await frame();
+    await stream(200);
+    assert.ok((await view()).fromBottom < 2, 'back at the bottom, it follows again');
   });
 
   it('keeps the whole thread: scrolled to the top, the first of the 500 turns is there and shown', async () => {
@@ -165,13 +231,13 @@ describe('a long thread in the chat webview (Chromium)', function () {
       scroller.scrollTop = 0;
     });
     await frame();
-    const top = await page.evaluate(() => {
-      const el = document.querySelector('.items > :first-child');
+    const top = await page.evaluate((selector) => {
+      const el = document.querySelector(selector);
       const inside = el?.querySelector('*');
       if (!el || !inside) throw new Error('no first item');
       const box = el.getBoundingClientRect();
       return { text: el.textContent ?? '', rendered: inside.checkVisibility({ contentVisibilityAuto: true }), inView: box.bottom > 0 && box.top < innerHeight };
-    });
+    }, ITEM_SELECTOR);
     assert.match(top.text, /Question 1: what does parse1 do/);
     assert.deepEqual([top.rendered, top.inView], [true, true], 'the first turn is on screen');
   });
@@ -222,5 +288,6 @@ describe('a long thread in the chat webview (Chromium)', function () {
     assert.match((await card.textContent()) ?? '', new RegExp(line.trim().slice(0, 30).replace(/[()]/g, '\\$&')));
     assert.equal(await page.locator('.markdown-pending').count(), 0);
     assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.items > :first-child')).contentVisibility), 'visible');
+    assert.equal(await page.locator('.item-chunk').count(), 0, 'the items are the list\'s own children, as before');
   });
 });
