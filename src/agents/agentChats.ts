@@ -136,6 +136,7 @@ export class AgentChats implements Disposable {
         cwd: this.cwd(),
         mcpServers: [mcp.server],
         ...(launch.sessionMeta ? { sessionMeta: launch.sessionMeta } : {}),
+        ...(launch.endTurnAtReasonedDeny === true ? { endTurnAtReasonedDeny: true } : {}),
         emit: (event) => this.options.emit(event, spec.name),
         onStatus: (change) => this.options.onStatus?.(spec.name, change, threadId),
         logger,

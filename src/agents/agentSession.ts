@@ -8,6 +8,8 @@
  * The reasons the user gives when denying the agent's own permission requests reach it at the turn's
  * boundary (declinedReasons.ts): a turn of their own, sent by the chat when the agent ends its turn,
  * or, after Stop or a failed turn, a block before the user's next message; each shown as a card.
+ * An agent that carries on after a denial (`endTurnAtReasonedDeny`) has its turn ended at a Deny with
+ * a reason (`session/cancel`, not the user's Stop), so that the reason is its very next prompt.
  * Those not yet delivered are saved with the thread (`onDeclined`) and, after a reload, delivered
  * with the next message where the agent resumed or loaded the session, else shown as not sent.
  */
@@ -46,6 +48,8 @@ export interface AgentSessionOptions {
   savedDeclined?: SavedDeclined;
   /** What to save with the thread after each change of the reasons not yet delivered (undefined: none). */
   onDeclined?: (saved: SavedDeclined | undefined) => void;
+  /** The agent carries on after a denial: a Deny with a reason ends its turn (a preset's, presetLaunch.ts). */
+  endTurnAtReasonedDeny?: boolean;
 }
 
 /** How an earlier session came back: resumed or loaded (the agent remembers), or a new one (it does not). */
@@ -61,7 +65,8 @@ export class AgentSession implements Disposable {
   private readonly attached: Disposable;
   /** Aborted when the turn is cancelled or the session ends: every request of the agent in flight stops. */
   private turnAbort = new AbortController();
-  private run: { runId: string; cancelled: boolean; finished: boolean; failed?: boolean; graceTimer?: ReturnType<typeof setTimeout> } | undefined;
+  /** `cancelled`: by the user's Stop; `endedAtDeny`: by the session, at a Deny with a reason (the reason then goes at once). */
+  private run: { runId: string; cancelled: boolean; endedAtDeny?: boolean; finished: boolean; failed?: boolean; graceTimer?: ReturnType<typeof setTimeout> } | undefined;
   /** The user's reasons for denying the agent's permission requests, not yet delivered. */
   private readonly declined: DeclinedReasons;
   /** Saved reasons this new session cannot take: shown as not sent at the next run's start, after how the session opened. */
@@ -179,9 +184,10 @@ export class AgentSession implements Disposable {
     try {
       const response = await this.options.connection.request('session/prompt', { sessionId: this.sessionId, prompt: texts.map((text) => ({ type: 'text' as const, text })) }, { timeoutMs: 0 });
       const usage = usageOf(response);
-      this.finish(run, reasonOf(response.stopReason, run.cancelled), usage, response.stopReason === 'refusal' ? new CodedError(ErrorCode.AgentError, `${this.options.agent} refused to answer`) : undefined);
+      this.finish(run, run.endedAtDeny && !run.cancelled ? 'completed' : reasonOf(response.stopReason, run.cancelled), usage, response.stopReason === 'refusal' ? new CodedError(ErrorCode.AgentError, `${this.options.agent} refused to answer`) : undefined);
     } catch (e) {
       if (run.cancelled) this.finish(run, 'cancelled');
+      else if (run.endedAtDeny && !(isCodedError(e) && e.code === ErrorCode.AgentExited)) this.finish(run, 'completed');
       else this.finish(run, 'error', undefined, isCodedError(e) ? e : new CodedError(ErrorCode.AgentError, messageOf(e)));
     }
     return run;
@@ -197,8 +203,28 @@ export class AgentSession implements Disposable {
     const run = this.run;
     if (!run || run.finished || run.cancelled) return;
     run.cancelled = true;
+    this.cancelTurn(run);
+  }
+
+  /**
+   * A Deny with a reason, for an agent that would carry on without it: its turn ends the way Stop
+   * ends it, but as the session's doing (the run ends `completed`, a card says why), so `prompt`
+   * sends the reason as the next prompt at once. Sent before the denial's answer goes out, so the
+   * agent stops before it asks its model again.
+   */
+  private endTurnAtDeny(): void {
+    const run = this.run;
+    if (!run || run.finished || run.cancelled || run.endedAtDeny) return;
+    run.endedAtDeny = true;
+    this.updates.noteInRun('Turn ended at your Deny', `${this.options.agent} carries on after a denial without your reason, so the chat ended its turn here and sends your reason as its next prompt.`);
+    this.cancelTurn(run);
+  }
+
+  /** `session/cancel`, every request of the agent withdrawn, the run ended here (the agent stopped) if the agent does not end it in time. */
+  private cancelTurn(run: NonNullable<AgentSession['run']>): void {
     this.turnAbort.abort();
     void this.options.connection.cancel(this.sessionId);
+    if (run.graceTimer !== undefined) return;
     run.graceTimer = setTimeout(() => {
       if (run.finished) return;
       this.logger.warn('agent did not end its turn after session/cancel; stopping it', { agent: this.options.agent });
@@ -243,11 +269,12 @@ export class AgentSession implements Disposable {
       this.updates.cardFailed(id, `${isCodedError(e) ? `${e.code}: ` : ''}${messageOf(e)}`);
       throw e;
     }
-    if (outcome.userReason !== undefined) this.declined.add(call.kind, outcome.userReason);
+    const reasonKept = outcome.userReason !== undefined && this.declined.add(call.kind, outcome.userReason);
     if (outcome.outcome === 'selected' && outcome.partialWrite !== undefined) this.declined.addPartialWrite(outcome.partialWrite);
-    if (outcome.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
-    const chosen = params.options.find((o) => o.optionId === outcome.optionId);
+    const chosen = outcome.outcome === 'selected' ? params.options.find((o) => o.optionId === outcome.optionId) : undefined;
     const allowed = chosen?.kind.startsWith('allow') === true;
+    if (reasonKept && !allowed && this.options.endTurnAtReasonedDeny === true) this.endTurnAtDeny();
+    if (outcome.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
     this.updates.cardStatus(id, 'running', outcome.note ?? (allowed ? 'Allowed by you' : `Denied by you${outcome.reason ? `: ${outcome.reason}` : ''}`));
     return {
       outcome: { outcome: 'selected', optionId: outcome.optionId },

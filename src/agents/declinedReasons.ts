@@ -66,11 +66,12 @@ export class DeclinedReasons {
   /** `onChange` gets what to save for the thread (undefined: nothing left to deliver) after each change. */
   constructor(private readonly onChange?: (saved: SavedDeclined | undefined) => void) {}
 
-  /** Keeps a Deny's reason; one that is empty once made one line is not kept (nothing to deliver). */
-  add(kind: string, reason: string | undefined): void {
+  /** Keeps a Deny's reason and says whether it did; one that is empty once made one line is not kept (nothing to deliver). */
+  add(kind: string, reason: string | undefined): boolean {
     const text = oneLine(reason ?? '');
-    if (text === '') return;
+    if (text === '') return false;
     this.keep({ kind: kind.slice(0, MAX_KIND_CHARS), reason: text });
+    return true;
   }
 
   /** Keeps what the editor wrote of an edit the user kept only part of (always told, with or without a reason). */

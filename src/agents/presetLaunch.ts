@@ -28,6 +28,12 @@ export interface AgentLaunch {
    * was kept and tells it (Codex, whose patch would no longer apply to the file the review wrote).
    */
   reviewEditPermissions?: EditReviewMode;
+  /**
+   * The agent carries on after a denial and tells its model only that the call was cancelled: a Deny
+   * with a reason ends its turn (`session/cancel`), so the chat sends the reason as the next prompt at
+   * once (agentSession.ts) and its model's very next request carries it (Gemini CLI).
+   */
+  endTurnAtReasonedDeny?: boolean;
 }
 
 /** An agent the extension knows nothing about: its command as configured, the editor's tools flat. */
@@ -95,6 +101,7 @@ export const PRESET_LAUNCHES: Readonly<Record<string, AgentLaunch>> = {
     env: {},
     files: { 'gemini-policy.toml': GEMINI_POLICY },
     mcpTools: 'collapsed',
+    endTurnAtReasonedDeny: true,
   },
   '@zed-industries/codex-acp': {
     args: ['-c', 'approval_policy="untrusted"'],

@@ -75,6 +75,11 @@ export class SessionUpdates {
     this.announcements.push({ title: oneLine(title, 150), text: clip(text, maxChars) });
   }
 
+  /** A card in the run in progress, now (nothing when no run is). */
+  noteInRun(title: string, text: string): void {
+    if (this.runId !== undefined) this.note(this.runId, oneLine(title, 150), text, 'succeeded');
+  }
+
   /** Ends the run's open thought and says how many calls had no card; the caller then sends runFinished. */
   endRun(): void {
     this.closeThought();

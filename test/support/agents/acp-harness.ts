@@ -152,6 +152,7 @@ export async function startAcpHarness(options: HarnessOptions): Promise<AcpHarne
     cwd,
     mcpServers: [mcp.server],
     ...(options.launch?.sessionMeta ? { sessionMeta: options.launch.sessionMeta } : {}),
+    ...(options.launch?.endTurnAtReasonedDeny === true ? { endTurnAtReasonedDeny: true } : {}),
     emit,
     onStatus: (s) => statuses.push(s),
     logger,

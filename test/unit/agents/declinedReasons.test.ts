@@ -5,6 +5,7 @@
  * carries it; nothing is sent without a reason, and the chat shows what was sent as a card of its own.
  */
 import assert from 'node:assert/strict';
+import { PLAIN_LAUNCH } from '../../../src/agents/presetLaunch';
 import { DeclinedReasons, declinedMessage, MAX_DECLINED_PER_MESSAGE, MAX_DECLINED_REASON_CHARS, MAX_DECLINED_SAVED, notDeliveredMessage, parseSavedDeclined, type SavedDeclined } from '../../../src/agents/declinedReasons';
 import { ThreadAgents } from '../../../src/agents/threadAgents';
 import type { RunEvent } from '../../../src/protocol';
@@ -206,6 +207,68 @@ describe('declined reasons: the user\'s reason for a Deny reaches the agent', ()
       assert.deepEqual(h.answer('t2')?.result, { outcome: { outcome: 'selected', optionId: 'once' } });
       assert.deepEqual(promptsOf(h.agentLog()), [['go']]);
       assert.equal(of(h.events, 'runStarted').length, 1);
+    });
+
+    describe('an agent that carries on after a denial (a launch with endTurnAtReasonedDeny, as Gemini CLI\'s)', () => {
+      const ENDS_AT_DENY = { ...PLAIN_LAUNCH, endTurnAtReasonedDeny: true };
+      /** Asks to run a command and, whatever the answer, says so and asks for another (it stops only when cancelled). */
+      const carriesOn = { turns: [[...askToRun('t1'), { sleep: 300 }, { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Carrying on.' } } }, ...askToRun('t2', 'npm run lint')], []] };
+      const methods = (log: LogEntry[]) => log.map((e) => e.method ?? e.as).filter((m) => m === 'session/prompt' || m === 'session/cancel' || m === 't1' || m === 't2');
+
+      it('a Deny with a reason ends its turn (session/cancel before the answer, so it asks nothing more) and the reason is its very next prompt; the run ends completed with a card saying why, not "Stopped"', async () => {
+        h = await startAcpHarness({ script: carriesOn, launch: ENDS_AT_DENY });
+        h.ws.host.answerPrompts({ answer: 'deny', reason: 'use the clean script' });
+        await h.prompt('test it');
+        assert.deepEqual(h.answer('t1')?.result, { outcome: { outcome: 'selected', optionId: 'no' }, _meta: { clientTools: { reason: 'use the clean script' } } });
+        assert.deepEqual(methods(h.agentLog()), ['session/prompt', 'session/cancel', 't1', 'session/prompt'], 'cancelled before the denial\'s answer; no second request');
+        assert.deepEqual(promptsOf(h.agentLog()), [
+          ['test it'],
+          ['Sent by the editor, not typed by the user: the user denied a permission request of yours with a reason, which your tool result did not carry.\nThe user declined your request to run a command, with this reason: "use the clean script"'],
+        ]);
+        assert.equal(h.ws.host.prompts.length, 1);
+        const runs = of(h.events, 'runStarted').map((e) => e.runId);
+        assert.equal(runs.length, 2);
+        assert.deepEqual(of(h.events, 'runFinished').map((e) => e.reason), ['completed', 'completed'], 'not the user\'s Stop');
+        const titles = (runId: string | undefined) => of(h!.events, 'toolCallStarted').filter((e) => e.runId === runId).map((e) => e.toolName);
+        assert.deepEqual(titles(runs[0]), ['Run npm test', 'Turn ended at your Deny']);
+        assert.deepEqual(titles(runs[1]), [`Your reason, sent to ${AGENT_NAME}`]);
+        assert.equal(h.session.running, false);
+      });
+
+      it('a Deny without a reason changes nothing: no cancel, the agent carries on in its turn', async () => {
+        h = await startAcpHarness({ script: carriesOn, launch: ENDS_AT_DENY });
+        h.ws.host.answerPromptsInTurn([{ answer: 'deny' }, { answer: 'deny', reason: ' \n ' }]);
+        await h.prompt('go');
+        assert.deepEqual(methods(h.agentLog()), ['session/prompt', 't1', 't2']);
+        assert.deepEqual(of(h.events, 'runFinished').map((e) => e.reason), ['completed']);
+      });
+
+      it('an Allow changes nothing either', async () => {
+        h = await startAcpHarness({ script: { turns: [[...askToRun('t1'), ...askToRun('t2')]] }, launch: ENDS_AT_DENY });
+        h.ws.host.answerPrompts('allow');
+        await h.prompt('go');
+        assert.deepEqual(methods(h.agentLog()), ['session/prompt', 't1', 't2']);
+      });
+
+      it('without the flag, today\'s behaviour: the agent carries on, and the reason goes when it ends its turn', async () => {
+        h = await startAcpHarness({ script: carriesOn, launch: PLAIN_LAUNCH });
+        h.ws.host.answerPromptsInTurn([{ answer: 'deny', reason: 'use the clean script' }, 'allow']);
+        await h.prompt('test it');
+        assert.deepEqual(methods(h.agentLog()), ['session/prompt', 't1', 't2', 'session/prompt']);
+        assert.match(promptsOf(h.agentLog())[1]?.[0] ?? '', /run a command, with this reason: "use the clean script"$/);
+      });
+
+      it('Stop after the turn was ended at a Deny is the user\'s Stop: the reason waits for the user\'s next message', async () => {
+        h = await startAcpHarness({ script: { turns: [[...askToRun('t1'), { hang: true }], []] }, launch: ENDS_AT_DENY, cancelGraceMs: 60_000 });
+        h.ws.host.answerPrompts({ answer: 'deny', reason: 'not now' });
+        const turn = h.prompt('go');
+        await h.waitForEvent((e) => e.type === 'toolCallStarted' && e.toolName === 'Turn ended at your Deny');
+        h.session.cancel();
+        h.connection.dispose();
+        await turn;
+        assert.deepEqual(promptsOf(h.agentLog()), [['go']]);
+        assert.deepEqual(of(h.events, 'runFinished').map((e) => e.reason), ['cancelled']);
+      });
     });
 
     it('after Stop nothing is sent on its own: the reason goes first, in a block of its own, with the user\'s next message', async () => {

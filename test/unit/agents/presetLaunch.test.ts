@@ -29,6 +29,12 @@ describe('preset launches', () => {
     }
   });
 
+  it('only Gemini CLI (which carries on after a denial) has its turn ended at a Deny with a reason; a user\'s own agent does not', () => {
+    const ending = Object.entries(PRESET_LAUNCHES).filter(([, l]) => l.endTurnAtReasonedDeny === true).map(([pkg]) => pkg);
+    assert.deepEqual(ending, ['@google/gemini-cli']);
+    assert.equal(PLAIN_LAUNCH.endTurnAtReasonedDeny, undefined);
+  });
+
   it('writes the files into a private folder (0700, files 0600, replaced whole) and fills in ${launchDir}', () => {
     const folder = path.join(dir, 'Gemini_CLI');
     fs.mkdirSync(folder, { mode: 0o700 });
