@@ -5,9 +5,10 @@
  * `clientTools.agents` as its package's `gemini --acp`, so it gets its preset's launch (the admin
  * policy that asks before every read and command). What differs from Claude Code, asserted as it is:
  * the read and the commands run inside Gemini CLI once allowed (no ReadFile card, no editor
- * terminal); the reason of a denial is not in its tool result (it goes on with its turn), so the chat
- * sends it as the next prompt when the turn ends; after a partial write its model learns only that
- * the write failed. Screenshots go to test-results/gemini-chat-*.png.
+ * terminal); the reason of a denial is not in its tool result and Gemini CLI would go on with its
+ * turn, so a Deny with a reason ends the turn (its preset's endTurnAtReasonedDeny) and the chat sends
+ * the reason as the next prompt at once; after a partial write its model learns only that the write
+ * failed. Screenshots go to test-results/gemini-chat-*.png.
  *
  * Run: node esbuild.mjs && npx mocha --no-config --require tsx/cjs --extension ts --timeout 600000 --exit test/agents/gemini-chat.agent.test.ts
  */
@@ -43,13 +44,12 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
       { tool: 'read_file', args: { file_path: notes } },
       { tool: 'write_file', args: { file_path: notes, content: 'ALPHA\nbeta\ngamma\ndelta\nEPSILON\n' } },
       { tool: 'run_shell_command', args: { command: 'echo denied-run', dir_path: folder } },
+      // Denied with a reason: the turn ends there; the chat sends the reason, whose request gets this step.
       { tool: 'run_shell_command', args: { command: 'echo allowed-run', dir_path: folder } },
       // The editor's tools are collapsed for Gemini CLI: its model expands the group first.
       { tool: 'Workspace', args: {} },
       { tool: 'GetWorkspaceFolders', args: {} },
       { text: 'All done with the notes.' },
-      // The turn the chat sends with the reason of the denial, once Gemini ended its turn.
-      { text: 'Understood, noted for next time.' },
       // The next turn: a command whose prompt waits until Stop.
       { tool: 'run_shell_command', args: { command: 'touch never-run', dir_path: folder } },
       // After the reload, in the loaded session (the Stop test asserts the cancelled turn never asked for more).
@@ -57,7 +57,7 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
     ];
   }
 
-  it('picked in the chat: reads (in Gemini, once allowed), writes with one hunk rejected (its model learns only that the write failed), a command denied (the reason reaches its model when its turn ends, sent by the chat) then one allowed (in Gemini\'s shell), an editor tool', async () => {
+  it('picked in the chat: reads (in Gemini, once allowed), writes with one hunk rejected (its model learns only that the write failed), a command denied with a reason (the turn ends there and the reason is in its model\'s very next request, sent by the chat) then one allowed (in Gemini\'s shell), an editor tool', async () => {
     const { chat, model } = ui;
     await ui.pick();
 
@@ -77,15 +77,23 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
     // Gemini CLI 0.61 shows a client's error to its model as "[object Object]" (docs/AGENTS.md).
     assert.match((await model.requests.waitForStep(2)).toolResults.at(-1) ?? '', /Error writing to file/);
 
-    // The denied command: Gemini's permission request names it exactly; denied with a reason, its
-    // model learns in its tool result that the user cancelled the call, not why, and goes on.
+    // The denied command: Gemini's permission request names it exactly. Gemini CLI would tell its
+    // model only that the user cancelled the call and go on, so a Deny with a reason ends its turn
+    // (not as Stop: the turn's card says why) and the chat sends the reason as the next prompt at
+    // once, shown as what it is (a card, not a message of the user's): the model's very next request
+    // after the denial carries it.
     await ui.promptMatching(/Let Gemini CLI run echo denied-run/);
     await chat.approval.locator('input.approval-reason').fill(REASON);
     await ui.screenshot('3-command-asked');
     await chat.approvalButton('Deny').click();
-    const denied = (await model.requests.waitForStep(3)).toolResults.at(-1) ?? '';
-    assert.match(denied, /was canceled by the user/);
-    assert.doesNotMatch(denied, new RegExp(REASON));
+    const told = await model.requests.waitForStep(3);
+    assert.ok(JSON.stringify(told.body).includes(DELIVERED), JSON.stringify(told.body).slice(-1500));
+    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3], 'the reason is in the model\'s very next request after the denial');
+    await chat.frame.locator('.tool-card', { hasText: 'Turn ended at your Deny' }).waitFor({ timeout: 30_000 });
+    await chat.frame.locator('.tool-card', { hasText: 'Your reason, sent to Gemini CLI' }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await chat.frame.locator('.msg.user .user-text').allInnerTexts(), ['Tidy up my notes.']);
+    assert.equal(await chat.frame.locator('.event.notice', { hasText: 'Stopped.' }).count(), 0, 'the turn ended at the Deny is not the user\'s Stop');
+    await ui.screenshot('3-reason-sent');
 
     // The allowed command runs in Gemini's own shell (no editor prompt or terminal); its output reaches the model.
     await ui.promptMatching(/Let Gemini CLI run echo allowed-run/);
@@ -94,22 +102,12 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
 
     // The editor's own tool, through the MCP server injected in session/new: its card names the agent.
     await ui.editorToolThenDone(turn, 6);
-
-    // Gemini ended its turn: the chat sends the reason as the next prompt, shown as what it is (a
-    // card, not a message of the user's); its model's next request carries it.
-    const sent = chat.frame.locator('.tool-card', { hasText: 'Your reason, sent to Gemini CLI' });
-    await sent.waitFor({ timeout: 60_000 });
-    const told = await model.requests.waitForStep(7);
-    assert.ok(JSON.stringify(told.body).includes(DELIVERED), JSON.stringify(told.body).slice(-1500));
-    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3, 4, 5, 6, 7], 'one request for the reason, none more');
-    await chat.answers().filter({ hasText: 'Understood, noted for next time.' }).waitFor({ timeout: 60_000 });
-    await chat.waitForIdle();
-    assert.deepEqual(await chat.frame.locator('.msg.user .user-text').allInnerTexts(), ['Tidy up my notes.']);
-    await ui.screenshot('4-reason-sent');
+    assert.deepEqual(model.requests.main.map((r) => r.replies), [0, 1, 2, 3, 4, 5, 6], 'no request more: the reason went once');
+    assert.equal(await chat.frame.locator('.tool-card', { hasText: 'Your reason, sent to Gemini CLI' }).count(), 1);
   });
 
   it('Stop while a prompt waits: the prompt goes away and the agent is cancelled', async () => {
-    await ui.stopWhilePromptWaits(8);
+    await ui.stopWhilePromptWaits(7);
   });
 
   it('after a window reload the conversation is listed and continues: in the loaded session (regrouped: the calls of a turn in one model message, the cancelled call dropped) or, when Gemini CLI fails to load it, in a new session the chat announces', async () => {
@@ -118,8 +116,8 @@ describe('real agent in the chat: Gemini CLI in a real VS Code, offline', functi
     await ui.reloadAndListHistory('Tidy up my notes.', ['Tidy up my notes.', 'Make a file.'], 'All done with the notes.');
     assert.match((await chat.frame.locator('.model-name').innerText()).trim(), /^Gemini CLI( · \w+)?$/);
     // Gemini CLI's loaded session holds the earlier turns regrouped, so its model is asked with 1 to
-    // 4 replies in the history; a new session has none.
-    model.setSteps([{ text: 'Carrying on in a new session.' }, ...Array.from({ length: 4 }, () => ({ text: 'Carrying on where we left off.' }))]);
+    // 8 replies in the history; a new session has none.
+    model.setSteps([{ text: 'Carrying on in a new session.' }, ...Array.from({ length: 8 }, () => ({ text: 'Carrying on where we left off.' }))]);
 
     const turn = await chat.send('Carry on.', []);
     const answer = await chat.waitForAnswer(turn.answer(), 90_000);
