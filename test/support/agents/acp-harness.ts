@@ -34,6 +34,8 @@ export interface AgentProgram {
 
 export interface LogEntry {
   method?: string;
+  /** A message from the client as it arrived (the script's `logWire`). */
+  wire?: string;
   as?: string;
   params?: Record<string, unknown>;
   result?: unknown;

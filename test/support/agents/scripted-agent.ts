@@ -36,6 +36,10 @@ export interface AgentScript {
   stopReason?: string;
   /** `usage` on the prompt response (ACP's unstable field). */
   usage?: Record<string, number>;
+  /** Each message from the client is logged as it arrives on stdin, in wire order: `{ wire: method }`, `{ wire: 'answer' }` for an answer. */
+  logWire?: boolean;
+  /** `session/cancel` is logged but changes nothing (the turn goes on with its steps). */
+  ignoresCancel?: boolean;
   /** Updates replayed by `session/load`. */
   loadReplay?: Record<string, unknown>[];
 }
@@ -86,6 +90,7 @@ const app = acp.agent({ name: 'scripted-agent' })
   })
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
     log({ method: 'session/cancel', params });
+    if (script.ignoresCancel) return;
     cancelled = true;
     onCancel?.();
   })
@@ -126,6 +131,15 @@ const app = acp.agent({ name: 'scripted-agent' })
     await Promise.all(background);
     return { stopReason: (cancelled ? 'cancelled' : script.stopReason ?? 'end_turn') as acp.StopReason, ...(script.usage ? { usage: script.usage } : {}) };
   });
+
+if (script.logWire) {
+  let partial = '';
+  process.stdin.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines.filter(Boolean)) log({ wire: (JSON.parse(line) as { method?: string }).method ?? 'answer' });
+  });
+}
 
 const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
 const connection = app.connect(stream);
