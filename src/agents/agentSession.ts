@@ -27,6 +27,8 @@ import { TurnEvents } from './turnEvents';
 
 /** After Stop, how long the agent has to end its turn before the client ends it (and stops the agent). */
 export const CANCEL_GRACE_MS = 10_000;
+/** How long a permission request waits for its tool call's announcement still on its way (see announcedSoon). */
+export const ANNOUNCE_WAIT_MS = 250;
 
 export interface AgentSessionOptions {
   /** The agent's name as the chat shows it. */
@@ -253,12 +255,27 @@ export class AgentSession implements Disposable {
 
   // ── what the agent asks (SessionHandlers, through PendingSession) ─────
 
+  /**
+   * Whether the agent announced the tool call (a `tool_call` update), waiting a moment for one that is
+   * on its way: the SDK may run a notification's handler a few turns after a request that followed it
+   * on the wire (claude-agent-acp's announcement, then its permission request, was once refused as
+   * unannounced in CI). Bounded: at most ANNOUNCE_WAIT_MS, then the gate decides as before.
+   */
+  private async announcedSoon(toolCallId: string, signal: AbortSignal): Promise<boolean> {
+    const deadline = performance.now() + ANNOUNCE_WAIT_MS;
+    while (this.table.get(toolCallId) === undefined) {
+      if (signal.aborted || this.disposed || performance.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return true;
+  }
+
   update(update: acp.SessionUpdate): void {
     if (!this.disposed) this.updates.onUpdate(update);
   }
 
   async requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    const announced = this.table.get(params.toolCall.toolCallId) !== undefined;
+    const announced = await this.announcedSoon(params.toolCall.toolCallId, signal);
     const call = this.updates.noteToolCall(params.toolCall) ?? { toolCallId: params.toolCall.toolCallId, title: params.toolCall.title ?? '', kind: params.toolCall.kind ?? 'other', content: [], locations: [] };
     const id = call.toolCallId;
     this.updates.cardStatus(id, 'awaiting-permission');

@@ -103,6 +103,20 @@ describe('rogue agent: the ACP client', () => {
     assert.equal(of(h.events, 'textDelta').at(-1)?.text, 'still here');
   });
 
+  it('T-ACP-06b: an announcement that comes just after its permission request (the SDK may handle a notification after a later request) still counts: the user is asked; past a short wait the request is refused as unannounced', async () => {
+    h = await start([
+      [
+        { call: 'session/request_permission', params: { toolCall: { toolCallId: 'late' }, options: OPTIONS }, as: 'ask', background: true },
+        { sleep: 40 },
+        { update: { sessionUpdate: 'tool_call', toolCallId: 'late', title: 'Run `echo hi`', kind: 'execute', status: 'pending', rawInput: { command: 'echo hi' } } },
+        { sleep: 400 },
+      ],
+    ]);
+    await h.prompt('one');
+    assert.notEqual(h.answer('ask')?.error?.data?.code, 'UNANNOUNCED_TOOL_CALL', JSON.stringify(h.answer('ask')));
+    assert.equal(h.ws.host.prompts.length, 1);
+  });
+
   it('T-ACP-07: a flood of updates (20,000 chunks, 2,000 tool calls) costs the chat bounded work; the run ends and the next one works', async function () {
     this.timeout(60_000);
     h = await start([[{ flood: { count: 20_000, text: 'x'.repeat(100), tools: 2_000 } }], [{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'ok' } } }]]);
