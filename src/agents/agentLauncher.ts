@@ -15,6 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
+import { killTree } from '../tools/terminal/processSupervisor';
 
 /** The launcher's exit code when the agent could not be started (the reason went to the control pipe). */
 const LAUNCH_FAILED_EXIT_CODE = 213;
@@ -90,7 +91,7 @@ function signalTree(sig: NodeJS.Signals): void {
   if (posix) {
     if (!signalGroup(sig)) agent?.kill(sig);
   } else if (agent?.pid !== undefined) {
-    spawn('taskkill', ['/pid', String(agent.pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on('error', () => undefined);
+    killTree(agent.pid);
   }
 }
 
