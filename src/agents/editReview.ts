@@ -77,8 +77,21 @@ export class EditReview {
     }
     const { folders, protectedPatterns } = this.workspace();
     const target = await resolveWorkspacePath(diffs[0]?.path, folders, { protectedPatterns });
-    const onDisk = await readText(target.absolute);
-    const proposed = this.mode === 'allow-whole' ? wholeProposal(diffs[0] as Diff, onDisk) : patchedProposal(diffs, onDisk);
+    // A protected file is not read before the user's consent (OpenDiff's rule): comparing it with the
+    // agent's text first would answer, unasked, whether it holds that text (for a patch's fragments,
+    // any piece of it). A whole-file proposal goes to the review as it is (OpenDiff asks about the file
+    // first, then shows the real change from what the disk holds); fragments cannot be placed unread.
+    let proposed: string | undefined;
+    let onDisk: string | undefined;
+    if (target.protected) {
+      if (this.mode !== 'allow-whole') {
+        throw new CodedError(ErrorCode.PermissionDenied, `${target.relative} is protected: a change to it that comes in pieces can only be placed by reading the file, which the editor does not do before you are asked; nothing was asked or written`);
+      }
+      proposed = (diffs[0] as Diff).newText;
+    } else {
+      onDisk = await readText(target.absolute);
+      proposed = this.mode === 'allow-whole' ? wholeProposal(diffs[0] as Diff, onDisk) : patchedProposal(diffs, onDisk);
+    }
     if (proposed === undefined) {
       throw new CodedError(ErrorCode.TargetChanged, `${target.relative} does not hold the text the proposed change was made against (${onDisk === undefined ? 'it does not exist' : 'it changed since, or the change does not say where it goes'}); nothing was asked or written`);
     }

@@ -54,6 +54,24 @@ describe('rogue agent: an edit decided in its permission request (opencode, Code
     assert.equal(await readFile(h.ws.file('.env'), 'utf8'), 'TOKEN=1\n');
   });
 
+  it('T-ACPE-03b: a protected file is not read before the user is asked: a base that does not match still gets the protected-file prompt first (no TARGET_CHANGED answering, unasked, what the file holds), and a patch in pieces for it is refused unread; nothing written', async () => {
+    h = await startReviewHarness([editPermission('__CWD__/.env', 'TOKEN=guess\n', 'TOKEN=stolen\n')], { '.env': 'TOKEN=1\n' });
+    h.ws.host.answerPrompts('deny');
+    await h.prompt('edit');
+    assert.match(h.ws.host.prompts[0]?.message ?? '', /\.env/);
+    const answer = h.answer('perm');
+    assert.notEqual(answer?.error?.data?.code, 'TARGET_CHANGED', JSON.stringify(answer));
+    assert.equal(h.ws.host.catalog.diffs.length, 0);
+    assert.equal(await readFile(h.ws.file('.env'), 'utf8'), 'TOKEN=1\n');
+    await h.close();
+
+    h = await startReviewHarness([patchPermission('__CWD__/.env', [{ oldText: 'TOKEN=1', newText: 'TOKEN=2' }])], { '.env': 'TOKEN=1\n' }, EDITOR_WRITES_LAUNCH);
+    await h.prompt('edit');
+    assert.equal(h.answer('perm')?.error?.data?.code, 'PERMISSION_DENIED');
+    assert.equal(h.ws.host.prompts.length, 0);
+    assert.equal(await readFile(h.ws.file('.env'), 'utf8'), 'TOKEN=1\n');
+  });
+
   it('T-ACPE-04: a diff as long as the session clips (the review would not hold it whole) is CHANGE_TOO_LARGE; nothing asked or written', async () => {
     h = await startReviewHarness([editPermission('__CWD__/a.txt', BASE, 'x'.repeat(MAX_REVIEWED_CHARS))]);
     await h.prompt('edit');
