@@ -11,8 +11,8 @@
  * reject, with the user's reason. Some kept: the review wrote the kept hunks, the agent is rejected
  * (so it writes nothing) and told which hunks of which file were written (`PartialWrite`).
  */
-import { CodedError, ErrorCode, type ClientToolInvokeResponse } from '../protocol';
-import { readFile } from 'node:fs/promises';
+import { CodedError, DEFAULT_LIMITS, ErrorCode, type ClientToolInvokeResponse } from '../protocol';
+import { open } from 'node:fs/promises';
 import { resolveWorkspacePath } from '../core/paths';
 import { sameText } from '../tools/support/format';
 import type { AgentPermissionOutcome, AgentPermissionRequest, AgentToolContent, AgentWriteRequest, PartialWrite } from './agentCallbacks';
@@ -21,6 +21,9 @@ import { TOOL_CALL_LIMITS } from './toolCalls';
 
 /** Longest side of a diff the review takes from a permission request: the session clips a side at this length. */
 export const MAX_REVIEWED_CHARS = TOOL_CALL_LIMITS.maxTextChars;
+
+/** Largest file the review reads to place or check a proposal: what OpenDiff takes by default. */
+const MAX_FILE_BYTES = DEFAULT_LIMITS.maxResultBytes;
 
 /** Approved edits kept for the agent's `fs/write_text_file`, at most (the oldest is dropped). */
 const MAX_APPROVALS = 16;
@@ -185,12 +188,24 @@ function patchedProposal(diffs: readonly Diff[], onDisk: string | undefined): st
   return out + onDisk.slice(from);
 }
 
+/** The file the change is for, read only up to what OpenDiff reviews (a named multi-gigabyte file is not loaded). */
 async function readText(absolute: string): Promise<string | undefined> {
+  let file;
   try {
-    return await readFile(absolute, 'utf8');
+    file = await open(absolute, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CodedError(ErrorCode.ToolFailed, `could not read the file the change is for: ${(e as Error).message}`);
+  }
+  try {
+    const { size } = await file.stat();
+    if (size > MAX_FILE_BYTES) throw new CodedError(ErrorCode.FileTooLarge, `the file the change is for is ${size.toLocaleString('en-US')} bytes; a review takes files up to ${MAX_FILE_BYTES.toLocaleString('en-US')} bytes; nothing was asked or written`);
+    return await file.readFile('utf8');
+  } catch (e) {
+    if (e instanceof CodedError) throw e;
+    throw new CodedError(ErrorCode.ToolFailed, `could not read the file the change is for: ${(e as Error).message}`);
+  } finally {
+    await file.close();
   }
 }
 

@@ -5,7 +5,7 @@
  * what the user approved. Each: a coded error (or the agent's reject), nothing written.
  */
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, truncate, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { MAX_REVIEWED_CHARS } from '../../src/agents/editReview';
 import type { AcpHarness } from '../support/agents/acp-harness';
@@ -70,6 +70,16 @@ describe('rogue agent: an edit decided in its permission request (opencode, Code
     assert.equal(h.answer('perm')?.error?.data?.code, 'PERMISSION_DENIED');
     assert.equal(h.ws.host.prompts.length, 0);
     assert.equal(await readFile(h.ws.file('.env'), 'utf8'), 'TOKEN=1\n');
+  });
+
+  it('T-ACPE-04b: a file past what a review takes (here 17 MiB, a sparse file) is FILE_TOO_LARGE before it is read; nothing asked or written', async () => {
+    h = await startReviewHarness([patchPermission('__CWD__/big.log', [{ oldText: 'x', newText: 'y' }])], { 'a.txt': BASE }, EDITOR_WRITES_LAUNCH);
+    await writeFile(h.ws.file('big.log'), '');
+    await truncate(h.ws.file('big.log'), 17 * 1024 * 1024);
+    await h.prompt('edit');
+    assert.equal(h.answer('perm')?.error?.data?.code, 'FILE_TOO_LARGE');
+    assert.equal(h.ws.host.prompts.length, 0);
+    assert.equal(h.ws.host.catalog.diffs.length, 0);
   });
 
   it('T-ACPE-04: a diff as long as the session clips (the review would not hold it whole) is CHANGE_TOO_LARGE; nothing asked or written', async () => {
