@@ -29,6 +29,8 @@ import { TurnEvents } from './turnEvents';
 export const CANCEL_GRACE_MS = 10_000;
 /** How long a permission request waits for its tool call's announcement still on its way (see announcedSoon). */
 export const ANNOUNCE_WAIT_MS = 250;
+/** Permission requests waiting for their announcement at once, at most (see announcedSoon). */
+const MAX_ANNOUNCE_WAITERS = 16;
 
 export interface AgentSessionOptions {
   /** The agent's name as the chat shows it. */
@@ -60,6 +62,8 @@ export type Continuation = 'new' | 'resumed' | 'loaded' | 'fresh';
 export class AgentSession implements Disposable {
   readonly sessionId: string;
   private readonly table = new ToolCallTable();
+  /** Permission requests waiting for their tool call's announcement, by its id: each wakes its waiter. */
+  private readonly announceWaiters = new Map<string, () => void>();
   private readonly events: TurnEvents;
   private readonly updates: SessionUpdates;
   private readonly callbacks: AgentCallbacks & { outputOf?(terminalId: string): string | undefined };
@@ -262,16 +266,28 @@ export class AgentSession implements Disposable {
    * unannounced in CI). Bounded: at most ANNOUNCE_WAIT_MS, then the gate decides as before.
    */
   private async announcedSoon(toolCallId: string, signal: AbortSignal): Promise<boolean> {
-    const deadline = performance.now() + ANNOUNCE_WAIT_MS;
-    while (this.table.get(toolCallId) === undefined) {
-      if (signal.aborted || this.disposed || performance.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return true;
+    if (this.table.get(toolCallId) !== undefined) return true;
+    // Waits are woken by the announcement itself (update below), never polled; past MAX_ANNOUNCE_WAITERS
+    // open at once (a flood of unannounced requests) a request is decided at once, as before.
+    if (signal.aborted || this.disposed || this.announceWaiters.has(toolCallId) || this.announceWaiters.size >= MAX_ANNOUNCE_WAITERS) return false;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.announceWaiters.delete(toolCallId);
+        resolve();
+      };
+      const timer = setTimeout(done, ANNOUNCE_WAIT_MS);
+      signal.addEventListener('abort', done, { once: true });
+      this.announceWaiters.set(toolCallId, done);
+    });
+    return !this.disposed && this.table.get(toolCallId) !== undefined;
   }
 
   update(update: acp.SessionUpdate): void {
-    if (!this.disposed) this.updates.onUpdate(update);
+    if (this.disposed) return;
+    this.updates.onUpdate(update);
+    if (this.announceWaiters.size > 0 && update.sessionUpdate === 'tool_call') this.announceWaiters.get(update.toolCallId)?.();
   }
 
   async requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
