@@ -93,6 +93,9 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'agents':
       // The agent picker is the renderer's (src/webview/agentPicker.ts), not the transcript's.
       return state;
+    case 'transcriptResync':
+      // About the host's copy of the transcript (src/webview/transcriptSync.ts), not the view's state.
+      return state;
     case 'displaySettings':
       return state.showExpansionSteps === action.showExpansionSteps ? state : { ...state, showExpansionSteps: action.showExpansionSteps };
     case 'attachSelection':
