@@ -7,7 +7,7 @@
  * leaves the copy as it was; the caller asks the view for the whole transcript.
  */
 import { ErrorCode } from '../../protocol/errors';
-import { MAX_TRANSCRIPT_ITEMS, type TranscriptPatch } from '../../protocol/webview';
+import { MAX_TRANSCRIPT_CHARS, MAX_TRANSCRIPT_ITEMS, type TranscriptPatch } from '../../protocol/webview';
 
 export type PatchResult = { ok: true; json: string } | { ok: false; code: typeof ErrorCode.InvalidMessage; message: string };
 
@@ -59,7 +59,12 @@ export class TranscriptCopy {
     const items = copy.items.slice(patch.drop, patch.drop + patch.keep);
     for (const [index, text] of patch.set) items[index] = text;
     items.push(...patch.append);
-    return { threadId: copy.threadId, revision: patch.revision, items, rest: patch.rest ?? copy.rest };
+    const rest = patch.rest ?? copy.rest;
+    // Each patch is bounded by the parser; the copy they build is bounded here, as a whole save was.
+    let chars = rest.length + items.length;
+    for (const text of items) chars += text.length;
+    if (chars > MAX_TRANSCRIPT_CHARS) return `the transcript would be ${chars} characters, over ${MAX_TRANSCRIPT_CHARS}`;
+    return { threadId: copy.threadId, revision: patch.revision, items, rest };
   }
 }
 

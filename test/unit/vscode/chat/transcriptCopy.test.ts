@@ -175,6 +175,20 @@ describe('the chat transcript sent to the host as item-level changes (webview/tr
     s = reduce(s, { type: 'notice', text: 'resynced' });
     assert.equal(save(s), transcriptOf(s));
     assert.equal(posted.at(-1)!.base, null);
+    // Patches each within the parser's bounds cannot build a copy past a whole save's bound.
+    const big = `{"kind":"notice","id":"big","text":"${'x'.repeat(1_000_000)}"}`;
+    let base = posted.at(-1)!.revision;
+    let kept = JSON.parse(transcriptOf(s)).items.length as number;
+    let grew = 0;
+    for (let i = 0; i < 8; i++) {
+      const result = copy.apply({ ...next, base, revision: base + 1, keep: kept, append: [big] });
+      if (!result.ok) break;
+      base += 1;
+      kept += 1;
+      grew += 1;
+    }
+    assert.ok(grew <= 3, `${grew} patches of 1 MB each were applied (the bound is ${MAX_TRANSCRIPT_CHARS} characters)`);
+    assert.ok(grew >= 1, 'a patch within the bound is applied');
     // A whole transcript that does not hold is refused too, and no copy is kept from it.
     assert.equal(copy.apply({ ...posted.at(-1)!, append: ['nope'] }).ok, false);
     assert.equal(copy.apply({ ...next, base: posted.at(-1)!.revision, revision: posted.at(-1)!.revision + 1, keep: 0 }).ok, false);
