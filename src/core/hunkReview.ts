@@ -7,7 +7,7 @@
  */
 import { cutWithNote } from '../protocol/textCut';
 import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
-import { alignLines, alignLinesSliced, diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
+import { alignLines, alignSteps, diffLines, hunkHeader, runInSlices, splitLines, splitLineSteps, unifiedDiff, type Hunk } from './lineDiff';
 
 export type HunkState = 'kept' | 'rejected' | 'edited';
 
@@ -37,11 +37,18 @@ export function hunkReview(original: string, proposal: string): HunkReview {
   return { original: o, proposal: p, hunks, coarse };
 }
 
-/** hunkReview in slices of the event loop (alignLinesSliced), for the tools that run in the shared extension host. */
-export async function hunkReviewSliced(original: string, proposal: string): Promise<HunkReview> {
-  const o = splitLines(original);
-  const p = splitLines(proposal);
-  const { hunks, coarse } = await alignLinesSliced(o, p);
+/**
+ * hunkReview in slices of the event loop of about `sliceMs` (runInSlices): splitting the texts into
+ * lines as well as aligning them, for the tools that run in the shared extension host.
+ */
+export function hunkReviewSliced(original: string, proposal: string, sliceMs?: number): Promise<HunkReview> {
+  return runInSlices(hunkReviewSteps(original, proposal), sliceMs);
+}
+
+function* hunkReviewSteps(original: string, proposal: string): Generator<void, HunkReview> {
+  const o = yield* splitLineSteps(original);
+  const p = yield* splitLineSteps(proposal);
+  const { hunks, coarse } = yield* alignSteps(o, p);
   return { original: o, proposal: p, hunks, coarse };
 }
 
