@@ -7,7 +7,7 @@
  */
 import { cutWithNote } from '../protocol/textCut';
 import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
-import { alignLines, alignSteps, diffLines, hunkHeader, runInSlices, splitLines, splitLineSteps, unifiedDiff, type Hunk } from './lineDiff';
+import { alignLines, alignSteps, diffLines, hunkHeader, runAll, runInSlices, splitLines, splitLineSteps, unifiedDiff, type Hunk } from './lineDiff';
 
 export type HunkState = 'kept' | 'rejected' | 'edited';
 
@@ -58,17 +58,29 @@ export function headerOf(review: HunkReview, index: number): string {
 
 /** Which hunks `text` holds as proposed, holds as the original had it, or holds changed. */
 export function readReviewedText(review: HunkReview, text: string): ReviewedText {
-  const lines = splitLines(text);
-  const fromProposal = diffLines(review.proposal, lines);
+  return runAll(readReviewedSteps(review, text));
+}
+
+/** readReviewedText in slices of the event loop of about `sliceMs` (runInSlices), as hunkReviewSliced. */
+export function readReviewedTextSliced(review: HunkReview, text: string, sliceMs?: number): Promise<ReviewedText> {
+  return runInSlices(readReviewedSteps(review, text), sliceMs);
+}
+
+function* readReviewedSteps(review: HunkReview, text: string): Generator<void, ReviewedText> {
+  const lines = yield* splitLineSteps(text);
+  const fromProposal = (yield* alignSteps(review.proposal, lines)).hunks;
   // The proposal as it stands (an Accept without changes) needs no diff against the original.
   if (fromProposal.length === 0) return { states: review.hunks.map(() => 'kept'), editedByUser: false };
   let fromOriginal: Hunk[] | undefined;
-  const states = review.hunks.map((h): HunkState => {
-    if (!fromProposal.some((c) => touches(c, h.bStart, h.bEnd))) return 'kept';
-    fromOriginal ??= diffLines(review.original, lines);
-    if (!fromOriginal.some((c) => touches(c, h.aStart, h.aEnd))) return 'rejected';
-    return 'edited';
-  });
+  const states: HunkState[] = [];
+  for (const h of review.hunks) {
+    if (!fromProposal.some((c) => touches(c, h.bStart, h.bEnd))) {
+      states.push('kept');
+      continue;
+    }
+    fromOriginal ??= (yield* alignSteps(review.original, lines)).hunks;
+    states.push(fromOriginal.some((c) => touches(c, h.aStart, h.aEnd)) ? 'edited' : 'rejected');
+  }
   const editedByUser = states.includes('edited') || compose(review, states).join('') !== lines.join('');
   return { states, editedByUser };
 }

@@ -96,17 +96,23 @@ export function runAll<T>(steps: Generator<void, T>): T {
 /**
  * Runs `steps` to its end in slices of the event loop of about `sliceMs` each: after a step, when the
  * slice has run that long, the rest waits for the next turn (setImmediate: after the I/O and timers
- * that are due). The first step runs in the caller's turn.
+ * that are due). The first slice starts in a turn of its own too: the caller's has done work of its
+ * own (OpenDiff's reading and hashing of the file), which the slice's budget would not count.
  */
 export async function runInSlices<T>(steps: Generator<void, T>, sliceMs = MAX_SLICE_MS): Promise<T> {
+  await nextTurn();
   let sliceStart = performance.now();
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     if (performance.now() - sliceStart < sliceMs) continue;
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     sliceStart = performance.now();
   }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** How long alignLinesSliced works before it lets other work run. */

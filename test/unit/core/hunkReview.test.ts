@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { cardHunks, headerOf, hunkReview, hunkReviewSliced, locateHunk, readReviewedText, userEditsOf, withHunk } from '../../../src/core/hunkReview';
+import { cardHunks, headerOf, hunkReview, hunkReviewSliced, locateHunk, readReviewedText, readReviewedTextSliced, userEditsOf, withHunk } from '../../../src/core/hunkReview';
 import { MAX_HUNK_PREVIEW } from '../../../src/protocol/webview';
 import { diffLines, MAX_TABLE_CELLS, splitLines } from '../../../src/core/lineDiff';
 
@@ -92,6 +92,30 @@ describe('per-hunk review of a proposal (core/hunkReview)', () => {
     // A slice per 4,096 lines split and numbered on each side, and per 4,096 anchors put in order.
     const anchors = lines - lines / 50;
     assert.ok(seen >= 4 * Math.floor(lines / 4096) + Math.floor(anchors / 4096), `other work ran ${seen} times`);
+  });
+
+  it('reads what the user left in slices of the event loop too, with the account read at once', async () => {
+    const lines = Array.from({ length: 60_000 }, (_, i) => `export const value${i} = compute(${i % 97}); // line ${i}\n`);
+    const original = lines.join('');
+    const proposal = lines.map((line, i) => (i % 500 === 7 ? `export const value${i} = computeFast(); // changed ${i}\n` : line)).join('');
+    const review = hunkReview(original, proposal);
+    const proposed = splitLines(proposal);
+    // As proposed; the first hunk taken back; the second typed over; the last line of the file changed too.
+    const left = [
+      proposal,
+      [...lines.slice(0, 8), ...proposed.slice(8)].join(''),
+      [...proposed.slice(0, 507), 'the user typed this\n', ...proposed.slice(508)].join(''),
+      `${proposal}one more line\n`,
+    ];
+    for (const text of left) {
+      const turns = otherTurns();
+      const sliced = await readReviewedTextSliced(review, text, 0);
+      const seen = turns.stop();
+      assert.deepEqual(sliced, readReviewedText(review, text));
+      assert.ok(seen >= 2 * Math.floor(60_000 / 4096), `other work ran ${seen} times`);
+    }
+    assert.deepEqual((await readReviewedTextSliced(review, left[1])).states.slice(0, 2), ['rejected', 'kept']);
+    assert.deepEqual((await readReviewedTextSliced(review, left[2])).states.slice(0, 2), ['kept', 'edited']);
   });
 
   it('locateHunk: a hunk counted across the files of a multi-file review is found in its file', () => {
