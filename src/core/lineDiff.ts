@@ -9,6 +9,7 @@
  * of one diff is bounded (MAX_TABLE_CELLS in all) on any input a backend can send; what the bound
  * leaves unaligned is one coarse hunk.
  */
+import { nextTurn } from '../base/nextTurn';
 import { cutWithNote } from '../protocol/textCut';
 
 /** One changed region: lines [aStart, aEnd) of the old text became lines [bStart, bEnd) of the new one (0-based). */
@@ -95,7 +96,7 @@ export function runAll<T>(steps: Generator<void, T>): T {
 
 /**
  * Runs `steps` to its end in slices of the event loop of about `sliceMs` each: after a step, when the
- * slice has run that long, the rest waits for the next turn (setImmediate: after the I/O and timers
+ * slice has run that long, the rest waits for the next turn (nextTurn: after the I/O and timers
  * that are due). The first slice starts in a turn of its own too: the caller's has done work of its
  * own (OpenDiff's reading and hashing of the file), which the slice's budget would not count.
  */
@@ -109,10 +110,6 @@ export async function runInSlices<T>(steps: Generator<void, T>, sliceMs = MAX_SL
     await nextTurn();
     sliceStart = performance.now();
   }
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** How long alignLinesSliced works before it lets other work run. */
