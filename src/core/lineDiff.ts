@@ -191,10 +191,12 @@ class Alignment {
         const between: [number, number, number, number][] = [];
         let [i, j] = [i0, j0];
         for (let k = 0; k < anchors.length; k++) {
-          const [ai, bj] = [anchors.a[k], anchors.b[k]];
+          const ai = anchors.a[k];
+          const bj = anchors.b[k];
           if (ai > i || bj > j) between.push([i, ai, j, bj]);
-          [i, j] = [ai + 1, bj + 1];
-          if (k % WORK_PER_STEP === WORK_PER_STEP - 1) yield;
+          i = ai + 1;
+          j = bj + 1;
+          if (k % LINES_PER_STEP === LINES_PER_STEP - 1) yield;
         }
         if (i1 > i || j1 > j) between.push([i, i1, j, j1]);
         for (let k = between.length - 1; k >= 0; k--) pieces.push(between[k]);
