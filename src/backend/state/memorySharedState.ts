@@ -89,7 +89,7 @@ export class MemorySharedState implements SharedState {
     this.core = core ?? new MemoryCore(options.store ?? new MemoryStore(), options.maxFencedThreads);
   }
 
-  /** Threads whose fence is kept by name (at most `MAX_FENCED_THREADS` plus those with a live lease). */
+  /** Threads whose fence is kept by name (at most MAX_FENCED_THREADS plus those with a live lease). */
   get fencedThreads(): number {
     return this.core.fences.size;
   }
