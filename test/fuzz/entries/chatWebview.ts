@@ -17,7 +17,7 @@ import { withFragment } from '../support/hostile';
 import { planCases, type MessagePlan, type PlannedCase } from '../support/plan';
 import type { Plant } from '../support/planted';
 import type { EntryDriver } from '../support/runner';
-import type { Json } from '../support/shape';
+import type { Json, Shape } from '../support/shape';
 import { Target } from '../support/target';
 import { messageShapes } from '../support/zodShapes';
 
@@ -54,6 +54,26 @@ function heldInItems(cases: readonly PlannedCase[], sample: Json): PlannedCase[]
   ]);
 }
 
+/**
+ * Item texts whose joined transcript (commas, `{"items":[…]}`) passes MAX_TRANSCRIPT_CHARS by a few
+ * characters while the texts are within it: a whole transcript at the parser's bound, and a patch
+ * on the copy at the bound of the copy's own count. The copy must refuse what the thread index would
+ * not write.
+ */
+function joinedPastTheBound(shape: Shape): PlannedCase[] {
+  const position = shape.positions.find((p) => p.label === 'append')!;
+  const item = (chars: number) => `{"kind":"notice","id":900,"text":"${'x'.repeat(chars - 36)}"}`;
+  const small = Array.from({ length: 100 }, () => item(40));
+  return (['transcriptPatch', ON_COPY] as const).map((message) => {
+    // Whole: the texts with the rest at the parser's bound. On the copy: the texts, their commas and the rest 3 under it.
+    const chars = message === ON_COPY ? MAX_TRANSCRIPT_CHARS - REST.length - (small.length + 1) - 3 : MAX_TRANSCRIPT_CHARS - REST.length;
+    const text = JSON.stringify([item(chars - small.length * 40), ...small]);
+    const value = { label: `items joined past the limit (${message === ON_COPY ? 'on the copy' : 'whole'})`, bytes: text.length, text: () => text };
+    const sample = { ...(fixedFor(message)(shape.sample) as Record<string, Json>), drop: 0, keep: 0, set: [] };
+    return { message, position, value, text: () => withFragment(sample, ['append'], text) };
+  });
+}
+
 /** What the view does with the file: parse it and restore a state from it. Undefined when it reads. */
 function unreadable(text: string): string | undefined {
   if (text.length > MAX_TRANSCRIPT_CHARS) return `${text.length} characters, over ${MAX_TRANSCRIPT_CHARS}`;
@@ -85,7 +105,7 @@ export function chatWebview(plant: Plant = 'none'): EntryDriver {
       });
       const cases = planCases('extension host from its chat webview', plans);
       const patchShape = shapes.find((m) => m.type === 'transcriptPatch')!.shape;
-      return [...cases, ...heldInItems(cases, fixedFor(ON_COPY)(patchShape.sample))];
+      return [...cases, ...heldInItems(cases, fixedFor(ON_COPY)(patchShape.sample)), ...joinedPastTheBound(patchShape)];
     },
     async run(c: PlannedCase, target) {
       const reply = await target.request<{ answer: string; file?: string }>('message', { text: c.text(), onCopy: c.message !== 'transcriptPatch' && c.message.startsWith('transcriptPatch') }, 60_000).catch((e: unknown) => e as Error);

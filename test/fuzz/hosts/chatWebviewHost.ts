@@ -95,7 +95,10 @@ async function main(): Promise<void> {
     }
     if (message.type !== 'transcriptPatch') return { answer: `accepted ${message.type}` };
     const first = await patch(t, message);
-    if (first !== 'written') return { answer: first === 'unanswered' ? 'unanswered: a patch neither written nor refused' : `accepted transcriptPatch, ${first}`, file: file() };
+    if (first === 'unanswered') return { answer: 'unanswered: a patch neither written nor refused', file: file() };
+    // Its thread is there: a patch the copy took and the index did not write leaves the page untold.
+    if (first === 'not saved') return { answer: 'unanswered: a patch taken by the copy but not written', file: file() };
+    if (first === 'refused') return { answer: 'accepted transcriptPatch, refused', file: file() };
     // Built on what the copy took: a patch that changes nothing, then one that drops the first item.
     const items = (JSON.parse(await readFile(file(), 'utf8')) as { items: unknown[] }).items.length;
     const next = (revision: number, drop: number): TranscriptPatch => ({ type: 'transcriptPatch', threadId: message.threadId, revision: revision + 1, base: revision, drop, keep: items - drop, set: [], append: [], savedAt: message.savedAt });
