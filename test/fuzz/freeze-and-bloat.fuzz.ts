@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { backendToCore } from './entries/backendToCore';
+import { chatWebview } from './entries/chatWebview';
 import { clientToMcpServer } from './entries/clientToMcpServer';
 import { commandWrites } from './entries/commandWrites';
 import { editorToBackend } from './entries/editorToBackend';
@@ -15,7 +16,7 @@ import { savedRunChanges } from './entries/savedRunChanges';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites()];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites(), () => chatWebview()];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];

@@ -5,9 +5,12 @@
  * must fail as heap growth; the same process with nothing planted must pass every case. Each is a
  * handful of cases of the ordinary plan (plan.ts, hostile.ts), run by `runEntry` as the entries are.
  * The entry points of the run change list (its saved record, a command's writes) are checked the same
- * way through their own drivers and processes, with the defect planted where each reads its input.
+ * way through their own drivers and processes, with the defect planted where each reads its input,
+ * and so is the chat webview's entry (the quadratic scan on each message the host parsed, as a
+ * transcript patch applied the quadratic way).
  */
 import * as assert from 'node:assert/strict';
+import { chatWebview } from './entries/chatWebview';
 import { commandWrites } from './entries/commandWrites';
 import { savedRunChanges } from './entries/savedRunChanges';
 import { planCases } from './support/plan';
@@ -81,5 +84,16 @@ describe('freeze-and-bloat fuzzer, on defects planted in the entry points of the
     assert.ok(!frozen.some((f) => f.includes("run 'a' 1 KiB")), frozen.join('\n'));
     const leaked = failures(await runEntry(plantedEntry(commandWrites, 'leak', EVENT_PATHS)));
     assert.ok(leaked.some((f) => /^events\[\]\.path · run 'a' filling the message.*heap after GC grew/.test(f)), leaked.join('\n'));
+  });
+});
+
+describe('freeze-and-bloat fuzzer, on a defect planted in the extension host from its chat webview', () => {
+  const PATCH_TEXTS = /^(append\[\]|rest) · run 'a' (1 KiB|64 KiB)$/;
+
+  it('passes those cases clean, and fails applying a transcript patch the quadratic way as a stall', async () => {
+    assert.deepEqual(failures(await runEntry(plantedEntry(chatWebview, 'none', PATCH_TEXTS))), []);
+    const frozen = failures(await runEntry(plantedEntry(chatWebview, 'freeze', PATCH_TEXTS)));
+    assert.ok(frozen.some((f) => /^(append\[\]|rest) · run 'a' 64 KiB: (stalled|frozen)/.test(f)), frozen.join('\n'));
+    assert.ok(!frozen.some((f) => f.includes("run 'a' 1 KiB")), frozen.join('\n'));
   });
 });
