@@ -12,11 +12,14 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import type { Logger } from '../../src/base/logger';
+import { textHash } from '../../src/core/fileIdentity';
 import { hunkReview } from '../../src/core/hunkReview';
+import { toLf } from '../../src/core/lineDiff';
 import { sanitizeForNotification, uiText } from '../../src/core/uiText';
 import { ErrorCode } from '../../src/protocol';
 import type { McpServerConfig } from '../../src/tools/mcpClient/config';
 import { McpServerSupervisor, type McpServerState } from '../../src/tools/mcpClient/supervisor';
+import { sameText } from '../../src/tools/support/format';
 import { GitIgnore } from '../../src/tools/support/gitignore';
 import { toChatRunEvent } from '../../src/vscode/chat/chatBridge';
 import { initialState, reduce, MAX_ANSWER_CHARS, type ChatState } from '../../src/webview/state';
@@ -193,6 +196,22 @@ describe('untrusted data: the work the extension does on it is bounded by constr
     let hunks = 0;
     assert.ok(cpuMs(() => (hunks = hunkReview(file, proposal).hunks.length)) < 1000);
     assert.equal(hunks, 1000);
+  });
+
+  it('T-WORK-32 an agent\'s 8 MiB write of CR line endings (4 million CRs, the fuzzer\'s ACP sequence) is read as LF, compared with the file and hashed, as OpenDiff does, in one pass each, not a replace per CR: well under a second of CPU', () => {
+    const proposal = 'z\r'.repeat(4 * 1024 * 1024);
+    const file = 'line one\nline two\n';
+    let normalised = '';
+    let same = true;
+    let hash = '';
+    assert.ok(cpuMs(() => {
+      normalised = toLf(proposal);
+      same = sameText(file, proposal);
+      hash = textHash(proposal);
+    }) < 1000);
+    assert.equal(normalised, 'z\n'.repeat(4 * 1024 * 1024));
+    assert.equal(same, false);
+    assert.equal(hash, textHash(normalised));
   });
 
   it('T-WORK-08 the editor\'s MCP server refuses a 1 MiB tools/call whose arguments have 80,000 members before the SDK parses it (413, the limit named); the session still answers', async () => {

@@ -9,6 +9,15 @@ describe('line endings as LF', () => {
     assert.equal(toLf(''), '');
   });
 
+  it('keeps every other code unit as it was: Latin-1, wider characters, lone surrogates, a CR at the end', () => {
+    assert.equal(toLf('caf\u00e9\r\u00ff\r\n'), 'caf\u00e9\n\u00ff\n');
+    assert.equal(toLf('\u20ac\r\n\u{1F600}\r'), '\u20ac\n\u{1F600}\n');
+    assert.equal(toLf('a\ud800\r\udc00b\r'), 'a\ud800\n\udc00b\n');
+    assert.equal(toLf('\n\r\r\n\r'), '\n\n\n\n');
+    const mixed = Array.from({ length: 3000 }, (_, i) => `line ${i}\u00e9${i % 7 ? '' : '\u4e00'}${['\r\n', '\r', '\n'][i % 3]}`).join('');
+    assert.equal(toLf(mixed), mixed.replace(/\r\n?/g, '\n'));
+  });
+
   it('splits lines of every ending alike', () => {
     assert.deepEqual(splitLines('a\r\nb\rc\nd'), ['a\n', 'b\n', 'c\n', 'd']);
     assert.deepEqual(splitLines('a\nb\n'), ['a\n', 'b\n']);
