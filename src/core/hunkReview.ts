@@ -7,7 +7,7 @@
  */
 import { cutWithNote } from '../protocol/textCut';
 import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
-import { alignLines, alignSteps, diffLines, hunkHeader, runAll, runInSlices, splitLines, splitLineSteps, unifiedDiff, type Hunk } from './lineDiff';
+import { alignLines, alignSteps, diffLines, holdsLines, hunkHeader, runAll, runInSlices, splitLines, splitLineSteps, unifiedDiff, type Hunk } from './lineDiff';
 
 export type HunkState = 'kept' | 'rejected' | 'edited';
 
@@ -67,10 +67,13 @@ export function readReviewedTextSliced(review: HunkReview, text: string, sliceMs
 }
 
 function* readReviewedSteps(review: HunkReview, text: string): Generator<void, ReviewedText> {
+  // The proposal as it stands (an Accept without changes, a card drawn before any) needs no diff
+  // against the original, nor its lines split again.
+  const allKept = (): ReviewedText => ({ states: review.hunks.map(() => 'kept'), editedByUser: false });
+  if (yield* holdsLines(text, review.proposal)) return allKept();
   const lines = yield* splitLineSteps(text);
   const fromProposal = (yield* alignSteps(review.proposal, lines)).hunks;
-  // The proposal as it stands (an Accept without changes) needs no diff against the original.
-  if (fromProposal.length === 0) return { states: review.hunks.map(() => 'kept'), editedByUser: false };
+  if (fromProposal.length === 0) return allKept();
   let fromOriginal: Hunk[] | undefined;
   const states: HunkState[] = [];
   for (const h of review.hunks) {

@@ -76,6 +76,23 @@ export function* splitLineSteps(text: string): Generator<void, string[]> {
   return lines;
 }
 
+/**
+ * Whether `text`, its line endings read as `\n`, is `lines` joined, as steps (a yield after every
+ * LINES_PER_STEP lines): what splitLines(text) would be compared with, found without splitting it
+ * (a text of millions of short lines is that many strings).
+ */
+export function* holdsLines(text: string, lines: readonly string[]): Generator<void, boolean> {
+  const normalised = toLf(text);
+  let at = 0;
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k];
+    if (!normalised.startsWith(line, at)) return false;
+    at += line.length;
+    if (k % LINES_PER_STEP === LINES_PER_STEP - 1) yield;
+  }
+  return at === normalised.length;
+}
+
 /** The hunks that turn `a` into `b`, in order; changes with no unchanged line between them are one hunk. */
 export function diffLines(a: readonly string[], b: readonly string[]): Hunk[] {
   return alignLines(a, b).hunks;

@@ -13,7 +13,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import type { Logger } from '../../src/base/logger';
 import { textHash } from '../../src/core/fileIdentity';
-import { hunkReview } from '../../src/core/hunkReview';
+import { cardHunks, hunkReview, readReviewedText } from '../../src/core/hunkReview';
 import { toLf } from '../../src/core/lineDiff';
 import { sanitizeForNotification, uiText } from '../../src/core/uiText';
 import { ErrorCode } from '../../src/protocol';
@@ -212,6 +212,21 @@ describe('untrusted data: the work the extension does on it is bounded by constr
     assert.equal(normalised, 'z\n'.repeat(4 * 1024 * 1024));
     assert.equal(same, false);
     assert.equal(hash, textHash(normalised));
+  });
+
+  it('T-WORK-33 the review of an 8 MiB proposal of 4 million lines as it stands (the card drawn before any choice, an Accept without changes) compares it with the proposal\'s lines in one pass, not split into 4 million strings and aligned again: well under half a second of CPU', () => {
+    const proposal = 'z\n'.repeat(4 * 1024 * 1024);
+    const review = hunkReview('line one\nline two\n', proposal);
+    let states: string[] = [];
+    let card: ReturnType<typeof cardHunks> = [];
+    let edited = true;
+    assert.ok(cpuMs(() => {
+      ({ states, editedByUser: edited } = readReviewedText(review, proposal));
+      card = cardHunks(review, proposal, (i) => `Hunk ${i + 1}`, 200);
+    }) < 500);
+    assert.deepEqual(states, ['kept']);
+    assert.equal(edited, false);
+    assert.deepEqual(card.map((h) => h.state), ['kept']);
   });
 
   it('T-WORK-08 the editor\'s MCP server refuses a 1 MiB tools/call whose arguments have 80,000 members before the SDK parses it (413, the limit named); the session still answers', async () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { alignLines, alignLinesSliced, diffLines, LineNumbers, MAX_TABLE_CELLS, splitLines, toLf, type Hunk } from '../../../src/core/lineDiff';
+import { alignLines, alignLinesSliced, diffLines, holdsLines, LineNumbers, MAX_TABLE_CELLS, runAll, splitLines, toLf, type Hunk } from '../../../src/core/lineDiff';
 
 describe('line endings as LF', () => {
   it('turns CRLF and a lone CR into LF, and leaves a text without CR as it is', () => {
@@ -16,6 +16,20 @@ describe('line endings as LF', () => {
     assert.equal(toLf('\n\r\r\n\r'), '\n\n\n\n');
     const mixed = Array.from({ length: 3000 }, (_, i) => `line ${i}\u00e9${i % 7 ? '' : '\u4e00'}${['\r\n', '\r', '\n'][i % 3]}`).join('');
     assert.equal(toLf(mixed), mixed.replace(/\r\n?/g, '\n'));
+  });
+
+  it('tells whether a text is given lines joined, its line endings read as LF, without splitting it', () => {
+    const lines = splitLines('a\nb\r\nc');
+    assert.equal(runAll(holdsLines('a\nb\nc', lines)), true);
+    assert.equal(runAll(holdsLines('a\rb\rc', lines)), true);
+    assert.equal(runAll(holdsLines('a\nb\nc\n', lines)), false, 'longer');
+    assert.equal(runAll(holdsLines('a\nb\n', lines)), false, 'shorter');
+    assert.equal(runAll(holdsLines('a\nB\nc', lines)), false, 'a line differs');
+    assert.equal(runAll(holdsLines('', [])), true);
+    assert.equal(runAll(holdsLines('x', [])), false);
+    const many = 'z\n'.repeat(10_000);
+    assert.equal(runAll(holdsLines(many, splitLines(many))), true);
+    assert.equal(runAll(holdsLines(`${many}z`, splitLines(many))), false);
   });
 
   it('splits lines of every ending alike', () => {
