@@ -10,7 +10,7 @@
  * leaves unaligned is one coarse hunk.
  */
 import { nextTurn } from '../base/nextTurn';
-import { cutWithNote } from '../protocol/textCut';
+import { cutWithNote, cutWithSize } from '../protocol/textCut';
 
 /** One changed region: lines [aStart, aEnd) of the old text became lines [bStart, bEnd) of the new one (0-based). */
 export interface Hunk {
@@ -430,18 +430,34 @@ export function hunkHeader(h: Hunk): string {
   return `@@ -${side(h.aStart, h.aEnd)} +${side(h.bStart, h.bEnd)} @@`;
 }
 
-/** A unified diff of `a` → `b` with `context` unchanged lines around each hunk, at most `maxChars` long. */
+/**
+ * A unified diff of `a` → `b` with `context` unchanged lines around each hunk, at most `maxChars`
+ * long. Past `maxChars` its lines are counted (characters, UTF-8 bytes, lines, for the note), not
+ * built: a coarse hunk of millions of lines costs a count each, not a string each.
+ */
 export function unifiedDiff(a: readonly string[], b: readonly string[], maxChars: number, context = 2): string {
   const out: string[] = [];
+  const size = { chars: -1, bytes: -1, lines: 0 };
+  let built = 0;
+  const add = (prefix: string, line: string) => {
+    const newline = line.endsWith('\n') ? 1 : 0;
+    size.chars += prefix.length + line.length - newline + 1;
+    size.bytes += prefix.length + Buffer.byteLength(line) - newline + 1;
+    size.lines++;
+    if (built > maxChars + 1) return;
+    const shown = prefix + strip(line);
+    out.push(shown);
+    built += shown.length + 1;
+  };
   for (const h of diffLines(a, b)) {
-    out.push(hunkHeader(h));
-    for (let i = Math.max(0, h.aStart - context); i < h.aStart; i++) out.push(` ${strip(a[i])}`);
-    for (let i = h.aStart; i < h.aEnd; i++) out.push(`-${strip(a[i])}`);
-    for (let i = h.bStart; i < h.bEnd; i++) out.push(`+${strip(b[i])}`);
-    for (let i = h.aEnd; i < Math.min(a.length, h.aEnd + context); i++) out.push(` ${strip(a[i])}`);
+    add('', hunkHeader(h));
+    for (let i = Math.max(0, h.aStart - context); i < h.aStart; i++) add(' ', a[i]);
+    for (let i = h.aStart; i < h.aEnd; i++) add('-', a[i]);
+    for (let i = h.bStart; i < h.bEnd; i++) add('+', b[i]);
+    for (let i = h.aEnd; i < Math.min(a.length, h.aEnd + context); i++) add(' ', a[i]);
   }
   const text = out.join('\n');
-  return cutWithNote(text, maxChars);
+  return out.length === size.lines ? cutWithNote(text, maxChars) : cutWithSize(text, size, maxChars);
 }
 
 function strip(line: string): string {

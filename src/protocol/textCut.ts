@@ -50,6 +50,14 @@ export function cutWithNote(text: string, max: number): string {
   const body = earlier ? text.slice(0, earlier.index) : text;
   if (body.length <= max) return text;
   const size = earlier ? { chars: figure(earlier[1]), bytes: figure(earlier[2]), lines: figure(earlier[3]) } : measureText(text);
+  return cutWithSize(body, size, max);
+}
+
+/**
+ * The start of `body` (longer than `max`) and the note, for a caller that built only the start of
+ * a long text and counted the whole's `size` itself (a unified diff of millions of lines).
+ */
+export function cutWithSize(body: string, size: TextSize, max: number): string {
   const head = body.slice(0, offPair(body, max));
   return detached(`${head}\n… [showing the first ${count(head.length)} of ${count(size.chars)} characters; the original is ${count(size.bytes)} bytes, ${count(size.lines)} line${size.lines === 1 ? '' : 's'}]`);
 }

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { alignLines, alignLinesSliced, diffLines, holdsLines, LineNumbers, MAX_TABLE_CELLS, runAll, splitLines, toLf, type Hunk } from '../../../src/core/lineDiff';
+import { cutWithNote } from '../../../src/protocol/textCut';
+import { alignLines, alignLinesSliced, diffLines, holdsLines, hunkHeader, LineNumbers, MAX_TABLE_CELLS, runAll, splitLines, toLf, unifiedDiff, type Hunk } from '../../../src/core/lineDiff';
 
 describe('line endings as LF', () => {
   it('turns CRLF and a lone CR into LF, and leaves a text without CR as it is', () => {
@@ -132,5 +133,37 @@ describe('line diffs (core/lineDiff)', () => {
     const a = Array.from({ length: side }, (_, i) => `${i % 3}\n`);
     const b = Array.from({ length: side }, (_, i) => `${(i + 1) % 4}\n`);
     assert.deepEqual(alignLines(a, b), { hunks: [{ aStart: 0, aEnd: side, bStart: 0, bEnd: side }], coarse: true });
+  });
+});
+
+/** unifiedDiff as it was before it counted, instead of building, the lines past its limit: every line built, joined, then cut. */
+function unifiedDiffWhole(a: readonly string[], b: readonly string[], maxChars: number, context = 2): string {
+  const strip = (line: string) => (line.endsWith('\n') ? line.slice(0, -1) : line);
+  const out: string[] = [];
+  for (const h of diffLines(a, b)) {
+    out.push(hunkHeader(h));
+    for (let i = Math.max(0, h.aStart - context); i < h.aStart; i++) out.push(` ${strip(a[i])}`);
+    for (let i = h.aStart; i < h.aEnd; i++) out.push(`-${strip(a[i])}`);
+    for (let i = h.bStart; i < h.bEnd; i++) out.push(`+${strip(b[i])}`);
+    for (let i = h.aEnd; i < Math.min(a.length, h.aEnd + context); i++) out.push(` ${strip(a[i])}`);
+  }
+  return cutWithNote(out.join('\n'), maxChars);
+}
+
+describe('unified diff', () => {
+  it('is the whole diff cut with a note naming its size, though it builds only what it shows', () => {
+    const pairs: [string, string][] = [
+      ['', ''],
+      ['a\n', 'a\n'],
+      ['', 'new\n'],
+      ['one\ntwo\nthree\nfour\nfive\n', 'one\nTWO\nthree\nfour\nFIVE'],
+      ['x\r'.repeat(5_000), 'y\r'.repeat(5_000)],
+      [Array.from({ length: 3_000 }, (_, i) => `l\u00e9ne ${i} \u20ac \u{1F600}\n`).join(''), Array.from({ length: 3_000 }, (_, i) => (i % 5 ? `l\u00e9ne ${i} \u20ac \u{1F600}\n` : `chang\u00e9 ${i} \ud800\n`)).join('')],
+      ['a\n'.repeat(100), `${'a\n'.repeat(50)}\u{1F600}`.repeat(3)],
+    ];
+    for (const [before, after] of pairs) {
+      const [a, b] = [splitLines(before), splitLines(after)];
+      for (const max of [...Array.from({ length: 120 }, (_, k) => k), 1_000, 20_000, 1_000_000]) assert.equal(unifiedDiff(a, b, max), unifiedDiffWhole(a, b, max), `${before.slice(0, 20)} → ${after.slice(0, 20)}, ${max}`);
+    }
   });
 });
