@@ -81,7 +81,14 @@ export async function describePermission(agent: string, call: AgentToolCall, wor
   const remember = rememberable && single?.target ? { target: single.target } : {};
   if (diffs.length > 0) {
     const creates = diffs.every((d) => d.oldText === null);
-    const shownDiffs = diffs.map((d) => consentLines([consent`${d.oldText === null ? 'New file' : 'Changes to'} ${placedName(d.path, placed)}:`, block(unifiedDiff(splitLines(d.oldText ?? ''), splitLines(d.newText), MAX_DIFF_CHARS))]));
+    // One budget for all the diffs: once it is spent the prompt is refused whole anyway, so the
+    // diffs after it are not worked out (an agent's 8 diffs of 256 KiB each had each split and aligned).
+    let left = MAX_DIFF_CHARS;
+    const shownDiffs = diffs.map((d) => {
+      const text = left > 0 ? unifiedDiff(splitLines(d.oldText ?? ''), splitLines(d.newText), left) : '';
+      left -= Math.max(text.length, 1);
+      return consentLines([consent`${d.oldText === null ? 'New file' : 'Changes to'} ${placedName(d.path, placed)}:`, block(text)]);
+    });
     return { ...base, message: `Let ${agent} ${creates ? 'create' : 'change'} ${named}?`, detail: join([...shownDiffs, said, ...warnings]), rememberable, ...remember };
   }
   const verb = call.kind === 'read' ? 'read' : call.kind === 'delete' ? 'delete' : call.kind === 'move' ? 'move' : call.kind === 'edit' ? 'change' : undefined;
