@@ -5,6 +5,7 @@
  * the table at the end (support/report.ts) gives cases, worst stall and memory per entry point.
  */
 import * as assert from 'node:assert/strict';
+import { agentSequencesToAcpClient, agentToAcpClient } from './entries/agentToAcpClient';
 import { backendToCore } from './entries/backendToCore';
 import { clientToMcpServer } from './entries/clientToMcpServer';
 import { commandWrites } from './entries/commandWrites';
@@ -15,7 +16,7 @@ import { savedRunChanges } from './entries/savedRunChanges';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites()];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites(), () => agentToAcpClient(), () => agentSequencesToAcpClient()];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];
