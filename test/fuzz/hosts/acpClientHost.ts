@@ -59,7 +59,12 @@ async function main(): Promise<void> {
   if (plant && plant !== 'none') {
     const attach = AgentConnection.prototype.attach;
     AgentConnection.prototype.attach = function (this: AgentConnection, sessionId: string, handlers: SessionHandlers) {
-      const wrapped = Object.fromEntries(Object.entries(handlers).map(([k, f]) => [k, (params: unknown, ...rest: unknown[]) => (planted(plant, params), (f as (...a: unknown[]) => unknown)(params, ...rest))])) as unknown as SessionHandlers;
+      const wrapped = new Proxy(handlers, {
+        get(target, key) {
+          const f = Reflect.get(target, key) as unknown;
+          return typeof f === 'function' ? (params: unknown, ...rest: unknown[]) => (planted(plant, params), (f as (...a: unknown[]) => unknown).call(target, params, ...rest)) : f;
+        },
+      });
       return attach.call(this, sessionId, wrapped);
     };
   }
