@@ -4,6 +4,7 @@
 //   dist/backend/cli.js      the backend CLI (`client-tools-backend`)
 //   dist/backend/index.js    the backend library API for other Node agents
 //   dist/backend/imageWorker.js  the worker thread that downscales images (found beside cli.js/index.js)
+//   dist/backend/o200kEncoding.js  the tokenizer's tables, loaded from beside cli.js/index.js at the first count
 //   dist/conformance/cli.js  the conformance kit (`client-tools-conformance`)
 //   dist/kit/package/cli.js  the same kit, minified, for its own npm package (--kit only; scripts/pack-kit.mjs)
 //   media/chat.js            the sidebar chat webview (browser IIFE)
@@ -49,7 +50,16 @@ const nodeTargets = [
     format: 'cjs',
     // cli.js is the package's `bin`; Node ignores the line when index.js is required.
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [forbid(['vscode'])],
+    plugins: [forbid(['vscode']), besideBundle('./o200kEncoding')],
+  },
+  {
+    ...common,
+    // The tokenizer's tables (4 MB), loaded from beside cli.js and index.js at the first count.
+    entryPoints: { o200kEncoding: 'src/backend/context/o200kEncoding.ts' },
+    outdir: 'dist/backend',
+    platform: 'node',
+    format: 'cjs',
+    plugins: [forbid(['vscode', 'openai'])],
   },
   {
     ...common,
@@ -130,6 +140,20 @@ function forbid(names) {
       build.onResolve({ filter }, (args) => ({
         errors: [{ text: `${args.path} must not be bundled here (imported from ${args.importer})` }],
       }));
+    },
+  };
+}
+
+/**
+ * Leaves a relative import out of the bundle as a file beside it: `require('./x')` stays in the
+ * output and Node finds `x.js` next to the bundle (built from its own entry point).
+ */
+function besideBundle(specifier) {
+  return {
+    name: 'beside-bundle',
+    setup(build) {
+      const filter = new RegExp(`^${specifier.replace(/[.]/g, '\\.')}$`);
+      build.onResolve({ filter }, () => ({ path: `${specifier}.js`, external: true }));
     },
   };
 }

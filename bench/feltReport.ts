@@ -121,12 +121,23 @@ export function feltLines(r: FeltResults): string[] {
   if (ready && 'warm' in ready) {
     const w = ready.warm;
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-    out.push(`13. Start to ready in a real VS Code (code-server 4.100.3, headless Chromium; bundled backend, offline demo; median of ${ready.rounds.length - 1} warm starts, the first ${s(ready.rounds[0].readyMs)})`);
-    out.push(`    VS Code started → extension connected (the chat can answer)   ${s(w.readyMs)}`);
-    out.push(`      VS Code until it activates the extension                    ${s(w.untilActivationMs)}   (baseline: its workbench on the page at ${s(w.workbenchMs)})`);
-    out.push(`      activate()                                                  ${s(w.activationMs)}`);
-    out.push(`      bundled backend: spawn → listening                          ${s(w.backendStartMs)}`);
-    out.push(`      handshake: listening → connected                            ${s(w.handshakeMs)}`);
+    const v = ready.window;
+    out.push(`13. Start to ready in a real VS Code (code-server 4.100.3, headless Chromium; bundled backend, offline demo)`);
+    out.push(`    Window open: VS Code running, the chat view open, the window reloaded (median of ${ready.windowRounds.length - 1} reloads; the first, not counted, ${s(ready.windowRounds[0].connectedMs)})`);
+    out.push(`    navigation → extension connected (the chat can answer)             ${s(v.connectedMs)}`);
+    out.push(`      workbench on the page (baseline: VS Code's own part)             ${s(v.workbenchMs)}`);
+    out.push(`      → the extension host asks to activate the extension              ${s(v.activationRequestedMs - v.workbenchMs)}   (at ${s(v.activationRequestedMs)}; ${v.activationEvent})`);
+    out.push(`      → activate() begins (dist/extension.js loads; host busy)         ${s(v.loadMs)}`);
+    out.push(`      activate()                                                       ${s(v.activationMs)}`);
+    out.push(`      bundled backend: spawn → listening                               ${s(v.backendStartMs)}`);
+    out.push(`      handshake: listening → connected                                 ${s(v.handshakeMs)}`);
+    out.push(`    ours (activation requested to connected): ${s(v.connectedMs - v.activationRequestedMs)}`);
+    out.push(`    Server start (information): starting code-server, the chat view closed (median of ${ready.rounds.length - 1} warm starts, the first ${s(ready.rounds[0].readyMs)})`);
+    out.push(`    VS Code started → extension connected                              ${s(w.readyMs)}`);
+    out.push(`      VS Code until it activates the extension (onStartupFinished)     ${s(w.untilActivationMs)}   (baseline: its workbench on the page at ${s(w.workbenchMs)})`);
+    out.push(`      activate()                                                       ${s(w.activationMs)}`);
+    out.push(`      bundled backend: spawn → listening                               ${s(w.backendStartMs)}`);
+    out.push(`      handshake: listening → connected                                 ${s(w.handshakeMs)}`);
     out.push(`    ours (activation to connected): ${s(w.readyMs - w.untilActivationMs)}`);
     out.push('');
   } else if (ready) {
@@ -182,8 +193,9 @@ export function feltTargets(r: FeltResults): FeltTarget[] {
   }
   const ready = r.startToReady;
   if (ready && 'warm' in ready) {
-    const ours = ready.warm.readyMs - ready.warm.untilActivationMs;
-    targets.push({ name: 'start to ready, warm (VS Code start → connected)', target: `< ${READY_TARGET_MS / 1000} s`, value: ready.warm.readyMs, pass: ready.warm.readyMs < READY_TARGET_MS, measured: `${(ready.warm.readyMs / 1000).toFixed(2)} s (ours from activation ${(ours / 1000).toFixed(2)} s)` });
+    const v = ready.window;
+    const ours = v.connectedMs - v.activationRequestedMs;
+    targets.push({ name: 'start to ready, warm (window open → connected)', target: `< ${READY_TARGET_MS / 1000} s`, value: v.connectedMs, pass: v.connectedMs < READY_TARGET_MS, measured: `${(v.connectedMs / 1000).toFixed(2)} s (VS Code's workbench ${(v.workbenchMs / 1000).toFixed(2)} s; ours from the activation request ${(ours / 1000).toFixed(2)} s)` });
   }
   const memory = r.backendMemory;
   if (memory) {

@@ -212,6 +212,11 @@ export const HostThreads = z.object({
  * `transcript` is what the view saved for it (absent: empty); the view parses it as its own state.
  */
 export const HostShowThread = z.object({ type: z.literal('showThread'), threadId, transcript: z.unknown().optional() });
+/**
+ * The host could not apply the view's `transcriptPatch` to its copy of thread `threadId` (not the
+ * revision it keeps, an item out of range): the view sends the whole transcript next.
+ */
+export const HostTranscriptResync = z.object({ type: z.literal('transcriptResync'), threadId });
 /** Open the history list (the view title's History button). */
 export const HostShowHistory = z.object({ type: z.literal('showHistory') });
 /** Put the keyboard in the message box (Focus Chat). */
@@ -310,9 +315,10 @@ export const HostNotice = z.object({ type: z.literal('notice'), text: z.string()
  * - `latest`: only the newest counts; the host keeps it and posts it again on every `ready`;
  * - `queued`: each counts once, in order; kept while the view is not listening and posted on `ready`
  *   (bounded by src/vscode/chat/pendingHostMessages.ts);
- * - `atReady`: built by the host when the view says `ready`, after the queue, and never kept.
+ * - `atReady`: built by the host when the view says `ready`, after the queue, and never kept;
+ * - `live`: only for the page listening now, never kept (a rebuilt page does not need it).
  */
-export type Replay = 'latest' | 'queued' | 'atReady';
+export type Replay = 'latest' | 'queued' | 'atReady' | 'live';
 
 type MessageSchema<T extends string = string> = z.ZodObject<{ type: z.ZodLiteral<T> }>;
 /** Keys are the messages' `type`s (the compiler checks it); each message says how it is replayed. */
@@ -348,6 +354,7 @@ const hostToWebview = hostMessages({
   showHistory: { schema: HostShowHistory, replay: 'queued' },
   rewound: { schema: HostRewound, replay: 'queued' },
   sync: { schema: HostSync, replay: 'atReady' },
+  transcriptResync: { schema: HostTranscriptResync, replay: 'live' },
 });
 type HostSchemas = { [T in keyof typeof hostToWebview]: (typeof hostToWebview)[T]['schema'] };
 const hostSchemas = Object.fromEntries(Object.entries(hostToWebview).map(([t, d]) => [t, d.schema])) as HostSchemas;
@@ -416,10 +423,41 @@ export const WebviewSwitchThread = z.object({ type: z.literal('switchThread'), t
 export const WebviewRenameThread = z.object({ type: z.literal('renameThread'), threadId, title: z.string().trim().min(1).max(MAX_THREAD_TITLE) });
 /** The user confirmed deleting the thread in the view. */
 export const WebviewDeleteThread = z.object({ type: z.literal('deleteThread'), threadId });
-/** The view's transcript of `threadId` changed; the host keeps it (JSON text) to show it again later. */
 /** A file path in an answer was clicked; the host checks it against the workspace like OpenFile before opening it. */
 export const WebviewOpenPath = z.object({ type: z.literal('openPath'), path: z.string().min(1).max(4096), line: z.number().int().positive().optional() });
-export const WebviewSaveTranscript = z.object({ type: z.literal('saveTranscript'), threadId, transcript: z.string().max(MAX_TRANSCRIPT_CHARS), savedAt: z.number().nonnegative() });
+/** Items of a transcript the host keeps (the view keeps at most this many: MAX_ITEMS, src/webview/stateSchema.ts). */
+export const MAX_TRANSCRIPT_ITEMS = 2_000;
+const transcriptItemIndex = z.number().int().nonnegative().max(MAX_TRANSCRIPT_ITEMS);
+/** One item of a transcript as JSON text (an object; the host checks it parses as one). */
+const transcriptItemText = z.string().min(2).max(MAX_TRANSCRIPT_CHARS);
+/**
+ * The view's transcript of `threadId` changed; the host keeps it (src/vscode/chat/transcriptCopy.ts)
+ * to show it again later, item by item. `base: null` is the whole transcript (`append` holds every
+ * item, `rest` the transcript without its items); otherwise the change from the host's copy at
+ * revision `base`: drop `drop` items from the start, keep the next `keep` (the rest is cut), replace
+ * the kept items at `set`'s indices, add `append` at the end, and replace the rest if `rest` is
+ * there. Out of range, or not the revision the host keeps: refused, and the host asks for the whole
+ * transcript (`transcriptResync`). Its texts together are at most MAX_TRANSCRIPT_CHARS.
+ */
+export const WebviewTranscriptPatch = z.object({
+  type: z.literal('transcriptPatch'),
+  threadId,
+  revision: z.number().int().nonnegative(),
+  base: z.number().int().nonnegative().nullable(),
+  drop: transcriptItemIndex,
+  keep: transcriptItemIndex,
+  set: z.array(z.tuple([transcriptItemIndex, transcriptItemText])).max(MAX_TRANSCRIPT_ITEMS),
+  append: z.array(transcriptItemText).max(MAX_TRANSCRIPT_ITEMS),
+  rest: z.string().min(2).max(MAX_TRANSCRIPT_CHARS).optional(),
+  savedAt: z.number().nonnegative(),
+}).refine((p) => patchChars(p) <= MAX_TRANSCRIPT_CHARS, { message: `the texts are over ${MAX_TRANSCRIPT_CHARS} characters together` });
+
+function patchChars(p: { set: [number, string][]; append: string[]; rest?: string | undefined }): number {
+  let n = p.rest?.length ?? 0;
+  for (const [, text] of p.set) n += text.length;
+  for (const text of p.append) n += text.length;
+  return n;
+}
 
 /** Accept or Reject on an OpenDiff review card, with the user's optional reason for the agent. */
 export const WebviewDecideReview = z.object({
@@ -479,7 +517,7 @@ const webviewToHost = webviewMessages({
   switchThread: WebviewSwitchThread,
   renameThread: WebviewRenameThread,
   deleteThread: WebviewDeleteThread,
-  saveTranscript: WebviewSaveTranscript,
+  transcriptPatch: WebviewTranscriptPatch,
   approvalAnswer: WebviewApprovalAnswer,
   decideReview: WebviewDecideReview,
   reviewHunk: WebviewReviewHunk,
@@ -536,6 +574,7 @@ export type ChatAgentOption = z.infer<typeof ChatAgentOption>;
 export type ChatRunChanges = z.infer<typeof ChatRunChanges>;
 export type HostToWebview = z.infer<typeof HostToWebview>;
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
+export type TranscriptPatch = z.infer<typeof WebviewTranscriptPatch>;
 
 export function isInlineImageType(mimeType: string): boolean {
   return (INLINE_IMAGE_TYPES as readonly string[]).includes(mimeType.toLowerCase());

@@ -10,8 +10,9 @@ import { leftoverText, newSteerId } from './steers';
 import { ChatView } from './render';
 import { RunChangeListView } from './runChangeList';
 import { runIdsFrom } from './rewind';
-import { initialState, reduce, transcriptOf, type ChatAction, type ChatState } from './state';
+import { initialState, reduce, type ChatAction } from './state';
 import { stateJson } from './stateJson';
+import { TranscriptSync } from './transcriptSync';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -21,6 +22,12 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const SAVE_DELAY_MS = 200;
+/**
+ * While a run streams, the state is saved less often: VS Code writes it out whole as JSON on every
+ * `setState` (1.3 MB for a thread of 500 turns, 10 to 30 ms of this page's main thread), and the end
+ * of the run, a prompt, hiding the view and leaving the page save it at once anyway.
+ */
+const SAVE_WHILE_RUNNING_DELAY_MS = 2000;
 /** The host's copy of the transcript (to show the thread again later) is sent less often. */
 const SAVE_TRANSCRIPT_DELAY_MS = 1000;
 
@@ -31,8 +38,8 @@ let state = reduce(initialState(), { type: 'restore', saved: api.getState() });
 let renderScheduled = false;
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
 let transcriptTimer: ReturnType<typeof setTimeout> | undefined;
-/** What the host was last sent, so a status change alone sends nothing. */
-let savedTranscript: Pick<ChatState, 'threadId' | 'items'> = { threadId: state.threadId, items: state.items };
+/** What the host was last sent of the transcript: it is sent what changed since (a status change alone sends nothing). */
+const transcript = new TranscriptSync(post);
 
 /** Once the run is over, what it did not take of the messages typed during it goes as the next message. */
 function sendLeftoverSteers(): void {
@@ -48,18 +55,14 @@ function dispatch(action: ChatAction): void {
   state = next;
   scheduleRender();
   scheduleSave();
-  if (state.threadId !== null && (state.items !== savedTranscript.items || state.threadId !== savedTranscript.threadId)) {
-    transcriptTimer ??= setTimeout(saveTranscriptNow, SAVE_TRANSCRIPT_DELAY_MS);
-  }
+  if (transcript.pending(state)) transcriptTimer ??= setTimeout(saveTranscriptNow, SAVE_TRANSCRIPT_DELAY_MS);
 }
 
 /** Sends the transcript of the thread shown now to the host; called before leaving the thread too. */
 function saveTranscriptNow(): void {
   if (transcriptTimer !== undefined) clearTimeout(transcriptTimer);
   transcriptTimer = undefined;
-  if (state.threadId === null || (state.items === savedTranscript.items && state.threadId === savedTranscript.threadId)) return;
-  savedTranscript = { threadId: state.threadId, items: state.items };
-  post({ type: 'saveTranscript', threadId: state.threadId, transcript: transcriptOf(state), savedAt: Date.now() });
+  transcript.save(state, Date.now());
 }
 
 // Deltas arrive faster than frames; render at most once per frame. Chromium runs no animation
@@ -81,7 +84,7 @@ function scheduleRender(): void {
 }
 
 function scheduleSave(): void {
-  saveTimer ??= setTimeout(saveNow, SAVE_DELAY_MS);
+  saveTimer ??= setTimeout(saveNow, state.run ? SAVE_WHILE_RUNNING_DELAY_MS : SAVE_DELAY_MS);
 }
 
 function saveNow(): void {
@@ -166,6 +169,10 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message.type === 'focusInput' || message.type === 'attachSelection') view.focusInput();
   // The transcript being left is the host's to keep before another one replaces it.
   if (message.type === 'showThread') saveTranscriptNow();
+  if (message.type === 'transcriptResync') {
+    transcript.resync(message.threadId);
+    saveTranscriptNow();
+  }
   if (message.type === 'runChanges') runChanges.setRuns(message.runs);
   dispatch(message);
   runChanges.setThread(state.threadId);

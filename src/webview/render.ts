@@ -29,6 +29,7 @@ import { DEFERRED_ATTR, defersResult, EAGER_TAIL_ITEMS, isLargePart, LazyMarkdow
 import { ItemChunks } from './itemChunks';
 import { unchangedPrefix } from './stateItems';
 import { ITEMS_PER_CHUNK } from './chunkNames';
+import { Announcer, AWAITING_TEXT } from './announcer';
 
 export interface ChatActions {
   send(text: string): void;
@@ -120,11 +121,6 @@ function executorTitle(item: ToolItem): string {
   return `Recorded by Client Tools as your editor executed it (not as ${isAgentCaller(item.caller) ? 'the agent' : 'the backend'} reported it)`;
 }
 
-const AWAITING_TEXT = 'Awaiting your input: answer the permission prompt in the editor.';
-const MAX_ANNOUNCED_CHARS = 2000;
-/** While an answer streams, whole sentences or lines are read out once this much new text ended in one. */
-const STREAM_ANNOUNCE_MIN_CHARS = 20;
-
 interface Rendered {
   item: ChatItem;
   el: HTMLElement;
@@ -171,7 +167,7 @@ export class ChatView {
     this.input,
     this.pastes.strip,
     h('div', { class: 'composer-actions' }, this.sendButton, this.stopButton, h('span', { class: 'spacer' }), this.agentPicker.root));
-  private readonly announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
+  private readonly announcer = new Announcer((id) => this.rendered.get(id)?.el.querySelector('.markdown')?.textContent ?? '');
   private readonly approval: ApprovalCard;
   private readonly steerStrip = new SteerStrip({
     withdraw: (steer, editIt) => {
@@ -190,8 +186,6 @@ export class ChatView {
   /** What the user typed as a review's reason, kept while its card is rebuilt. */
   private readonly reviewReasons = new Map<string, string>();
   private readonly keys: ComposerKeys;
-  /** Characters of the streaming answer (its text as shown) already read out, by item id. */
-  private readonly streamAnnounced = new Map<string, number>();
   /** Items out of view are left to the browser (src/webview/virtualise.ts). */
   private readonly virtualised = virtualisationOn(document);
   private readonly lazyMarkdown = this.virtualised ? new LazyMarkdown(this.transcript) : undefined;
@@ -218,7 +212,7 @@ export class ChatView {
     root.classList.add('chat');
     if (this.virtualised) root.classList.add(VIRTUALISED_CLASS);
     this.approval = new ApprovalCard((promptId, digest, answer, reason, edited) => this.actions.answerApproval(promptId, digest, answer, reason, edited));
-    root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.steerStrip.root, this.composer, this.announcer);
+    root.append(this.statusLine, this.threadList.root, this.transcript, this.approval.root, this.banner, this.question.root, this.steerStrip.root, this.composer, this.announcer.root);
 
     this.composer.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -282,7 +276,7 @@ export class ChatView {
     this.steerStrip.update(state.steers);
     this.contextMeter.update(state.contextUse, state.run !== null);
     this.threadList.update(state);
-    this.announceChanges(prev, state);
+    this.announcer.changes(prev, state);
     if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
   }
 
@@ -322,7 +316,7 @@ export class ChatView {
       const said = `This message has ${text.length.toLocaleString('en-US')} characters; at most ${MAX_USER_TEXT.toLocaleString('en-US')} can be sent. Shorten it or attach the file instead.`;
       this.input.setCustomValidity(said);
       this.input.reportValidity();
-      this.announce(said);
+      this.announcer.say(said);
       return;
     }
     this.input.setCustomValidity('');
@@ -645,58 +639,5 @@ export class ChatView {
       case 'binary':
         return h('p', { class: 'muted binary' }, `${part.filename ? `${part.filename}: ` : ''}${describeBinary(part.byteLength, part.mimeType)}`);
     }
-  }
-
-  // ── screen readers ──────────────────────────────────────────────────
-  private announceChanges(prev: ChatState | undefined, state: ChatState): void {
-    if (!prev) return; // A restored transcript is not read out again.
-    // Only what follows the unchanged start can have changed.
-    const from = unchangedPrefix(prev.items, state.items);
-    const before = new Map(prev.items.slice(from).map((it) => [it.id, it]));
-    for (const item of state.items.slice(from)) {
-      const old = before.get(item.id);
-      if (item === old || foldedAway(item, state)) continue;
-      if (item.kind === 'answer' && item.streaming) {
-        this.announceStreamed(item.id, false);
-      } else if (item.kind === 'answer' && !item.streaming && (old === undefined || (old.kind === 'answer' && old.streaming))) {
-        this.announceStreamed(item.id, true);
-      } else if (item.kind === 'error' && !old) {
-        this.announce(`Error: ${item.message}`);
-      } else if (item.kind === 'tool' && (!old || (old.kind === 'tool' && old.status !== item.status))) {
-        this.announce(`${item.toolName}: ${STATUS_LABEL[item.status]}`);
-      }
-    }
-    if (state.approval && state.approval.promptId !== prev.approval?.promptId) {
-      this.announce(`${state.approval.toolName} asks for your permission: ${state.approval.message}`);
-    } else if (state.awaitingInput && !prev.awaitingInput && !state.approval) {
-      this.announce(AWAITING_TEXT);
-    }
-  }
-
-  /**
-   * Reads out what an answer added since the last time: while it streams, up to its last finished
-   * sentence or line (so a screen reader hears whole sentences as they arrive, not every delta);
-   * once it ends, the rest. At most MAX_ANNOUNCED_CHARS per answer in all.
-   */
-  private announceStreamed(id: string, finished: boolean): void {
-    // Without the rendered markdown's trailing newline, which would count as a finished line.
-    const text = (this.rendered.get(id)?.el.querySelector('.markdown')?.textContent ?? '').trimEnd();
-    const from = this.streamAnnounced.get(id) ?? 0;
-    if (finished) this.streamAnnounced.delete(id);
-    if (from >= MAX_ANNOUNCED_CHARS) return;
-    let to = text.length;
-    if (!finished) {
-      to = Math.max(text.lastIndexOf('. ', to), text.lastIndexOf('! ', to), text.lastIndexOf('? ', to), text.lastIndexOf('\n', to)) + 1;
-      if (to - from < STREAM_ANNOUNCE_MIN_CHARS) return;
-    }
-    to = Math.min(to, MAX_ANNOUNCED_CHARS);
-    const part = text.slice(from, to).trim();
-    if (!finished) this.streamAnnounced.set(id, to);
-    if (part) this.announce(part);
-  }
-
-  private announce(text: string): void {
-    this.announcer.append(h('p', {}, text));
-    while (this.announcer.childElementCount > 5) this.announcer.firstElementChild?.remove();
   }
 }

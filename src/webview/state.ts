@@ -30,7 +30,11 @@ export function restoreState(saved: unknown): ChatState {
   const parsed = ChatState.safeParse(typeof saved === 'string' ? parseOrUndefined(saved) : saved);
   // A saved prompt is one the host may have closed since: its card would show old text while an
   // answer went to whatever is open now. The host sends the prompt that is open after `ready`.
-  return parsed.success ? bound({ ...parsed.data, approval: null }) : initialState();
+  // Nor is a saved "connected" known to be true now (after a window reload the backend is still
+  // starting): the view says connecting until the host's status, which it replays after `ready`.
+  if (!parsed.success) return initialState();
+  const { connection } = parsed.data;
+  return bound({ ...parsed.data, approval: null, connection: connection.connection === 'connected' ? { ...connection, connection: 'connecting' } : connection });
 }
 
 function parseOrUndefined(text: string): unknown {
@@ -88,6 +92,9 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'runChanges':
     case 'agents':
       // The agent picker is the renderer's (src/webview/agentPicker.ts), not the transcript's.
+      return state;
+    case 'transcriptResync':
+      // About the host's copy of the transcript (src/webview/transcriptSync.ts), not the view's state.
       return state;
     case 'displaySettings':
       return state.showExpansionSteps === action.showExpansionSteps ? state : { ...state, showExpansionSteps: action.showExpansionSteps };

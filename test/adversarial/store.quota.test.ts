@@ -80,4 +80,29 @@ describe('conversation store: a client that would fill the disk', () => {
     assert.ok(!kept.includes('old-0'));
     await store.close();
   });
+
+  it('T-QUOTA-04 the store\'s bookkeeping per thread stays within the threads on disk: 500 threads past a 20-thread quota and 2,000 loads of thread ids that have no file', async () => {
+    const store = await LogStore.open(data, log, { maxThreads: 20 });
+    for (let i = 0; i < 500; i++) await store.append(`thread-${i}`, [note(`note ${i}`)]);
+    for (let i = 0; i < 2000; i++) assert.equal(await store.load(`never-${i}`), undefined);
+    assert.equal(fs.readdirSync(path.join(data, 'threads')).length, 20);
+    assert.ok(store.tracked <= 21, `bookkeeping for ${store.tracked} threads, 20 on disk`);
+    await store.close();
+  });
+
+  it('T-QUOTA-05 a thread the quota forgot and another process wrote again: this process\'s next lease on it says it is stale (its copy is loaded again)', async () => {
+    const mine = await LogStore.open(data, log, { maxThreads: 2 });
+    await mine.append('kept', [note('mine 1')]);
+    await mine.append('b', [note('b')]);
+    await mine.append('c', [note('c')]); // forgets "kept"
+    assert.equal(await mine.load('kept'), undefined);
+    const other = await LogStore.open(data, log);
+    await other.append('kept', [note('other window')]);
+    await other.close();
+    const lease = await mine.leaseThread('kept');
+    assert.ok(lease, 'the lease is free');
+    assert.equal(lease.stale, true);
+    await lease.release();
+    await mine.close();
+  });
 });

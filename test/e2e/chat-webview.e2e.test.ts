@@ -12,8 +12,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { approvalDigestInput, MAX_USER_TEXT, type ChatApproval, type HostToWebview } from '../../src/protocol/webview';
+import { approvalDigestInput, MAX_USER_TEXT, type ChatApproval, type HostToWebview, type TranscriptPatch } from '../../src/protocol/webview';
 import { CardStream } from '../../src/vscode/chat/cardStream';
+import { TranscriptCopy } from '../../src/vscode/chat/transcriptCopy';
 import { chatHtml } from '../../src/vscode/chat/chatHtml';
 import type { ChatAction } from '../../src/webview/state';
 import { ev, record } from '../unit/webview/fixtures';
@@ -204,6 +205,16 @@ describe('chat webview in Chromium', function () {
     await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
   }
   const posted = () => page.evaluate(() => window.__posted);
+  /** The transcripts the host keeps, one per `transcriptPatch` the page posted, applied as the host applies them. */
+  const savedTranscripts = async (): Promise<{ threadId: string; transcript: string }[]> => {
+    const copy = new TranscriptCopy();
+    return (await posted()).filter((m) => m.type === 'transcriptPatch').map((m) => {
+      const patch = m as unknown as TranscriptPatch;
+      const applied = copy.apply(patch);
+      assert.ok(applied.ok, applied.ok ? '' : applied.message);
+      return { threadId: patch.threadId, transcript: applied.json };
+    });
+  };
   const card = (tool: string) => page.locator('.tool-card', { has: page.locator('.tool-name', { hasText: new RegExp(`^${tool}$`) }) });
   const shot = (name: string) => page.screenshot({ path: path.join(RESULTS, `chat-${name}.png`) });
 
@@ -422,13 +433,10 @@ describe('chat webview in Chromium', function () {
     const threadId = '3b241101-e2bb-4255-8caf-4136c566a962';
     await host({ type: 'showThread', threadId });
     await host({ type: 'userMessage', text: 'remember me' }, ev.started(), ev.text('Remembered.'));
-    const before = (await posted()).filter((m) => m.type === 'saveTranscript').length;
+    const before = (await savedTranscripts()).length;
     // No timer has run yet (the transcript waits a second, the state 200 ms): only the end of the run saves here.
     await page.evaluate((finished) => window.postMessage(finished, '*'), ev.finished() as unknown as HostToWebview);
-    const saved = await page.evaluate(() => ({
-      transcripts: window.__posted.filter((m) => m.type === 'saveTranscript') as unknown as { threadId: string; transcript: string }[],
-      state: sessionStorage.getItem('vscodeState') ?? '',
-    }));
+    const saved = { transcripts: await savedTranscripts(), state: await page.evaluate(() => sessionStorage.getItem('vscodeState') ?? '') };
     assert.equal(saved.transcripts.length, before + 1, 'one save, right after runFinished');
     const last = saved.transcripts.at(-1)!;
     assert.equal(last.threadId, threadId);
@@ -437,18 +445,40 @@ describe('chat webview in Chromium', function () {
     assert.match(saved.state, /Remembered\./);
   });
 
+  it('while an answer streams, the host gets only the changed item and the state is saved less often; hiding the view saves both at once', async () => {
+    const threadId = '0c7e5b1a-9d3f-4e2b-8a6c-5f4d3e2c1b0a';
+    await host({ type: 'showThread', threadId });
+    await host({ type: 'userMessage', text: 'a long answer please' }, ev.started(), ev.text('First part.'));
+    // The transcript goes after a second: whole, the first time.
+    await page.waitForFunction(() => window.__posted.some((m) => m.type === 'transcriptPatch'));
+    await host(ev.text(' Second part.'));
+    await page.waitForFunction(() => window.__posted.filter((m) => m.type === 'transcriptPatch').length >= 2);
+    const patches = (await posted()).filter((m) => m.type === 'transcriptPatch') as unknown as TranscriptPatch[];
+    assert.equal(patches[0].base, null, 'the whole transcript first');
+    assert.equal(patches[1].base, patches[0].revision, 'then the change from it');
+    assert.deepEqual([patches[1].set.length, patches[1].append.length], [1, 0], 'the streaming answer replaced, nothing else');
+    assert.match(patches[1].set[0][1], /First part\. Second part\./);
+    assert.match((await savedTranscripts()).at(-1)!.transcript, /a long answer please/);
+    // While the run streams the state waits 2 s between saves, not 200 ms: 600 ms after a delta it is not saved yet.
+    await host(ev.text(' Third part.'));
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 600)));
+    assert.doesNotMatch(await page.evaluate(() => sessionStorage.getItem('vscodeState') ?? ''), /Third part/);
+    // The page may be thrown away once hidden: both are saved right then.
+    await page.evaluate(`Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));`);
+    assert.match(await page.evaluate(() => sessionStorage.getItem('vscodeState') ?? ''), /Third part/);
+    assert.match((await savedTranscripts()).at(-1)!.transcript, /Third part/);
+  });
+
   it('a permission prompt saves the transcript at once: the user may hide the chat right then', async () => {
     const threadId = '5a0f3c1e-2b7d-4c55-8e0f-1c2d3e4f5a6b';
     await host({ type: 'showThread', threadId });
     await host({ type: 'userMessage', text: 'delete hello.txt' }, ev.started());
-    const before = (await posted()).filter((m) => m.type === 'saveTranscript').length;
+    const before = (await savedTranscripts()).length;
     const prompt = approval({ promptId: 'p-1', requestId: 'r1', message: 'Delete hello.txt (12 B)?' });
     // No timer has run yet: only the prompt's arrival saves here.
     await page.evaluate((m) => window.postMessage(m, '*'), { type: 'approval', prompt } as unknown as HostToWebview);
-    const saved = await page.evaluate(() => ({
-      transcripts: window.__posted.filter((m) => m.type === 'saveTranscript') as unknown as { transcript: string }[],
-      state: sessionStorage.getItem('vscodeState') ?? '',
-    }));
+    const saved = { transcripts: await savedTranscripts(), state: await page.evaluate(() => sessionStorage.getItem('vscodeState') ?? '') };
     assert.equal(saved.transcripts.length, before + 1, 'one save, right when the prompt came');
     assert.match(saved.transcripts.at(-1)!.transcript, /delete hello\.txt/);
     assert.match(saved.state, /delete hello\.txt/);
@@ -484,7 +514,7 @@ describe('chat webview in Chromium', function () {
     const threadId = '9d7d1c0e-5f3a-4a55-9f0e-2b1f6a8c4d21';
     await host({ type: 'showThread', threadId });
     await host({ type: 'userMessage', text: 'open notes.md' }, ev.started(), ev.text('Opened.'), ev.finished());
-    const saved = (await posted()).filter((m) => m.type === 'saveTranscript').at(-1) as unknown as { transcript: string };
+    const saved = (await savedTranscripts()).at(-1)!;
     // The host's copy has one turn more than the view restored, with the same item ids at the start.
     const copy = JSON.parse(saved.transcript) as { items: { id: string }[]; nextId: number };
     const more = { ...copy, items: [...copy.items, { kind: 'user', id: `i${copy.nextId}`, text: 'list the files again' }], nextId: copy.nextId + 1 };

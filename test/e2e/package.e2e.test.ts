@@ -40,11 +40,13 @@ describe('npm run package', function () {
     assert.ok(listing.includes('extension/dist/extension.js'));
     assert.ok(listing.includes('extension/dist/agentLauncher.js'), 'the ACP agents\' launcher travels beside extension.js');
     assert.ok(listing.includes('extension/dist/backend/cli.js'));
+    assert.ok(listing.includes('extension/dist/backend/o200kEncoding.js'), 'the tokenizer\'s tables travel beside cli.js');
+    assert.ok(listing.includes('extension/dist/backend/imageWorker.js'), 'the image worker travels beside cli.js (without it a large image could not be made smaller)');
     assert.ok(listing.includes('extension/media/chat.js'));
     assert.ok(listing.includes('extension/media/icon.png'));
     assert.ok(listing.includes('extension/docs/images/empty-light.png'), 'the README\'s pictures travel with it');
     assert.deepEqual(listing.filter((f) => /\.map$|\/src\/|\/test\/|\/scripts\/|node_modules|\.ts$/.test(f)), []);
-    const shipped = /^(\[Content_Types\]\.xml|extension\.vsixmanifest|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/extension\.js|dist\/agentLauncher\.js|dist\/backend\/cli\.js|media\/(chat\.js|chat\.css|icon\.svg|icon\.png)|docs\/[A-Z_]+\.md|docs\/images\/[a-z-]+\.png))$/;
+    const shipped = /^(\[Content_Types\]\.xml|extension\.vsixmanifest|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/extension\.js|dist\/agentLauncher\.js|dist\/backend\/(cli|o200kEncoding|imageWorker)\.js|media\/(chat\.js|chat\.css|icon\.svg|icon\.png)|docs\/[A-Z_]+\.md|docs\/images\/[a-z-]+\.png))$/;
     assert.deepEqual(listing.filter((f) => !shipped.test(f)), [], 'the .vsix holds only what the extension and its page need');
     // The marketplace's metadata, as vsce wrote it into the manifest.
     const manifest = execFileSync('unzip', ['-p', vsix, 'extension.vsixmanifest'], { encoding: 'utf8' });

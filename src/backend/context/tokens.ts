@@ -30,7 +30,7 @@ const ESTIMATE_MARGIN = 1.1;
 /** Text such as `<|endoftext|>` is counted as text, not refused (the library throws on it by default). */
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
-type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
+type O200k = typeof import('./o200kEncoding');
 let o200k: O200k | undefined;
 
 /**
@@ -40,8 +40,9 @@ let o200k: O200k | undefined;
  */
 function encoder(): O200k {
   if (!o200k) {
+    // A file of its own in the bundles (esbuild.mjs), read only now.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, on purpose
-    o200k = require('gpt-tokenizer/encoding/o200k_base') as O200k;
+    o200k = require('./o200kEncoding') as O200k;
     // The encoder caches merged words (100,000 by default); pieces are short, so this bounds its memory to a few MB.
     o200k.setMergeCacheSize(10_000);
   }

@@ -13,6 +13,12 @@ import type { CallRecord, Lease, SessionRecord, SharedState } from './sharedStat
 import { SharedStateError } from './sharedState';
 
 const SWEEP_INTERVAL_MS = 1_000;
+/**
+ * Threads whose newest fence is kept by name; past it the least recently leased without a live
+ * lease are dropped into one floor (thread ids come from clients: a fence per id ever leased grew
+ * for the life of the process).
+ */
+export const MAX_FENCED_THREADS = 10_000;
 
 interface Expiring<T> {
   value: T;
@@ -25,12 +31,41 @@ class MemoryCore {
   /** Insertion order is call order: a Map iterates in it. */
   readonly calls = new Map<string, Expiring<CallRecord>>();
   readonly leases = new Map<string, Lease>();
-  /** Per thread, the newest fence granted. */
+  /** Per thread, the newest fence granted, least recently leased first. */
   readonly fences = new Map<string, number>();
+  /** The newest fence of the threads dropped from `fences`: the newest fence of any thread it lacks. */
+  private fenceFloor = 0;
   /** One counter for every thread: a fence is never handed out twice, even after its thread was forgotten. */
   lastFence = 0;
 
-  constructor(readonly store: ConversationStore) {}
+  constructor(
+    readonly store: ConversationStore,
+    private readonly maxFenced = MAX_FENCED_THREADS,
+  ) {}
+
+  /** The thread's newest fence: an append under an older one is refused. */
+  newestFence(threadId: string): number {
+    return this.fences.get(threadId) ?? this.fenceFloor;
+  }
+
+  /**
+   * Records a fence granted and drops the least recently leased threads past the bound. A thread
+   * with a live lease is never dropped, so its holder's appends go on; a dropped thread's stale
+   * holder is refused, as the floor is at least the fence that superseded it.
+   */
+  noteFence(threadId: string, fence: number, now: number): void {
+    const newest = Math.max(fence, this.fences.get(threadId) ?? 0);
+    this.fences.delete(threadId);
+    this.fences.set(threadId, newest);
+    if (this.fences.size <= this.maxFenced) return;
+    for (const [id, f] of this.fences) {
+      if (this.fences.size <= this.maxFenced) break;
+      const lease = this.leases.get(id);
+      if (lease && lease.expiresAt > now) continue;
+      this.fences.delete(id);
+      this.fenceFloor = Math.max(this.fenceFloor, f);
+    }
+  }
 
   private lastSweep = 0;
 
@@ -49,9 +84,14 @@ export class MemorySharedState implements SharedState {
   private readonly core: MemoryCore;
   private closed = false;
 
-  constructor(options: { replica?: string; store?: ConversationStore } = {}, core?: MemoryCore) {
+  constructor(options: { replica?: string; store?: ConversationStore; maxFencedThreads?: number } = {}, core?: MemoryCore) {
     this.replica = options.replica ?? 'local';
-    this.core = core ?? new MemoryCore(options.store ?? new MemoryStore());
+    this.core = core ?? new MemoryCore(options.store ?? new MemoryStore(), options.maxFencedThreads);
+  }
+
+  /** Threads whose fence is kept by name (at most MAX_FENCED_THREADS plus those with a live lease). */
+  get fencedThreads(): number {
+    return this.core.fences.size;
   }
 
   get store(): ConversationStore {
@@ -120,11 +160,11 @@ export class MemorySharedState implements SharedState {
       const live = current && current.expiresAt > now ? current : undefined;
       if (live && live.holder !== this.replica) return undefined;
       // A late renewal keeps its fence while it is still the thread's newest (see ACQUIRE_LEASE).
-      const keeps = !live && renewing !== undefined && renewing.holder === this.replica && renewing.fence > 0 && this.core.fences.get(threadId) === renewing.fence;
+      const keeps = !live && renewing !== undefined && renewing.holder === this.replica && renewing.fence > 0 && this.core.newestFence(threadId) === renewing.fence;
       const fence = live ? live.fence : keeps ? renewing.fence : ++this.core.lastFence;
       const lease: Lease = { threadId, holder: this.replica, fence, expiresAt: now + ttlMs };
       this.core.leases.set(threadId, lease);
-      this.core.fences.set(threadId, Math.max(fence, this.core.fences.get(threadId) ?? 0));
+      this.core.noteFence(threadId, fence, now);
       return { ...lease };
     });
   }
@@ -139,7 +179,7 @@ export class MemorySharedState implements SharedState {
   appendFenced(lease: Lease, records: readonly StoredRecord[]): Promise<void> {
     try {
       this.check();
-      const newest = this.core.fences.get(lease.threadId) ?? 0;
+      const newest = this.core.newestFence(lease.threadId);
       if (lease.fence < newest) throw fenced(lease, newest);
     } catch (e) {
       return Promise.reject(e as Error);

@@ -8,7 +8,7 @@
  * Every failure leaves here as a coded error; the URL's credentials are never part of one.
  */
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../log';
 import { StoreError } from '../store/conversationStore';
 import { ACQUIRE_LEASE, APPEND, DELETE_CALL, LOAD, LOAD_BLOBS, PUT_CALL, RELEASE_LEASE, SETTLE_CALL } from './redisScripts';
@@ -40,7 +40,10 @@ export interface ScriptedRedis extends Redis {
 
 export async function connectRedis(o: RedisConnectionOptions): Promise<ScriptedRedis> {
   const where = redactedUrl(o.url);
-  const redis = new Redis(o.url, {
+  // Loaded here, by the backends that use Redis: every other one (the extension's bundled one) starts without it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, on purpose
+  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+  const redis = new RedisClient(o.url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,

@@ -48,9 +48,17 @@ export class LogStore implements ConversationStore {
   private readonly quota: DiskQuota;
   /** The tail of the chain of quota checks: one at a time, so two appends never pick the same victims twice. */
   private enforcing: Promise<void> = Promise.resolve();
-  /** Thread files whose tail was checked in this process, with their size after the last append. */
+  /**
+   * Thread files whose tail was checked in this process, with their size after the last append
+   * (none: measured at the next append). Only threads with a file: a thread this process removes
+   * or finds missing has no entry, so neither map grows with thread ids a client names or the
+   * quota forgets.
+   */
   private readonly sizes = new Map<string, number>();
-  /** Each thread file's size when this process last read or wrote it: a different size means another process wrote it. */
+  /**
+   * Each thread file's size when this process last read or wrote it (none: no file then): a
+   * different size means another process wrote it.
+   */
   private readonly seen = new Map<string, number>();
   private readonly leases: FolderLeases;
   private closed = false;
@@ -79,6 +87,11 @@ export class LogStore implements ConversationStore {
     await ensurePrivateFolder(store.leasesDir);
     await store.measure();
     return store;
+  }
+
+  /** Thread files this process keeps bookkeeping for (at most the threads with a file it touched). */
+  get tracked(): number {
+    return Math.max(this.sizes.size, this.seen.size);
   }
 
   /** Threads and bytes held now, for the quota. */
@@ -119,8 +132,11 @@ export class LogStore implements ConversationStore {
     return this.serial(threadId, async () => {
       const key = fileKey(threadId);
       const read = await this.readThread(threadId, this.threadFile(key));
-      this.seen.set(key, read?.size ?? 0);
-      if (!read) return undefined;
+      if (!read) {
+        this.seen.delete(key);
+        return undefined;
+      }
+      this.seen.set(key, read.size);
       const records: StoredRecord[] = [];
       for (const r of read.records) records.push(await fromDiskRecord(r, (ref) => this.getBlob(key, ref)));
       return foldRecords(threadId, records);
@@ -162,8 +178,7 @@ export class LogStore implements ConversationStore {
       const held = await this.leases.take(key);
       if (!held) return undefined;
       const now = (await fs.lstat(this.threadFile(key)).catch(() => undefined))?.size ?? 0;
-      const before = this.seen.get(key);
-      const stale = before !== undefined && before !== now;
+      const stale = (this.seen.get(key) ?? 0) !== now;
       // Written elsewhere: the next append measures the file again instead of trusting its last size.
       if (stale) this.sizes.delete(key);
       this.seen.set(key, now);
@@ -212,8 +227,8 @@ export class LogStore implements ConversationStore {
   private async remove(key: string): Promise<void> {
     await fs.rm(this.threadFile(key), { force: true });
     await fs.rm(path.join(this.blobsDir, key), { recursive: true, force: true });
-    this.sizes.set(key, 0);
-    this.seen.set(key, 0);
+    this.sizes.delete(key);
+    this.seen.delete(key);
     this.quota.forget(key);
   }
 

@@ -32,7 +32,7 @@ const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.
 /** What the view asks of the thread index (src/vscode/chat/threads.ts answers). */
 export type ThreadRequest =
   | { type: 'shown'; threadId: string | undefined; savedAt: number | undefined }
-  | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'saveTranscript' }>;
+  | Extract<WebviewToHost, { type: 'switchThread' | 'renameThread' | 'deleteThread' | 'transcriptPatch' }>;
 
 /** What a review card asks of the diff reviews. */
 export type ReviewRequest = Extract<WebviewToHost, { type: 'decideReview' | 'reviewHunk' | 'keptChange' }>;
@@ -231,6 +231,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'showThread', threadId, ...(transcript !== undefined ? { transcript } : {}) });
   }
 
+  /** The host's copy of thread `threadId`'s transcript took no patch: the view sends it whole. */
+  resyncTranscript(threadId: string): void {
+    this.post({ type: 'transcriptResync', threadId });
+  }
+
   /** An OpenDiff review opened, changed or ended: its card shows it. */
   postRunChanges(runs: ChatRunChanges[]): void {
     this.post({ type: 'runChanges', runs });
@@ -281,7 +286,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case 'switchThread':
       case 'renameThread':
       case 'deleteThread':
-      case 'saveTranscript':
+      case 'transcriptPatch':
         this.threadEmitter.fire(message);
         break;
       case 'send':

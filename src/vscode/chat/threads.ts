@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { ThreadIndex, type ThreadMeta } from './threadIndex';
+import { TranscriptCopy } from './transcriptCopy';
 import { MAX_LISTED_THREADS, type ChatThreadSummary } from '../../protocol/webview';
 import type { ChatViewProvider, ThreadRequest } from './chatView';
 
@@ -24,6 +25,8 @@ export interface ChatThreadsOptions {
 export class ChatThreads implements vscode.Disposable {
   private readonly index: ThreadIndex;
   private readonly subscription: vscode.Disposable;
+  /** The shown thread's transcript as the view last sent it, patched item by item. */
+  private readonly transcript = new TranscriptCopy();
 
   constructor(private readonly options: ChatThreadsOptions) {
     this.index = ThreadIndex.open(options.dir, {
@@ -70,14 +73,22 @@ export class ChatThreads implements vscode.Disposable {
       case 'deleteThread': {
         const wasCurrent = request.threadId === this.currentId;
         if (!this.index.delete(request.threadId)) break;
+        this.transcript.forget(request.threadId);
         this.options.forgetThread(request.threadId);
         this.publish([]);
         if (wasCurrent) void this.show(this.currentId);
         break;
       }
-      case 'saveTranscript': {
-        const dropped = this.index.saveTranscript(request.threadId, request.transcript, request.savedAt);
-        if (dropped === undefined) this.options.log.warn(`Chat history: a transcript of ${request.transcript.length} characters was not saved (too large, or its thread is gone)`);
+      case 'transcriptPatch': {
+        const patched = this.transcript.apply(request);
+        if (!patched.ok) {
+          // Nothing is half-applied: the copy stays as it was, and the view sends the whole transcript.
+          this.options.log.warn(`Chat history: refused a transcript change (${patched.code}: ${patched.message}); asking the view for the whole transcript`);
+          if (request.base !== null) this.options.chat.resyncTranscript(request.threadId);
+          break;
+        }
+        const dropped = this.index.saveTranscript(request.threadId, patched.json, request.savedAt);
+        if (dropped === undefined) this.options.log.warn(`Chat history: a transcript of ${patched.json.length} characters was not saved (too large, or its thread is gone)`);
         else if (dropped.length > 0) this.publish(dropped);
         break;
       }

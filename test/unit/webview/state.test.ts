@@ -262,7 +262,17 @@ describe('chat state: restore and size bounds', () => {
       { type: 'error', message: 'x', code: 'INTERNAL', retryable: false },
     ]);
     const restored = restoreState(JSON.parse(JSON.stringify(s)));
-    assert.deepEqual(restored, s);
+    assert.deepEqual(restored, { ...s, connection: { ...s.connection, connection: 'connecting' } });
+  });
+
+  it('restores a saved "connected" as connecting until the host says (after a reload the backend is still starting); the host\'s status then decides', () => {
+    const s = play([{ type: 'status', status: { connection: 'connected', model: 'gpt-4.1-mini', offline: true } }, user('hello')]);
+    const restored = restoreState(JSON.parse(JSON.stringify(s)));
+    assert.deepEqual(restored.connection, { connection: 'connecting', model: 'gpt-4.1-mini', offline: true });
+    const told = reduce(restored, { type: 'status', status: { connection: 'connected', model: 'gpt-4.1-mini' } });
+    assert.equal(told.connection.connection, 'connected');
+    const disconnected = play([{ type: 'status', status: { connection: 'disconnected', detail: 'gone' } }]);
+    assert.deepEqual(restoreState(JSON.parse(JSON.stringify(disconnected))).connection, { connection: 'disconnected', detail: 'gone' });
   });
 
   it('starts fresh from missing or corrupt saved state', () => {
