@@ -22,6 +22,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { RegExpEngine } from 'ajv/dist/types';
 import { linearRegExp } from './linearRegExp';
+import { maxLengthKeyword, minLengthKeyword } from './stringLength';
 import { uniqueItemsKeyword } from './uniqueItems';
 
 export type SchemaMode = 'strict' | 'coercing' | 'lenient';
@@ -69,13 +70,22 @@ const COERCING_SCHEMA_OPTIONS = {
  *   compiled under a budget, so ajv reuses them. Anything given must be linear-time.
  */
 export function createAjv(mode: SchemaMode, regExp: RegExpEngine = linearRegExp): Ajv2020 {
-  if (mode === 'strict') return new Ajv2020({ ...STRICT_SCHEMA_OPTIONS, code: { regExp } });
+  if (mode === 'strict') return withStringLengths(new Ajv2020({ ...STRICT_SCHEMA_OPTIONS, code: { regExp } }));
   const options = mode === 'coercing' ? COERCING_SCHEMA_OPTIONS : { ...COERCING_SCHEMA_OPTIONS, coerceTypes: false, useDefaults: false };
-  const ajv = new Ajv2020({ ...options, code: { regExp } });
+  const ajv = withStringLengths(new Ajv2020({ ...options, code: { regExp } }));
   // ajv's own uniqueItems compares every pair of items when they are not all scalars; this one is
   // linear. The strict mode still has ajv's (the built-in schemas use it on strings only).
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(uniqueItemsKeyword);
+  return ajv;
+}
+
+/** ajv's maxLength and minLength replaced by ones that count code points only when length cannot decide (stringLength.ts). */
+function withStringLengths(ajv: Ajv2020): Ajv2020 {
+  ajv.removeKeyword('maxLength');
+  ajv.removeKeyword('minLength');
+  ajv.addKeyword(maxLengthKeyword);
+  ajv.addKeyword(minLengthKeyword);
   return ajv;
 }
 

@@ -33,6 +33,7 @@ import { permissionOnRecord, USER_RUN_CALLER, type BackgroundRefusal, type CallC
 import type { IdeHost } from './host';
 import type { EditableArgument } from './consent/presenter';
 import { silentLogger, type Logger } from '../base/logger';
+import { nextTurn } from '../base/nextTurn';
 import { resolveWorkspacePath, type ResolvedPath } from './paths';
 import type { ToolRegistry } from './registry';
 import { ReplayCache, type ReplayLimits } from './replayCache';
@@ -90,6 +91,8 @@ export interface DispatcherOptions {
  * so a schema derived inside the call (`.pick()` per result) paid that compilation on every call.
  */
 const TOOL_RESULT = Schemas.Messages.ClientToolInvokeResponse.pick({ content: true, augmentation: true });
+/** A result larger than this is answered in a turn after the one that checked it: checking it and encoding it are each a pass over all of it. */
+export const ANSWER_IN_OWN_TURN_BYTES = 1024 * 1024;
 
 
 interface Call {
@@ -387,6 +390,7 @@ export class Dispatcher implements Disposable {
     }, this.limits.maxRunMs);
     const result = await this.raceAbort(call, tool.run(args, ctx.context, preparation));
     const { checked, bytes } = this.checkResult(tool, result);
+    if (bytes > ANSWER_IN_OWN_TURN_BYTES) await nextTurn();
     if (checked.augmentation) {
       // The model will see these changes; keep the local view in step so a shown tool can be called.
       if (checked.augmentation.showTools) this.options.registry.setHidden(checked.augmentation.showTools, false);

@@ -7,7 +7,7 @@
  */
 import { cutWithNote } from '../protocol/textCut';
 import { MAX_HUNK_PREVIEW, type ChatReview } from '../protocol/webview';
-import { alignLines, alignLinesSliced, diffLines, hunkHeader, splitLines, unifiedDiff, type Hunk } from './lineDiff';
+import { alignLines, alignSteps, diffLines, hunkHeader, runAll, runInSlices, splitLines, splitLineSteps, unifiedDiff, type Hunk } from './lineDiff';
 
 export type HunkState = 'kept' | 'rejected' | 'edited';
 
@@ -37,11 +37,18 @@ export function hunkReview(original: string, proposal: string): HunkReview {
   return { original: o, proposal: p, hunks, coarse };
 }
 
-/** hunkReview in slices of the event loop (alignLinesSliced), for the tools that run in the shared extension host. */
-export async function hunkReviewSliced(original: string, proposal: string): Promise<HunkReview> {
-  const o = splitLines(original);
-  const p = splitLines(proposal);
-  const { hunks, coarse } = await alignLinesSliced(o, p);
+/**
+ * hunkReview in slices of the event loop of about `sliceMs` (runInSlices): splitting the texts into
+ * lines as well as aligning them, for the tools that run in the shared extension host.
+ */
+export function hunkReviewSliced(original: string, proposal: string, sliceMs?: number): Promise<HunkReview> {
+  return runInSlices(hunkReviewSteps(original, proposal), sliceMs);
+}
+
+function* hunkReviewSteps(original: string, proposal: string): Generator<void, HunkReview> {
+  const o = yield* splitLineSteps(original);
+  const p = yield* splitLineSteps(proposal);
+  const { hunks, coarse } = yield* alignSteps(o, p);
   return { original: o, proposal: p, hunks, coarse };
 }
 
@@ -51,17 +58,29 @@ export function headerOf(review: HunkReview, index: number): string {
 
 /** Which hunks `text` holds as proposed, holds as the original had it, or holds changed. */
 export function readReviewedText(review: HunkReview, text: string): ReviewedText {
-  const lines = splitLines(text);
-  const fromProposal = diffLines(review.proposal, lines);
+  return runAll(readReviewedSteps(review, text));
+}
+
+/** readReviewedText in slices of the event loop of about `sliceMs` (runInSlices), as hunkReviewSliced. */
+export function readReviewedTextSliced(review: HunkReview, text: string, sliceMs?: number): Promise<ReviewedText> {
+  return runInSlices(readReviewedSteps(review, text), sliceMs);
+}
+
+function* readReviewedSteps(review: HunkReview, text: string): Generator<void, ReviewedText> {
+  const lines = yield* splitLineSteps(text);
+  const fromProposal = (yield* alignSteps(review.proposal, lines)).hunks;
   // The proposal as it stands (an Accept without changes) needs no diff against the original.
   if (fromProposal.length === 0) return { states: review.hunks.map(() => 'kept'), editedByUser: false };
   let fromOriginal: Hunk[] | undefined;
-  const states = review.hunks.map((h): HunkState => {
-    if (!fromProposal.some((c) => touches(c, h.bStart, h.bEnd))) return 'kept';
-    fromOriginal ??= diffLines(review.original, lines);
-    if (!fromOriginal.some((c) => touches(c, h.aStart, h.aEnd))) return 'rejected';
-    return 'edited';
-  });
+  const states: HunkState[] = [];
+  for (const h of review.hunks) {
+    if (!fromProposal.some((c) => touches(c, h.bStart, h.bEnd))) {
+      states.push('kept');
+      continue;
+    }
+    fromOriginal ??= (yield* alignSteps(review.original, lines)).hunks;
+    states.push(fromOriginal.some((c) => touches(c, h.aStart, h.aEnd)) ? 'edited' : 'rejected');
+  }
   const editedByUser = states.includes('edited') || compose(review, states).join('') !== lines.join('');
   return { states, editedByUser };
 }

@@ -9,6 +9,7 @@
  * of one diff is bounded (MAX_TABLE_CELLS in all) on any input a backend can send; what the bound
  * leaves unaligned is one coarse hunk.
  */
+import { nextTurn } from '../base/nextTurn';
 import { cutWithNote } from '../protocol/textCut';
 
 /** One changed region: lines [aStart, aEnd) of the old text became lines [bStart, bEnd) of the new one (0-based). */
@@ -37,6 +38,11 @@ export function toLf(text: string): string {
  * first compared or numbered, which for megabytes of lines is most of a diff's time.
  */
 export function splitLines(text: string): string[] {
+  return runAll(splitLineSteps(text));
+}
+
+/** splitLines as steps: it yields after every LINES_PER_STEP lines. */
+export function* splitLineSteps(text: string): Generator<void, string[]> {
   const normalised = toLf(text);
   const lines: string[] = [];
   for (let start = 0; start < normalised.length; ) {
@@ -44,6 +50,7 @@ export function splitLines(text: string): string[] {
     const end = newline < 0 ? normalised.length : newline + 1;
     lines.push(normalised.slice(start, end));
     start = end;
+    if (lines.length % LINES_PER_STEP === 0) yield;
   }
   return lines;
 }
@@ -67,11 +74,7 @@ export interface LineAlignment {
  * or one without such a line, is one hunk.
  */
 export function alignLines(a: readonly string[], b: readonly string[]): LineAlignment {
-  const steps = alignSteps(a, b);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runAll(alignSteps(a, b));
 }
 
 /**
@@ -79,30 +82,51 @@ export function alignLines(a: readonly string[], b: readonly string[]): LineAlig
  * (OpenDiff runs in the extension host, which every extension shares; a 5 MB proposal is tens of
  * thousands of lines to number and align).
  */
-export async function alignLinesSliced(a: readonly string[], b: readonly string[]): Promise<LineAlignment> {
-  const steps = alignSteps(a, b);
+export function alignLinesSliced(a: readonly string[], b: readonly string[]): Promise<LineAlignment> {
+  return runInSlices(alignSteps(a, b));
+}
+
+/** Runs `steps` to its end at once. */
+export function runAll<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Runs `steps` to its end in slices of the event loop of about `sliceMs` each: after a step, when the
+ * slice has run that long, the rest waits for the next turn (nextTurn: after the I/O and timers
+ * that are due). The first slice starts in a turn of its own too: the caller's has done work of its
+ * own (OpenDiff's reading and hashing of the file), which the slice's budget would not count.
+ */
+export async function runInSlices<T>(steps: Generator<void, T>, sliceMs = MAX_SLICE_MS): Promise<T> {
+  await nextTurn();
   let sliceStart = performance.now();
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    if (performance.now() - sliceStart < MAX_SLICE_MS) continue;
-    await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - sliceStart < sliceMs) continue;
+    await nextTurn();
     sliceStart = performance.now();
   }
 }
 
 /** How long alignLinesSliced works before it lets other work run. */
 export const MAX_SLICE_MS = 8;
-/** Lines numbered, or alignment work done, between two checks of the time. */
+/** Lines split, compared or numbered, or units of alignment work done, between two checks of the time. */
 const LINES_PER_STEP = 4096;
 const WORK_PER_STEP = 65_536;
 
-/** The alignment as steps: it yields after every LINES_PER_STEP lines numbered and WORK_PER_STEP units of alignment. */
-function* alignSteps(a: readonly string[], b: readonly string[]): Generator<void, LineAlignment> {
+/**
+ * The alignment as steps: it yields after every LINES_PER_STEP lines compared or numbered and every
+ * WORK_PER_STEP units of alignment (cells of a table, lines counted in a search for anchors).
+ */
+export function* alignSteps(a: readonly string[], b: readonly string[]): Generator<void, LineAlignment> {
   let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  while (head < a.length && head < b.length && a[head] === b[head]) if (++head % LINES_PER_STEP === 0) yield;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) if (++tail % LINES_PER_STEP === 0) yield;
   const n = a.length - head - tail;
   const m = b.length - head - tail;
   if (n === 0 && m === 0) return { hunks: [], coarse: false };
@@ -157,7 +181,7 @@ class Alignment {
         this.work -= cells;
         this.table(i0, i1, j0, j1);
       } else {
-        const anchors = this.anchors(i0, i1, j0, j1);
+        const anchors = yield* this.anchors(i0, i1, j0, j1);
         if (anchors.length === 0) {
           this.coarse = true;
           this.push(i0, i1, j0, j1);
@@ -167,9 +191,12 @@ class Alignment {
         const between: [number, number, number, number][] = [];
         let [i, j] = [i0, j0];
         for (let k = 0; k < anchors.length; k++) {
-          const [ai, bj] = [anchors.a[k], anchors.b[k]];
+          const ai = anchors.a[k];
+          const bj = anchors.b[k];
           if (ai > i || bj > j) between.push([i, ai, j, bj]);
-          [i, j] = [ai + 1, bj + 1];
+          i = ai + 1;
+          j = bj + 1;
+          if (k % LINES_PER_STEP === LINES_PER_STEP - 1) yield;
         }
         if (i1 > i || j1 > j) between.push([i, i1, j, j1]);
         for (let k = between.length - 1; k >= 0; k--) pieces.push(between[k]);
@@ -226,26 +253,36 @@ class Alignment {
    * The lines that occur once in na[i0, i1) and once in nb[j0, j1), as [i, j] pairs: the longest run
    * of them in the same order on both sides. Empty when the budget cannot pay for the search.
    */
-  private anchors(i0: number, i1: number, j0: number, j1: number): Anchors {
+  private *anchors(i0: number, i1: number, j0: number, j1: number): Generator<void, Anchors> {
     const cost = 2 * (i1 - i0 + j1 - j0);
     if (cost > this.work) return NO_ANCHORS;
     this.work -= cost;
     const counts = (this.counts ??= { a: new Int32Array(this.distinct), b: new Int32Array(this.distinct), bAt: new Int32Array(this.distinct) });
     const { na, nb } = this;
-    for (let i = i0; i < i1; i++) counts.a[na[i]]++;
-    for (let j = j0; j < j1; j++) {
-      counts.b[nb[j]]++;
-      counts.bAt[nb[j]] = j;
-    }
+    yield* inSteps(i0, i1, (from, to) => {
+      for (let i = from; i < to; i++) counts.a[na[i]]++;
+    });
+    yield* inSteps(j0, j1, (from, to) => {
+      for (let j = from; j < to; j++) {
+        counts.b[nb[j]]++;
+        counts.bAt[nb[j]] = j;
+      }
+    });
     const unique: Anchors = { a: new Int32Array(i1 - i0), b: new Int32Array(i1 - i0), length: 0 };
-    for (let i = i0; i < i1; i++) {
-      if (counts.a[na[i]] !== 1 || counts.b[na[i]] !== 1) continue;
-      unique.a[unique.length] = i;
-      unique.b[unique.length++] = counts.bAt[na[i]];
-    }
-    for (let i = i0; i < i1; i++) counts.a[na[i]] = 0;
-    for (let j = j0; j < j1; j++) counts.b[nb[j]] = 0;
-    return increasingByB(unique);
+    yield* inSteps(i0, i1, (from, to) => {
+      for (let i = from; i < to; i++) {
+        if (counts.a[na[i]] !== 1 || counts.b[na[i]] !== 1) continue;
+        unique.a[unique.length] = i;
+        unique.b[unique.length++] = counts.bAt[na[i]];
+      }
+    });
+    yield* inSteps(i0, i1, (from, to) => {
+      for (let i = from; i < to; i++) counts.a[na[i]] = 0;
+    });
+    yield* inSteps(j0, j1, (from, to) => {
+      for (let j = from; j < to; j++) counts.b[nb[j]] = 0;
+    });
+    return yield* increasingByB(unique);
   }
 }
 
@@ -258,12 +295,21 @@ interface Anchors {
 
 const NO_ANCHORS: Anchors = { a: new Int32Array(0), b: new Int32Array(0), length: 0 };
 
-/** The longest subsequence of `pairs` (in increasing a) whose b increase too (patience sorting). */
-function increasingByB(pairs: Anchors): Anchors {
+/** `body(from, to)` over [start, end) in pieces of WORK_PER_STEP, a step each. */
+function* inSteps(start: number, end: number, body: (from: number, to: number) => void): Generator<void> {
+  for (let from = start; from < end; from += WORK_PER_STEP) {
+    body(from, Math.min(end, from + WORK_PER_STEP));
+    yield;
+  }
+}
+
+/** The longest subsequence of `pairs` (in increasing a) whose b increase too (patience sorting), as steps. */
+function* increasingByB(pairs: Anchors): Generator<void, Anchors> {
   const tails = new Int32Array(pairs.length);
   let longest = 0;
   const before = new Int32Array(pairs.length);
   for (let k = 0; k < pairs.length; k++) {
+    if (k % LINES_PER_STEP === LINES_PER_STEP - 1) yield;
     let lo = 0;
     let hi = longest;
     while (lo < hi) {

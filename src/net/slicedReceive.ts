@@ -5,7 +5,7 @@
  * a busy turn brings megabytes: a burst of 10,000 small requests was handled in one stretch, and in
  * the extension host (which every extension shares) nothing else ran meanwhile. Here a turn handles
  * at most a slice of messages, or stops after MAX_MS_PER_TURN; the rest wait, in order, for the
- * next turns (`setImmediate`, so timers and I/O run in between). What a handled message sets off in
+ * next turns (after the due timers and I/O). What a handled message sets off in
  * promise jobs (a tool call's continuations, its answer encoded and sent) runs after the slice and
  * before the next turn, so the slice's clock does not see it: each turn is therefore measured from
  * its start to the next macrotask, and the next slice admits as many messages as fit the budget at
@@ -67,17 +67,21 @@ export function receiveSliced(ws: WebSocket, handle: Handler, onClose: CloseHand
       waitingBytes -= next.bytes;
       run(next.data, next.isBinary);
     }
-    if (waiting.length > 0) scheduleDrain();
+    if (waiting.length > 0) scheduleDrain(true);
     else if (closed) onClose(closed.code, closed.reason);
     else if (paused && ws.readyState === ws.OPEN) {
       paused = false;
       ws.resume();
     }
   };
-  const scheduleDrain = (): void => {
+  // An immediate queued from the socket's message event (an I/O callback) runs in the same loop
+  // iteration, before the due timers: there it takes two in a row to reach the next turn (as
+  // src/base/nextTurn.ts); queued from a drain (an immediate), one does.
+  const scheduleDrain = (fromImmediate: boolean): void => {
     if (drainScheduled) return;
     drainScheduled = true;
-    setImmediate(drain);
+    if (fromImmediate) setImmediate(drain);
+    else setImmediate(() => setImmediate(drain));
   };
 
   ws.on('message', (data, isBinary) => {
@@ -93,7 +97,7 @@ export function receiveSliced(ws: WebSocket, handle: Handler, onClose: CloseHand
       paused = true;
       ws.pause();
     }
-    scheduleDrain();
+    scheduleDrain(false);
   });
   ws.on('close', (code, reason) => {
     if (waiting.length === 0) onClose(code, reason);

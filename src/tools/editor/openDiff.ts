@@ -9,7 +9,7 @@ import { CodedError, ErrorCode } from '../../protocol';
 import { consent, consentLines } from '../../core/consent/consentText';
 import { longLinesOf, renderLimitOf, unrenderedLines, unrenderedWarning } from '../../core/renderLimit';
 import { bindTarget, textHash, verifyTarget, verifyTextHash } from '../../core/fileIdentity';
-import { COARSE_REVIEW_NOTE, headerOf, hunkReviewSliced, readReviewedText, userEditsOf } from '../../core/hunkReview';
+import { COARSE_REVIEW_NOTE, headerOf, hunkReviewSliced, readReviewedTextSliced, userEditsOf } from '../../core/hunkReview';
 import type { ResolvedPath } from '../../core/paths';
 import { jsonResult, type Preparation } from '../../core/tool';
 import { ensureUnchanged } from '../support/boundTarget';
@@ -118,7 +118,7 @@ export const OpenDiff = defineEditorTool<OpenDiffArgs, DiffPreparation>({
         );
         const why = { ...(outcome.reason ? { reason: outcome.reason } : {}), ...(review.coarse ? { message: COARSE_REVIEW_NOTE } : {}) };
         const content = outcome.content ?? args.newContent;
-        const { states, editedByUser } = readReviewedText(review, content);
+        const { states, editedByUser } = await readReviewedTextSliced(review, content);
         const hunks = states.map((decision, i) => ({ hunk: i + 1, lines: headerOf(review, i), decision }));
         const numbers = (state: string) => hunks.filter((h) => h.decision === state).map((h) => h.hunk);
         // Accept with every hunk taken back and nothing typed writes nothing: that is a rejection.

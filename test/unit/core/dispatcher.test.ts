@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { CodedError, ErrorCode } from '../../../src/protocol';
 import { defineTool, jsonResult, textResult, type ClientTool, type ToolContext } from '../../../src/core/tool';
 import { MAX_DENY_REASON_CHARS } from '../../../src/core/consent/presenter';
+import { ANSWER_IN_OWN_TURN_BYTES } from '../../../src/core/dispatcher';
 import { DispatchHarness, delay, until } from '../../support/dispatch-harness';
 import { createTempWorkspace, type TempWorkspace } from '../../support/fake-host';
 
@@ -135,6 +136,29 @@ describe('dispatcher', () => {
   it('answers RESULT_TOO_LARGE over the result cap and TOOL_FAILED for a malformed result', async () => {
     assert.equal((await h.call('Huge', {})).errorCode, ErrorCode.ResultTooLarge);
     assert.equal((await h.call('Malformed', {})).errorCode, ErrorCode.ToolFailed);
+  });
+
+  it('answers a result over 1 MiB in a turn after the one that checked it, a small one in the same turn', async () => {
+    // Each tool queues other work for the next turn as it returns; the test reads whether it ran when the answer was sent.
+    const otherWork = { ran: false };
+    const returning = (text: string) => async () => {
+      otherWork.ran = false;
+      setImmediate(() => (otherWork.ran = true));
+      return textResult(text);
+    };
+    const base = { group: 'L', description: 'test', parameters: { type: 'object' }, requiresPermission: false, declineStrategy: 'reject' as const };
+    const large = new DispatchHarness({
+      host: ws.host,
+      tools: [defineTool({ ...base, name: 'Large', run: returning('x'.repeat(ANSWER_IN_OWN_TURN_BYTES + 1)) }), defineTool({ ...base, name: 'Small', run: returning('small') })],
+      limits: { maxResultBytes: 4 * ANSWER_IN_OWN_TURN_BYTES },
+    });
+    try {
+      const whenAnswered = (name: string) => large.call(name, {}).then((r) => ({ success: r.success, otherWorkRan: otherWork.ran }));
+      assert.deepEqual(await whenAnswered('Large'), { success: true, otherWorkRan: true });
+      assert.deepEqual(await whenAnswered('Small'), { success: true, otherWorkRan: false });
+    } finally {
+      large.dispose();
+    }
   });
 
   it('refuses calls beyond the in-flight cap at once with TOO_MANY_IN_FLIGHT, and accepts again once one ends', async () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { cardHunks, headerOf, hunkReview, locateHunk, readReviewedText, userEditsOf, withHunk } from '../../../src/core/hunkReview';
+import { cardHunks, headerOf, hunkReview, hunkReviewSliced, locateHunk, readReviewedText, readReviewedTextSliced, userEditsOf, withHunk } from '../../../src/core/hunkReview';
 import { MAX_HUNK_PREVIEW } from '../../../src/protocol/webview';
 import { diffLines, MAX_TABLE_CELLS, splitLines } from '../../../src/core/lineDiff';
 
@@ -67,6 +67,57 @@ describe('per-hunk review of a proposal (core/hunkReview)', () => {
     assert.equal(diffLines(a.slice(0, 100), b.slice(0, 100)).length, 50);
   });
 
+  it('works a review out in slices of the event loop, splitting the texts and comparing their common head as well, with the review worked out at once', async () => {
+    // 60,000 equal lines and one added: splitting and the common head are all the work there is.
+    const original = Array.from({ length: 60_000 }, (_, i) => `export const value${i} = compute(${i % 97}); // line ${i}\n`).join('');
+    const proposal = `${original}export const added = 1;\n`;
+    const turns = otherTurns();
+    const sliced = await hunkReviewSliced(original, proposal, 0);
+    const seen = turns.stop();
+    assert.deepEqual(sliced, hunkReview(original, proposal));
+    // One slice per 4,096 lines split (both texts) or compared: other work ran between them.
+    assert.ok(seen >= 3 * Math.floor(60_000 / 4096), `other work ran ${seen} times`);
+  });
+
+  it('searches a large middle for its anchors in slices too, with the same hunks', async () => {
+    // 140,000 lines changed every 50th: the middle is too large for a table, so it is cut at its unique lines.
+    const lines = 140_000;
+    const original = Array.from({ length: lines }, (_, i) => `l${i}\n`).join('');
+    const proposal = Array.from({ length: lines }, (_, i) => (i % 50 === 7 ? `changed ${i}\n` : `l${i}\n`)).join('');
+    const turns = otherTurns();
+    const sliced = await hunkReviewSliced(original, proposal, 0);
+    const seen = turns.stop();
+    assert.deepEqual(sliced, hunkReview(original, proposal));
+    assert.equal(sliced.hunks.length, lines / 50);
+    // A slice per 4,096 lines split and numbered on each side, and per 4,096 anchors put in order.
+    const anchors = lines - lines / 50;
+    assert.ok(seen >= 4 * Math.floor(lines / 4096) + Math.floor(anchors / 4096), `other work ran ${seen} times`);
+  });
+
+  it('reads what the user left in slices of the event loop too, with the account read at once', async () => {
+    const lines = Array.from({ length: 60_000 }, (_, i) => `export const value${i} = compute(${i % 97}); // line ${i}\n`);
+    const original = lines.join('');
+    const proposal = lines.map((line, i) => (i % 500 === 7 ? `export const value${i} = computeFast(); // changed ${i}\n` : line)).join('');
+    const review = hunkReview(original, proposal);
+    const proposed = splitLines(proposal);
+    // As proposed; the first hunk taken back; the second typed over; the last line of the file changed too.
+    const left = [
+      proposal,
+      [...lines.slice(0, 8), ...proposed.slice(8)].join(''),
+      [...proposed.slice(0, 507), 'the user typed this\n', ...proposed.slice(508)].join(''),
+      `${proposal}one more line\n`,
+    ];
+    for (const text of left) {
+      const turns = otherTurns();
+      const sliced = await readReviewedTextSliced(review, text, 0);
+      const seen = turns.stop();
+      assert.deepEqual(sliced, readReviewedText(review, text));
+      assert.ok(seen >= 2 * Math.floor(60_000 / 4096), `other work ran ${seen} times`);
+    }
+    assert.deepEqual((await readReviewedTextSliced(review, left[1])).states.slice(0, 2), ['rejected', 'kept']);
+    assert.deepEqual((await readReviewedTextSliced(review, left[2])).states.slice(0, 2), ['kept', 'edited']);
+  });
+
   it('locateHunk: a hunk counted across the files of a multi-file review is found in its file', () => {
     assert.deepEqual(locateHunk([1, 3], 0), { file: 0, hunk: 0 });
     assert.deepEqual(locateHunk([1, 3], 1), { file: 1, hunk: 0 });
@@ -88,3 +139,21 @@ describe('per-hunk review of a proposal (core/hunkReview)', () => {
     assert.equal(cardHunks(tall, '', () => 'h')[0].added.split('\n').length - 1, 200, 'a side shows its first 200 lines');
   });
 });
+
+/** Counts the turns of the event loop other work gets (a setImmediate that queues itself again) until stopped. */
+function otherTurns(): { stop(): number } {
+  let count = 0;
+  let counting = true;
+  const tick = () => {
+    if (!counting) return;
+    count++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    stop() {
+      counting = false;
+      return count;
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { coalesceWrites, holdForTurn } from '../../../src/net/coalesce';
-import { MAX_MESSAGES_PER_TURN, MAX_MS_PER_TURN, nextSlice, receiveSliced } from '../../../src/net/slicedReceive';
+import { FIRST_SLICE_MESSAGES, MAX_MESSAGES_PER_TURN, MAX_MS_PER_TURN, nextSlice, receiveSliced } from '../../../src/net/slicedReceive';
 
 interface Receiver {
   handled: string[];
@@ -66,6 +66,25 @@ describe('sliced receiving', () => {
       assert.deepEqual(p.receiver.handled, inOrder(2000));
       const atBoundary = p.receiver.handledAtFirstBoundary;
       assert.ok(atBoundary !== undefined && atBoundary <= MAX_MESSAGES_PER_TURN, `the next turn ran after ${atBoundary} messages`);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('lets a timer due during the first slice run before the second: the next slice waits for a turn after the due timers', async () => {
+    let handledWhenTimerRan: number | undefined;
+    let handled = 0;
+    const p = await pair(() => {
+      if (handled++ > 0) return;
+      // The first message sets a timer and takes 2 ms, so the timer is due when the first slice ends.
+      setTimeout(() => (handledWhenTimerRan = handled), 1);
+      const end = performance.now() + 2;
+      while (performance.now() < end);
+    });
+    try {
+      sendBurst(p.sender, 500);
+      await until(() => p.receiver.handled.length === 500);
+      assert.ok(handledWhenTimerRan !== undefined && handledWhenTimerRan <= FIRST_SLICE_MESSAGES, `the timer ran after ${handledWhenTimerRan} messages`);
     } finally {
       await p.close();
     }
