@@ -24,6 +24,7 @@ const INVALID_REQUEST = -32600;
 const MAX_ID_CHARS = 200;
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
 
 export interface AgentLinesOptions {
   agentName: string;
@@ -88,7 +89,10 @@ export function agentLines(source: ReadableStream<Uint8Array>, options: AgentLin
           }
         }
         if (next === ready.length) break;
-        const line = check(ready[next++]);
+        const raw = ready[next];
+        // Not kept past its turn: a refused line can be megabytes, and the array lives until the next read.
+        ready[next++] = EMPTY;
+        const line = check(raw);
         if (line) {
           controller.enqueue(line);
           return;
@@ -143,7 +147,7 @@ export function topLevelValue(text: string, key: string): unknown {
   return undefined;
 }
 
-/** Lines of a byte stream, each with its newline, none longer than `maxBytes` (the SDK's error past that). */
+/** Lines of a byte stream, each with its newline, none longer than `maxBytes` and its CRLF (the SDK's error past that; the SDK checks the exact limit again). */
 class LineSplitter {
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
@@ -167,7 +171,7 @@ class LineSplitter {
 
   private keep(part: Uint8Array): void {
     this.pendingBytes += part.length;
-    if (this.pendingBytes > this.maxBytes + 1) {
+    if (this.pendingBytes > this.maxBytes + 2) {
       this.pending = [];
       this.pendingBytes = 0;
       throw new acp.MessageTooLargeError(this.maxBytes);
@@ -177,7 +181,7 @@ class LineSplitter {
 
   private take(tail: Uint8Array): Uint8Array {
     if (this.pendingBytes === 0) {
-      if (tail.length > this.maxBytes + 1) throw new acp.MessageTooLargeError(this.maxBytes);
+      if (tail.length > this.maxBytes + 2) throw new acp.MessageTooLargeError(this.maxBytes);
       return tail;
     }
     this.keep(tail);
