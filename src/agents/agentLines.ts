@@ -10,7 +10,7 @@
  * (logged once per connection).
  */
 import * as acp from '@agentclientprotocol/sdk';
-import { ErrorCode, jsonStructureProblem, closingQuote, type JsonStructureLimits } from '../protocol';
+import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, COLON, ErrorCode, jsonStructureProblem, OPEN_ARRAY, OPEN_OBJECT, QUOTE, COMMA, type JsonStructureLimits } from '../protocol';
 import { nextTurn } from '../base/nextTurn';
 import type { Logger } from '../base/logger';
 
@@ -25,6 +25,9 @@ const MAX_ID_CHARS = 200;
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
+/** JSON's white space, and what ends a value in an object, as char codes. */
+const JSON_SPACE = [0x20, 0x09, 0x0a, 0x0d];
+const VALUE_END = [COMMA, CLOSE_OBJECT, CLOSE_ARRAY, ...JSON_SPACE];
 
 export interface AgentLinesOptions {
   agentName: string;
@@ -117,34 +120,50 @@ export function isRefusal(e: unknown, refusalMark: string): e is acp.RequestErro
 
 /**
  * The value of the top-level member `key` of the object `text` when it is a short string, number or
- * null (JSON-RPC's `id` and `method`); undefined otherwise. One pass that jumps over strings.
+ * null (JSON-RPC's `id` and `method`); undefined otherwise. One pass that jumps over strings, with
+ * no regular expression and no slice kept of `text`: a match's subject stays reachable from
+ * `RegExp.lastMatch` until the next match, and a slice holds the whole refused line.
  */
 export function topLevelValue(text: string, key: string): unknown {
+  const quoted = JSON.stringify(key);
   let depth = 0;
-  let lastString = '';
+  let keyBefore = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) {
+    if (c === QUOTE) {
       const end = closingQuote(text, i);
       if (end < 0) return undefined;
-      if (depth === 1) lastString = text.slice(i, Math.min(end + 1, i + MAX_ID_CHARS));
+      keyBefore = depth === 1 && end - i + 1 === quoted.length && text.startsWith(quoted, i);
       i = end;
-    } else if (c === 0x3a && depth === 1) {
-      if (lastString !== JSON.stringify(key)) continue;
-      const rest = /^\s*("(?:[^"\\]|\\.){0,200}"|-?[0-9][0-9.eE+-]{0,30}|null)\s*[,}]/.exec(text.slice(i + 1, i + 1 + MAX_ID_CHARS + 40));
-      if (!rest) return undefined;
-      try {
-        return JSON.parse(rest[1]) as unknown;
-      } catch {
-        return undefined;
-      }
-    } else if (c === 0x7b || c === 0x5b) {
+    } else if (c === COLON && depth === 1 && keyBefore) {
+      return shortValue(text, i + 1);
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       depth++;
-    } else if (c === 0x7d || c === 0x5d) {
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       depth--;
     }
   }
   return undefined;
+}
+
+/** The string, number or null starting at `from` (after white space), when at most MAX_ID_CHARS long. */
+function shortValue(text: string, from: number): unknown {
+  let start = from;
+  while (start < text.length && JSON_SPACE.includes(text.charCodeAt(start))) start++;
+  let end = start;
+  if (text.charCodeAt(start) === QUOTE) {
+    end = closingQuote(text, start) + 1;
+    if (end <= 0) return undefined;
+  } else {
+    while (end < text.length && end - start <= MAX_ID_CHARS && !VALUE_END.includes(text.charCodeAt(end))) end++;
+  }
+  if (end - start > MAX_ID_CHARS) return undefined;
+  try {
+    const value = JSON.parse(text.slice(start, end)) as unknown;
+    return typeof value === 'string' || typeof value === 'number' || value === null ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Lines of a byte stream, each with its newline, none longer than `maxBytes` and its CRLF (the SDK's error past that; the SDK checks the exact limit again). */
