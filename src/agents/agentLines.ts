@@ -10,12 +10,12 @@
  * (logged once per connection).
  */
 import * as acp from '@agentclientprotocol/sdk';
-import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, COLON, ErrorCode, jsonStructureProblem, OPEN_ARRAY, OPEN_OBJECT, QUOTE, COMMA, type JsonStructureLimits } from '../protocol';
+import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, COLON, ErrorCode, JSON_STRUCTURE_LIMITS, jsonStructureProblem, OPEN_ARRAY, OPEN_OBJECT, QUOTE, COMMA, type JsonStructureLimits } from '../protocol';
 import { nextTurn } from '../base/nextTurn';
 import type { Logger } from '../base/logger';
 
-/** What one message of the agent's may hold: an ACP message of rich content is some thousands of values. */
-export const AGENT_STRUCTURE_LIMITS: JsonStructureLimits = { maxValues: 250_000, maxMembers: 10_000 };
+/** What one message of the agent's may hold: the limits the backend's messages have (a plan of 100,000 entries is some 400,000 values). */
+export const AGENT_STRUCTURE_LIMITS: JsonStructureLimits = JSON_STRUCTURE_LIMITS;
 /** Work on the agent's messages between turns of the event loop. */
 export const READ_SLICE_MS = 10;
 /** JSON-RPC's code for an invalid request, with the editor's code in `data.code`. */
