@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { agentSequencesToAcpClient, agentToAcpClient } from './entries/agentToAcpClient';
 import { backendToCore } from './entries/backendToCore';
+import { chatWebview } from './entries/chatWebview';
 import { clientToMcpServer } from './entries/clientToMcpServer';
 import { commandWrites } from './entries/commandWrites';
 import { editorToBackend } from './entries/editorToBackend';
@@ -16,7 +17,7 @@ import { savedRunChanges } from './entries/savedRunChanges';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites(), () => agentToAcpClient(), () => agentSequencesToAcpClient()];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites(), () => agentToAcpClient(), () => agentSequencesToAcpClient(), () => chatWebview()];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];

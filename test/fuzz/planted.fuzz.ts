@@ -5,10 +5,13 @@
  * must fail as heap growth; the same process with nothing planted must pass every case. Each is a
  * handful of cases of the ordinary plan (plan.ts, hostile.ts), run by `runEntry` as the entries are.
  * The entry points of the run change list (its saved record, a command's writes) are checked the same
- * way through their own drivers and processes, with the defect planted where each reads its input.
+ * way through their own drivers and processes, with the defect planted where each reads its input,
+ * and so is the chat webview's entry (the quadratic scan on each message the host parsed, as a
+ * transcript patch applied the quadratic way).
  */
 import * as assert from 'node:assert/strict';
 import { agentSequencesToAcpClient, agentToAcpClient } from './entries/agentToAcpClient';
+import { chatWebview } from './entries/chatWebview';
 import { commandWrites } from './entries/commandWrites';
 import { savedRunChanges } from './entries/savedRunChanges';
 import { planCases } from './support/plan';
@@ -101,5 +104,16 @@ describe('freeze-and-bloat fuzzer, on defects planted in the ACP client', () => 
     const leaked = failures(await runEntry(plantedEntry(agentSequencesToAcpClient, 'leak', TURNS)));
     assert.ok(leaked.some((f) => /^turn · a plan of 100,000 entries, sent 5 times: .*heap after GC grew/.test(f)), leaked.join('\n'));
     assert.ok(!leaked.some((f) => f.includes('50 reads')), leaked.join('\n'));
+  });
+});
+
+describe('freeze-and-bloat fuzzer, on a defect planted in the extension host from its chat webview', () => {
+  const PATCH_TEXTS = /^(append\[\]|rest) · run 'a' (1 KiB|64 KiB)$/;
+
+  it('passes those cases clean, and fails applying a transcript patch the quadratic way as a stall', async () => {
+    assert.deepEqual(failures(await runEntry(plantedEntry(chatWebview, 'none', PATCH_TEXTS))), []);
+    const frozen = failures(await runEntry(plantedEntry(chatWebview, 'freeze', PATCH_TEXTS)));
+    assert.ok(frozen.some((f) => /^(append\[\]|rest) · run 'a' 64 KiB: (stalled|frozen)/.test(f)), frozen.join('\n'));
+    assert.ok(!frozen.some((f) => f.includes("run 'a' 1 KiB")), frozen.join('\n'));
   });
 });

@@ -29,8 +29,14 @@ export class TranscriptCopy {
       if (patch.base === null) this.copy = undefined;
       return { ok: false, code: ErrorCode.InvalidMessage, message: next };
     }
+    // The JSON text is bounded as a whole save was (the thread index would not write a longer one).
+    const json = transcriptText(next);
+    if (json.length > MAX_TRANSCRIPT_CHARS) {
+      if (patch.base === null) this.copy = undefined;
+      return { ok: false, code: ErrorCode.InvalidMessage, message: `the transcript would be ${json.length} characters, over ${MAX_TRANSCRIPT_CHARS}` };
+    }
     this.copy = next;
-    return { ok: true, json: transcriptText(next) };
+    return { ok: true, json };
   }
 
   /** Forgets the copy (its thread was deleted): the next patch for it is refused. */
@@ -59,12 +65,7 @@ export class TranscriptCopy {
     const items = copy.items.slice(patch.drop, patch.drop + patch.keep);
     for (const [index, text] of patch.set) items[index] = text;
     items.push(...patch.append);
-    const rest = patch.rest ?? copy.rest;
-    // Each patch is bounded by the parser; the copy they build is bounded here, as a whole save was.
-    let chars = rest.length + items.length;
-    for (const text of items) chars += text.length;
-    if (chars > MAX_TRANSCRIPT_CHARS) return `the transcript would be ${chars} characters, over ${MAX_TRANSCRIPT_CHARS}`;
-    return { threadId: copy.threadId, revision: patch.revision, items, rest };
+    return { threadId: copy.threadId, revision: patch.revision, items, rest: patch.rest ?? copy.rest };
   }
 }
 

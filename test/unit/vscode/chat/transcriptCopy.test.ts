@@ -194,6 +194,28 @@ describe('the chat transcript sent to the host as item-level changes (webview/tr
     assert.equal(copy.apply({ ...next, base: posted.at(-1)!.revision, revision: posted.at(-1)!.revision + 1, keep: 0 }).ok, false);
   });
 
+  it('bounds the JSON text it gives, not only the texts it joins: a whole transcript or patch within the parser\'s bound whose text would pass MAX_TRANSCRIPT_CHARS is refused, no copy kept', () => {
+    const rest = '{"nextId":1}';
+    const item = (chars: number) => `{"t":"${'x'.repeat(chars - 8)}"}`;
+    const small = Array.from({ length: 100 }, () => item(10));
+    // Within the parser's bound (the texts together), but joined with the commas and `{"items":[…]}` it is not.
+    const whole: TranscriptPatch = { type: 'transcriptPatch', threadId: THREAD_ID, revision: 1, base: null, drop: 0, keep: 0, set: [], append: [item(MAX_TRANSCRIPT_CHARS - rest.length - 1000), ...small], rest, savedAt: 1 };
+    assert.ok(receiveFromWebview(whole).ok);
+    const copy = new TranscriptCopy();
+    const refused = copy.apply(whole);
+    assert.equal(refused.ok, false, refused.ok ? `${refused.json.length} characters given` : '');
+    assert.equal(!refused.ok && refused.code, 'INVALID_MESSAGE');
+    assert.equal(copy.apply({ ...whole, revision: 2, base: 1, keep: 101, append: [] }).ok, false, 'no copy was kept from it');
+    // A patch that brings a copy within the bound to a text a few characters over it.
+    const under = MAX_TRANSCRIPT_CHARS - rest.length - 2_000;
+    const taken = copy.apply({ ...whole, append: [item(under)] });
+    assert.ok(taken.ok && taken.json.length <= MAX_TRANSCRIPT_CHARS);
+    const over = copy.apply({ ...whole, revision: 2, base: 1, keep: 1, append: [item(2_000 - 5)] });
+    assert.ok(!over.ok || over.json.length <= MAX_TRANSCRIPT_CHARS, over.ok ? `${over.json.length} characters given` : '');
+    assert.equal(over.ok, false);
+    assert.ok(copy.apply({ ...whole, revision: 2, base: 1, keep: 1, append: [item(100)] }).ok, 'the copy is as it was');
+  });
+
   it('the host\'s parser bounds a patch: items, indices and characters', () => {
     const patch = { type: 'transcriptPatch', threadId: THREAD_ID, revision: 2, base: 1, drop: 0, keep: 0, set: [], append: [], savedAt: 1 };
     assert.ok(receiveFromWebview(patch).ok);
