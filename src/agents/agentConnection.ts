@@ -6,11 +6,13 @@
  * to the agent except `session/prompt` has a time limit; when the process ends, everything pending
  * fails with AGENT_EXITED and `onClose` fires once.
  */
+import { randomUUID } from 'node:crypto';
 import * as acp from '@agentclientprotocol/sdk';
 import { CodedError, ErrorCode, isCodedError } from '../protocol';
 import { Emitter, type Disposable, type Event } from '../base/events';
 import { silentLogger, type Logger } from '../base/logger';
 import { AgentProcess, describeExit, type AgentCommand, type AgentExit } from './agentProcess';
+import { agentLines, isRefusal } from './agentLines';
 
 export interface ConnectionLimits {
   /** Time limit of every request to the agent but `session/prompt` (spawn and initialize included). */
@@ -75,6 +77,8 @@ export class AgentConnection implements Disposable {
     private readonly connection: acp.ClientConnection,
     /** The open sessions' handlers by session id (the client app routes by it). */
     private readonly sessions: Map<string, SessionHandlers>,
+    /** Marks the error answers the connection made for an answer it refused (agentLines.ts). */
+    private readonly refusalMark: string,
   ) {
     this.limits = { ...CONNECTION_LIMITS, ...options.limits };
     this.logger = options.logger ?? silentLogger;
@@ -87,9 +91,17 @@ export class AgentConnection implements Disposable {
     const process = new AgentProcess(options.command, logger);
     const sessions = new Map<string, SessionHandlers>();
     const app = clientApp((sessionId) => sessions.get(sessionId));
-    const stream = acp.ndJsonStream(process.input, process.output, { maxMessageBytes: limits.maxMessageBytes });
+    // One writer for the agent's stdin, shared by the SDK and the answers to refused lines (agentLines.ts).
+    const toAgent = process.input.getWriter();
+    const input = new WritableStream<Uint8Array>({ write: (chunk) => toAgent.write(chunk) });
+    const refusalMark = randomUUID();
+    const lines = agentLines(process.output, {
+      agentName: options.name, maxMessageBytes: limits.maxMessageBytes, logger, refusalMark,
+      send: (line) => void toAgent.write(line).catch(() => undefined),
+    });
+    const stream = acp.ndJsonStream(input, lines, { maxMessageBytes: limits.maxMessageBytes });
     const connection = app.connect(stream);
-    const conn = new AgentConnection(options, process, connection, sessions);
+    const conn = new AgentConnection(options, process, connection, sessions, refusalMark);
     void process.exited.then((exit) => conn.close(describeExit(options.name, exit), exit));
     // The stream usually ends just before the process does: give the exit a moment to say why.
     void connection.closed.then(async () => {
@@ -162,6 +174,7 @@ export class AgentConnection implements Disposable {
     try {
       return await Promise.race([sent.catch(async (e: unknown) => {
         if (isCodedError(e)) throw e;
+        if (isRefusal(e, this.refusalMark)) throw new CodedError(ErrorCode.MessageTooLarge, `${this.options.name}'s answer to ${method} was refused: ${e.message}`);
         // Pending requests fail when the stream ends: that is the agent going away, said once known.
         if (this.connection.signal.aborted) throw new CodedError(ErrorCode.AgentExited, await this.closedWith);
         throw new CodedError(ErrorCode.AgentError, `${this.options.name} answered ${method} with an error: ${messageOf(e)}`);

@@ -5,6 +5,7 @@
  * the table at the end (support/report.ts) gives cases, worst stall and memory per entry point.
  */
 import * as assert from 'node:assert/strict';
+import { agentSequencesToAcpClient, agentToAcpClient } from './entries/agentToAcpClient';
 import { backendToCore } from './entries/backendToCore';
 import { chatWebview } from './entries/chatWebview';
 import { clientToMcpServer } from './entries/clientToMcpServer';
@@ -16,7 +17,7 @@ import { savedRunChanges } from './entries/savedRunChanges';
 import { reportLines } from './support/report';
 import { runEntry, type EntryDriver, type EntryReport } from './support/runner';
 
-const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites(), () => chatWebview()];
+const ENTRIES: (() => EntryDriver)[] = [editorToBackend, () => modelToBackend('chat'), () => modelToBackend('responses'), backendToCore, clientToMcpServer, serverToMcpBridge, () => savedRunChanges(), () => commandWrites(), () => agentToAcpClient(), () => agentSequencesToAcpClient(), () => chatWebview()];
 
 describe('freeze-and-bloat fuzzer', () => {
   const reports: EntryReport[] = [];

@@ -10,6 +10,7 @@
  * transcript patch applied the quadratic way).
  */
 import * as assert from 'node:assert/strict';
+import { agentSequencesToAcpClient, agentToAcpClient } from './entries/agentToAcpClient';
 import { chatWebview } from './entries/chatWebview';
 import { commandWrites } from './entries/commandWrites';
 import { savedRunChanges } from './entries/savedRunChanges';
@@ -84,6 +85,25 @@ describe('freeze-and-bloat fuzzer, on defects planted in the entry points of the
     assert.ok(!frozen.some((f) => f.includes("run 'a' 1 KiB")), frozen.join('\n'));
     const leaked = failures(await runEntry(plantedEntry(commandWrites, 'leak', EVENT_PATHS)));
     assert.ok(leaked.some((f) => /^events\[\]\.path · run 'a' filling the message.*heap after GC grew/.test(f)), leaked.join('\n'));
+  });
+});
+
+describe('freeze-and-bloat fuzzer, on defects planted in the ACP client', () => {
+  const COMMAND_NAMES = /^params\.update \(object\)\.availableCommands\[\]\.name · run 'a' (1 KiB|64 KiB)$/;
+  const TURNS = /^turn · (a plan of 100,000 entries, sent 5 times|50 reads with one request id)$/;
+
+  it("an agent's messages: passes those cases clean, fails a quadratic scan of each message's strings as a stall", async () => {
+    assert.deepEqual(failures(await runEntry(plantedEntry(agentToAcpClient, 'none', COMMAND_NAMES))), []);
+    const frozen = failures(await runEntry(plantedEntry(agentToAcpClient, 'freeze', COMMAND_NAMES)));
+    assert.ok(frozen.some((f) => /availableCommands\[\]\.name · run 'a' 64 KiB: (stalled|frozen)/.test(f)), frozen.join('\n'));
+    assert.ok(!frozen.some((f) => f.includes("run 'a' 1 KiB")), frozen.join('\n'));
+  });
+
+  it("an agent's sequences of messages: passes those cases clean, fails kept messages as heap growth", async () => {
+    assert.deepEqual(failures(await runEntry(plantedEntry(agentSequencesToAcpClient, 'none', TURNS))), []);
+    const leaked = failures(await runEntry(plantedEntry(agentSequencesToAcpClient, 'leak', TURNS)));
+    assert.ok(leaked.some((f) => /^turn · a plan of 100,000 entries, sent 5 times: .*heap after GC grew/.test(f)), leaked.join('\n'));
+    assert.ok(!leaked.some((f) => f.includes('50 reads')), leaked.join('\n'));
   });
 });
 

@@ -175,8 +175,9 @@ async function runOnce(c: PlannedCase, target: Target, heapBefore: number, run: 
   const failures: string[] = [];
   if (outcome.startsWith('error: no outcome')) failures.push(outcome.slice('error: '.length));
   // A run or call the target never ended, or a message the protocol refuses: the peer would wait forever.
+  // (`a check failed`: an entry's own rule broken, such as a write no decision allowed.)
   // A message left unanswered, or a file written that its reader cannot read, likewise.
-  else if (/nothing within \d+ ms|the protocol refuses|^unanswered:|cannot read/.test(outcome)) failures.push(`no outcome (${outcome.slice(0, 160)})`);
+  else if (/nothing within \d+ ms|the protocol refuses|a check failed|^unanswered:|cannot read/.test(outcome)) failures.push(`no outcome (${outcome.slice(0, 160)})`);
   if (!target.alive) failures.push('the target died');
   else if (frozen) failures.push(`frozen (a probe waited ${Math.round(window.maxWaitMs)} ms, the loop busy ${Math.round(window.maxBusyMs)} ms of it)`);
   else if (isStall(result)) failures.push(`stalled ${Math.round(window.maxBusyMs)} ms (${Math.round(window.maxWaitMs)} ms on the wall clock)`);

@@ -36,6 +36,9 @@ export interface LogEntry {
   method?: string;
   /** A message from the client as it arrived (the script's `logWire`). */
   wire?: string;
+  /** With `wire` 'answer': the answer's id and its error's code. */
+  id?: unknown;
+  code?: string;
   as?: string;
   params?: Record<string, unknown>;
   result?: unknown;

@@ -6,6 +6,7 @@
  * editor's MCP server's name (from session/new). `__CWD__` in a step stands for
  * the session's folder (the client's `cwd`).
  */
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -23,7 +24,9 @@ export type ScriptStep =
   /** `count` agent_message_chunk updates of `text`, then `tools` tool_call updates. */
   | { flood: { count: number; text: string; tools?: number } }
   /** Raw bytes on stdout (not ACP). */
-  | { raw: string };
+  | { raw: string }
+  /** This turn's answer carries a `_meta` of this many members. */
+  | { answerMeta: number };
 
 export interface AgentScript {
   /** What `initialize` advertises. */
@@ -102,6 +105,7 @@ const app = acp.agent({ name: 'scripted-agent' })
     const steps = script.turns[turn] ?? [];
     const sessionId = params.sessionId;
     const background: Promise<unknown>[] = [];
+    let answerMeta = 0;
     for (const step of steps) {
       if (cancelled) break;
       if ('update' in step) {
@@ -125,11 +129,15 @@ const app = acp.agent({ name: 'scripted-agent' })
         for (let i = 0; i < step.flood.count; i++) void client.notify(acp.methods.client.session.update, { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: step.flood.text } } });
         for (let i = 0; i < (step.flood.tools ?? 0); i++) void client.notify(acp.methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `flood-${i}`, title: `Flood ${i}`, kind: 'other', status: 'completed' } });
       } else if ('raw' in step) {
-        process.stdout.write(step.raw);
+        // Past stdout's buffer, wait for 'drain': Node 20's Writable.toWeb (the SDK's writer below)
+        // skips a chunk written while the stream needs draining, and the turn's answer would be lost.
+        if (!process.stdout.write(step.raw)) await once(process.stdout, 'drain');
+      } else if ('answerMeta' in step) {
+        answerMeta = step.answerMeta;
       }
     }
     await Promise.all(background);
-    return { stopReason: (cancelled ? 'cancelled' : script.stopReason ?? 'end_turn') as acp.StopReason, ...(script.usage ? { usage: script.usage } : {}) };
+    return { stopReason: (cancelled ? 'cancelled' : script.stopReason ?? 'end_turn') as acp.StopReason, ...(script.usage ? { usage: script.usage } : {}), ...(answerMeta ? { _meta: Object.fromEntries(Array.from({ length: answerMeta }, (_, i) => [`k${i}`, i])) } : {}) };
   });
 
 if (script.logWire) {
@@ -137,7 +145,10 @@ if (script.logWire) {
   process.stdin.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines.filter(Boolean)) log({ wire: (JSON.parse(line) as { method?: string }).method ?? 'answer' });
+    for (const line of lines.filter(Boolean)) {
+      const message = JSON.parse(line) as { method?: string; id?: unknown; error?: { data?: { code?: string } } };
+      log(message.method ? { wire: message.method } : { wire: 'answer', id: message.id, code: message.error?.data?.code });
+    }
   });
 }
 
