@@ -63,7 +63,8 @@ export function agentLines(source: ReadableStream<Uint8Array>, options: AgentLin
     const method = topLevelValue(text, 'method');
     const validId = typeof id === 'string' || typeof id === 'number';
     if (validId && typeof method === 'string') {
-      options.send(errorLine(id, `${method.slice(0, 100)} refused: ${problem}`, options.refusalMark));
+      // Without the mark: the agent must not learn it (it could then pass its own errors off as refusals made here).
+      options.send(errorLine(id, `${method.slice(0, 100)} refused: ${problem}`));
       return undefined;
     }
     if (validId && method === undefined) return errorLine(id, problem, options.refusalMark);
@@ -107,9 +108,9 @@ export function agentLines(source: ReadableStream<Uint8Array>, options: AgentLin
   }, { highWaterMark: 0 });
 }
 
-/** A JSON-RPC error answer to `id`, as a line. */
-function errorLine(id: string | number, message: string, refusalMark: string): Uint8Array {
-  const error = { code: INVALID_REQUEST, message, data: { code: ErrorCode.MessageTooLarge, refused: refusalMark } };
+/** A JSON-RPC error answer to `id`, as a line; `refusalMark` only on one the connection reads itself. */
+function errorLine(id: string | number, message: string, refusalMark?: string): Uint8Array {
+  const error = { code: INVALID_REQUEST, message, data: { code: ErrorCode.MessageTooLarge, ...(refusalMark !== undefined ? { refused: refusalMark } : {}) } };
   return encoder.encode(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
 }
 

@@ -59,6 +59,7 @@ describe('agentLines', () => {
     const answer = JSON.parse(sent[0]) as { id: number; error: { code: number; message: string; data: { code: string } } };
     assert.equal(answer.id, 7);
     assert.equal(answer.error.data.code, 'MESSAGE_TOO_LARGE');
+    assert.ok(!sent[0].includes('mark'), 'the agent is not told the connection\'s mark (it could then make its own errors look like refusals made here)');
     assert.match(answer.error.message, /fs\/read_text_file refused: an object in the message has more than 10 members/);
   });
 
