@@ -9,6 +9,7 @@ import { createBackend, type Backend, type BackendOptions } from '../../src/back
 import { resolveOptions } from '../../src/backend/options';
 import { ErrorCode } from '../../src/protocol';
 import { TestClient, type Msg } from '../support/backend-client';
+import { longestGap } from '../support/eventLoop';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
 
 const TOKEN = 'streams-token-0123456789abcdef';
@@ -19,9 +20,9 @@ describe('rogue model endpoint: streams are bounded', function () {
   let backend: Backend;
   const clients: TestClient[] = [];
 
-  async function start(options: BackendOptions = {}): Promise<TestClient> {
+  async function start(options: BackendOptions = {}, api: 'chat' | 'responses' = 'chat'): Promise<TestClient> {
     fake = await startFakeOpenAI();
-    backend = await createBackend({ token: TOKEN, model: { model: 'fake-model', baseURL: fake.baseURL, apiKey: 'sk-test', maxRetries: 0 }, ...options });
+    backend = await createBackend({ token: TOKEN, model: { model: 'fake-model', baseURL: fake.baseURL, apiKey: 'sk-test', maxRetries: 0, api }, ...options });
     const { client } = await TestClient.open(backend.url, TOKEN);
     clients.push(client);
     return client;
@@ -125,6 +126,29 @@ describe('rogue model endpoint: streams are bounded', function () {
     assert.ok(performance.now() - t0 < 10_000, `the run took ${(performance.now() - t0).toFixed(0)} ms`);
     await stillServes(client);
   });
+
+  /** 40,000 text deltas in one body on the `api` wire: the longest the loop waited, once the whole answer arrived. */
+  async function manyDeltas(api: 'chat' | 'responses'): Promise<void> {
+    const client = await start({}, api);
+    const text = 'word '.repeat(40_000);
+    // The body is made and captured before: the fake writing 40,000 events is this process's work too.
+    fake.enqueue({ text, pieces: 40_000 });
+    const path = api === 'chat' ? 'chat/completions' : 'responses';
+    const request = api === 'chat' ? { model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'hi' }] } : { model: 'fake-model', stream: true, input: 'hi' };
+    const body = await (await fetch(`${fake.baseURL}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).text();
+    fake.enqueue({ verbatim: body });
+    let runId = '';
+    // The SDK hands on every event of one network read in microtasks; read at once, the deltas held the loop 300-500 ms.
+    const gap = await longestGap(async () => {
+      ({ runId } = await client.run('t1', 'hello', 60_000));
+    });
+    assert.equal(client.text(runId), text);
+    assert.ok(gap < 250, `the event loop waited ${Math.round(gap)} ms at once`);
+  }
+
+  it('T-STREAM-08 40,000 text deltas written at once (Chat Completions): read between turns of the event loop, so it never waits long; the whole answer arrives', () => manyDeltas('chat'));
+
+  it('T-STREAM-09 40,000 text deltas written at once (Responses): read between turns of the event loop, so it never waits long; the whole answer arrives', () => manyDeltas('responses'));
 
   it('T-STREAM-05 an error answer with a 200 MB body: the SDK reads at most the error cap, the run ends MODEL_ERROR', async () => {
     const client = await start();

@@ -40,6 +40,8 @@ export type Script =
   | { hugeError: { status: number; bodyBytes: number } }
   /** A stream whose one event never ends: `data: ` and then `bytes` of text with no line break, as fast as the client reads. */
   | { unterminatedEvent: { bytes: number } }
+  /** This response body as it is, an event stream, in one write (a body captured from a scripted reply). */
+  | { verbatim: string }
   | ((request: RecordedRequest) => Script);
 
 /** The usage the reply reports (default 42 prompt, 7 completion, 0 cached); `cached: null` leaves prompt_tokens_details out, as some compatible servers do. */
@@ -170,13 +172,18 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         sendError(res, 500, { message: `fake-openai: no scripted response left for request ${requests.length}`, type: 'server_error', code: null });
         return;
       }
+      if ('verbatim' in script) {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        res.end(script.verbatim);
+        return;
+      }
       if (route.r.wire === 'responses') respondOnResponsesWire(res, body, script, `fake${++serial}`);
       else respond(res, body, script, `chatcmpl-fake${++serial}`);
     });
   });
 
   /** Hangs and errors as on Chat Completions (the same error bodies); replies in Responses events. */
-  function respondOnResponsesWire(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
+  function respondOnResponsesWire(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, ((r: RecordedRequest) => Script) | { verbatim: string }>, id: string): void {
     if ('hang' in script || 'status' in script || 'hugeError' in script || 'unterminatedEvent' in script) {
       respond(res, body, script, id);
       return;
@@ -197,7 +204,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     respondResponses(res, body, reply, id);
   }
 
-  function respond(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, (r: RecordedRequest) => Script>, id: string): void {
+  function respond(res: http.ServerResponse, body: ChatRequestBody, script: Exclude<Script, ((r: RecordedRequest) => Script) | { verbatim: string }>, id: string): void {
     if ('responses' in script) {
       sendError(res, 400, { message: 'fake-openai: this reply was scripted for the Responses API.', type: 'invalid_request_error', code: null });
       return;

@@ -5,6 +5,7 @@
 import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ErrorCode } from '../../protocol';
+import { paced } from '../../base/nextTurn';
 import type { FunctionSpec } from '../toolset/toolState';
 import { toModelFailure } from './failure';
 import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest, type UsageChunk } from './chatModel';
@@ -31,7 +32,7 @@ export class OpenAIChatModel extends OpenAIWireModel {
         },
         { signal: guard.signal },
       );
-      for await (const chunk of stream) {
+      for await (const chunk of paced(stream)) {
         guard.activity();
         if (chunk.usage) yield usageChunk(chunk.usage);
         const choice = chunk.choices?.[0];

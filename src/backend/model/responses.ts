@@ -6,6 +6,7 @@
  */
 import type { FunctionTool, ResponseInputContent, ResponseInputItem, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import { ErrorCode } from '../../protocol';
+import { paced } from '../../base/nextTurn';
 import type { FunctionSpec } from '../toolset/toolState';
 import { ModelFailure, type ChatMessage, type ModelChunk, type ModelRequest, type ToolCallRequest } from './chatModel';
 import { toModelFailure } from './failure';
@@ -32,7 +33,7 @@ export class ResponsesChatModel extends OpenAIWireModel {
         },
         { signal: guard.signal },
       );
-      for await (const event of stream) {
+      for await (const event of paced(stream)) {
         guard.activity();
         const out = handle(event, calls, guard);
         if (out?.type === 'finish') finish = out.reason;

@@ -10,7 +10,7 @@ export class EditorPeer {
   private readonly inbox: ServerToClient[] = [];
   /** What the backend sent that the protocol refuses (the editor would drop it with INVALID_MESSAGE). */
   readonly undecodable: string[] = [];
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Set<(m: ServerToClient) => boolean>();
   readonly closed: Promise<string>;
 
   private constructor(private readonly ws: WebSocket) {
@@ -20,8 +20,10 @@ export class EditorPeer {
         if (this.undecodable.length < 5) this.undecodable.push(`${decoded.error.messageType ?? '?'} ${decoded.error.code}: ${decoded.error.message.slice(0, 120)}`);
         return;
       }
+      // Each waiter has seen the inbox already: only the new message is offered (one check per
+      // message, not a scan of a growing inbox per message: 56,000 text deltas took 30 s).
+      for (const w of [...this.waiters]) if (w(decoded.message)) return;
       this.inbox.push(decoded.message);
-      for (const w of [...this.waiters]) w();
     });
     this.closed = new Promise((resolve) => ws.once('close', (code) => resolve(`closed ${code}`)));
     ws.on('error', () => {});
@@ -49,23 +51,22 @@ export class EditorPeer {
   next(match: (m: ServerToClient) => boolean, timeoutMs?: number): Promise<ServerToClient | string>;
   next(match: (m: ServerToClient) => boolean, timeoutMs = 15_000): Promise<ServerToClient | string> {
     return new Promise((resolve) => {
-      const find = () => {
-        const i = this.inbox.findIndex(match);
-        if (i < 0) return false;
-        const [m] = this.inbox.splice(i, 1);
+      const finish = (v: ServerToClient | string) => {
+        clearTimeout(timer);
+        this.waiters.delete(offer);
+        resolve(v);
+      };
+      /** Takes `m` when it matches. */
+      const offer = (m: ServerToClient): boolean => {
+        if (!match(m)) return false;
         finish(m);
         return true;
       };
-      const finish = (v: ServerToClient | string) => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(v);
-      };
-      const check = () => void find();
       const timer = setTimeout(() => finish(`nothing within ${timeoutMs} ms`), timeoutMs);
-      if (find()) return;
-      this.waiters.add(check);
-      void this.closed.then((c) => this.waiters.has(check) && !find() && finish(c));
+      const i = this.inbox.findIndex(match);
+      if (i >= 0) return finish(this.inbox.splice(i, 1)[0]);
+      this.waiters.add(offer);
+      void this.closed.then((c) => this.waiters.has(offer) && finish(c));
     });
   }
 

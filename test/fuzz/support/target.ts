@@ -48,7 +48,7 @@ export class Target {
   static async start(host: string, options: unknown, env: NodeJS.ProcessEnv = {}): Promise<Target> {
     const child = fork(path.join(HOSTS, host), [JSON.stringify(options)], {
       cwd: ROOT,
-      execArgv: ['--expose-gc', ...TSX],
+      execArgv: ['--expose-gc', ...(process.env.CLIENT_TOOLS_FUZZ_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CLIENT_TOOLS_FUZZ_PROFILE}`] : []), ...TSX],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
