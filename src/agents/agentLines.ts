@@ -10,24 +10,19 @@
  * (logged once per connection).
  */
 import * as acp from '@agentclientprotocol/sdk';
-import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, COLON, ErrorCode, JSON_STRUCTURE_LIMITS, jsonStructureProblem, OPEN_ARRAY, OPEN_OBJECT, QUOTE, COMMA, type JsonStructureLimits } from '../protocol';
+import { ErrorCode, jsonStructureProblem, topLevelValues, type JsonStructureLimits } from '../protocol';
 import { nextTurn } from '../base/nextTurn';
 import type { Logger } from '../base/logger';
 
-/** What one message of the agent's may hold: the limits the backend's messages have (a plan of 100,000 entries is some 400,000 values). */
-export const AGENT_STRUCTURE_LIMITS: JsonStructureLimits = JSON_STRUCTURE_LIMITS;
+/** What one message of the agent's may hold: 100,000 values (a plan of 25,000 entries; ACP's SDK parses and schema-checks a message without yielding, some 0.3-0.5 ms per 1,000 values here, so a line of 700,000 values held the loop 200-370 ms), 10,000 members in one object. */
+export const AGENT_STRUCTURE_LIMITS: JsonStructureLimits = { maxValues: 100_000, maxMembers: 10_000 };
 /** Work on the agent's messages between turns of the event loop. */
 export const READ_SLICE_MS = 10;
 /** JSON-RPC's code for an invalid request, with the editor's code in `data.code`. */
 const INVALID_REQUEST = -32600;
-/** Longest `id` or `method` value read from a refused line. */
-const MAX_ID_CHARS = 200;
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
-/** JSON's white space, and what ends a value in an object, as char codes. */
-const JSON_SPACE = [0x20, 0x09, 0x0a, 0x0d];
-const VALUE_END = [COMMA, CLOSE_OBJECT, CLOSE_ARRAY, ...JSON_SPACE];
 
 export interface AgentLinesOptions {
   agentName: string;
@@ -59,8 +54,7 @@ export function agentLines(source: ReadableStream<Uint8Array>, options: AgentLin
     const problem = jsonStructureProblem(text, options.structure ?? AGENT_STRUCTURE_LIMITS);
     if (!problem) return line;
     if (refusals++ === 0) options.logger.warn('agent message refused', { agent: options.agentName, reason: problem });
-    const id = topLevelValue(text, 'id');
-    const method = topLevelValue(text, 'method');
+    const [id, method] = topLevelValues(text, ['id', 'method']);
     const validId = typeof id === 'string' || typeof id === 'number';
     if (validId && typeof method === 'string') {
       // Without the mark: the agent must not learn it (it could then pass its own errors off as refusals made here).
@@ -117,54 +111,6 @@ function errorLine(id: string | number, message: string, refusalMark?: string): 
 /** Whether `e` is an error answer made here for a refused answer. */
 export function isRefusal(e: unknown, refusalMark: string): e is acp.RequestError {
   return e instanceof acp.RequestError && (e.data as { refused?: unknown } | undefined)?.refused === refusalMark;
-}
-
-/**
- * The value of the top-level member `key` of the object `text` when it is a short string, number or
- * null (JSON-RPC's `id` and `method`); undefined otherwise. One pass that jumps over strings, with
- * no regular expression and no slice kept of `text`: a match's subject stays reachable from
- * `RegExp.lastMatch` until the next match, and a slice holds the whole refused line.
- */
-export function topLevelValue(text: string, key: string): unknown {
-  const quoted = JSON.stringify(key);
-  let depth = 0;
-  let keyBefore = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const end = closingQuote(text, i);
-      if (end < 0) return undefined;
-      keyBefore = depth === 1 && end - i + 1 === quoted.length && text.startsWith(quoted, i);
-      i = end;
-    } else if (c === COLON && depth === 1 && keyBefore) {
-      return shortValue(text, i + 1);
-    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      depth++;
-    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      depth--;
-    }
-  }
-  return undefined;
-}
-
-/** The string, number or null starting at `from` (after white space), when at most MAX_ID_CHARS long. */
-function shortValue(text: string, from: number): unknown {
-  let start = from;
-  while (start < text.length && JSON_SPACE.includes(text.charCodeAt(start))) start++;
-  let end = start;
-  if (text.charCodeAt(start) === QUOTE) {
-    end = closingQuote(text, start) + 1;
-    if (end <= 0) return undefined;
-  } else {
-    while (end < text.length && end - start <= MAX_ID_CHARS && !VALUE_END.includes(text.charCodeAt(end))) end++;
-  }
-  if (end - start > MAX_ID_CHARS) return undefined;
-  try {
-    const value = JSON.parse(text.slice(start, end)) as unknown;
-    return typeof value === 'string' || typeof value === 'number' || value === null ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Lines of a byte stream, each with its newline, none longer than `maxBytes` and its CRLF (the SDK's error past that; the SDK checks the exact limit again). */

@@ -10,6 +10,8 @@ import type { AgentToolCall, AgentToolContent } from './agentCallbacks';
 export const TOOL_CALL_LIMITS = {
   /** Tool calls kept per session; past it the oldest ended one is forgotten, and with none ended a new call is not tracked (no card). */
   maxCalls: 500,
+  /** Characters of a call's id; a call with a longer one is not tracked (no card): the table keys on ids, and 500 ids of 8 MiB were 4 GiB kept. */
+  maxIdChars: 200,
   maxTitleChars: 200,
   /** Characters of one text, or one side of a diff, kept. */
   maxTextChars: 256 * 1024,
@@ -46,10 +48,11 @@ export class ToolCallTable {
 
   /**
    * Merges what the agent said about a call. Returns the call and whether it is new, or undefined
-   * when it is new and the table is full.
+   * when it is new and the table is full, or its id is over the limit.
    */
   merge(update: Described): { call: TrackedToolCall; isNew: boolean } | undefined {
     const id = update.toolCallId;
+    if (id.length > TOOL_CALL_LIMITS.maxIdChars) return undefined;
     const existing = this.calls.get(id);
     if (!existing && this.calls.size >= TOOL_CALL_LIMITS.maxCalls && !this.evictOneEnded()) {
       this.dropped++;

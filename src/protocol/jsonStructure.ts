@@ -66,3 +66,62 @@ export function closingQuote(text: string, start: number): number {
   }
   return -1;
 }
+
+/** Longest value `topLevelValues` reads. */
+const MAX_TOP_LEVEL_VALUE_CHARS = 200;
+/** JSON's white space, and what ends a value in an object, as char codes. */
+const JSON_SPACE = [0x20, 0x09, 0x0a, 0x0d];
+const VALUE_END = [COMMA, CLOSE_OBJECT, CLOSE_ARRAY, ...JSON_SPACE];
+
+/**
+ * The values of the top-level members `keys` of the object `text`, each when it is a short string,
+ * number or null (JSON-RPC's `id` and `method` of a refused message), else undefined. One pass that
+ * jumps over strings, with no regular expression and no slice kept of `text`: a match's subject
+ * stays reachable from `RegExp.lastMatch` until the next match, and a slice holds the whole text.
+ * Here beside the scan above, whose char codes its loop reads as this module's own constants.
+ */
+export function topLevelValues(text: string, keys: readonly string[]): unknown[] {
+  const quoted = keys.map((k) => JSON.stringify(k));
+  const values: unknown[] = keys.map(() => undefined);
+  let left = keys.length;
+  let depth = 0;
+  let keyBefore = -1;
+  for (let i = 0; i < text.length && left > 0; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = closingQuote(text, i);
+      if (end < 0) break;
+      keyBefore = depth === 1 ? quoted.findIndex((q) => end - i + 1 === q.length && text.startsWith(q, i)) : -1;
+      i = end;
+    } else if (c === COLON && depth === 1 && keyBefore >= 0) {
+      values[keyBefore] = shortValue(text, i + 1);
+      keyBefore = -1;
+      left--;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      depth++;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth--;
+    }
+  }
+  return values;
+}
+
+/** The string, number or null starting at `from` (after white space), when at most MAX_TOP_LEVEL_VALUE_CHARS long. */
+function shortValue(text: string, from: number): unknown {
+  let start = from;
+  while (start < text.length && JSON_SPACE.includes(text.charCodeAt(start))) start++;
+  let end = start;
+  if (text.charCodeAt(start) === QUOTE) {
+    end = closingQuote(text, start) + 1;
+    if (end <= 0) return undefined;
+  } else {
+    while (end < text.length && end - start <= MAX_TOP_LEVEL_VALUE_CHARS && !VALUE_END.includes(text.charCodeAt(end))) end++;
+  }
+  if (end - start > MAX_TOP_LEVEL_VALUE_CHARS) return undefined;
+  try {
+    const value = JSON.parse(text.slice(start, end)) as unknown;
+    return typeof value === 'string' || typeof value === 'number' || value === null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

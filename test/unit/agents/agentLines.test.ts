@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as acp from '@agentclientprotocol/sdk';
-import { agentLines, isRefusal, topLevelValue, type AgentLinesOptions } from '../../../src/agents/agentLines';
+import { agentLines, isRefusal, type AgentLinesOptions } from '../../../src/agents/agentLines';
+import { topLevelValues } from '../../../src/protocol';
 import { RecordingLogger } from '../../support/dispatch-harness';
 
 const encoder = new TextEncoder();
@@ -92,10 +93,9 @@ describe('agentLines', () => {
 
   it('reads a top-level id or method only, past strings with escaped quotes and nested members of the same name', () => {
     const text = JSON.stringify({ params: { id: 'inner', method: 'inner' }, note: 'a "quoted" \\ "id":9', id: 'outer', method: 'm/x' });
-    assert.equal(topLevelValue(text, 'id'), 'outer');
-    assert.equal(topLevelValue(text, 'method'), 'm/x');
-    assert.equal(topLevelValue('{"id": 42 ,"x":{}}', 'id'), 42);
-    assert.equal(topLevelValue('{"id":{"a":1}}', 'id'), undefined);
-    assert.equal(topLevelValue('{"x":1}', 'id'), undefined);
+    assert.deepEqual(topLevelValues(text, ['id', 'method']), ['outer', 'm/x']);
+    assert.deepEqual(topLevelValues('{"id": 42 ,"x":{}}', ['id']), [42]);
+    assert.deepEqual(topLevelValues('{"id":{"a":1},"method":"m"}', ['id', 'method']), [undefined, 'm']);
+    assert.deepEqual(topLevelValues('{"x":1}', ['id', 'method']), [undefined, undefined]);
   });
 });
