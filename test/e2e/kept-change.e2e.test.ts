@@ -73,7 +73,14 @@ describe('A decided review in a real VS Code: the kept change as a diff, Open Di
     // The user types more into the file and saves it.
     const { page } = session;
     await quickOpen(page, 'hello.txt');
-    await page.keyboard.press('Control+End');
+    // The editor can take focus before it takes keys: press again until the cursor is at the end.
+    await waitUntil(
+      async () => {
+        await page.keyboard.press('Control+End');
+        return page.locator('.statusbar').getByText('Ln 2, Col 1', { exact: true }).isVisible();
+      },
+      { timeoutMs: 10_000, intervalMs: 250, describe: () => 'the cursor did not reach the end of hello.txt (Ln 2, Col 1)' },
+    );
     await page.keyboard.type('Typed by the user afterwards.');
     await page.keyboard.press('Control+S');
     const typed = 'Second change.\nTyped by the user afterwards.';
