@@ -86,6 +86,8 @@ export function sequenceCases(folder: string): PlannedCase[] {
       ...times(500, (i) => JSON.stringify({ jsonrpc: '2.0', id: `os${i}`, method: 'fs/read_text_file', params: { sessionId: 'other', path: inside('a') } })),
     ]),
     // Many items.
+    // Under the structure limit (some 80,000 values), so it reaches the SDK and the session.
+    sequence('a plan of 20,000 entries, sent 8 times', () => times(8, () => update({ sessionUpdate: 'plan', entries: times(20_000, (i) => ({ content: `step ${i}`, priority: 'high', status: 'pending' })) }))),
     sequence('a plan of 100,000 entries, sent 5 times', () => times(5, () => update({ sessionUpdate: 'plan', entries: times(100_000, (i) => ({ content: `step ${i}`, priority: 'high', status: 'pending' })) }))),
     sequence('100,000 available commands', () => [update({ sessionUpdate: 'available_commands_update', availableCommands: times(100_000, (i) => ({ name: `c${i}`, description: 'd' })) })]),
     sequence('a tool call with 40,000 locations and 40,000 content items', () => [update({ sessionUpdate: 'tool_call', toolCallId: 'many', title: 'x', kind: 'read', status: 'pending', locations: times(40_000, (i) => ({ path: inside(`f${i}`) })), content: times(40_000, () => ({ type: 'content', content: { type: 'text', text: 'x' } })) })]),

@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { CONNECTION_LIMITS } from '../../../src/agents/agentConnection';
 import type { TurnOutcome } from '../hosts/acpClientHost';
 import { AgentSide, SESSION_ID, type Answer, type TurnScript } from '../support/agentSide';
-import { planCases, type MessagePlan, type PlannedCase } from '../support/plan';
+import { kept, planCases, type MessagePlan, type PlannedCase } from '../support/plan';
 import type { Plant } from '../support/planted';
 import type { EntryDriver } from '../support/runner';
 import { shapeOf, type Json, type JsonSchema, type Position } from '../support/shape';
@@ -157,5 +157,6 @@ export function agentToAcpClient(plant: Plant = 'none'): EntryDriver {
 
 /** Sequences of messages one message cannot show (agentSequences.ts). */
 export function agentSequencesToAcpClient(plant: Plant = 'none'): EntryDriver {
-  return driver('ACP client from an agent, sequences', plant, (folder) => sequenceCases(folder));
+  const name = 'ACP client from an agent, sequences';
+  return driver(name, plant, (folder) => sequenceCases(folder).filter((c) => kept(name, c)));
 }

@@ -54,6 +54,11 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/** Whether `CLIENT_TOOLS_FUZZ_ONLY` (when set) matches the case's `entry message position value`. */
+export function kept(entry: string, c: PlannedCase): boolean {
+  return !ONLY || ONLY.test(`${entry} ${c.message} ${c.position.label} ${c.value.label}`);
+}
+
 export function planCases(entry: string, plans: readonly MessagePlan[]): PlannedCase[] {
   const random = seeded(SEED);
   const out: PlannedCase[] = [];
@@ -73,7 +78,7 @@ export function planCases(entry: string, plans: readonly MessagePlan[]): Planned
       const sample = position.variants.reduce<Json>((s, v) => setAt(s, v.path, v.value), base);
       for (const value of valuesFor(position, { budget, sweep, fillMessage })) {
         const c: PlannedCase = { message: plan.message, position, value, text: (fix) => withFragment(fix ? fix(sample) : sample, position.path, value.text()) };
-        if (!ONLY || ONLY.test(`${entry} ${c.message} ${position.label} ${value.label}`)) out.push(c);
+        if (kept(entry, c)) out.push(c);
       }
     }
   }
