@@ -45,10 +45,11 @@ export function endpointLabel(config: OpenAIModelConfig): string {
   return config.baseURL || 'the OpenAI API';
 }
 
+/** `v` as JSON text; a note for a value that cannot be (nested too deeply for `JSON.stringify`). */
 export function safeJson(v: unknown): string {
   try {
     return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
+  } catch (e) {
+    return `[a JSON value that could not be printed: ${e instanceof Error ? e.message : String(e)}]`;
   }
 }

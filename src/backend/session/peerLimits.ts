@@ -39,20 +39,20 @@ const MAX_JSON_BYTES_PER_UNIT = 6;
  * shortened (one frame) or split (a `textDelta`, several); undefined when it cannot be made to fit.
  */
 export function fitted(message: ServerToClient, maxBytes: number, maxJsonBytes = maxBytes): EncodedParts[] | undefined {
-  const fitsLimits = (e: EncodedParts) => encodedBytes(e) <= maxBytes && jsonBytes(e) <= maxJsonBytes;
-  const encoded = encodeParts(message);
+  const fitsLimits = (e: EncodedParts | undefined): e is EncodedParts => e !== undefined && encodedBytes(e) <= maxBytes && jsonBytes(e) <= maxJsonBytes;
+  const encoded = encodedOrNot(message);
   if (fitsLimits(encoded)) return [encoded];
-  const bytes = encodedBytes(encoded);
   const limit = Math.min(maxBytes, maxJsonBytes);
+  const note = (what: string) => (encoded ? leftOut(encodedBytes(encoded), what, limit) : `[${what} not shown here: it is nested too deeply to be sent]`);
   const fits = (m: ServerToClient): EncodedParts[] | undefined => {
-    const e = encodeParts(m);
+    const e = encodedOrNot(m);
     return fitsLimits(e) ? [e] : undefined;
   };
   switch (message.type) {
     case 'toolCallEnded':
-      return fits({ ...message, content: [{ type: 'text', text: leftOut(bytes, 'result', limit) }] });
+      return fits({ ...message, content: [{ type: 'text', text: note('result') }] });
     case 'toolCallStarted':
-      return fits({ ...message, arguments: { '…': leftOut(bytes, 'arguments', limit) } });
+      return fits({ ...message, arguments: { '…': note('arguments') } });
     case 'textDelta':
       return splitText(message, limit);
     case 'toolGroupState':
@@ -80,6 +80,20 @@ export function fitted(message: ServerToClient, maxBytes: number, maxJsonBytes =
       return undefined;
     default:
       return assertNever(message, 'message to the client');
+  }
+}
+
+/**
+ * `message` encoded, or undefined when it cannot be: a result or arguments nested thousands of
+ * levels deep (JSON that parses, as parsing is iterative) overflow `JSON.stringify`'s stack, and
+ * the card would never end.
+ */
+function encodedOrNot(message: ServerToClient): EncodedParts | undefined {
+  try {
+    return encodeParts(message);
+  } catch (e) {
+    if (e instanceof RangeError) return undefined;
+    throw e;
   }
 }
 

@@ -119,4 +119,9 @@ describe('backend OpenAI chat model', () => {
     assert.equal(text, '[application/json, 7 bytes]\n{"a":1}\n{"b":[1,2]}\ndone');
     assert.equal(toolResultText([]), '(no content)');
   });
+
+  it('a JSON value nested too deeply to print reads as a note, not [object Object]', () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(10_000)}0${'}'.repeat(10_000)}`) as unknown;
+    assert.match(toolResultText([{ type: 'json', value: deep }]), /^\[a JSON value that could not be printed: Maximum call stack size exceeded\]$/);
+  });
 });
