@@ -75,7 +75,8 @@ const VALUE_END = [COMMA, CLOSE_OBJECT, CLOSE_ARRAY, ...JSON_SPACE];
 
 /**
  * The values of the top-level members `keys` of the object `text`, each when it is a short string,
- * number or null (JSON-RPC's `id` and `method` of a refused message), else undefined. One pass that
+ * number or null (JSON-RPC's `id` and `method` of a refused message), else undefined; of a repeated
+ * key, the first. One pass that
  * jumps over strings, with no regular expression and no slice kept of `text`: a match's subject
  * stays reachable from `RegExp.lastMatch` until the next match, and a slice holds the whole text.
  * Here beside the scan above, whose char codes its loop reads as this module's own constants.
@@ -83,6 +84,7 @@ const VALUE_END = [COMMA, CLOSE_OBJECT, CLOSE_ARRAY, ...JSON_SPACE];
 export function topLevelValues(text: string, keys: readonly string[]): unknown[] {
   const quoted = keys.map((k) => JSON.stringify(k));
   const values: unknown[] = keys.map(() => undefined);
+  const read = keys.map(() => false);
   let left = keys.length;
   let depth = 0;
   let keyBefore = -1;
@@ -94,9 +96,13 @@ export function topLevelValues(text: string, keys: readonly string[]): unknown[]
       keyBefore = depth === 1 ? quoted.findIndex((q) => end - i + 1 === q.length && text.startsWith(q, i)) : -1;
       i = end;
     } else if (c === COLON && depth === 1 && keyBefore >= 0) {
-      values[keyBefore] = shortValue(text, i + 1);
+      // A repeated key: its first value counts, and it is not counted twice.
+      if (!read[keyBefore]) {
+        read[keyBefore] = true;
+        values[keyBefore] = shortValue(text, i + 1);
+        left--;
+      }
       keyBefore = -1;
-      left--;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       depth++;
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {

@@ -97,5 +97,7 @@ describe('agentLines', () => {
     assert.deepEqual(topLevelValues('{"id": 42 ,"x":{}}', ['id']), [42]);
     assert.deepEqual(topLevelValues('{"id":{"a":1},"method":"m"}', ['id', 'method']), [undefined, 'm']);
     assert.deepEqual(topLevelValues('{"x":1}', ['id', 'method']), [undefined, undefined]);
+    // A repeated key neither replaces its first value nor stops the pass before the other key.
+    assert.deepEqual(topLevelValues('{"id":1,"id":2,"method":"m"}', ['id', 'method']), [1, 'm']);
   });
 });
