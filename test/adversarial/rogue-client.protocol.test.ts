@@ -109,18 +109,21 @@ describe('rogue client: protocol abuse', () => {
     assert.deepEqual(ended.map((e) => e.outcome), ['succeeded']);
   });
 
-  it('T-PROTO-11 an answer whose JSON value is nested 5,000 deep (it parses; printing it overflows the stack): the card ends (it never did), its result replaced by a note; the session goes on', async () => {
+  it('T-PROTO-11 an answer whose JSON value is nested 5,000 deep (it parses; printing it overflows the stack): the card ends (it never did), its result replaced by a note; the run completes (it ended INTERNAL) and the thread goes on', async () => {
     rig = await startBackend();
     const c = await rig.open();
     const req = await pendingDelete(c);
+    const started = await c.next('runStarted');
     const value = `${'{"a":'.repeat(5_000)}0${'}'.repeat(5_000)}`;
     c.send(`{"type":"clientToolInvokeResponse","requestId":${JSON.stringify(req.requestId)},"success":true,"content":[{"type":"json","value":${value}}]}`);
     const ended = await c.next('toolCallEnded', (e) => e.callId === req.callId);
     assert.equal(ended.outcome, 'succeeded');
     assert.deepEqual(ended.content, [{ type: 'text', text: '[result not shown here: it is nested too deeply to be sent]' }]);
-    await c.next('runFinished');
-    const { finished } = await c.run('t2', 'hello');
+    const finished = await c.next('runFinished', (m) => m.runId === started.runId);
+    assert.deepEqual(c.all('runError'), []);
     assert.equal(finished.reason, 'completed');
+    const again = await c.run('t1', 'hello again');
+    assert.equal(again.finished.reason, 'completed');
   });
 
   it('T-PROTO-07 answers and progress for 1,000 unknown request ids each get UNKNOWN_REQUEST; nothing else happens', async () => {

@@ -27,12 +27,19 @@ export const DEFAULT_HISTORY_LIMITS: HistoryLimits = { resultBytes: 256 * 1024, 
 /** What an old result shrinks to when the thread is over its budget. */
 export const SHRUNK_RESULT_BYTES = 2 * 1024;
 
-/** The content a tool result keeps in the history: itself, or an excerpt of at most about `maxBytes`. */
+/**
+ * The content a tool result keeps in the history: itself, or an excerpt of at most about `maxBytes`.
+ * A JSON value nested too deeply to print (it parses: parsing is iterative) becomes a note: kept,
+ * each later step that prints the history would overflow the stack.
+ */
 export function excerptContent(content: ContentItem[], maxBytes: number): ContentItem[] {
-  if (contentBytes(content) <= maxBytes) return content;
-  const kept: ContentItem[] = content.map((c) => {
+  const printed = content.map((c) => (c.type === 'json' ? printedJson(c.value) : undefined));
+  const printable = content.map((c, i): ContentItem => (c.type === 'json' && printed[i] === undefined ? { type: 'text', text: UNPRINTABLE_JSON } : c));
+  const bytes = printable.reduce((n, c, i) => n + (c.type === 'text' ? byteLength(c.text) : c.type === 'json' ? byteLength(printed[i] as string) : c.bytes.byteLength), 0);
+  if (bytes <= maxBytes) return printable.some((c, i) => c !== content[i]) ? printable : content;
+  const kept: ContentItem[] = printable.map((c, i) => {
     if (c.type === 'binary') return { type: 'text', text: `[${c.filename ? `${c.filename}: ` : ''}${c.mimeType}, ${c.bytes.byteLength} bytes omitted ...]` };
-    if (c.type === 'json') return { type: 'text', text: jsonText(c.value) };
+    if (c.type === 'json') return { type: 'text', text: printed[i] as string };
     return c;
   });
   // Each text shares the room equally; a short one keeps all of its share's worth.
@@ -118,9 +125,17 @@ function byteLength(text: string): number {
 }
 
 function jsonText(value: unknown): string {
+  return printedJson(value) ?? UNPRINTABLE_JSON;
+}
+
+/** What the history keeps of a JSON value that cannot be printed. */
+export const UNPRINTABLE_JSON = '[a JSON value nested too deeply to be printed was left out]';
+
+/** `value` as JSON text, or undefined when `JSON.stringify` fails on it (nested too deeply). */
+function printedJson(value: unknown): string | undefined {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    return undefined;
   }
 }
